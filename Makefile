@@ -1,0 +1,42 @@
+# Two commands matter: `make demo` and `make test`. Both set up .venv on first use.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SETUP_STAMP := $(VENV)/.setup-complete
+DEMO_DB := demo.db
+# A portable llama.cpp build: a native one dies with SIGILL on CPUs that advertise AMX
+# to a sandbox that forbids it (see README, "Local models").
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+
+.PHONY: demo test setup nlp-data bench clean-venv
+
+demo: setup
+	@$(BIN)/workbench --db $(DEMO_DB) demo
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+setup: $(SETUP_STAMP)
+
+$(SETUP_STAMP): pyproject.toml
+	@echo "== One-time setup: .venv with every extra (local models, embeddings, tests)."
+	@echo "== The first time, pip compiles llama.cpp: 7-12 minutes on a 2-core machine."
+	@echo "== pip caches the wheel, so later setups take about a minute; after that, seconds."
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "== Installing the workbench and its dependencies (llama-cpp-python is the slow part)..."
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --progress-bar off -e ".[local,embed,dev]"
+	@echo "== NLTK data (WordNet 3.0, punkt_tab) for METEOR..."
+	$(BIN)/workbench nlp-data
+	@touch $@
+	@echo "== Setup complete."
+
+nlp-data: setup
+	$(BIN)/workbench nlp-data
+
+bench: setup
+	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,52 @@
+"""Persistence for the workbench: one SQLite file, reached only through this package.
+
+This package imports neither `workbench` nor `textual` (a test keeps it so).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from store.annotations import CHECKED_CLEAN, AnnotationStore, FailureCategory, FlagChange
+from store.claims import ClaimRow, ClaimStore, PageRequest, SORT_COLUMNS
+from store.connection import data_version, open_database
+from store.datasets import DatasetConflict, DatasetStore, ImportCounts
+from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
+from store.migrations import apply_migrations
+from store.records import Claim, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
+from store.runs import CachedResponse, RunProgress, RunStore
+
+
+class Store:
+    """The database, migrated on open, with one attribute per area of the schema."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        apply_migrations(db)
+        self.datasets = DatasetStore(db)
+        self.claims = ClaimStore(db)
+        self.runs = RunStore(db)
+        self.annotations = AnnotationStore(db)
+
+    @classmethod
+    def open(cls, path: str | Path) -> "Store":
+        """Open (creating and migrating if needed) the database file at `path`."""
+        return cls(open_database(path))
+
+    def data_version(self) -> int:
+        """Changes when another connection commits (what live views poll)."""
+        return data_version(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+__all__ = [
+    "AnnotationStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
+    "CompiledFilter", "Dataset", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
+    "FailureCategory", "Flag", "FlagChange", "FilterError", "ImportCounts", "LabelSpace",
+    "PageRequest", "Prediction", "Run", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
+    "compile_filter", "open_database",
+]

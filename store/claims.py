@@ -1,0 +1,223 @@
+"""Reading claims: pages under a filter (never the whole table), counts, one claim whole."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.filters import CompiledFilter, compile_filter
+from store.records import Claim, Evidence
+
+# Sort keys a user can pick, each backed by an index on (column, id).
+SORT_COLUMNS = {
+    "id": "c.id",
+    "label": "c.label",
+    "importance": "c.importance",
+    "task": "c.task",
+    "domain": "c.domain",
+    "date": "c.claim_date",
+}
+SNIPPET_CHARS = 240
+
+_ROW_COLUMNS = """
+    c.id, c.external_id, d.name AS dataset, c.label, c.importance, c.task, c.domain,
+    c.claim_date, substr(c.text, 1, {snippet}) AS text,
+    (SELECT group_concat(DISTINCT f.kind) FROM flags f WHERE f.claim_id = c.id) AS flags
+""".format(snippet=SNIPPET_CHARS)
+
+
+@dataclass
+class ClaimRow:
+    """One line of the claims browser."""
+
+    id: int
+    external_id: str
+    dataset: str
+    label: str | None
+    importance: str | None
+    task: str | None
+    domain: str | None
+    claim_date: str | None
+    text: str
+    flags: list[str] = field(default_factory=list)
+    verdicts: dict[int, tuple[str, str | None]] = field(default_factory=dict)
+    """run id -> (status, verdict) for the runs the caller asked about."""
+    sort_value: Any = None
+
+
+@dataclass
+class PageRequest:
+    """Which page of claims to read: keyset paging in either direction."""
+
+    filter: str = ""
+    sort: str = "id"
+    descending: bool = False
+    after: tuple[Any, int] | None = None
+    """(sort value, id) of the last row already shown: read the rows after it."""
+    before: tuple[Any, int] | None = None
+    """(sort value, id) of the first row shown: read the rows before it."""
+    limit: int = 100
+    run_ids: list[int] = field(default_factory=list)
+
+
+class ClaimStore:
+    """Queries over claims and their evidence."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def compile(self, filter_text: str) -> CompiledFilter:
+        """Compile a filter against this database (raises FilterError)."""
+        return compile_filter(filter_text, self.db)
+
+    def count(self, filter_text: str = "") -> int:
+        """How many claims match the filter."""
+        compiled = self.compile(filter_text)
+        if compiled.is_empty:
+            return self.db.execute("SELECT count(*) FROM claims").fetchone()[0]
+        sql = f"SELECT count(*) FROM claims c WHERE {compiled.where}"
+        return self.db.execute(sql, compiled.params).fetchone()[0]
+
+    def page(self, request: PageRequest) -> list[ClaimRow]:
+        """A page of rows in display order, from SQLite, using the sort index."""
+        column = SORT_COLUMNS.get(request.sort)
+        if column is None:
+            raise ValueError(f"cannot sort by {request.sort!r}; choose from {', '.join(SORT_COLUMNS)}")
+        compiled = self.compile(request.filter)
+        clauses, params = [compiled.where], list(compiled.params)
+        backwards = request.before is not None
+        # Reading backwards is reading forwards in the opposite order, then reversing.
+        descending = request.descending != backwards
+        key = request.before if backwards else request.after
+        if key is not None:
+            sql, key_params = _keyset_clause(column, key, descending)
+            clauses.append(sql)
+            params.extend(key_params)
+        direction = "DESC" if descending else "ASC"
+        verdict_columns, verdict_params = _verdict_columns(request.run_ids)
+        sql = (
+            f"SELECT {_ROW_COLUMNS}, {column} AS sort_value{verdict_columns}"
+            f" FROM claims c JOIN datasets d ON d.id = c.dataset_id"
+            f" WHERE {' AND '.join(clauses)}"
+            f" ORDER BY {column} {direction}, c.id {direction} LIMIT ?"
+        )
+        cursor = self.db.execute(sql, verdict_params + params + [request.limit])
+        rows = [_row(cursor.description, values, request.run_ids) for values in cursor]
+        return rows[::-1] if backwards else rows
+
+    def last_page(self, request: PageRequest) -> list[ClaimRow]:
+        """The final page (for "jump to end"), without counting or offsetting."""
+        flipped = PageRequest(**{**request.__dict__, "descending": not request.descending})
+        flipped.after = flipped.before = None
+        return self.page(flipped)[::-1]
+
+    def page_from(self, request: PageRequest, claim_id: int) -> list[ClaimRow]:
+        """The page starting at a claim (for "jump to id"); empty if it does not match."""
+        column = SORT_COLUMNS[request.sort]
+        row = self.db.execute(f"SELECT {column} FROM claims c WHERE c.id = ?", [claim_id]).fetchone()
+        if row is None:
+            return []
+        key = (row[0], claim_id)
+        start = self.page(PageRequest(**{**request.__dict__, "after": None, "before": key, "limit": 1}))
+        if start:
+            key = (start[-1].sort_value, start[-1].id)
+            return self.page(PageRequest(**{**request.__dict__, "after": key, "before": None}))
+        return self.page(PageRequest(**{**request.__dict__, "after": None, "before": None}))
+
+    def get(self, claim_id: int) -> Claim | None:
+        """One claim with all its evidence, or None."""
+        cursor = self.db.execute(
+            "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id"
+            " WHERE c.id = ?",
+            [claim_id],
+        )
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        values = dict(zip([d[0] for d in cursor.description], row))
+        values["attributes"] = json.loads(values["attributes"] or "{}")
+        for unwanted in ("dataset_id", "content_hash"):
+            values.pop(unwanted)
+        values["evidence"] = self.evidence(claim_id)
+        return Claim.model_validate(values)
+
+    def evidence(self, claim_id: int) -> list[Evidence]:
+        """The claim's evidence in rank order."""
+        items = []
+        for row in self.db.query(
+            "SELECT * FROM evidence WHERE claim_id = ? ORDER BY rank, id", [claim_id]
+        ):
+            row.pop("id"), row.pop("claim_id")
+            row["attributes"] = json.loads(row["attributes"] or "{}")
+            row["is_cited"] = bool(row["is_cited"])
+            items.append(Evidence.model_validate(row))
+        return items
+
+    def resolve(self, reference: str) -> int | None:
+        """A claim id from what a user types: `42` or `DATASET:EXTERNAL_ID`."""
+        reference = reference.strip()
+        if reference.isdigit():
+            row = self.db.execute("SELECT id FROM claims WHERE id = ?", [int(reference)]).fetchone()
+            if row:
+                return row[0]
+        if ":" in reference:
+            dataset, external_id = reference.split(":", 1)
+            row = self.db.execute(
+                "SELECT c.id FROM claims c JOIN datasets d ON d.id = c.dataset_id"
+                " WHERE d.name = ? AND c.external_id = ?",
+                [dataset, external_id],
+            ).fetchone()
+            if row:
+                return row[0]
+        row = self.db.execute(
+            "SELECT id FROM claims WHERE external_id = ? ORDER BY id LIMIT 2", [reference]
+        ).fetchall()
+        return row[0][0] if len(row) == 1 else None
+
+    def ids(self, filter_text: str, limit: int | None = None) -> list[int]:
+        """Claim ids matching a filter, in id order (a run's subset)."""
+        compiled = self.compile(filter_text)
+        sql = f"SELECT c.id FROM claims c WHERE {compiled.where} ORDER BY c.id"
+        params = list(compiled.params)
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [r[0] for r in self.db.execute(sql, params)]
+
+
+def _keyset_clause(column: str, key: tuple[Any, int], descending: bool) -> tuple[str, list]:
+    """Rows strictly after `key` in (column, id) order; SQLite sorts NULL first."""
+    value, claim_id = key
+    if not descending:
+        if value is None:
+            return f"(({column} IS NULL AND c.id > ?) OR {column} IS NOT NULL)", [claim_id]
+        return f"({column} > ? OR ({column} = ? AND c.id > ?))", [value, value, claim_id]
+    if value is None:
+        return f"({column} IS NULL AND c.id < ?)", [claim_id]
+    return f"({column} < ? OR {column} IS NULL OR ({column} = ? AND c.id < ?))", [value, value, claim_id]
+
+
+def _verdict_columns(run_ids: list[int]) -> tuple[str, list]:
+    columns, params = [], []
+    for n, run_id in enumerate(run_ids):
+        columns.append(
+            f", (SELECT p.status || char(31) || coalesce(p.verdict, '') FROM predictions p"
+            f" WHERE p.run_id = ? AND p.claim_id = c.id) AS run_{n}"
+        )
+        params.append(run_id)
+    return "".join(columns), params
+
+
+def _row(description, values, run_ids: list[int]) -> ClaimRow:
+    data = dict(zip([d[0] for d in description], values))
+    verdicts = {}
+    for n, run_id in enumerate(run_ids):
+        cell = data.pop(f"run_{n}")
+        if cell is not None:
+            status, verdict = cell.split("\x1f", 1)
+            verdicts[run_id] = (status, verdict or None)
+    flags = data.pop("flags")
+    return ClaimRow(**data, flags=sorted(flags.split(",")) if flags else [], verdicts=verdicts)

@@ -1,0 +1,203 @@
+"""Datasets and importing claims into them, all-or-nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from store.records import Claim, Dataset, LabelSpace, now_iso, to_json
+
+_CLAIM_COLUMNS = [
+    "text", "label", "raw_label", "question", "response", "claim_start", "claim_end",
+    "reference_time", "claim_date", "importance", "task", "domain", "source", "article_url",
+    "article_text", "justification",
+]
+_EVIDENCE_COLUMNS = [
+    "kind", "rank", "url", "title", "text", "passage", "passage_start", "passage_end",
+    "is_cited", "question", "answer_type", "explanation",
+]
+_INSERT_CLAIM = (
+    "INSERT INTO claims (id, dataset_id, external_id, {cols}, attributes, content_hash)"
+    " VALUES (?, ?, ?, {marks}, ?, ?)"
+).format(cols=", ".join(_CLAIM_COLUMNS), marks=", ".join("?" * len(_CLAIM_COLUMNS)))
+_UPDATE_CLAIM = "UPDATE claims SET {sets}, attributes = ?, content_hash = ? WHERE id = ?".format(
+    sets=", ".join(f"{c} = ?" for c in _CLAIM_COLUMNS)
+)
+_INSERT_EVIDENCE = "INSERT INTO evidence (claim_id, {cols}, attributes) VALUES (?, {marks}, ?)".format(
+    cols=", ".join(_EVIDENCE_COLUMNS), marks=", ".join("?" * len(_EVIDENCE_COLUMNS))
+)
+BATCH = 2000
+
+
+class DatasetConflict(ValueError):
+    """Importing into an existing dataset with a different label space."""
+
+
+@dataclass
+class ImportCounts:
+    """What an import changed."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.added + self.updated + self.unchanged
+
+
+class DatasetStore:
+    """Datasets and the claims inside them."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def list(self) -> list[Dataset]:
+        """Every dataset with its claim count."""
+        rows = self.db.query(
+            "SELECT d.*, (SELECT count(*) FROM claims c WHERE c.dataset_id = d.id) AS claim_count"
+            " FROM datasets d ORDER BY d.name"
+        )
+        return [_dataset(row) for row in rows]
+
+    def get(self, name: str) -> Dataset | None:
+        """A dataset by name."""
+        return next((d for d in self.list() if d.name == name), None)
+
+    def by_id(self, dataset_id: int) -> Dataset | None:
+        """A dataset by id."""
+        return next((d for d in self.list() if d.id == dataset_id), None)
+
+    def label_counts(self, dataset_id: int) -> dict[str, int]:
+        """How many claims carry each gold label."""
+        rows = self.db.execute(
+            "SELECT label, count(*) FROM claims WHERE dataset_id = ? GROUP BY label ORDER BY 2 DESC",
+            [dataset_id],
+        )
+        return {label: n for label, n in rows}
+
+    def import_claims(self, dataset: Dataset, claims: Iterable[Claim]) -> ImportCounts:
+        """Add or update claims in one transaction; nothing is written if anything fails.
+
+        Claims are matched by external id: a claim whose content is unchanged is left
+        alone (so predictions on it stay attached), a changed one is updated in place.
+        """
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            counts = self._import(dataset, claims)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return counts
+
+    def _import(self, dataset: Dataset, claims: Iterable[Claim]) -> ImportCounts:
+        dataset_id = self._upsert_dataset(dataset)
+        existing = {
+            ext: (cid, digest)
+            for ext, cid, digest in self.db.execute(
+                "SELECT external_id, id, content_hash FROM claims WHERE dataset_id = ?", [dataset_id]
+            )
+        }
+        next_id = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM claims").fetchone()[0]
+        counts = ImportCounts()
+        inserts, updates, evidence, stale_evidence = [], [], [], []
+        for claim in claims:
+            digest = claim_hash(claim)
+            known = existing.get(claim.external_id)
+            if known and known[1] == digest:
+                counts.unchanged += 1
+                continue
+            values = [getattr(claim, c) for c in _CLAIM_COLUMNS] + [to_json(claim.attributes), digest]
+            if known:
+                claim_id = known[0]
+                updates.append(values + [claim_id])
+                stale_evidence.append((claim_id,))
+                counts.updated += 1
+            else:
+                claim_id = next_id
+                next_id += 1
+                inserts.append([claim_id, dataset_id, claim.external_id] + values)
+                counts.added += 1
+            existing[claim.external_id] = (claim_id, digest)
+            evidence.extend(_evidence_rows(claim_id, claim))
+            if len(inserts) + len(updates) >= BATCH:
+                self._flush(inserts, updates, stale_evidence, evidence)
+        self._flush(inserts, updates, stale_evidence, evidence)
+        return counts
+
+    def _flush(self, inserts, updates, stale_evidence, evidence) -> None:
+        conn = self.db.conn
+        conn.executemany(_INSERT_CLAIM, inserts)
+        conn.executemany(_UPDATE_CLAIM, updates)
+        conn.executemany("DELETE FROM evidence WHERE claim_id = ?", stale_evidence)
+        conn.executemany(_INSERT_EVIDENCE, evidence)
+        for batch in (inserts, updates, stale_evidence, evidence):
+            batch.clear()
+
+    def _upsert_dataset(self, dataset: Dataset) -> int:
+        space = dataset.label_space
+        row = self.db.execute(
+            "SELECT id, label_space, labels, abstain_label, excluded_labels FROM datasets WHERE name = ?",
+            [dataset.name],
+        ).fetchone()
+        if row is not None:
+            stored = LabelSpace(
+                name=row[1], labels=json.loads(row[2]), abstain=row[3], excluded=json.loads(row[4])
+            )
+            if stored.labels != space.labels or stored.abstain != space.abstain:
+                raise DatasetConflict(
+                    f"dataset {dataset.name!r} already exists with labels {stored.labels}"
+                    f" (abstain {stored.abstain!r}); this file's label space is {space.labels}"
+                    f" (abstain {space.abstain!r}). Import it under another --dataset name."
+                )
+            return row[0]
+        cursor = self.db.conn.execute(
+            "INSERT INTO datasets (name, source_format, label_space, labels, abstain_label,"
+            " excluded_labels, source_path, imported_at, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                dataset.name, dataset.source_format, space.name, json.dumps(space.labels),
+                space.abstain, json.dumps(space.excluded), dataset.source_path, now_iso(),
+                dataset.notes,
+            ],
+        )
+        return cursor.lastrowid
+
+    def delete(self, name: str) -> bool:
+        """Remove a dataset with its claims, evidence, runs and flags."""
+        with self.db.atomic():
+            cursor = self.db.execute("DELETE FROM datasets WHERE name = ?", [name])
+        return cursor.rowcount > 0
+
+
+def claim_hash(claim: Claim) -> str:
+    """A digest of everything imported for a claim (to tell updated from unchanged)."""
+    payload = claim.model_dump(exclude={"id", "dataset"}, mode="json")
+    return hashlib.sha256(to_json(payload).encode()).hexdigest()[:32]
+
+
+def _evidence_rows(claim_id: int, claim: Claim) -> list[list]:
+    rows = []
+    for item in claim.evidence:
+        values = [getattr(item, c) for c in _EVIDENCE_COLUMNS]
+        rows.append([claim_id] + values + [to_json(item.attributes)])
+    return rows
+
+
+def _dataset(row: dict) -> Dataset:
+    space = LabelSpace(
+        name=row["label_space"],
+        labels=json.loads(row["labels"]),
+        abstain=row["abstain_label"],
+        excluded=json.loads(row["excluded_labels"]),
+    )
+    return Dataset(
+        id=row["id"], name=row["name"], source_format=row["source_format"], label_space=space,
+        source_path=row["source_path"], imported_at=row["imported_at"], notes=row["notes"],
+        claim_count=row["claim_count"],
+    )

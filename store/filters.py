@@ -1,0 +1,373 @@
+"""The filter language a user types, compiled to parameterised SQL over `claims c`.
+
+    label:Refuted importance:Main "vaccine" flagged:contaminated date<2025-01-01
+    run:gpt4 wrong          run:gpt4 verdict:unknown          -flagged:contaminated
+
+Terms are ANDed; a leading `-` negates a term. Values are always bound parameters,
+never pasted into SQL; field names come from a fixed table. See FILTER_HELP.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+FILTER_HELP = """\
+Terms are combined with AND; put - in front of a term to negate it.
+  word  "a phrase"  vacc*     full-text search in the claim text
+  label:Refuted               gold label (also importance: task: domain: source: ext:)
+  dataset:demo                claims of one dataset
+  id:42  id>100               the store's claim id
+  date<2025-01-01  date:2024  claim date (<, <=, >, >=, =, : for a prefix)
+  reftime>=2024-06-01         reference time, the same way
+  attr.claim_types:"Numerical Claim"   a free-form attribute (a list matches any item)
+  has:question  has:pages     has:response has:article has:evidence has:qa has:passage has:date
+  evidence:"word"             full-text search in the claim's evidence
+  flagged:contaminated        any flag of that kind (flagged:any for any flag)
+  triage:flawed-reasoning     a prediction on the claim sorted into that failure category
+  run:NAME                    claims in that run; later terms refer to it:
+    wrong  right  missing  predicted  verdict:unknown  status:parse_failure  reviewed
+Quote values with spaces: label:"Not Enough Evidence". Quote a word to search for it
+literally when it is also a keyword: "wrong"."""
+
+_OPERATORS = ("<=", ">=", ":", "<", ">", "=")
+_TERM = re.compile(r'(-?)(?:"((?:[^"\\]|\\.)*)"|([^\s"]+(?:"(?:[^"\\]|\\.)*")?))')
+_FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)(<=|>=|:|<|>|=)(.*)$", re.S)
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][0-9:.]+Z?)?)?)?$")
+
+_COLUMN_FIELDS = {
+    "label": "c.label",
+    "importance": "c.importance",
+    "task": "c.task",
+    "domain": "c.domain",
+    "source": "c.source",
+    "ext": "c.external_id",
+}
+_DATE_FIELDS = {"date": "c.claim_date", "reftime": "c.reference_time"}
+_HAS = {
+    "question": "c.question IS NOT NULL AND c.question != ''",
+    "response": "c.response IS NOT NULL AND c.response != ''",
+    "article": "(c.article_text IS NOT NULL AND c.article_text != '') OR c.article_url IS NOT NULL",
+    "date": "c.claim_date IS NOT NULL",
+    "reftime": "c.reference_time IS NOT NULL",
+    "evidence": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id)",
+    "pages": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.kind = 'page')",
+    "qa": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.kind = 'qa')",
+    "passage": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.passage IS NOT NULL)",
+}
+_STATUS_ALIASES = {
+    "ok": "ok", "abstain": "abstain", "abstained": "abstain", "parse_failure": "parse_failure",
+    "parse-failure": "parse_failure", "unparsed": "parse_failure", "error": "error", "failed": "error",
+}
+_RUN_KEYWORDS = {"wrong", "right", "correct", "missing", "predicted", "reviewed"}
+_RUN_FIELDS = {"verdict", "status"}
+KNOWN_FIELDS = sorted(
+    [*_COLUMN_FIELDS, *_DATE_FIELDS, "dataset", "id", "has", "evidence", "flagged", "triage",
+     "run", "attr.NAME", *_RUN_FIELDS]
+)
+
+
+class FilterError(ValueError):
+    """A filter the user typed cannot be understood; `start`/`end` locate the culprit."""
+
+    def __init__(self, message: str, start: int = 0, end: int = 0):
+        super().__init__(message)
+        self.start = start
+        self.end = end
+
+    def __str__(self) -> str:
+        return f"{self.args[0]} (at column {self.start + 1})"
+
+
+@dataclass
+class Term:
+    negated: bool
+    field: str | None  # None for full-text words
+    op: str | None
+    value: str
+    start: int
+    end: int
+    quoted: bool = False
+
+
+@dataclass
+class CompiledFilter:
+    """SQL to put after WHERE (over `claims c`) and its parameters."""
+
+    where: str = "1"
+    params: list = field(default_factory=list)
+    run_ids: list[int] = field(default_factory=list)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.where == "1"
+
+
+def parse_terms(text: str) -> list[Term]:
+    """Split the filter into terms, keeping each one's position for error messages."""
+    terms: list[Term] = []
+    pos = 0
+    while pos < len(text):
+        if text[pos].isspace():
+            pos += 1
+            continue
+        m = _TERM.match(text, pos)
+        if not m or m.end() == pos:
+            raise FilterError(f"unbalanced quote in {text[pos:]!r}", pos, len(text))
+        negated = m.group(1) == "-"
+        if m.group(2) is not None:
+            terms.append(Term(negated, None, None, _unescape(m.group(2)), pos, m.end(), True))
+        else:
+            terms.append(_field_term(m.group(3), negated, pos, m.end()))
+        pos = m.end()
+    return terms
+
+
+def _field_term(raw: str, negated: bool, start: int, end: int) -> Term:
+    m = _FIELD.match(raw)
+    if not m:
+        return Term(negated, None, None, raw, start, end)
+    name, op, value = m.group(1).lower(), m.group(2), m.group(3)
+    quoted = value.startswith('"')
+    if quoted:
+        if len(value) < 2 or not value.endswith('"'):
+            raise FilterError(f"unbalanced quote in {raw!r}", start, end)
+        value = _unescape(value[1:-1])
+    if value == "" and not quoted:
+        raise FilterError(f"{name}{op} needs a value", start, end)
+    return Term(negated, name, op, value, start, end, quoted)
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def compile_filter(text: str, db: Database | None = None) -> CompiledFilter:
+    """Compile a filter to SQL; `db` resolves run, dataset and category names."""
+    compiler = _Compiler(db)
+    for term in parse_terms(text or ""):
+        compiler.add(term)
+    return compiler.result()
+
+
+class _Compiler:
+    def __init__(self, db: Database | None):
+        self.db = db
+        self.clauses: list[str] = []
+        self.params: list = []
+        self.fts_phrases: list[str] = []
+        self.run_id: int | None = None
+        self.run_ids: list[int] = []
+
+    def add(self, term: Term) -> None:
+        if term.field is None and (term.quoted or term.value.lower() not in _RUN_KEYWORDS):
+            return self._text(term)
+        sql, params = self._clause(term)
+        if term.negated:
+            sql = f"NOT ({sql})"
+        self.clauses.append(f"({sql})")
+        self.params.extend(params)
+
+    def result(self) -> CompiledFilter:
+        if self.fts_phrases:
+            self.clauses.insert(0, "c.id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)")
+            self.params.insert(0, " ".join(self.fts_phrases))
+        where = " AND ".join(self.clauses) or "1"
+        return CompiledFilter(where, self.params, self.run_ids)
+
+    def _text(self, term: Term) -> None:
+        phrase = _fts_phrase(term)
+        if term.negated:
+            self.clauses.append("c.id NOT IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)")
+            self.params.append(phrase)
+        else:
+            self.fts_phrases.append(phrase)
+
+    def _clause(self, term: Term) -> tuple[str, list]:
+        name = term.field or term.value.lower()
+        if name in _COLUMN_FIELDS:
+            return self._column(term, _COLUMN_FIELDS[name])
+        if name in _DATE_FIELDS:
+            return _date(term, _DATE_FIELDS[name])
+        if name.startswith("attr."):
+            return _attribute(term)
+        handler = getattr(self, "_f_" + name, None)
+        if handler is not None:
+            return handler(term)
+        if name in _RUN_KEYWORDS or name in _RUN_FIELDS:
+            return self._run_relative(term, name)
+        raise _unknown_field(term)
+
+    def _column(self, term: Term, column: str) -> tuple[str, list]:
+        _require_op(term, ":", "=")
+        return f"{column} = ? COLLATE NOCASE", [term.value]
+
+    def _f_id(self, term: Term) -> tuple[str, list]:
+        if not re.fullmatch(r"\d+", term.value):
+            raise FilterError(f"id needs a whole number, not {term.value!r}", term.start, term.end)
+        op = "=" if term.op == ":" else term.op
+        return f"c.id {op} ?", [int(term.value)]
+
+    def _f_dataset(self, term: Term) -> tuple[str, list]:
+        _require_op(term, ":", "=")
+        self._require_known("datasets", "name", term)
+        return "c.dataset_id = (SELECT id FROM datasets WHERE name = ?)", [term.value]
+
+    def _f_has(self, term: Term) -> tuple[str, list]:
+        _require_op(term, ":")
+        key = term.value.lower()
+        if key not in _HAS:
+            raise FilterError(
+                f"has: takes one of {', '.join(sorted(_HAS))}, not {term.value!r}", term.start, term.end
+            )
+        return _HAS[key], []
+
+    def _f_evidence(self, term: Term) -> tuple[str, list]:
+        _require_op(term, ":")
+        sql = (
+            "c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN "
+            "(SELECT rowid FROM evidence_fts WHERE evidence_fts MATCH ?))"
+        )
+        return sql, [_fts_phrase(term)]
+
+    def _f_flagged(self, term: Term) -> tuple[str, list]:
+        _require_op(term, ":")
+        if term.value.lower() == "any":
+            return "EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id)", []
+        return "EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND f.kind = ? COLLATE NOCASE)", [
+            term.value
+        ]
+
+    def _f_triage(self, term: Term) -> tuple[str, list]:
+        _require_op(term, ":")
+        self._require_known("failure_categories", "slug", term)
+        sql = (
+            "EXISTS (SELECT 1 FROM triage_entries t JOIN predictions p ON p.id = t.prediction_id"
+            " WHERE p.claim_id = c.id"
+            " AND t.category_id = (SELECT id FROM failure_categories WHERE slug = ?)"
+        )
+        params: list = [term.value]
+        if self.run_id is not None:
+            sql += " AND p.run_id = ?"
+            params.append(self.run_id)
+        return sql + ")", params
+
+    def _f_run(self, term: Term) -> tuple[str, list]:
+        _require_op(term, ":", "=")
+        if term.negated:
+            raise FilterError("run: cannot be negated", term.start, term.end)
+        self.run_id = self._resolve_run(term)
+        self.run_ids.append(self.run_id)
+        return "c.id IN (SELECT claim_id FROM run_claims WHERE run_id = ?)", [self.run_id]
+
+    def _run_relative(self, term: Term, name: str) -> tuple[str, list]:
+        if self.run_id is None:
+            raise FilterError(f"{name} needs a run: put run:NAME before it", term.start, term.end)
+        prediction = "SELECT 1 FROM predictions p WHERE p.run_id = ? AND p.claim_id = c.id"
+        run = [self.run_id]
+        if name == "verdict":
+            _require_op(term, ":", "=")
+            return f"EXISTS ({prediction} AND p.verdict = ? COLLATE NOCASE)", run + [term.value]
+        if name == "status":
+            _require_op(term, ":", "=")
+            status = _STATUS_ALIASES.get(term.value.lower())
+            if status is None:
+                raise FilterError(
+                    f"status: takes ok, abstain, parse_failure or error, not {term.value!r}",
+                    term.start, term.end,
+                )
+            return f"EXISTS ({prediction} AND p.status = ?)", run + [status]
+        if term.field is not None:
+            raise FilterError(f"{name} takes no value", term.start, term.end)
+        return _RUN_KEYWORD_SQL[name].format(prediction=prediction), run
+
+    def _resolve_run(self, term: Term) -> int:
+        if self.db is None:
+            raise FilterError("run: needs a database to look the run up", term.start, term.end)
+        row = self.db.execute(
+            "SELECT id FROM runs WHERE name = ? OR CAST(id AS TEXT) = ? ORDER BY name = ? DESC LIMIT 1",
+            [term.value, term.value, term.value],
+        ).fetchone()
+        if row is None:
+            names = [r[0] for r in self.db.execute("SELECT name FROM runs ORDER BY id DESC LIMIT 200")]
+            raise FilterError(_no_such("run", term.value, names), term.start, term.end)
+        return row[0]
+
+    def _require_known(self, table: str, column: str, term: Term) -> None:
+        if self.db is None:
+            return
+        names = [r[0] for r in self.db.execute(f"SELECT {column} FROM {table}")]
+        if term.value not in names:
+            kind = {"datasets": "dataset", "failure_categories": "failure category"}[table]
+            raise FilterError(_no_such(kind, term.value, names), term.start, term.end)
+
+
+# Scored answers are ok / abstain / parse_failure on claims whose gold is a scored class.
+_SCORED = (
+    "p.status IN ('ok', 'abstain', 'parse_failure') AND c.label IN "
+    "(SELECT value FROM json_each((SELECT labels FROM datasets WHERE id = c.dataset_id)))"
+)
+_RUN_KEYWORD_SQL = {
+    "wrong": "EXISTS ({prediction} AND " + _SCORED + " AND NOT (p.status = 'ok' AND p.verdict = c.label))",
+    "right": "EXISTS ({prediction} AND p.status = 'ok' AND p.verdict = c.label)",
+    "correct": "EXISTS ({prediction} AND p.status = 'ok' AND p.verdict = c.label)",
+    "predicted": "EXISTS ({prediction})",
+    "missing": "NOT EXISTS ({prediction} AND p.status != 'error')",
+    "reviewed": (
+        "EXISTS ({prediction} AND EXISTS (SELECT 1 FROM triage_reviews r"
+        " WHERE r.prediction_id = p.id AND r.reviewed = 1))"
+    ),
+}
+
+
+def _fts_phrase(term: Term) -> str:
+    """One FTS5 phrase: the user's words as a literal string (FTS syntax never leaks in)."""
+    value = term.value
+    prefix = value.endswith("*") and not term.quoted
+    value = value.rstrip("*") if prefix else value
+    if not any(ch.isalnum() for ch in value):
+        raise FilterError(f"nothing to search for in {term.value!r}", term.start, term.end)
+    return '"' + value.replace('"', '""') + '"' + ("*" if prefix else "")
+
+
+def _date(term: Term, column: str) -> tuple[str, list]:
+    if not _DATE.match(term.value):
+        raise FilterError(
+            f"{term.field} needs a date like 2025-01-31, not {term.value!r}", term.start, term.end
+        )
+    if term.op == ":":
+        return f"{column} LIKE ? || '%'", [term.value]
+    return f"{column} {term.op} ?", [term.value]
+
+
+def _attribute(term: Term) -> tuple[str, list]:
+    _require_op(term, ":", "=")
+    name = term.field[len("attr."):]
+    if not name:
+        raise FilterError("attr. needs a name, e.g. attr.claim_types:Numerical", term.start, term.end)
+    path = '$."' + name.replace('"', '') + '"'
+    sql = "EXISTS (SELECT 1 FROM json_each(c.attributes, ?) a WHERE CAST(a.value AS TEXT) = ? COLLATE NOCASE)"
+    return sql, [path, term.value]
+
+
+def _require_op(term: Term, *allowed: str) -> None:
+    if term.op not in allowed:
+        raise FilterError(
+            f"{term.field} takes {' or '.join(allowed)}, not {term.op}", term.start, term.end
+        )
+
+
+def _unknown_field(term: Term) -> FilterError:
+    name = term.field or term.value
+    close = difflib.get_close_matches(name, KNOWN_FIELDS, n=1)
+    hint = f"; did you mean {close[0]}?" if close else f"; known fields: {', '.join(KNOWN_FIELDS)}"
+    return FilterError(f"unknown field {name!r}{hint}", term.start, term.end)
+
+
+def _no_such(kind: str, value: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(value, names, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"no {kind} named {value!r}{hint}"

@@ -1,0 +1,188 @@
+"""The records the store reads and writes, as pydantic models.
+
+Importers validate incoming data against these before anything touches the database,
+so a bad record is caught with its field name and nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+EvidenceKind = Literal["passage", "page", "qa", "article"]
+Importance = Literal["Main", "Sub", "Irrelevant"]
+PredictionStatus = Literal["ok", "abstain", "parse_failure", "error"]
+RunStatus = Literal["pending", "running", "finished", "cancelled", "failed"]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+
+class LabelSpace(Record):
+    """The labels a dataset is scored in."""
+
+    name: str
+    """A built-in space name (jsfactcheck, realfactbench, averitec) or 'custom'."""
+    labels: list[str]
+    """The gold classes, in display order."""
+    abstain: str | None = None
+    """The label a model gives when it cannot decide (e.g. 'unknown'); never a gold class."""
+    excluded: list[str] = Field(default_factory=list)
+    """Gold labels kept on claims but left out of scoring (e.g. Unevaluable, Unclear)."""
+
+    @property
+    def all_gold(self) -> list[str]:
+        """Every label a claim may carry as gold."""
+        return self.labels + self.excluded
+
+
+class Evidence(Record):
+    """One piece of evidence attached to a claim."""
+
+    kind: EvidenceKind
+    rank: int = 0
+    """Order within the claim (0 first)."""
+    url: str | None = None
+    title: str | None = None
+    text: str | None = None
+    """Full page text, the snippet, or the answer of a question-answer pair."""
+    passage: str | None = None
+    """The quoted passage inside a page (the Reference setting shows this)."""
+    passage_start: int | None = None
+    passage_end: int | None = None
+    is_cited: bool = False
+    """The annotators' cited source."""
+    question: str | None = None
+    answer_type: str | None = None
+    explanation: str | None = None
+    """For Boolean question-answer evidence: the explanation of the yes/no."""
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+
+class Claim(Record):
+    """A claim with its gold label, context and evidence."""
+
+    id: int | None = None
+    """The store's id (None before import)."""
+    dataset: str | None = None
+    external_id: str
+    """The claim's id in its benchmark."""
+    text: str
+    label: str | None = None
+    """Gold label, normalised into the dataset's label space."""
+    raw_label: str | None = None
+    """The gold label as the file spelled it."""
+    question: str | None = None
+    response: str | None = None
+    claim_start: int | None = None
+    """Offset of the claim's place in `response`, when known."""
+    claim_end: int | None = None
+    reference_time: str | None = None
+    claim_date: str | None = None
+    importance: Importance | None = None
+    task: str | None = None
+    domain: str | None = None
+    source: str | None = None
+    article_url: str | None = None
+    article_text: str | None = None
+    justification: str | None = None
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+    @field_validator("text")
+    @classmethod
+    def text_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("claim text is empty")
+        return value
+
+
+class Dataset(Record):
+    """A benchmark loaded into the store."""
+
+    id: int | None = None
+    name: str
+    source_format: str
+    label_space: LabelSpace
+    source_path: str | None = None
+    imported_at: str | None = None
+    notes: str | None = None
+    claim_count: int = 0
+
+
+class Run(Record):
+    """One model configuration applied to a fixed list of claims."""
+
+    id: int | None = None
+    name: str
+    kind: str = "verdict"
+    """verdict (fact-checking), article / extract (contamination steps), judge."""
+    dataset_id: int | None = None
+    model: str
+    model_identity: dict[str, Any] = Field(default_factory=dict)
+    prompt_name: str | None = None
+    prompt_hash: str | None = None
+    setting: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    subset_filter: str | None = None
+    config_key: str | None = None
+    status: RunStatus = "pending"
+    created_at: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    versions: dict[str, Any] = Field(default_factory=dict)
+    notes: str | None = None
+
+
+class Prediction(Record):
+    """A model's finished answer for one claim in one run."""
+
+    id: int | None = None
+    run_id: int
+    claim_id: int
+    status: PredictionStatus
+    """ok (a verdict in the label space), abstain, parse_failure, or error (no answer)."""
+    verdict: str | None = None
+    raw_verdict: str | None = None
+    explanation: str | None = None
+    raw_output: str | None = None
+    parsed: Any = None
+    """Structured output, e.g. the evidence list of an extraction step."""
+    error: str | None = None
+    attempts: int = 1
+    latency_s: float | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    finish_reason: str | None = None
+    cached: bool = False
+    created_at: str | None = None
+
+
+class Flag(Record):
+    """A mark on a claim: contaminated, checked-not-contaminated, or a user's own kind."""
+
+    id: int | None = None
+    claim_id: int
+    kind: str
+    source: Literal["manual", "pipeline"] = "manual"
+    model: str = ""
+    metric: str = ""
+    score: float | None = None
+    threshold: float | None = None
+    note: str | None = None
+    who: str | None = None
+    created_at: str | None = None
+
+
+def now_iso() -> str:
+    """The current UTC time as stored in the database."""
+    return datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+
+
+def to_json(value: Any) -> str:
+    """Compact, key-sorted JSON (stable for hashing and for diffs)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

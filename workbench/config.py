@@ -1,0 +1,82 @@
+"""User settings: environment variables (WORKBENCH_*) over a TOML config file.
+
+The config file is `$WORKBENCH_CONFIG`, else `~/.config/workbench/config.toml`:
+
+    annotator = "ana"
+    theme = "textual-dark"
+    [keys]                 # API keys live here or in the environment, never in the database
+    openai = "sk-..."
+    anthropic = "sk-ant-..."
+    [keymap]               # binding id -> keys, see the TUI help screen
+    "claims.flag" = "ctrl+f"
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def config_path() -> Path:
+    """Where the config file is looked for."""
+    explicit = os.environ.get("WORKBENCH_CONFIG")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "workbench" / "config.toml"
+
+
+class Settings(BaseSettings):
+    """Everything a user can configure."""
+
+    model_config = SettingsConfigDict(env_prefix="WORKBENCH_", extra="ignore", use_attribute_docstrings=True)
+
+    annotator: str = Field(default_factory=lambda: _login_name())
+    """Name recorded on flags and triage entries."""
+    theme: str | None = None
+    """A Textual theme name (the command palette lists them)."""
+    keymap: dict[str, str] = Field(default_factory=dict)
+    """Binding id -> comma-separated keys, overriding the defaults."""
+    keys: dict[str, SecretStr] = Field(default_factory=dict)
+    """API keys from the config file, by provider (openai, anthropic)."""
+    prompts_dir: Path | None = None
+    """An extra folder of prompt templates (added to the built-in ones)."""
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings,
+                                   dotenv_settings, file_secret_settings):
+        # The environment beats the config file (passed in as init values).
+        return (env_settings, init_settings)
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in some containers
+        return "annotator"
+
+
+def load_settings() -> Settings:
+    """Settings from the config file, overridden by WORKBENCH_* variables."""
+    values: dict[str, Any] = {}
+    path = config_path()
+    if path.is_file():
+        with path.open("rb") as handle:
+            values = tomllib.load(handle)
+    return Settings(**values)
+
+
+def api_key(provider: str, settings: Settings | None = None) -> str | None:
+    """The key for `openai` or `anthropic`: the environment first, then the config file."""
+    env_name = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(provider)
+    if env_name and os.environ.get(env_name):
+        return os.environ[env_name]
+    settings = settings or load_settings()
+    secret = settings.keys.get(provider)
+    return secret.get_secret_value() if secret else None

@@ -1,0 +1,1 @@
+"""Contamination and evidence-overlap scoring (METEOR, Hungarian matching, AVeriTeC)."""

@@ -1,0 +1,192 @@
+"""METEOR with NLTK's exact results, fast when many pairs share strings.
+
+`nltk.translate.meteor_score.single_meteor_score` re-tokenises, re-stems and asks
+WordNet again for every pair. AVeriTeC scoring compares every predicted evidence
+string with every gold one, so the same strings and words recur constantly. Here each
+string is tokenised, lower-cased and stemmed once, and each word's WordNet synonym
+set is looked up once; the alignment then follows NLTK 3.9's order step by step, so
+scores are equal to NLTK's bit for bit.
+
+NLTK's alignment, which this reproduces:
+1. exact stage: hypothesis words from last to first; each takes the last still
+   unmatched reference word equal to it;
+2. stem stage: the same over the Porter stems of the words still unmatched;
+3. synonym stage: hypothesis stems from last to first; each takes the last still
+   unmatched reference stem found in its WordNet synonym set (single-word lemma
+   names of every synset of the stem, plus the stem itself).
+Matches sorted by hypothesis position give the chunks for the fragmentation penalty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+
+from workbench.contamination.nlp_data import check_nlp_data
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One tokenised string: lower-cased tokens and their Porter stems."""
+
+    words: tuple[str, ...]
+    stems: tuple[str, ...]
+
+
+class MeteorScorer:
+    """Sentence-level METEOR equal to nltk's `single_meteor_score` with its defaults.
+
+    Caches tokenisation per string, stems per word and WordNet synonyms per stem, so
+    scoring many pairs over a shared vocabulary is much faster than calling nltk.
+    """
+
+    def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5):
+        # Fail now, with the fix in the message, rather than score without WordNet.
+        check_nlp_data()
+        from nltk.corpus import wordnet
+        from nltk.stem.porter import PorterStemmer
+        from nltk.tokenize import word_tokenize
+
+        self.alpha, self.beta, self.gamma = alpha, beta, gamma
+        self._tokenize = word_tokenize
+        self._stemmer = PorterStemmer()
+        self._wordnet = wordnet
+        self._prepared: dict[str, Prepared] = {}
+        self._stems: dict[str, str] = {}
+        self._synonyms: dict[str, frozenset[str]] = {}
+
+    def prepare(self, text: str) -> Prepared:
+        """Tokenise `text` with `word_tokenize` (cached per string)."""
+        found = self._prepared.get(text)
+        if found is None:
+            found = self.prepare_tokens(self._tokenize(text))
+            self._prepared[text] = found
+        return found
+
+    def prepare_tokens(self, tokens: Sequence[str]) -> Prepared:
+        """Lower-case and stem already tokenised text, as nltk does before aligning."""
+        words = tuple(token.lower() for token in tokens)
+        return Prepared(words, tuple(self._stem(word) for word in words))
+
+    def _stem(self, word: str) -> str:
+        stem = self._stems.get(word)
+        if stem is None:
+            stem = self._stems[word] = self._stemmer.stem(word)
+        return stem
+
+    def synonyms(self, stem: str) -> frozenset[str]:
+        """Single-word lemma names of every WordNet synset of `stem`, plus `stem`."""
+        found = self._synonyms.get(stem)
+        if found is None:
+            names = chain.from_iterable(
+                (lemma.name() for lemma in synset.lemmas() if "_" not in lemma.name())
+                for synset in self._wordnet.synsets(stem)
+            )
+            found = self._synonyms[stem] = frozenset(names) | {stem}
+        return found
+
+    def score(self, reference: str, hypothesis: str) -> float:
+        """METEOR of `hypothesis` against `reference`, both raw strings."""
+        return self.score_prepared(self.prepare(reference), self.prepare(hypothesis))
+
+    def score_tokens(self, reference: Sequence[str], hypothesis: Sequence[str]) -> float:
+        """METEOR of pre-tokenised text, like nltk's `single_meteor_score(ref, hyp)`."""
+        return self.score_prepared(
+            self.prepare_tokens(reference), self.prepare_tokens(hypothesis)
+        )
+
+    def matrix(self, references: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """Scores of every pair: shape (len(references), len(hypotheses)), [i, j] is
+        `score(references[i], hypotheses[j])`."""
+        refs = [self.prepare(text) for text in references]
+        hyps = [self.prepare(text) for text in hypotheses]
+        out = np.zeros((len(refs), len(hyps)), dtype=float)
+        for i, ref in enumerate(refs):
+            for j, hyp in enumerate(hyps):
+                out[i, j] = self.score_prepared(ref, hyp)
+        return out
+
+    def score_prepared(self, ref: Prepared, hyp: Prepared) -> float:
+        """METEOR from prepared strings, with nltk's arithmetic in nltk's order."""
+        matches = self.align(ref, hyp)
+        count = len(matches)
+        try:
+            precision = float(count) / len(hyp.words)
+            recall = float(count) / len(ref.words)
+            fmean = (precision * recall) / (
+                self.alpha * precision + (1 - self.alpha) * recall
+            )
+            frag_frac = float(count_chunks(matches)) / count
+        except ZeroDivisionError:  # nltk's convention: nothing matched scores 0
+            return 0.0
+        penalty = self.gamma * frag_frac**self.beta
+        return (1 - penalty) * fmean
+
+    def align(self, ref: Prepared, hyp: Prepared) -> list[tuple[int, int]]:
+        """(hypothesis position, reference position) matches, sorted like nltk's."""
+        matches: list[tuple[int, int]] = []
+        hyp_left, ref_left = pair_equal(
+            hyp.words, ref.words, range(len(hyp.words)), range(len(ref.words)), matches
+        )
+        hyp_left, ref_left = pair_equal(hyp.stems, ref.stems, hyp_left, ref_left, matches)
+        self._pair_synonyms(hyp.stems, ref.stems, hyp_left, ref_left, matches)
+        matches.sort()
+        return matches
+
+    def _pair_synonyms(
+        self,
+        hyp_stems: Sequence[str],
+        ref_stems: Sequence[str],
+        hyp_left: list[int],
+        ref_left: list[int],
+        matches: list[tuple[int, int]],
+    ) -> None:
+        # Not an equivalence relation, so keep nltk's greedy scan order literally.
+        for i in reversed(hyp_left):
+            if not ref_left:
+                return
+            synonyms = self.synonyms(hyp_stems[i])
+            for k in range(len(ref_left) - 1, -1, -1):
+                if ref_stems[ref_left[k]] in synonyms:
+                    matches.append((i, ref_left.pop(k)))
+                    break
+
+
+def pair_equal(
+    hyp_keys: Sequence[str],
+    ref_keys: Sequence[str],
+    hyp_positions: Sequence[int],
+    ref_positions: Sequence[int],
+    matches: list[tuple[int, int]],
+) -> tuple[list[int], list[int]]:
+    """One exact-equality stage of nltk's alignment over the still unmatched positions.
+
+    nltk walks the hypothesis backwards and gives each word the last unmatched equal
+    reference word; per key that pairs the k-th last positions on both sides.
+    Appends to `matches`; returns the unmatched positions, ascending.
+    """
+    free: dict[str, list[int]] = {}
+    for j in ref_positions:
+        free.setdefault(ref_keys[j], []).append(j)
+    hyp_left: list[int] = []
+    for i in reversed(hyp_positions):
+        candidates = free.get(hyp_keys[i])
+        if candidates:
+            matches.append((i, candidates.pop()))
+        else:
+            hyp_left.append(i)
+    hyp_left.reverse()
+    taken = {j for _, j in matches}
+    return hyp_left, [j for j in ref_positions if j not in taken]
+
+
+def count_chunks(matches: Sequence[tuple[int, int]]) -> int:
+    """Fewest runs of matches adjacent in both hypothesis and reference (nltk's rule)."""
+    chunks = 1
+    for (h0, r0), (h1, r1) in zip(matches, matches[1:]):
+        if not (h1 == h0 + 1 and r1 == r0 + 1):
+            chunks += 1
+    return chunks

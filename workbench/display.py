@@ -1,0 +1,33 @@
+"""Showing untrusted text (claims, evidence, model output) exactly as typed.
+
+Nothing from a dataset or a model is ever parsed as Rich/Textual markup, and no
+control character reaches the terminal: escape sequences are shown as visible text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+# C0 controls except tab and newline, DEL, and C1 controls (which include CSI).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(value: object) -> str:
+    """`value` as text with control characters made visible (ESC -> '\\x1b')."""
+    text = "" if value is None else str(value)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def literal(value: object, style: str = "") -> Text:
+    """A Rich Text holding `value` literally: no markup, no control codes."""
+    return Text(printable(value), style=style)
+
+
+def one_line(value: object, width: int | None = None) -> str:
+    """Printable text on one line (newlines as spaces), cut to `width` with an ellipsis."""
+    text = " ".join(printable(value).split())
+    if width is not None and len(text) > width:
+        return text[: max(width - 1, 0)] + "…"
+    return text

@@ -1,0 +1,121 @@
+"""Writing claims and predictions out: JSONL or CSV, to a file (atomically) or stdout."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from store import Claim, Run, Store
+
+EXPORT_FORMATS = ["jsonl", "csv"]
+_CLAIM_CSV_COLUMNS = ["id", "claim", "label", "question", "response", "claim_start", "claim_end",
+                      "reference_time", "claim_date", "importance", "task", "domain", "source",
+                      "article_url", "article_text", "justification", "evidence"]
+_PREDICTION_COLUMNS = ["run", "model", "setting", "prompt", "claim_id", "dataset", "external_id", "gold",
+                       "status", "verdict", "raw_verdict", "explanation", "raw_output", "error", "attempts",
+                       "latency_s", "tokens_in", "tokens_out", "cached"]
+_PAGE = 1000
+
+
+def claim_record(claim: Claim) -> dict:
+    """A claim in the generic import schema (so an export can be imported again)."""
+    record = {
+        "id": claim.external_id, "claim": claim.text, "label": claim.raw_label or claim.label,
+        "question": claim.question, "response": claim.response, "claim_start": claim.claim_start,
+        "claim_end": claim.claim_end, "reference_time": claim.reference_time,
+        "claim_date": claim.claim_date, "importance": claim.importance, "task": claim.task,
+        "domain": claim.domain, "source": claim.source, "article_url": claim.article_url,
+        "article_text": claim.article_text, "justification": claim.justification,
+        "attributes": claim.attributes or None,
+        "evidence": [_evidence_record(e) for e in claim.evidence] or None,
+    }
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def _evidence_record(item) -> dict:
+    record = item.model_dump(exclude={"rank", "is_cited", "attributes"}, exclude_none=True)
+    if item.is_cited:
+        record["cited"] = True
+    return record
+
+
+def iter_claims(store: Store, filter_text: str) -> Iterator[Claim]:
+    """Every matching claim, read a page of ids at a time."""
+    ids = store.claims.ids(filter_text)
+    for start in range(0, len(ids), _PAGE):
+        for claim_id in ids[start:start + _PAGE]:
+            yield store.claims.get(claim_id)
+
+
+def export_claims(store: Store, filter_text: str, format: str, output: Path | None) -> int:
+    """Write matching claims; returns how many."""
+    records = (claim_record(c) for c in iter_claims(store, filter_text))
+    if format == "csv":
+        records = (_flatten_claim(r) for r in records)
+        return _write(records, format, output, _CLAIM_CSV_COLUMNS + ["attributes"])
+    return _write(records, format, output, None)
+
+
+def _flatten_claim(record: dict) -> dict:
+    flat = dict(record)
+    if "evidence" in flat:
+        flat["evidence"] = json.dumps(flat["evidence"], ensure_ascii=False)
+    for key, value in flat.pop("attributes", {}).items():
+        flat[f"attr.{key}"] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return flat
+
+
+def export_predictions(store: Store, runs: list[Run], filter_text: str, format: str,
+                       output: Path | None) -> int:
+    """Write the predictions of `runs` on matching claims; returns how many."""
+    def records() -> Iterator[dict]:
+        compiled = store.claims.compile(filter_text)
+        for run in runs:
+            where = compiled.where.replace("c.", "c.")
+            for p in store.runs.predictions(run.id, where, list(compiled.params)):
+                claim = store.db.execute(
+                    "SELECT c.external_id, c.label, d.name FROM claims c JOIN datasets d"
+                    " ON d.id = c.dataset_id WHERE c.id = ?", [p.claim_id]).fetchone()
+                yield {"run": run.name, "model": run.model, "setting": run.setting, "prompt": run.prompt_name,
+                       "claim_id": p.claim_id, "dataset": claim[2], "external_id": claim[0], "gold": claim[1],
+                       **p.model_dump(include=set(_PREDICTION_COLUMNS))}
+    return _write(records(), format, output, _PREDICTION_COLUMNS)
+
+
+def _write(records: Iterable[dict], format: str, output: Path | None, columns: list[str] | None) -> int:
+    """Stream records out; a file is written to a temporary name and renamed when complete."""
+    if output is None:
+        return _write_stream(records, format, sys.stdout, columns)
+    output = Path(output)
+    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="", delete=False,
+                                         dir=output.parent or ".", prefix=f".{output.name}.")
+    try:
+        with handle:
+            count = _write_stream(records, format, handle, columns)
+        os.replace(handle.name, output)
+    except BaseException:
+        os.unlink(handle.name)
+        raise
+    return count
+
+
+def _write_stream(records: Iterable[dict], format: str, stream: io.TextIOBase, columns) -> int:
+    count = 0
+    writer = None
+    for record in records:
+        if format == "jsonl":
+            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            if writer is None:
+                names = columns + sorted(k for k in record if k.startswith("attr."))
+                writer = csv.DictWriter(stream, fieldnames=names, extrasaction="ignore")
+                writer.writeheader()
+            writer.writerow(record)
+        count += 1
+    return count

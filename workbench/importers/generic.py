@@ -1,0 +1,131 @@
+"""The workbench's own formats: generic JSONL and CSV (docs/formats.md)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from workbench import labels
+from workbench.importers.common import Draft, DraftClaim, locate_claim, locate_passage
+from workbench.importers.reading import (
+    LONG_FIELD_CHARS, BadInput, Located, RecordReader, iter_jsonl,
+)
+
+_SHORT = ["question", "source", "task", "domain", "article_url"]
+_LONG = ["response", "article_text", "justification"]
+_KNOWN = {"id", "claim", "label", "importance", "reference_time", "claim_date", "claim_start",
+          "claim_end", "attributes", "evidence", *_SHORT, *_LONG}
+_EVIDENCE_KINDS = ["passage", "page", "qa", "article"]
+HEADER_KEY = "_dataset"
+
+
+def read_jsonl(path: Path, text: str) -> Draft:
+    """Generic JSONL: an optional `_dataset` header line, then one claim per line."""
+    draft = Draft(path=path, source_format="jsonl", name_hint=path.stem, claims=[])
+    for located in iter_jsonl(path, text):
+        if HEADER_KEY in located.value:
+            _read_header(draft, RecordReader(path, located))
+            continue
+        draft.claims.append(generic_claim(RecordReader(path, located)))
+    return draft
+
+
+def read_csv(path: Path, text: str) -> Draft:
+    """Generic CSV: a header row naming the claim fields; `attr.NAME` columns; JSON `evidence`."""
+    csv.field_size_limit(LONG_FIELD_CHARS)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames or "claim" not in reader.fieldnames:
+        raise BadInput(path, "the header row must name at least the columns id, claim, label", line=1)
+    draft = Draft(path=path, source_format="csv", name_hint=path.stem, claims=[])
+    try:
+        for index, row in enumerate(reader):
+            located = Located(reader.line_num, index, _csv_record(path, reader.line_num, row))
+            draft.claims.append(generic_claim(RecordReader(path, located)))
+    except csv.Error as error:
+        raise BadInput(path, f"malformed CSV: {error}", line=reader.line_num) from None
+    return draft
+
+
+def _csv_record(path: Path, line: int, row: dict) -> dict:
+    if None in row:
+        raise BadInput(path, f"this row has {len(row) - 1 + len(row[None])} cells; the header has "
+                       f"{len(row) - 1}", line=line)
+    record: dict = {"attributes": {}}
+    for column, value in row.items():
+        if value is None or value == "":
+            continue
+        if column.startswith("attr."):
+            record["attributes"][column[5:]] = value
+        elif column == "evidence":
+            try:
+                record["evidence"] = json.loads(value)
+            except json.JSONDecodeError as error:
+                raise BadInput(path, f"invalid JSON in the evidence cell: {error.msg}", line=line,
+                               field="evidence") from None
+        elif column in ("claim_start", "claim_end"):
+            if not value.strip().isdigit():
+                raise BadInput(path, f"must be a whole number, not {value!r}", line=line, field=column)
+            record[column] = int(value)
+        else:
+            record[column] = value
+    return record
+
+
+def _read_header(draft: Draft, reader: RecordReader) -> None:
+    header = reader.nested(reader.record[HEADER_KEY], HEADER_KEY + ".")
+    draft.name_hint = header.text("name") or draft.name_hint
+    draft.notes = header.text("notes", long=True)
+    if header.record.get("label_space") is not None:
+        try:
+            draft.label_space = labels.space_from_header(header.record["label_space"])
+        except (ValueError, KeyError, TypeError) as error:
+            raise header.fail("label_space", str(error)) from None
+
+
+def generic_claim(reader: RecordReader) -> DraftClaim:
+    """One claim in the generic schema (also used by the format-specific readers)."""
+    unknown = sorted(set(reader.record) - _KNOWN)
+    if unknown:
+        raise reader.fail(unknown[0], f"unknown field (known: {', '.join(sorted(_KNOWN))})")
+    fields = {
+        "external_id": reader.text("id", required=True),
+        "text": reader.text("claim", required=True),
+        "raw_label": reader.text("label", required=True),
+        "importance": reader.choice("importance", ["Main", "Sub", "Irrelevant"]),
+        "reference_time": reader.date("reference_time"),
+        "claim_date": reader.date("claim_date"),
+        "claim_start": reader.integer("claim_start"),
+        "claim_end": reader.integer("claim_end"),
+        "attributes": reader.mapping("attributes"),
+        **{name: reader.text(name) for name in _SHORT},
+        **{name: reader.text(name, long=True) for name in _LONG},
+    }
+    fields["evidence"] = [
+        evidence_item(reader, value, f"evidence[{rank}]", rank)
+        for rank, value in enumerate(reader.items("evidence"))
+    ]
+    locate_claim(fields)
+    return DraftClaim(reader, fields, {"text": "claim", "external_id": "id", "raw_label": "label"})
+
+
+def evidence_item(reader: RecordReader, value: object, name: str, rank: int) -> dict:
+    """One generic evidence object."""
+    item_reader = reader.nested(value, name + ".")
+    item = {
+        "kind": item_reader.choice("kind", _EVIDENCE_KINDS) or "passage",
+        "rank": rank,
+        "url": item_reader.text("url"),
+        "title": item_reader.text("title"),
+        "text": item_reader.text("text", long=True) or item_reader.text("answer", long=True),
+        "passage": item_reader.text("passage", long=True),
+        "passage_start": item_reader.integer("passage_start"),
+        "passage_end": item_reader.integer("passage_end"),
+        "is_cited": item_reader.boolean("cited"),
+        "question": item_reader.text("question"),
+        "answer_type": item_reader.text("answer_type"),
+        "explanation": item_reader.text("explanation", long=True),
+    }
+    locate_passage(item_reader, item, "passage")
+    return item

@@ -1,0 +1,211 @@
+"""Reading benchmark files defensively: every problem names file, line and field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+SHORT_FIELD_CHARS = 20_000
+"""Claim text, labels, ids, names: longer than this is a broken file, not a claim."""
+LONG_FIELD_CHARS = 16_000_000
+"""Pages, responses, articles: a 10 MB evidence page is fine; 16 M characters is not."""
+
+
+class BadInput(ValueError):
+    """A problem in an input file, located as precisely as we can."""
+
+    def __init__(self, path: Path | str, message: str, line: int | None = None,
+                 field: str | None = None, record: int | None = None):
+        self.path, self.line, self.field, self.record = str(path), line, field, record
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.record is not None:
+            where += f" (record {self.record})"
+        if self.field:
+            where += f", field {self.field!r}"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class Located:
+    """A parsed record and where it came from."""
+
+    line: int
+    record: int
+    value: Any
+
+
+def read_text(path: Path) -> str:
+    """The file as text: UTF-8 (BOM accepted), any line ending; clear errors otherwise."""
+    if not path.exists():
+        raise BadInput(path, "no such file")
+    if path.is_dir():
+        raise BadInput(path, "is a directory, not a file")
+    data = path.read_bytes()
+    if not data.strip():
+        raise BadInput(path, "the file is empty")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise BadInput(
+            path, f"not UTF-8 text (byte 0x{data[error.start]:02x} at column {column})", line=line
+        ) from None
+
+
+def iter_jsonl(path: Path, text: str) -> Iterator[Located]:
+    """One JSON object per non-blank line."""
+    record = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise BadInput(path, f"invalid JSON: {error.msg} (column {error.colno})", line=number) from None
+        if not isinstance(value, dict):
+            raise BadInput(path, f"expected a JSON object, got {type(value).__name__}", line=number)
+        yield Located(number, record, value)
+        record += 1
+
+
+def iter_json_array(path: Path, text: str) -> Iterator[Located]:
+    """The objects of a top-level JSON array, each with the line it starts on."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise BadInput(path, f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
+    if not isinstance(document, list):
+        raise BadInput(path, "expected a JSON array of claims at the top level")
+    starts = _element_lines(text, len(document))
+    for index, value in enumerate(document):
+        if not isinstance(value, dict):
+            raise BadInput(path, f"expected a JSON object, got {type(value).__name__}",
+                           line=starts[index], record=index)
+        yield Located(starts[index], index, value)
+
+
+def _element_lines(text: str, count: int) -> list[int | None]:
+    """Line numbers where each top-level array element starts (for error messages)."""
+    decoder = json.JSONDecoder()
+    lines: list[int | None] = []
+    pos = text.index("[") + 1
+    line = text.count("\n", 0, pos) + 1
+    for _ in range(count):
+        while text[pos] in " \t\r\n,":
+            line += text[pos] == "\n"
+            pos += 1
+        lines.append(line)
+        _, end = decoder.raw_decode(text, pos)
+        line += text.count("\n", pos, end)
+        pos = end
+    return lines
+
+
+class RecordReader:
+    """Typed access to one record's fields, raising BadInput that names the field."""
+
+    def __init__(self, path: Path, located: Located, prefix: str = "", show_record: bool = False):
+        self.path, self.located, self.prefix = path, located, prefix
+        self.show_record = show_record
+        self.record: dict = located.value
+
+    def fail(self, field: str, message: str) -> BadInput:
+        """An error about one of this record's fields."""
+        record = self.located.record if self.show_record else None
+        return BadInput(self.path, message, line=self.located.line, field=self.prefix + field, record=record)
+
+    def nested(self, value: Any, prefix: str) -> "RecordReader":
+        """A reader for an object inside this record (field names get `prefix`)."""
+        if not isinstance(value, dict):
+            raise self.fail(prefix.rstrip("."), f"must be an object, not {type(value).__name__}")
+        located = Located(self.located.line, self.located.record, value)
+        return RecordReader(self.path, located, self.prefix + prefix, self.show_record)
+
+    def text(self, name: str, required: bool = False, long: bool = False,
+             aliases: tuple[str, ...] = ()) -> str | None:
+        """A string field (numbers are accepted and turned into text)."""
+        key = next((k for k in (name, *aliases) if self.record.get(k) is not None), name)
+        value = self.record.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if required:
+                raise self.fail(key, "is required" if value is None else "is empty")
+            return None
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.fail(key, f"must be text, not {type(value).__name__}")
+        value = str(value)
+        limit = LONG_FIELD_CHARS if long else SHORT_FIELD_CHARS
+        if len(value) > limit:
+            raise self.fail(key, f"is {len(value):,} characters long; the limit is {limit:,}")
+        return value
+
+    def integer(self, name: str) -> int | None:
+        value = self.record.get(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(name, f"must be a whole number, not {value!r}")
+        return value
+
+    def boolean(self, name: str) -> bool:
+        value = self.record.get(name, False)
+        if value in (None, ""):
+            return False
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
+            return value.lower() in ("true", "yes", "1")
+        raise self.fail(name, f"must be true or false, not {value!r}")
+
+    def date(self, name: str, *formats: str) -> str | None:
+        """An ISO date (or date-time) string; other `formats` are converted to ISO."""
+        value = self.text(name)
+        if value is None:
+            return None
+        value = value.strip()
+        for fmt in formats:
+            try:
+                return datetime.strptime(value, fmt).date().isoformat()
+            except ValueError:
+                continue
+        try:
+            if len(value) == 10:
+                return date.fromisoformat(value).isoformat()
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).isoformat()
+        except ValueError:
+            raise self.fail(name, f"is not a date (expected YYYY-MM-DD): {value!r}") from None
+
+    def mapping(self, name: str) -> dict:
+        value = self.record.get(name)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(name, f"must be an object, not {type(value).__name__}")
+        return value
+
+    def items(self, name: str) -> list:
+        value = self.record.get(name)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail(name, f"must be a list, not {type(value).__name__}")
+        return value
+
+    def choice(self, name: str, options: list[str]) -> str | None:
+        value = self.text(name)
+        if value is None:
+            return None
+        for option in options:
+            if option.lower() == value.strip().lower():
+                return option
+        raise self.fail(name, f"must be one of {', '.join(options)}, not {value!r}")

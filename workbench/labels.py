@@ -1,0 +1,95 @@
+"""Label spaces and label normalisation, shared by importers (gold) and parsing (verdicts)."""
+
+from __future__ import annotations
+
+import re
+
+from store import LabelSpace
+
+JSFACTCHECK = LabelSpace(
+    name="jsfactcheck",
+    labels=["Supported", "Refuted", "NotEnoughInfo"],
+    excluded=["Unevaluable", "Unclear"],
+)
+REALFACTBENCH = LabelSpace(name="realfactbench", labels=["true", "false"], abstain="unknown")
+AVERITEC = LabelSpace(
+    name="averitec",
+    labels=["Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking"],
+)
+BUILTIN_SPACES = {space.name: space for space in (JSFACTCHECK, REALFACTBENCH, AVERITEC)}
+
+# Spellings seen in benchmark files and model answers, keyed by their squashed form.
+_SYNONYMS = {
+    "jsfactcheck": {
+        "Supported": ["supported", "supports", "support", "true", "entailment", "correct"],
+        "Refuted": ["refuted", "refutes", "refute", "false", "contradicted", "contradiction", "incorrect"],
+        "NotEnoughInfo": ["notenoughinfo", "nei", "notenoughinformation", "notenoughevidence",
+                          "insufficientevidence", "insufficientinformation", "insufficient", "neutral"],
+        "Unevaluable": ["unevaluable", "notevaluable"],
+        "Unclear": ["unclear"],
+    },
+    "realfactbench": {
+        "true": ["true", "t", "yes", "supported", "correct", "real", "accurate"],
+        "false": ["false", "f", "no", "refuted", "fake", "incorrect", "inaccurate"],
+        "unknown": ["unknown", "uncertain", "unverifiable", "cannotbedetermined", "notenoughinfo",
+                    "nei", "notenoughinformation", "notenoughevidence", "cannotverify"],
+    },
+    "averitec": {
+        "Supported": ["supported", "supports", "support", "true"],
+        "Refuted": ["refuted", "refutes", "refute", "false"],
+        "Not Enough Evidence": ["notenoughevidence", "nee", "notenoughinfo", "nei",
+                                "notenoughinformation", "insufficientevidence"],
+        "Conflicting Evidence/Cherrypicking": [
+            "conflictingevidencecherrypicking", "conflictingevidence", "conflicting", "cherrypicking",
+            "cherrypicked", "conflictingevidencecherrypicked"],
+    },
+}
+
+
+def squash(label: str) -> str:
+    """Case, spacing and punctuation removed: 'Not Enough-Info ' -> 'notenoughinfo'."""
+    return re.sub(r"[^0-9a-z]+", "", label.lower())
+
+
+def _lookup(space: LabelSpace) -> dict[str, str]:
+    names = space.labels + space.excluded + ([space.abstain] if space.abstain else [])
+    table = {squash(name): name for name in names}
+    for canonical, spellings in _SYNONYMS.get(space.name, {}).items():
+        if canonical in names:
+            table.update({spelling: canonical for spelling in spellings})
+    return table
+
+
+def normalise(label: str, space: LabelSpace) -> str | None:
+    """The canonical label in `space` (gold class, excluded or abstain), or None."""
+    return _lookup(space).get(squash(label))
+
+
+def normalise_gold(label: str, space: LabelSpace) -> str | None:
+    """A gold label: a class or an excluded label, never the abstain label."""
+    found = normalise(label, space)
+    return None if found is None or found == space.abstain else found
+
+
+def detect_space(raw_labels: set[str]) -> LabelSpace | None:
+    """The first built-in space in which every label is a valid gold label."""
+    for space in BUILTIN_SPACES.values():
+        if all(normalise_gold(label, space) for label in raw_labels):
+            return space
+    return None
+
+
+def space_from_header(value: object) -> LabelSpace:
+    """A label space from a file header: a built-in name or {labels, abstain, excluded}."""
+    if isinstance(value, str):
+        if value not in BUILTIN_SPACES:
+            raise ValueError(f"unknown label space {value!r}; built-in: {', '.join(BUILTIN_SPACES)}")
+        return BUILTIN_SPACES[value]
+    if isinstance(value, dict):
+        return LabelSpace(
+            name=str(value.get("name", "custom")),
+            labels=list(value["labels"]),
+            abstain=value.get("abstain"),
+            excluded=list(value.get("excluded", [])),
+        )
+    raise ValueError("label_space must be a built-in name or an object with 'labels'")

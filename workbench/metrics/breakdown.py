@@ -1,0 +1,131 @@
+"""Scores broken down by an item field (importance, domain, contamination, cutoff)."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import numpy as np
+
+from workbench.metrics.confusion import Confusion, OutcomeCoder
+from workbench.metrics.summary import MetricSummary, summarise_slot_counts
+
+NO_VALUE = "(none)"
+"""The slice value of an item that has no value for a field."""
+
+_YEAR = re.compile(r"^\d{4}$")
+_YEAR_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+
+
+def _date_span(text: str) -> tuple[date, date] | None:
+    """First and last day an ISO date (or just a year, or year-month) may mean."""
+    text = text.strip()
+    if _YEAR.match(text):
+        year = int(text)
+        return date(year, 1, 1), date(year, 12, 31)
+    month = _YEAR_MONTH.match(text)
+    try:
+        if month:
+            year, mon = int(month[1]), int(month[2])
+            return date(year, mon, 1), date(year, mon, calendar.monthrange(year, mon)[1])
+        day = datetime.fromisoformat(text).date()
+    except ValueError:
+        return None
+    return day, day
+
+
+def cutoff_bucket(claim_date: str | None, cutoff: str) -> str:
+    """"before" or "after" a model's training cutoff, or "unknown".
+
+    A claim dated on or after the cutoff is "after". A claim with no readable date, or
+    one given only as a year or month that straddles the cutoff, is "unknown".
+    """
+    try:
+        cutoff_day = date.fromisoformat(cutoff.strip())
+    except ValueError:
+        raise ValueError(f"cutoff {cutoff!r} is not an ISO date (YYYY-MM-DD)") from None
+    span = _date_span(claim_date) if claim_date else None
+    if span is None:
+        return "unknown"
+    first, last = span
+    if first >= cutoff_day:
+        return "after"
+    if last < cutoff_day:
+        return "before"
+    return "unknown"
+
+
+def _tallies_by_key(
+    slots: np.ndarray, keys: Sequence[Hashable], coder: OutcomeCoder
+) -> dict[Hashable, np.ndarray]:
+    """One slot tally per key, keys in sorted order (NO_VALUE for None)."""
+    names = [NO_VALUE if key is None else key for key in keys]
+    distinct = sorted(set(names), key=str)
+    index = {key: i for i, key in enumerate(distinct)}
+    groups = np.fromiter((index[k] for k in names), dtype=np.int64, count=len(names))
+    width = coder.slot_count
+    flat = np.bincount(groups * width + slots, minlength=len(distinct) * width)
+    return dict(zip(distinct, flat.reshape(len(distinct), width)))
+
+
+def breakdown(
+    gold: Sequence[str],
+    predicted: Sequence[str],
+    keys: Sequence[Hashable],
+    classes: Sequence[str],
+    abstain_label: str | None = None,
+) -> dict[Hashable, MetricSummary]:
+    """Scores per distinct key (one key per item), sorted by key.
+
+    Predictions may include API_ERROR and MISSING; gold labels outside the classes
+    count as excluded, as in `summarise`.
+    """
+    if len(keys) != len(gold):
+        raise ValueError(f"{len(keys)} keys but {len(gold)} gold labels")
+    coder = OutcomeCoder(classes, abstain_label)
+    slots = coder.slots(gold, predicted)
+    tallies = _tallies_by_key(slots, keys, coder)
+    return {key: summarise_slot_counts(tally, coder) for key, tally in tallies.items()}
+
+
+@dataclass(frozen=True)
+class Panel:
+    """Everything a scores panel shows: overall, one breakdown per slice field."""
+
+    overall: MetricSummary
+    breakdowns: dict[str, dict[Hashable, MetricSummary]]
+
+    @property
+    def confusion(self) -> Confusion:
+        """The overall confusion counts."""
+        return self.overall.confusion
+
+
+def panel_from_rows(
+    rows: Iterable[tuple[str, str, Mapping[str, str | None]]],
+    classes: Sequence[str],
+    abstain_label: str | None = None,
+    slice_fields: Sequence[str] = (),
+) -> Panel:
+    """Recompute a whole panel from (gold, outcome, slice values) rows in one pass.
+
+    This is the batch twin of LiveMetrics: same counting, from scratch (e.g. from the
+    database after a restart). Outcomes may be API_ERROR or MISSING.
+    """
+    gold, outcomes, slice_rows = [], [], []
+    for g, outcome, values in rows:
+        gold.append(g)
+        outcomes.append(outcome)
+        slice_rows.append(values)
+    coder = OutcomeCoder(classes, abstain_label)
+    slots = coder.slots(gold, outcomes)
+    overall = summarise_slot_counts(np.bincount(slots, minlength=coder.slot_count), coder)
+    breakdowns = {}
+    for field in slice_fields:
+        keys = [values.get(field) for values in slice_rows]
+        tallies = _tallies_by_key(slots, keys, coder)
+        breakdowns[field] = {k: summarise_slot_counts(t, coder) for k, t in tallies.items()}
+    return Panel(overall, breakdowns)
