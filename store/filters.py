@@ -117,6 +117,8 @@ def parse_terms(text: str) -> list[Term]:
         m = _TERM.match(text, pos)
         if not m or m.end() == pos:
             raise FilterError(f"unbalanced quote in {text[pos:]!r}", pos, len(text))
+        if m.end() < len(text) and text[m.end()] == '"':
+            raise FilterError(f"unbalanced quote in {text[pos:]!r}", pos, len(text))
         negated = m.group(1) == "-"
         if m.group(2) is not None:
             terms.append(Term(negated, None, None, _unescape(m.group(2)), pos, m.end(), True))

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -90,11 +91,16 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
             record = {k: v for k, v in row.__dict__.items() if k not in ("verdicts", "sort_value")}
             click.echo(json.dumps(record, ensure_ascii=False))
         return
-    table = Table("id", "dataset", "ext id", "label", "imp.", "task/domain", "flags", "claim")
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for name, width in (("id", 3), ("dataset", 6), ("ext id", 6), ("label", 9), ("imp.", 4),
+                        ("task/domain", 8), ("flags", 5)):
+        table.add_column(name, no_wrap=True, overflow="ellipsis", min_width=width, max_width=max(width, 14))
+    table.add_column("claim", no_wrap=True)
+    claim_width = max(20, console.width - 66)  # what the short columns leave
     for row in rows:
         table.add_row(str(row.id), literal(row.dataset), literal(row.external_id), literal(row.label or ""),
                       row.importance or "", literal(" ".join(filter(None, [row.task, row.domain]))),
-                      literal(",".join(row.flags)), literal(one_line(row.text, 80)))
+                      literal(",".join(row.flags)), literal(one_line(row.text, claim_width)))
     console.print(table)
     console.print(f"{len(rows):,} shown of {total:,} matching", markup=False)
 

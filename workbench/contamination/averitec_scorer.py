@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-import threading
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +25,6 @@ MAX_EVIDENCE = 10
 NO_ANSWER = " No answer could be found."
 PARALLEL_FROM = 100  # fewer claims score faster in one process than a pool starts
 WORKERS = 2
-CHUNK = 25
 
 
 class EvidenceDataError(ValueError):
@@ -184,48 +179,37 @@ def validate(gold: list, predictions: list, gold_name: str = "gold",
 
 # -- scoring ---------------------------------------------------------------------------
 
-_scorer: MeteorScorer | None = None
+_default_scorer: MeteorScorer | None = None
 
 
-def _shared_scorer() -> MeteorScorer:
-    # One per process: forked workers inherit it with loaded WordNet and warm caches.
-    global _scorer
-    if _scorer is None:
-        _scorer = MeteorScorer()
-    return _scorer
+def default_scorer() -> MeteorScorer:
+    """A process-wide MeteorScorer, so repeated scoring reuses its caches."""
+    global _default_scorer
+    if _default_scorer is None:
+        _default_scorer = MeteorScorer()
+    return _default_scorer
 
 
 Job = tuple[list[str], list[str], list[str], list[str]]
 
 
-def _score_claim(job: Job) -> tuple[float, float]:
+def _score_claim(scorer: MeteorScorer, job: Job) -> tuple[float, float]:
     """(question-only, Q+A) for one claim; rows = predicted, cols = gold as upstream."""
     pred_questions, gold_qs, pred_strings, gold_strs = job
-    scorer = _shared_scorer()
     q_only = matched_score(scorer.matrix(gold_qs, pred_questions).T, len(gold_qs))
     qa = matched_score(scorer.matrix(gold_strs, pred_strings).T, len(gold_strs))
     return q_only, qa
 
 
-def _score_jobs(jobs: list[Job]) -> list[tuple[float, float]]:
-    return [_score_claim(job) for job in jobs]
-
-
-def _can_fork() -> bool:
-    # Forking a process that runs other threads can deadlock; stay serial then.
-    return sys.platform == "linux" and threading.active_count() == 1
-
-
-def _run_jobs(jobs: list[Job], workers: int | None) -> list[tuple[float, float]]:
+def _score_jobs(scorer: MeteorScorer, jobs: list[Job], workers: int | None) -> list:
     if workers is None:
         workers = min(WORKERS, os.cpu_count() or 1) if len(jobs) >= PARALLEL_FROM else 1
-    _shared_scorer()  # load WordNet once, before any fork
-    if workers <= 1 or not _can_fork():
-        return _score_jobs(jobs)
-    chunks = [jobs[i:i + CHUNK] for i in range(0, len(jobs), CHUNK)]
-    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-        # map keeps input order, so results never depend on scheduling.
-        return [score for part in pool.map(_score_jobs, chunks) for score in part]
+    if workers > 1:
+        # Tokenising and WordNet look-ups dominate; spread them over processes.
+        texts = [t for job in jobs for part in job for t in part]
+        hypotheses = [t for job in jobs for t in job[0] + job[2]]
+        scorer.warm_up(texts, hypotheses, workers)
+    return [_score_claim(scorer, job) for job in jobs]
 
 
 def macro_f1(gold_labels: list[str], pred_labels: list[str],
@@ -249,7 +233,8 @@ def averitec_at(qa_scores: list[float], correct: list[bool], threshold: float) -
 
 
 def score_evidence(gold: list[dict], predictions: list[dict], workers: int | None = None,
-                   gold_name: str = "gold", pred_name: str = "predictions") -> EvidenceScores:
+                   gold_name: str = "gold", pred_name: str = "predictions",
+                   scorer: MeteorScorer | None = None) -> EvidenceScores:
     """Score predictions against gold claims, paired by position.
 
     `workers`: processes to use (default: 2 when there are many claims). Results do
@@ -259,7 +244,7 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
     validate(gold, predictions, gold_name, pred_name)
     jobs = [(predicted_questions(p), gold_questions(g), predicted_strings(p), gold_strings(g))
             for g, p in zip(gold, predictions)]
-    scores = _run_jobs(jobs, workers)
+    scores = _score_jobs(scorer or default_scorer(), jobs, workers)
     gold_labels = [g["label"] for g in gold]
     pred_labels = [p["pred_label"] for p in predictions]
     correct = [g == p for g, p in zip(gold_labels, pred_labels)]

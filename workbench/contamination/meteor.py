@@ -19,9 +19,15 @@ Matches sorted by hypothesis position give the chunks for the fragmentation pena
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+import sys
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
+from multiprocessing import get_context
 
 import numpy as np
 
@@ -88,6 +94,31 @@ class MeteorScorer:
             found = self._synonyms[stem] = frozenset(names) | {stem}
         return found
 
+    def warm_up(
+        self, texts: Iterable[str], hypotheses: Iterable[str] = (), workers: int = 1
+    ) -> None:
+        """Tokenise `texts` + `hypotheses` and fetch WordNet synonyms for the words of
+        `hypotheses` ahead of scoring, in `workers` processes where that is safe.
+
+        Only fills caches, so scores are the same with or without it. The unique
+        strings and words are shared out, so no work is done twice.
+        """
+        hypotheses = list(hypotheses)
+        todo = sorted(set(chain(texts, hypotheses)) - self._prepared.keys())
+        if workers <= 1 or not can_fork():
+            for text in todo:
+                self.prepare(text)
+            for stem in {s for text in hypotheses for s in self.prepare(text).stems}:
+                self.synonyms(stem)
+            return
+        with _worker_pool(self, workers) as pool:
+            for text, prepared in zip(todo, _mapped(pool, _prepare_chunk, todo, workers)):
+                self._prepared[text] = prepared
+            stems = {s for text in hypotheses for s in self._prepared[text].stems}
+            stems = sorted(stems - self._synonyms.keys())
+            for stem, found in zip(stems, _mapped(pool, _synonyms_chunk, stems, workers)):
+                self._synonyms[stem] = found
+
     def score(self, reference: str, hypothesis: str) -> float:
         """METEOR of `hypothesis` against `reference`, both raw strings."""
         return self.score_prepared(self.prepare(reference), self.prepare(hypothesis))
@@ -153,6 +184,68 @@ class MeteorScorer:
                 if ref_stems[ref_left[k]] in synonyms:
                     matches.append((i, ref_left.pop(k)))
                     break
+
+
+# -- parallel warm-up ---------------------------------------------------------------
+
+_worker_scorer: MeteorScorer | None = None
+
+
+def can_fork() -> bool:
+    """Whether forked workers are safe here: Linux, no other threads, and an nltk
+    whose WordNet reader lets a worker reopen its files (see _adopt)."""
+    from nltk.corpus import wordnet
+
+    return (
+        sys.platform == "linux"
+        and threading.active_count() == 1  # forking beside threads can deadlock
+        and isinstance(getattr(wordnet, "_data_file_map", None), dict)
+    )
+
+
+def _adopt(scorer: MeteorScorer) -> None:
+    """Worker initializer: use the parent's scorer and reopen WordNet's data files.
+
+    nltk reads synsets by seek + readline on open files. Forked processes share
+    the parent's file offsets, so concurrent lookups would read each other's lines.
+    """
+    global _worker_scorer
+    from nltk.corpus import wordnet
+
+    wordnet._data_file_map = {}
+    _worker_scorer = scorer
+
+
+@contextmanager
+def _worker_pool(scorer: MeteorScorer, workers: int) -> Iterator[ProcessPoolExecutor]:
+    # Frozen objects are skipped by the children's garbage collector, which would
+    # otherwise touch, and so copy, every page of the loaded WordNet in each child.
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(
+            workers, mp_context=get_context("fork"), initializer=_adopt, initargs=(scorer,)
+        ) as pool:
+            yield pool
+    finally:
+        gc.unfreeze()
+
+
+def _mapped(pool: ProcessPoolExecutor, fn, items: list, workers: int) -> Iterable:
+    size = max(1, -(-len(items) // (workers * 4)))
+    chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    # map keeps input order, so results line up with `items` whatever the timing.
+    return chain.from_iterable(pool.map(fn, chunks))
+
+
+def _prepare_chunk(texts: list[str]) -> list[Prepared]:
+    return [_worker_scorer.prepare(text) for text in texts]
+
+
+def _synonyms_chunk(stems: list[str]) -> list[frozenset[str]]:
+    return [_worker_scorer.synonyms(stem) for stem in stems]
+
+
+# -- alignment helpers --------------------------------------------------------------
 
 
 def pair_equal(

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from store import Claim, Dataset, LabelSpace
 from workbench import labels
-from workbench.importers.reading import BadInput, Located, RecordReader
+from workbench.importers.reading import BadInput, RecordReader
 
 
 @dataclass
@@ -63,16 +63,19 @@ def finish(draft: Draft, dataset_name: str | None = None,
 def _detect_space(draft: Draft) -> LabelSpace:
     raw = {item.fields["raw_label"] for item in draft.claims}
     space = labels.detect_space(raw)
-    if space is None:
-        strays = sorted(label for label in raw if not any(
-            labels.normalise_gold(label, s) for s in labels.BUILTIN_SPACES.values()))
-        shown = ", ".join(repr(x) for x in (strays or sorted(raw))[:10])
-        raise BadInput(
-            draft.path,
-            f"the gold labels ({shown}) fit no known label space"
-            f" ({', '.join(labels.BUILTIN_SPACES)}); pass --label-space or add a _dataset header",
-        )
-    return space
+    if space is not None:
+        return space
+    # The space that explains most labels; the unknown-label error then names the rest.
+    best = max(labels.BUILTIN_SPACES.values(),
+               key=lambda s: sum(labels.normalise_gold(label, s) is not None for label in raw))
+    if any(labels.normalise_gold(label, best) for label in raw):
+        return best
+    first = draft.claims[0]
+    raise first.reader.fail(
+        first.source_names.get("raw_label", "label"),
+        f"the gold labels ({', '.join(repr(x) for x in sorted(raw)[:10])}) fit no known label space"
+        f" ({', '.join(labels.BUILTIN_SPACES)}); pass --label-space or add a _dataset header",
+    )
 
 
 def _normalise_labels(draft: Draft, space: LabelSpace) -> None:
@@ -138,7 +141,3 @@ def _validate(item: DraftClaim) -> Claim:
             path[0] = item.source_names.get(path[0], path[0])
         name = ".".join(path).replace(".evidence.", "evidence.")
         raise item.reader.fail(name, problem["msg"]) from None
-
-
-def located_reader(path: Path, located: Located, show_record: bool) -> RecordReader:
-    return RecordReader(path, located, show_record=show_record)

@@ -1,0 +1,68 @@
+"""The one protocol every model backend speaks, and the error it raises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    """One chat completion to make: the messages and how to sample."""
+
+    messages: list[dict[str, str]]
+    max_tokens: int = 512
+    temperature: float = 0.0
+    seed: int | None = 0
+    json_schema: dict[str, Any] | None = None
+    """Ask for JSON matching this schema (each backend constrains it as far as it can)."""
+    stop: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A model's finished answer."""
+
+    text: str
+    tokens_in: int | None
+    tokens_out: int | None
+    latency_s: float
+    finish_reason: str | None
+
+
+class BackendError(Exception):
+    """A call that did not produce an answer.
+
+    `retryable`: trying again may work (rate limits, 5xx, timeouts, dropped connections,
+    garbled bodies). `retry_after`: the server asked us to wait this many seconds.
+    `fatal`: no later item can succeed either (bad key, unknown model, model won't load),
+    so the run stops instead of failing every item one by one.
+    """
+
+    def __init__(self, message: str, retryable: bool = False, retry_after: float | None = None,
+                 fatal: bool = False):
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.fatal = fatal
+
+
+class Backend(Protocol):
+    """What the run engine needs from a model."""
+
+    identity: dict[str, Any]
+    """What defines the model's answers (cache key, run record); never a credential."""
+    default_concurrency: int
+
+    async def complete(self, request: CompletionRequest) -> Completion: ...
+
+    async def aclose(self) -> None: ...
+
+
+def scrub(text: str, secrets: list[str | None]) -> str:
+    """`text` with every secret replaced, so an error message can be shown and stored."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
