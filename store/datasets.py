@@ -80,11 +80,13 @@ class DatasetStore:
         )
         return {label: n for label, n in rows}
 
-    def import_claims(self, dataset: Dataset, claims: Iterable[Claim]) -> ImportCounts:
+    def import_claims(self, dataset: Dataset, claims: Iterable[Claim | tuple[Claim, str]]) -> ImportCounts:
         """Add or update claims in one transaction; nothing is written if anything fails.
 
         Claims are matched by external id: a claim whose content is unchanged is left
         alone (so predictions on it stay attached), a changed one is updated in place.
+        Items may be (claim, content digest) pairs when the caller has the digest already.
+        The iterable may still be reading its file: an error it raises rolls everything back.
         """
         conn = self.db.conn
         conn.execute("BEGIN IMMEDIATE")
@@ -96,7 +98,7 @@ class DatasetStore:
         conn.execute("COMMIT")
         return counts
 
-    def _import(self, dataset: Dataset, claims: Iterable[Claim]) -> ImportCounts:
+    def _import(self, dataset: Dataset, claims: Iterable[Claim | tuple[Claim, str]]) -> ImportCounts:
         dataset_id = self._upsert_dataset(dataset)
         existing = {
             ext: (cid, digest)
@@ -107,13 +109,13 @@ class DatasetStore:
         next_id = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM claims").fetchone()[0]
         counts = ImportCounts()
         inserts, updates, evidence, stale_evidence = [], [], [], []
-        for claim in claims:
-            digest = claim_hash(claim)
+        for item in claims:
+            claim, digest = item if isinstance(item, tuple) else (item, claim_hash(item))
             known = existing.get(claim.external_id)
             if known and known[1] == digest:
                 counts.unchanged += 1
                 continue
-            values = [getattr(claim, c) for c in _CLAIM_COLUMNS] + [to_json(claim.attributes), digest]
+            values = [getattr(claim, c) for c in _CLAIM_COLUMNS] + [_json_or_empty(claim.attributes), digest]
             if known:
                 claim_id = known[0]
                 updates.append(values + [claim_id])
@@ -185,8 +187,12 @@ def _evidence_rows(claim_id: int, claim: Claim) -> list[list]:
     rows = []
     for item in claim.evidence:
         values = [getattr(item, c) for c in _EVIDENCE_COLUMNS]
-        rows.append([claim_id] + values + [to_json(item.attributes)])
+        rows.append([claim_id] + values + [_json_or_empty(item.attributes)])
     return rows
+
+
+def _json_or_empty(value: dict) -> str:
+    return to_json(value) if value else "{}"
 
 
 def _dataset(row: dict) -> Dataset:

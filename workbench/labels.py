@@ -52,6 +52,17 @@ def squash(label: str) -> str:
 
 
 def _lookup(space: LabelSpace) -> dict[str, str]:
+    key = (space.name, tuple(space.labels), tuple(space.excluded), space.abstain)
+    table = _LOOKUPS.get(key)
+    if table is None:
+        table = _LOOKUPS[key] = _build_lookup(space)
+    return table
+
+
+_LOOKUPS: dict[tuple, dict[str, str]] = {}
+
+
+def _build_lookup(space: LabelSpace) -> dict[str, str]:
     names = space.labels + space.excluded + ([space.abstain] if space.abstain else [])
     table = {squash(name): name for name in names}
     for canonical, spellings in _SYNONYMS.get(space.name, {}).items():

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from store import Dataset, ImportCounts, LabelSpace, Store
 from workbench.importers.averitec import read_averitec
-from workbench.importers.common import Draft, ParsedFile, finish
+from workbench.importers.common import Draft, ParsedFile, finish, stream
+from workbench.importers.prefetch import read_ahead
 from workbench.importers.generic import HEADER_KEY, read_csv, read_jsonl
 from workbench.importers.jsfactcheck import read_jsfactcheck
 from workbench.importers.reading import BadInput, read_text
@@ -30,21 +31,28 @@ __all__ = ["BadInput", "FORMATS", "ParsedFile", "detect_format", "import_file", 
 def load_file(path: Path, format: str = "auto", dataset_name: str | None = None,
               label_space: LabelSpace | None = None) -> ParsedFile:
     """Read and validate a whole file without touching any database."""
-    path = Path(path)
+    return finish(_draft(Path(path), format), dataset_name, label_space)
+
+
+def import_file(store: Store, path: Path, format: str = "auto", dataset_name: str | None = None,
+                label_space: LabelSpace | None = None) -> tuple[Dataset, ImportCounts]:
+    """Load a file into the store: all of it, or (on any error) nothing.
+
+    The file is parsed in a helper thread while the store writes what is ready: SQLite
+    releases the GIL while it inserts and indexes, so the two overlap.
+    """
+    claim_stream = stream(_draft(Path(path), format), dataset_name, label_space)
+    counts = store.datasets.import_claims(claim_stream.dataset, read_ahead(claim_stream.claims))
+    return store.datasets.get(claim_stream.dataset.name), counts
+
+
+def _draft(path: Path, format: str) -> Draft:
     text = read_text(path)
     if format == "auto":
         format = detect_format(path, text)
     if format not in READERS:
         raise BadInput(path, f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
-    return finish(READERS[format](path, text), dataset_name, label_space)
-
-
-def import_file(store: Store, path: Path, format: str = "auto", dataset_name: str | None = None,
-                label_space: LabelSpace | None = None) -> tuple[Dataset, ImportCounts]:
-    """Load a file into the store: all of it, or (on any error) nothing."""
-    parsed = load_file(path, format, dataset_name, label_space)
-    counts = store.datasets.import_claims(parsed.dataset, parsed.claims)
-    return store.datasets.get(parsed.dataset.name), counts
+    return READERS[format](path, text)
 
 
 def detect_format(path: Path, text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from workbench.importers.common import Draft, DraftClaim
@@ -15,8 +16,11 @@ _ATTRIBUTES = ["reporting_source", "location_ISO_code", "claim_types", "fact_che
 
 def read_averitec(path: Path, text: str) -> Draft:
     """Each record's index in the array is its id; each answer becomes `qa` evidence."""
-    draft = Draft(path=path, source_format="averitec", name_hint=path.stem, claims=[],
-                  label_space=AVERITEC)
+    return Draft(path=path, source_format="averitec", name_hint=path.stem,
+                 claims=_claims(path, text), label_space=AVERITEC)
+
+
+def _claims(path: Path, text: str) -> Iterator[DraftClaim]:
     for located in iter_json_array(path, text):
         reader = RecordReader(path, located, show_record=True)
         fields = {
@@ -30,8 +34,7 @@ def read_averitec(path: Path, text: str) -> Draft:
             "attributes": {k: reader.record[k] for k in _ATTRIBUTES if reader.record.get(k) is not None},
             "evidence": _qa_evidence(reader),
         }
-        draft.claims.append(DraftClaim(reader, fields, {"text": "claim", "raw_label": "label"}))
-    return draft
+        yield DraftClaim(reader, fields, {"text": "claim", "raw_label": "label"})
 
 
 def _qa_evidence(reader: RecordReader) -> list[dict]:

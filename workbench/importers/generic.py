@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from workbench import labels
@@ -23,12 +25,14 @@ HEADER_KEY = "_dataset"
 
 def read_jsonl(path: Path, text: str) -> Draft:
     """Generic JSONL: an optional `_dataset` header line, then one claim per line."""
+    records = iter_jsonl(path, text)
+    first = next(records, None)
     draft = Draft(path=path, source_format="jsonl", name_hint=path.stem, claims=[])
-    for located in iter_jsonl(path, text):
-        if HEADER_KEY in located.value:
-            _read_header(draft, RecordReader(path, located))
-            continue
-        draft.claims.append(generic_claim(RecordReader(path, located)))
+    if first is not None and HEADER_KEY in first.value:
+        _read_header(draft, RecordReader(path, first))
+        first = None
+    draft.claims = (generic_claim(RecordReader(path, located))
+                    for located in itertools.chain([first] if first else [], records))
     return draft
 
 
@@ -38,14 +42,16 @@ def read_csv(path: Path, text: str) -> Draft:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames or "claim" not in reader.fieldnames:
         raise BadInput(path, "the header row must name at least the columns id, claim, label", line=1)
-    draft = Draft(path=path, source_format="csv", name_hint=path.stem, claims=[])
+    return Draft(path=path, source_format="csv", name_hint=path.stem, claims=_csv_claims(path, reader))
+
+
+def _csv_claims(path: Path, reader: csv.DictReader) -> Iterator[DraftClaim]:
     try:
         for index, row in enumerate(reader):
             located = Located(reader.line_num, index, _csv_record(path, reader.line_num, row))
-            draft.claims.append(generic_claim(RecordReader(path, located)))
+            yield generic_claim(RecordReader(path, located))
     except csv.Error as error:
         raise BadInput(path, f"malformed CSV: {error}", line=reader.line_num) from None
-    return draft
 
 
 def _csv_record(path: Path, line: int, row: dict) -> dict:

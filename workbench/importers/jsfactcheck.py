@@ -3,6 +3,7 @@ passage, and up to ten candidate pages."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from workbench.importers.common import Draft, DraftClaim, locate_claim, locate_passage
@@ -16,8 +17,11 @@ _OPTIONAL_LONG = ["article_text", "justification"]
 
 def read_jsfactcheck(path: Path, text: str) -> Draft:
     """One claim per line; the cited page is matched to a candidate by URL."""
-    draft = Draft(path=path, source_format="jsfactcheck", name_hint=path.stem, claims=[],
-                  label_space=JSFACTCHECK)
+    return Draft(path=path, source_format="jsfactcheck", name_hint=path.stem,
+                 claims=_claims(path, text), label_space=JSFACTCHECK)
+
+
+def _claims(path: Path, text: str) -> Iterator[DraftClaim]:
     for located in iter_jsonl(path, text):
         reader = RecordReader(path, located)
         fields = {
@@ -35,8 +39,7 @@ def read_jsfactcheck(path: Path, text: str) -> Draft:
             "evidence": _pages(reader),
         }
         locate_claim(fields)
-        draft.claims.append(DraftClaim(reader, fields, {"text": "claim", "raw_label": "label"}))
-    return draft
+        yield DraftClaim(reader, fields, {"text": "claim", "raw_label": "label"})
 
 
 def _pages(reader: RecordReader) -> list[dict]:

@@ -135,8 +135,13 @@ class RecordReader:
     def text(self, name: str, required: bool = False, long: bool = False,
              aliases: tuple[str, ...] = ()) -> str | None:
         """A string field (numbers are accepted and turned into text)."""
-        key = next((k for k in (name, *aliases) if self.record.get(k) is not None), name)
-        value = self.record.get(key)
+        key, value = name, self.record.get(name)
+        if value is None and aliases:
+            key = next((k for k in aliases if self.record.get(k) is not None), name)
+            value = self.record.get(key)
+        # The common case first: a non-blank string within the limit.
+        if type(value) is str and len(value) <= SHORT_FIELD_CHARS and value[:1].strip():
+            return value
         if value is None or (isinstance(value, str) and not value.strip()):
             if required:
                 raise self.fail(key, "is required" if value is None else "is empty")

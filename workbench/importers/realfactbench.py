@@ -3,6 +3,7 @@ a task (KV, RD, EV), a domain, a date and a source."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from workbench.importers.common import Draft, DraftClaim
@@ -14,10 +15,13 @@ TASKS = ["KV", "RD", "EV"]
 
 def read_realfactbench(path: Path, text: str) -> Draft:
     """A JSON array or one object per line; records without an id get their index."""
+    return Draft(path=path, source_format="realfactbench", name_hint=path.stem,
+                 claims=_claims(path, text), label_space=REALFACTBENCH)
+
+
+def _claims(path: Path, text: str) -> Iterator[DraftClaim]:
     is_array = text.lstrip().startswith("[")
     records = iter_json_array(path, text) if is_array else iter_jsonl(path, text)
-    draft = Draft(path=path, source_format="realfactbench", name_hint=path.stem, claims=[],
-                  label_space=REALFACTBENCH)
     for located in records:
         reader = RecordReader(path, located, show_record=is_array)
         attributes = reader.mapping("attributes")
@@ -38,9 +42,7 @@ def read_realfactbench(path: Path, text: str) -> Draft:
             "attributes": attributes,
             "evidence": _evidence(reader),
         }
-        draft.claims.append(DraftClaim(reader, fields, {"text": "claim", "raw_label": "label",
-                                                        "claim_date": "date"}))
-    return draft
+        yield DraftClaim(reader, fields, {"text": "claim", "raw_label": "label", "claim_date": "date"})
 
 
 def _evidence(reader: RecordReader) -> list[dict]:

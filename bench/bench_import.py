@@ -1,0 +1,96 @@
+"""Import throughput: `workbench import` of 100,000 JSONL claims vs a bare sqlite-utils
+insert_all of the same rows, in the same run. Target: at least 0.5 of the bare speed.
+
+    .venv/bin/python bench/bench_import.py [--claims N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import sqlite_utils
+
+from store import Store
+from workbench.importers import import_file
+
+LABELS = ["Supported", "Refuted", "NotEnoughInfo"]
+WORDS = ("harbour ferry council vaccine bridge tide budget stadium rocket river school clinic "
+         "festival railway museum drought satellite election").split()
+
+
+def make_file(path: Path, n: int) -> None:
+    rng = random.Random(7)
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps({"_dataset": {"name": "bench", "label_space": "jsfactcheck"}}) + "\n")
+        for i in range(n):
+            words = " ".join(rng.choice(WORDS) for _ in range(14))
+            record = {
+                "id": f"c{i}", "claim": f"Claim {i}: the {words}.", "label": rng.choice(LABELS),
+                "importance": rng.choice(["Main", "Sub", "Irrelevant"]), "domain": rng.choice(WORDS),
+                "claim_date": f"20{rng.randint(10, 25)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+                "evidence": [{"kind": "passage", "url": f"https://example.org/{i}", "text": words * 3}],
+            }
+            out.write(json.dumps(record) + "\n")
+
+
+def stored_rows(db_path: Path) -> tuple[list[dict], list[dict]]:
+    """The claim and evidence rows exactly as the workbench stored them."""
+    db = sqlite_utils.Database(db_path)
+    rows = list(db["claims"].rows), list(db["evidence"].rows)
+    db.close()
+    return rows
+
+
+def bare_insert(claims: list[dict], evidence: list[dict], db_path: Path, schema: bool) -> float:
+    """sqlite-utils insert_all of the same rows: into plain tables, or into our schema."""
+    if schema:  # the same tables, indexes and FTS triggers, plus the dataset row
+        store = Store.open(db_path)
+        store.db.execute("INSERT INTO datasets (id, name, source_format, label_space, labels, imported_at)"
+                         " VALUES (1, 'bench', 'jsonl', 'jsfactcheck', '[]', 'now')")
+        store.db.conn.commit()
+        store.close()
+    start = time.perf_counter()
+    db = sqlite_utils.Database(db_path)
+    with db.conn:
+        db["claims"].insert_all(claims, batch_size=2000)
+        db["evidence"].insert_all(evidence, batch_size=2000)
+    db.close()
+    return time.perf_counter() - start
+
+
+def workbench_import(path: Path, db_path: Path) -> float:
+    start = time.perf_counter()
+    store = Store.open(db_path)
+    import_file(store, path)
+    store.close()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--claims", type=int, default=100_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        source = folder / "claims.jsonl"
+        make_file(source, args.claims)
+        ours = workbench_import(source, folder / "ours.db")
+        claims, evidence = stored_rows(folder / "ours.db")
+        plain = bare_insert(claims, evidence, folder / "plain.db", schema=False)
+        schema = bare_insert(claims, evidence, folder / "schema.db", schema=True)
+    n = args.claims
+    print(f"claims: {n:,}, each with one evidence passage")
+    print(f"workbench import (parse, validate, normalise, write, FTS): {ours:6.2f} s  {n / ours:8,.0f} claims/s")
+    print(f"bare insert_all of the same rows, plain tables:            {plain:6.2f} s  {n / plain:8,.0f} claims/s")
+    print(f"bare insert_all of the same rows, workbench schema + FTS:  {schema:6.2f} s  {n / schema:8,.0f} claims/s")
+    print(f"ratio vs plain tables:       {plain / ours:.2f}  (target >= 0.5)")
+    print(f"ratio vs the same schema:    {schema / ours:.2f}")
+
+
+if __name__ == "__main__":
+    main()
