@@ -53,6 +53,8 @@ class EvidenceScores:
     macro_f1: float
     averitec: dict[float, float]
     claims: list[ClaimScore] = field(repr=False)
+    # Scores depend on it: nltk 3.9.3 changed how word_tokenize splits dashes.
+    nltk_version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict; thresholds become string keys like "0.25"."""
@@ -117,7 +119,8 @@ def load_records(path: Path | str) -> list[dict]:
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     if not isinstance(data, list):
-        raise EvidenceDataError(f"{path}: expected a JSON list of records, got {type(data).__name__}")
+        kind = type(data).__name__
+        raise EvidenceDataError(f"{path}: expected a JSON list of records, got {kind}")
     return data
 
 
@@ -201,15 +204,20 @@ def _score_claim(scorer: MeteorScorer, job: Job) -> tuple[float, float]:
     return q_only, qa
 
 
+def _score_chunk(scorer: MeteorScorer, jobs: list[Job]) -> list[tuple[float, float]]:
+    return [_score_claim(scorer, job) for job in jobs]
+
+
 def _score_jobs(scorer: MeteorScorer, jobs: list[Job], workers: int | None) -> list:
     if workers is None:
         workers = min(WORKERS, os.cpu_count() or 1) if len(jobs) >= PARALLEL_FROM else 1
     if workers > 1:
-        # Tokenising and WordNet look-ups dominate; spread them over processes.
+        # Tokenising and WordNet look-ups dominate: do each unique one once, shared
+        # out over the workers, then score the claims with those caches inherited.
         texts = [t for job in jobs for part in job for t in part]
         hypotheses = [t for job in jobs for t in job[0] + job[2]]
         scorer.warm_up(texts, hypotheses, workers)
-    return [_score_claim(scorer, job) for job in jobs]
+    return scorer.parallel_map(_score_chunk, jobs, workers)
 
 
 def macro_f1(gold_labels: list[str], pred_labels: list[str],
@@ -222,6 +230,11 @@ def macro_f1(gold_labels: list[str], pred_labels: list[str],
         fn = sum(g == label and p != label for g, p in zip(gold_labels, pred_labels))
         f1s.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
     return float(np.mean(f1s))
+
+
+def _mean(values: list[float]) -> float:
+    # np.mean, as the official scorer uses, so the last bits agree too.
+    return float(np.mean(values)) if values else 0.0
 
 
 def averitec_at(qa_scores: list[float], correct: list[bool], threshold: float) -> float:
@@ -241,6 +254,8 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
     not depend on it. Raises EvidenceDataError for unscorable input and
     NlpDataMissing when WordNet or punkt_tab is not installed.
     """
+    import nltk
+
     validate(gold, predictions, gold_name, pred_name)
     jobs = [(predicted_questions(p), gold_questions(g), predicted_strings(p), gold_strings(g))
             for g, p in zip(gold, predictions)]
@@ -251,13 +266,13 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
     claims = [ClaimScore(i, predictions[i].get("claim_id", i), q, qa, ok)
               for i, ((q, qa), ok) in enumerate(zip(scores, correct))]
     qa_scores = [c.qa for c in claims]
-    mean = (lambda xs: float(np.mean(xs)) if xs else 0.0)
     return EvidenceScores(
         n_claims=len(claims),
-        question_only=mean([c.question_only for c in claims]),
-        qa=mean(qa_scores),
-        label_accuracy=mean([float(ok) for ok in correct]),
+        question_only=_mean([c.question_only for c in claims]),
+        qa=_mean(qa_scores),
+        label_accuracy=_mean([float(ok) for ok in correct]),
         macro_f1=macro_f1(gold_labels, pred_labels),
         averitec={t: averitec_at(qa_scores, correct, t) for t in THRESHOLDS},
         claims=claims,
+        nltk_version=nltk.__version__,
     )

@@ -20,9 +20,10 @@ Matches sorted by hypothesis position give the chunks for the fragmentation pena
 from __future__ import annotations
 
 import gc
+import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ class Prepared:
 
     words: tuple[str, ...]
     stems: tuple[str, ...]
+    vocabulary: frozenset[str]  # set(words), to skip pairs with no word in common
 
 
 class MeteorScorer:
@@ -59,7 +61,7 @@ class MeteorScorer:
         self.alpha, self.beta, self.gamma = alpha, beta, gamma
         self._tokenize = word_tokenize
         self._stemmer = PorterStemmer()
-        self._wordnet = wordnet
+        self._lemma_names = LemmaNames(wordnet)
         self._prepared: dict[str, Prepared] = {}
         self._stems: dict[str, str] = {}
         self._synonyms: dict[str, frozenset[str]] = {}
@@ -75,7 +77,7 @@ class MeteorScorer:
     def prepare_tokens(self, tokens: Sequence[str]) -> Prepared:
         """Lower-case and stem already tokenised text, as nltk does before aligning."""
         words = tuple(token.lower() for token in tokens)
-        return Prepared(words, tuple(self._stem(word) for word in words))
+        return Prepared(words, tuple(self._stem(word) for word in words), frozenset(words))
 
     def _stem(self, word: str) -> str:
         stem = self._stems.get(word)
@@ -87,11 +89,9 @@ class MeteorScorer:
         """Single-word lemma names of every WordNet synset of `stem`, plus `stem`."""
         found = self._synonyms.get(stem)
         if found is None:
-            names = chain.from_iterable(
-                (lemma.name() for lemma in synset.lemmas() if "_" not in lemma.name())
-                for synset in self._wordnet.synsets(stem)
-            )
-            found = self._synonyms[stem] = frozenset(names) | {stem}
+            names = self._lemma_names.of(stem)
+            found = frozenset(name for name in names if "_" not in name) | {stem}
+            self._synonyms[stem] = found
         return found
 
     def warm_up(
@@ -105,19 +105,29 @@ class MeteorScorer:
         """
         hypotheses = list(hypotheses)
         todo = sorted(set(chain(texts, hypotheses)) - self._prepared.keys())
-        if workers <= 1 or not can_fork():
-            for text in todo:
-                self.prepare(text)
-            for stem in {s for text in hypotheses for s in self.prepare(text).stems}:
-                self.synonyms(stem)
-            return
+        self._prepared.update(zip(todo, self.parallel_map(_prepare_all, todo, workers)))
+        stems = {stem for text in hypotheses for stem in self._prepared[text].stems}
+        todo = sorted(stems - self._synonyms.keys())
+        self._synonyms.update(zip(todo, self.parallel_map(_synonyms_all, todo, workers)))
+
+    def parallel_map(
+        self, fn: Callable[[MeteorScorer, list], list], items: Sequence, workers: int
+    ) -> list:
+        """`fn(scorer, chunk)` over chunks of `items`, concatenated in input order.
+
+        Runs in `workers` forked processes that share this scorer and its caches
+        (what they add is not sent back); in this process when workers <= 1 or
+        forking is unsafe. `fn` must be a module-level function.
+        """
+        items = list(items)
+        if workers <= 1 or len(items) < 2 or not can_fork():
+            return fn(self, items)
+        size = -(-len(items) // (workers * 4))
+        chunks = [items[i:i + size] for i in range(0, len(items), size)]
         with _worker_pool(self, workers) as pool:
-            for text, prepared in zip(todo, _mapped(pool, _prepare_chunk, todo, workers)):
-                self._prepared[text] = prepared
-            stems = {s for text in hypotheses for s in self._prepared[text].stems}
-            stems = sorted(stems - self._synonyms.keys())
-            for stem, found in zip(stems, _mapped(pool, _synonyms_chunk, stems, workers)):
-                self._synonyms[stem] = found
+            # map keeps input order, so results never depend on scheduling.
+            parts = pool.map(_with_worker_scorer, [fn] * len(chunks), chunks)
+            return list(chain.from_iterable(parts))
 
     def score(self, reference: str, hypothesis: str) -> float:
         """METEOR of `hypothesis` against `reference`, both raw strings."""
@@ -160,7 +170,8 @@ class MeteorScorer:
         """(hypothesis position, reference position) matches, sorted like nltk's."""
         matches: list[tuple[int, int]] = []
         hyp_left, ref_left = pair_equal(
-            hyp.words, ref.words, range(len(hyp.words)), range(len(ref.words)), matches
+            hyp.words, ref.words, range(len(hyp.words)), range(len(ref.words)), matches,
+            common=hyp.vocabulary & ref.vocabulary,
         )
         hyp_left, ref_left = pair_equal(hyp.stems, ref.stems, hyp_left, ref_left, matches)
         self._pair_synonyms(hyp.stems, ref.stems, hyp_left, ref_left, matches)
@@ -175,18 +186,80 @@ class MeteorScorer:
         ref_left: list[int],
         matches: list[tuple[int, int]],
     ) -> None:
+        if not (hyp_left and ref_left):
+            return
+        cache = self._synonyms
+        # May keep stems already taken below: that costs a needless scan, never a match.
+        remaining = {ref_stems[j] for j in ref_left}
         # Not an equivalence relation, so keep nltk's greedy scan order literally.
         for i in reversed(hyp_left):
-            if not ref_left:
-                return
-            synonyms = self.synonyms(hyp_stems[i])
+            synonyms = cache.get(hyp_stems[i]) or self.synonyms(hyp_stems[i])
+            if synonyms.isdisjoint(remaining):
+                continue
             for k in range(len(ref_left) - 1, -1, -1):
                 if ref_stems[ref_left[k]] in synonyms:
                     matches.append((i, ref_left.pop(k)))
                     break
+            if not ref_left:
+                return
 
 
-# -- parallel warm-up ---------------------------------------------------------------
+class LemmaNames:
+    """Lemma names of all WordNet synsets of a word, as `wordnet.synsets` gives them.
+
+    Building nltk's Synset objects (pointers, glosses, frames) is most of the cost of
+    a look-up; METEOR needs only the names, which are read here straight from the
+    synsets' data lines (5x faster). Falls back to `wordnet.synsets` if nltk's
+    reader lacks the internals this relies on.
+    """
+
+    _DATA_FILES = {"n": "data.noun", "v": "data.verb", "a": "data.adj", "r": "data.adv"}
+    # nltk strips an adjective's syntactic marker, e.g. "galore(ip)" -> "galore".
+    _MARKER = re.compile(r"(.*?)(\(.*\))?$")
+
+    def __init__(self, wordnet):
+        self._wordnet = wordnet
+        self._direct = callable(getattr(wordnet, "_morphy", None)) and isinstance(
+            getattr(wordnet, "_lemma_pos_offset_map", None), dict
+        )
+        self._files: dict = {}
+        self._by_offset: dict[tuple[str, int], tuple[str, ...]] = {}
+
+    def of(self, word: str) -> list[str]:
+        """Every synset's lemma names, synsets in any order (callers take a set)."""
+        if not self._direct:
+            return [lemma.name() for synset in self._wordnet.synsets(word)
+                    for lemma in synset.lemmas()]
+        index = self._wordnet._lemma_pos_offset_map
+        names: list[str] = []
+        for pos in self._DATA_FILES:  # nltk's POS_LIST; "a" covers satellites too
+            for form in self._wordnet._morphy(word.lower(), pos, True):
+                for offset in index.get(form, {}).get(pos, ()):
+                    names.extend(self._at(pos, offset))
+        return names
+
+    def _at(self, pos: str, offset: int) -> tuple[str, ...]:
+        found = self._by_offset.get((pos, offset))
+        if found is None:
+            data = self._files.get(pos)
+            if data is None:
+                # A plain binary file (or zip member): nltk's unicode reader is slower.
+                data = self._files[pos] = self._wordnet.abspath(self._DATA_FILES[pos]).open()
+            data.seek(offset)
+            fields = data.readline().decode("utf-8").split()
+            if not fields or fields[0] != f"{offset:08d}":
+                raise RuntimeError(f"WordNet {self._DATA_FILES[pos]} has no synset at {offset}")
+            count = int(fields[3], 16)  # fields: offset lexfile pos count (word lex_id)*
+            found = tuple(self._MARKER.match(fields[4 + 2 * i]).group(1) for i in range(count))
+            self._by_offset[(pos, offset)] = found
+        return found
+
+    def forget_files(self) -> None:
+        """Reopen data files on next use (a forked child must not share offsets)."""
+        self._files = {}
+
+
+# -- forked workers ------------------------------------------------------------------
 
 _worker_scorer: MeteorScorer | None = None
 
@@ -213,6 +286,7 @@ def _adopt(scorer: MeteorScorer) -> None:
     from nltk.corpus import wordnet
 
     wordnet._data_file_map = {}
+    scorer._lemma_names.forget_files()
     _worker_scorer = scorer
 
 
@@ -230,19 +304,16 @@ def _worker_pool(scorer: MeteorScorer, workers: int) -> Iterator[ProcessPoolExec
         gc.unfreeze()
 
 
-def _mapped(pool: ProcessPoolExecutor, fn, items: list, workers: int) -> Iterable:
-    size = max(1, -(-len(items) // (workers * 4)))
-    chunks = [items[i:i + size] for i in range(0, len(items), size)]
-    # map keeps input order, so results line up with `items` whatever the timing.
-    return chain.from_iterable(pool.map(fn, chunks))
+def _with_worker_scorer(fn: Callable[[MeteorScorer, list], list], chunk: list) -> list:
+    return fn(_worker_scorer, chunk)
 
 
-def _prepare_chunk(texts: list[str]) -> list[Prepared]:
-    return [_worker_scorer.prepare(text) for text in texts]
+def _prepare_all(scorer: MeteorScorer, texts: list[str]) -> list[Prepared]:
+    return [scorer.prepare(text) for text in texts]
 
 
-def _synonyms_chunk(stems: list[str]) -> list[frozenset[str]]:
-    return [_worker_scorer.synonyms(stem) for stem in stems]
+def _synonyms_all(scorer: MeteorScorer, stems: list[str]) -> list[frozenset[str]]:
+    return [scorer.synonyms(stem) for stem in stems]
 
 
 # -- alignment helpers --------------------------------------------------------------
@@ -254,25 +325,34 @@ def pair_equal(
     hyp_positions: Sequence[int],
     ref_positions: Sequence[int],
     matches: list[tuple[int, int]],
+    common: set[str] | frozenset[str] | None = None,
 ) -> tuple[list[int], list[int]]:
     """One exact-equality stage of nltk's alignment over the still unmatched positions.
 
     nltk walks the hypothesis backwards and gives each word the last unmatched equal
     reference word; per key that pairs the k-th last positions on both sides.
-    Appends to `matches`; returns the unmatched positions, ascending.
+    Appends to `matches`; returns the unmatched positions, ascending. `common`: the
+    keys on both sides, when the caller knows them already.
     """
+    if common is None:
+        common = {hyp_keys[i] for i in hyp_positions}
+        common.intersection_update(ref_keys[j] for j in ref_positions)
+    if not common:
+        return list(hyp_positions), list(ref_positions)
     free: dict[str, list[int]] = {}
     for j in ref_positions:
-        free.setdefault(ref_keys[j], []).append(j)
+        if ref_keys[j] in common:
+            free.setdefault(ref_keys[j], []).append(j)
     hyp_left: list[int] = []
+    taken: set[int] = set()
     for i in reversed(hyp_positions):
         candidates = free.get(hyp_keys[i])
         if candidates:
+            taken.add(candidates[-1])
             matches.append((i, candidates.pop()))
         else:
             hyp_left.append(i)
     hyp_left.reverse()
-    taken = {j for _, j in matches}
     return hyp_left, [j for j in ref_positions if j not in taken]
 
 

@@ -16,8 +16,8 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 FIX = (
     "Run `workbench nlp-data` (or `make nlp-data`) to install WordNet 3.0 and "
@@ -155,25 +155,39 @@ def _data_root(resource: str, fallback: Path) -> Path:
     return fallback
 
 
+def _absent_in(target: Path) -> dict[str, str]:
+    """Which of the two resources have no files in `target` (an nltk_data folder)."""
+    wordnet = target / "corpora" / "wordnet"
+    absent = {}
+    if not ((wordnet / "lexnames").is_file() or (wordnet.parent / "wordnet.zip").is_file()):
+        absent["wordnet"] = f"WordNet is not in {target}"
+    if not (target / "tokenizers" / "punkt_tab" / "english").is_dir():
+        absent["punkt_tab"] = f"punkt_tab is not in {target}"
+    return absent
+
+
 def ensure_nlp_data(
     target: Path | None = None, try_download: bool = True, log: Log = print
 ) -> Path:
     """Make WordNet 3.0 and punkt_tab loadable and return the nltk_data folder used.
 
-    Order: already loadable -> nothing to do; NLTK's downloader (short timeout);
-    then Debian's WordNet packages and the llama-index-core wheel. Raises
-    NlpDataMissing (NlpDataInstallError) when no source works.
+    Without `target`, nothing is installed when nltk already loads both; with it,
+    whatever `target` lacks is installed there. Sources in order: NLTK's downloader
+    (short timeout), then Debian's WordNet packages and the llama-index-core wheel.
+    Raises NlpDataMissing (NlpDataInstallError) when no source works.
     """
     global _checked
-    target = Path(target) if target is not None else default_target()
+    explicit = target is not None
+    target = Path(target) if explicit else default_target()
     _add_search_path(target)
-    missing = _problems()
+    missing = _absent_in(target) if explicit else _problems()
     if not missing:
-        log("WordNet 3.0 and punkt_tab already load; nothing to install.")
-        return _data_root("corpora/wordnet", target)
+        check_nlp_data()  # files present must also load, as the right version
+        log("WordNet 3.0 and punkt_tab are already installed; nothing to do.")
+        return target if explicit else _data_root("corpora/wordnet", target)
     log(f"Missing: {'; '.join(missing.values())}.")
     if try_download and _nltk_download(sorted(missing), target, log):
-        missing = _problems()
+        missing = _absent_in(target) if explicit else _problems()
     if "wordnet" in missing:
         install_wordnet_from_debian(target, log)
     if "punkt_tab" in missing:

@@ -1,0 +1,67 @@
+"""`workbench score-evidence`: AVeriTeC evidence and verdict scores of a prediction file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from workbench.cli import UserError, main
+
+
+@main.command("score-evidence")
+@click.option("--gold", "gold_path", required=True, metavar="GOLD.json",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Gold claims in AVeriTeC format (questions, answers, label).")
+@click.option("--predictions", "pred_path", required=True, metavar="PRED.json",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Predictions (evidence [question, answer], pred_label), same order.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON, including per-claim scores, instead of a table.")
+def score_evidence_command(gold_path: Path, pred_path: Path, as_json: bool) -> None:
+    """Score predicted evidence and labels with the official AVeriTeC conventions.
+
+    Records are paired by position. Evidence is matched by METEOR with a one-to-one
+    (Hungarian) assignment; the AVeriTeC score counts a correct label only when the
+    claim's question+answer evidence score is above the threshold.
+    """
+    from workbench.contamination.averitec_scorer import (
+        EvidenceDataError,
+        load_records,
+        score_evidence,
+    )
+    from workbench.contamination.nlp_data import NlpDataMissing
+
+    try:
+        gold = load_records(gold_path)
+        predictions = load_records(pred_path)
+        result = score_evidence(
+            gold, predictions, gold_name=str(gold_path), pred_name=str(pred_path)
+        )
+    except (EvidenceDataError, NlpDataMissing) as exc:
+        raise UserError(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        _print_table(result)
+
+
+def _print_table(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    caption = f"{result.n_claims} claims, METEOR from nltk {result.nltk_version}"
+    table = Table(title="AVeriTeC scores", caption=caption)
+    table.add_column("Metric")
+    table.add_column("Score", justify="right")
+    rows = [
+        ("Question-only (HU-METEOR)", result.question_only),
+        ("Question + answer (HU-METEOR)", result.qa),
+        ("Label accuracy", result.label_accuracy),
+        ("Label macro-F1", result.macro_f1),
+    ]
+    rows += [(f"AVeriTeC score @ {t}", v) for t, v in result.averitec.items()]
+    for name, value in rows:
+        table.add_row(name, f"{value:.3f}")
+    Console().print(table)
