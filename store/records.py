@@ -179,8 +179,8 @@ class Flag(Record):
 
 
 def now_iso() -> str:
-    """The current UTC time as stored in the database."""
-    return datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+    """The current UTC time as stored in the database (milliseconds: run speeds need them)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
 def to_json(value: Any) -> str:

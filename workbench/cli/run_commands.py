@@ -1,0 +1,215 @@
+"""Commands for model runs: run, runs, predictions."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import click
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from store import Store
+from workbench.cli import UserError, current_db_path, db_path_option, main
+from workbench.cli.data_commands import open_store
+from workbench.display import literal, one_line
+from workbench.run_params import parse_param_pairs
+from workbench.runner import (
+    ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, items_per_second,
+    prepare_run, run_blocking,
+)
+
+console = Console(highlight=False)
+JOIN_POLL_S = 0.2
+
+
+@main.command("run")
+@click.option("--dataset", help="Only claims of this dataset.")
+@click.option("--where", "filter_text", default="", help="Filter the claims (see `workbench filter-help`).")
+@click.option("--model", default="gguf:default", show_default=True,
+              help="gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME")
+@click.option("--base-url", help="Server URL for openai-compatible (or a proxy for openai / anthropic).")
+@click.option("--setting", default="claim", show_default=True,
+              help="CONTEXT[+EVIDENCE], e.g. claim+time+reference (see `workbench prompts`).")
+@click.option("--prompt", default="auto", show_default=True,
+              help="Template name; auto picks the one named after the claims' label space.")
+@click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
+@click.option("--name", help="Run name (default: MODEL-PROMPT-SETTING).")
+@click.option("--no-cache", is_flag=True, help="Ask the model even when an answer is cached.")
+@click.option("--resume", "resume", metavar="RUN", help="Continue this run (name or id) with its own settings.")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="temperature, max_tokens, seed, timeout, attempts, json, json_format, n_ctx, n_threads,"
+                   " n_gpu_layers (repeatable).")
+@click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
+@db_path_option
+def run_command(dataset, filter_text, model, base_url, setting, prompt, concurrency, name, no_cache, resume,
+                params, limit) -> None:
+    """Run a model over claims; every answer is saved the moment it arrives.
+
+    Running the same command again continues an unfinished run, or starts a new run
+    answered from the cache. Ctrl-C stops cleanly; --resume RUN picks up where it stopped.
+    """
+    store = open_store()
+    try:
+        request = RunRequest(model=model, setting=setting, prompt=prompt, dataset=dataset, filter=filter_text,
+                             base_url=base_url, params=parse_param_pairs(list(params)), concurrency=concurrency,
+                             name=name, use_cache=not no_cache, resume=resume, limit=limit)
+        prepared = prepare_run(store, request)
+    except RunSetupError as error:
+        raise UserError(str(error)) from None
+    finally:
+        store.close()
+    _announce(prepared)
+    if not prepared.pending_claim_ids:
+        console.print("nothing left to do: every claim has an answer", markup=False)
+        return
+    finished = _execute_with_progress(prepared)
+    _report(prepared, finished)
+
+
+def _announce(prepared: PreparedRun) -> None:
+    run = prepared.run
+    verb = "continuing" if prepared.resumed else "starting"
+    console.print(f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
+                  f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
+                  f" {literal(run.prompt_name)}, setting {literal(run.setting)}", markup=False)
+
+
+def _execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
+    """Run in a worker thread so Ctrl-C lands here and cancels cleanly."""
+    cancel, outcome, db_path = threading.Event(), {}, current_db_path()
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[counts]}"), TextColumn("{task.fields[rate]}"), TimeRemainingColumn()]
+    with Progress(*columns, console=console, transient=False) as bar:
+        already = prepared.total - len(prepared.pending_claim_ids)
+        task = bar.add_task("answering", total=prepared.total, completed=already, counts="", rate="")
+        started = time.monotonic()
+
+        def on_event(event: RunEvent) -> None:
+            if isinstance(event, ItemFinished):
+                p = event.progress
+                rate = (p.done + p.error - already) / max(time.monotonic() - started, 1e-6)
+                bar.update(task, completed=p.done + p.error, rate=f"{rate:.1f}/s",
+                           counts=f"failed {p.error + p.parse_failure} cached {p.cached}")
+            elif isinstance(event, RunFinished):
+                outcome["finished"] = event
+
+        def work() -> None:
+            try:
+                run_blocking(db_path, prepared, on_event, cancel)
+            except BaseException as error:  # reported by the main thread
+                outcome["error"] = error
+            finally:
+                done.set()
+
+        # An Event, not Thread.join: before Python 3.13 a join cut short by Ctrl-C can
+        # mark the thread finished while it still runs.
+        done = threading.Event()
+        threading.Thread(target=work, name="workbench-run", daemon=True).start()
+        try:
+            while not done.wait(JOIN_POLL_S):
+                pass
+        except KeyboardInterrupt:
+            cancel.set()
+            bar.console.print("cancelling: answers in flight are dropped...", markup=False)
+            done.wait()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("finished")
+
+
+def _report(prepared: PreparedRun, finished: RunFinished | None) -> None:
+    name = prepared.run.name
+    if finished is None:
+        raise UserError(f"run {name} stopped without finishing; `workbench run --resume {name}` continues it")
+    p = finished.progress
+    console.print(f"{finished.status}: {p.ok:,} ok, {p.abstain:,} abstained, {p.parse_failure:,} unparsed,"
+                  f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
+                  f" tokens {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
+    if finished.status == "failed":
+        raise UserError(f"run {name} failed: {finished.message}\nfix that, then `workbench run --resume {name}`")
+    if finished.status == "cancelled":
+        console.print(f"cancelled; continue with: workbench run --resume {name}", markup=False)
+        raise SystemExit(130)
+    if p.error or p.missing:
+        console.print(f"{p.error + p.missing:,} claims have no answer; `workbench run --resume {name}` retries"
+                      " them", markup=False)
+
+
+@main.command("runs")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@db_path_option
+def runs_command(as_json: bool) -> None:
+    """List runs with their status, counts, tokens and speed."""
+    store = open_store()
+    rows = [_run_summary(store, run) for run in store.runs.list()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("id", no_wrap=True)
+    table.add_column("run", min_width=22, overflow="fold")
+    for header in ("total", "ok", "abst", "unpar", "err", "miss", "cache", "it/s"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for r in rows:
+        rate = f"{r['items_per_second']:.1f}" if r["items_per_second"] else ""
+        label = literal(r["name"])
+        label.append(f" {r['status']}", style="bold")
+        details = f"{r['model']} · {r['prompt']} · {r['setting']} · tokens {_short(r['tokens_in'])} in"
+        label.append("\n" + one_line(details + f" / {_short(r['tokens_out'])} out"), style="dim")
+        table.add_row(str(r["id"]), label,
+                      *(f"{r[k]:,}" for k in ("total", "ok", "abstain", "parse_failure", "error", "missing",
+                                              "cached")), rate)
+    console.print(table)
+
+
+def _short(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
+
+
+def _run_summary(store: Store, run) -> dict:
+    p = store.runs.progress(run.id)
+    return {"id": run.id, "name": run.name, "status": run.status, "model": run.model, "prompt": run.prompt_name,
+            "setting": run.setting, "total": p.total, "ok": p.ok, "abstain": p.abstain,
+            "parse_failure": p.parse_failure, "error": p.error, "missing": p.missing, "cached": p.cached,
+            "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": round(p.latency_s, 3),
+            "mean_latency_s": round(p.latency_s / max(p.done - p.cached, 1), 3),
+            "items_per_second": items_per_second(p.done + p.error, run.started_at, run.finished_at),
+            "created_at": run.created_at, "started_at": run.started_at, "finished_at": run.finished_at}
+
+
+@main.command("predictions")
+@click.argument("run_ref", metavar="RUN")
+@click.option("--wrong", is_flag=True, help="Only answers that miss the gold label (as the filter `wrong`).")
+@click.option("--limit", default=100, show_default=True, type=click.IntRange(1))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON lines (every field, raw output included).")
+@db_path_option
+def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) -> None:
+    """A run's answers beside the gold labels."""
+    store = open_store()
+    run = store.runs.get(run_ref)
+    if run is None:
+        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+    compiled = store.claims.compile(f"run:{run.id}" + (" wrong" if wrong else ""))
+    predictions = store.runs.predictions(run.id, compiled.where, list(compiled.params))
+    shown = predictions[:limit]
+    claims = {c.id: c for c in (store.claims.get(p.claim_id) for p in shown)}
+    if as_json:
+        for p in shown:
+            claim = claims[p.claim_id]
+            record = {"claim_id": p.claim_id, "external_id": claim.external_id, "gold": claim.label,
+                      **p.model_dump(exclude={"id", "run_id", "claim_id"})}
+            click.echo(json.dumps(record, ensure_ascii=False))
+        return
+    table = Table("claim", "ext id", "gold", "verdict", "status", "explanation / error")
+    for p in shown:
+        claim = claims[p.claim_id]
+        note = p.error if p.status == "error" else p.explanation or p.raw_output
+        table.add_row(str(p.claim_id), literal(claim.external_id), literal(claim.label or ""),
+                      literal(p.verdict or p.raw_verdict or ""), p.status + (" (cached)" if p.cached else ""),
+                      literal(one_line(note, 70)))
+    console.print(table)
+    console.print(f"{len(shown):,} shown of {len(predictions):,}", markup=False)

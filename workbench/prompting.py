@@ -1,0 +1,231 @@
+"""Input settings (context x evidence) and rendering a claim into the messages a model sees.
+
+Settings are `CONTEXT[+EVIDENCE]`: context is claim, claim+time or claim+time+qr; evidence
+is none (the default), reference, full, pages or qa. `claim+time+pages` shows the claim,
+the time to judge it at, and every candidate page as a 600-character window. The code
+decides what each setting shows; the template (prompt_templates) decides the words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from store import Claim
+from workbench import evidence as windows
+from workbench.prompt_templates import Template, placeholders
+
+CONTEXTS = {
+    "claim": set(),
+    "claim+time": {"time"},
+    "claim+time+qr": {"time", "question", "response"},
+}
+EVIDENCE = ("none", "reference", "full", "pages", "qa")
+EVIDENCE_NEEDS = {
+    "reference": "a quoted passage or evidence snippet",
+    "full": "a cited page or evidence text",
+    "pages": "candidate pages or evidence texts",
+    "qa": "question-answer evidence",
+}
+
+
+class PromptError(ValueError):
+    """A setting, template or claim that cannot make a prompt; the message says why."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    context: str
+    evidence: str = "none"
+
+    @property
+    def name(self) -> str:
+        """The canonical name (`+none` left out)."""
+        return self.context if self.evidence == "none" else f"{self.context}+{self.evidence}"
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """Exactly what is sent: the messages, and the JSON schema when JSON is asked for."""
+
+    messages: list[dict[str, str]]
+    json_schema: dict[str, Any] | None
+
+
+def parse_setting(text: str) -> Setting:
+    """A Setting from `claim+time+reference` and the like."""
+    text = (text or "claim").strip().lower()
+    context, _, last = text.rpartition("+")
+    setting = Setting(context, last) if last in EVIDENCE and context else Setting(text)
+    if setting.context not in CONTEXTS:
+        raise PromptError(f"unknown setting {text!r}: write CONTEXT[+EVIDENCE] with CONTEXT one of"
+                          f" {', '.join(CONTEXTS)} and EVIDENCE one of {', '.join(EVIDENCE)}"
+                          " (e.g. claim+time+reference)")
+    return setting
+
+
+def all_settings() -> list[str]:
+    """Every setting the code defines: the twelve of JSFactCheckBench plus the qa ones."""
+    return [Setting(c, e).name for c in CONTEXTS for e in EVIDENCE]
+
+
+def template_settings(template: Template) -> list[str]:
+    """The settings a template has wording for."""
+    return [Setting(c, e).name for c in CONTEXTS if c in template.contexts
+            for e in EVIDENCE if e in template.evidence]
+
+
+def check_setting(template: Template, setting: Setting) -> None:
+    """PromptError unless the template words this setting's context and evidence."""
+    missing = [f"[context] {setting.context}"] if setting.context not in template.contexts else []
+    missing += [f"[evidence] {setting.evidence}"] if setting.evidence not in template.evidence else []
+    if missing:
+        raise PromptError(f"template {template.name!r} has no {' or '.join(missing)};"
+                          f" its settings: {', '.join(template_settings(template))}")
+
+
+def answer_mode(template: Template, json_answer: bool | None) -> str:
+    """`json` or `text`: the template's default unless the run asks otherwise."""
+    mode = "json" if (template.json if json_answer is None else json_answer) else "text"
+    if mode not in template.answer:
+        raise PromptError(f"template {template.name!r} has no [answer] {mode} wording")
+    return mode
+
+
+def needs(template: Template, setting: Setting, mode: str) -> set[str]:
+    """What a claim must have for this setting: claim fields, and `evidence:KIND`."""
+    parts = [template.system, template.user, template.contexts[setting.context],
+             template.evidence[setting.evidence], template.answer[mode]]
+    fields = set(CONTEXTS[setting.context])
+    for part in parts:
+        fields |= placeholders(part, template.name) & set(_FIELD_READERS)
+    fields.discard("claim")
+    if setting.evidence != "none":
+        fields.add(f"evidence:{setting.evidence}")
+    return fields
+
+
+def lacks(claim: Claim, wanted: set[str]) -> list[str]:
+    """The needs in `wanted` this claim does not meet (empty: it can be rendered)."""
+    missing = []
+    for need in sorted(wanted):
+        if need.startswith("evidence:"):
+            if not _EVIDENCE_TEXT[need.split(":", 1)[1]](claim):
+                missing.append(need)
+        elif not _FIELD_READERS[need](claim):
+            missing.append(need)
+    return missing
+
+
+def describe_need(need: str) -> str:
+    """A need in words, for error messages."""
+    if need.startswith("evidence:"):
+        return EVIDENCE_NEEDS[need.split(":", 1)[1]]
+    return "a reference time or claim date" if need == "time" else f"a {need.replace('_', ' ')}"
+
+
+def render(claim: Claim, template: Template, setting: Setting, json_answer: bool | None = None) -> RenderedPrompt:
+    """The messages for one claim (PromptError if the claim lacks what the setting shows)."""
+    check_setting(template, setting)
+    mode = answer_mode(template, json_answer)
+    missing = lacks(claim, needs(template, setting, mode))
+    if missing:
+        raise PromptError(f"claim {claim.id} ({claim.external_id}) has no {', no '.join(map(describe_need, missing))},"
+                          f" which setting {setting.name} shows")
+    values = {name: reader(claim) or "" for name, reader in _FIELD_READERS.items()}
+    values["verdicts"] = _listing(template.answer_labels)
+    parts = {
+        "context": _fill(template.contexts[setting.context], values),
+        "evidence": _fill(template.evidence[setting.evidence],
+                          {**values, "evidence_text": _EVIDENCE_TEXT[setting.evidence](claim) or ""}),
+        "answer": _fill(template.answer[mode], values),
+    }
+    messages = []
+    system = _fill(template.system, {**values, **parts}).strip()
+    if system:
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": _fill(template.user, {**values, **parts}).strip()})
+    return RenderedPrompt(messages, answer_schema(template) if mode == "json" else None)
+
+
+def answer_schema(template: Template) -> dict[str, Any]:
+    """The JSON shape of an answer: the verdict field first (an enum), then text fields."""
+    first, *rest = template.output_fields
+    properties = {first: {"type": "string", "enum": template.answer_labels}}
+    properties.update({name: {"type": "string"} for name in rest})
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    return text.format_map(values)
+
+
+def _listing(labels: list[str]) -> str:
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
+
+
+def marked_response(claim: Claim) -> str | None:
+    """The response with the claim's span wrapped in « », when its offsets are known."""
+    response, start, end = claim.response, claim.claim_start, claim.claim_end
+    if not response or start is None or end is None or not 0 <= start < end <= len(response):
+        return response
+    return f"{response[:start]}«{response[start:end]}»{response[end:]}"
+
+
+_FIELD_READERS = {
+    "claim": lambda c: c.text,
+    "question": lambda c: c.question,
+    "response": marked_response,
+    "time": lambda c: c.reference_time or c.claim_date,
+    "reference_time": lambda c: c.reference_time,
+    "claim_date": lambda c: c.claim_date,
+    "source": lambda c: c.source,
+    "domain": lambda c: c.domain,
+    "task": lambda c: c.task,
+    "importance": lambda c: c.importance,
+}
+
+
+def _source_line(window: windows.Window) -> str:
+    parts = [p for p in (window.title, f"<{window.url}>" if window.url else None) if p]
+    return " ".join(parts)
+
+
+def _clipped(window: windows.Window) -> str:
+    return ("…" if window.clipped_before else "") + window.text + ("…" if window.clipped_after else "")
+
+
+def _reference_text(claim: Claim) -> str | None:
+    passages = windows.reference_passages(claim)
+    blocks = [(f"[{n}] {_source_line(w)}\n" if _source_line(w) else f"[{n}]\n") + f"\"{w.text}\""
+              for n, w in enumerate(passages, 1)]
+    return "\n\n".join(blocks) or None
+
+
+def _full_text(claim: Claim) -> str | None:
+    window = windows.full_window(claim)
+    if window is None:
+        return None
+    source = _source_line(window)
+    return (f"Page: {source}\n" if source else "") + _clipped(window)
+
+
+def _pages_text(claim: Claim) -> str | None:
+    pages = windows.page_windows(claim)
+    blocks = [f"[Page {n}] {_source_line(w) or '(no title)'}\n{_clipped(w)}" for n, w in enumerate(pages, 1)]
+    return "\n\n".join(blocks) or None
+
+
+def _qa_text(claim: Claim) -> str | None:
+    pairs = windows.qa_pairs(claim)
+    return "\n".join(f"{n}. {windows.qa_text(item)}" for n, item in enumerate(pairs, 1)) or None
+
+
+_EVIDENCE_TEXT = {
+    "none": lambda claim: "",
+    "reference": _reference_text,
+    "full": _full_text,
+    "pages": _pages_text,
+    "qa": _qa_text,
+}

@@ -1,0 +1,86 @@
+"""Run parameters: their types, defaults per kind of model, and which of them define the
+configuration (and so the config key and the cache key)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.run_types import RunSetupError
+
+PARAM_TYPES: dict[str, type] = {
+    "temperature": float, "max_tokens": int, "seed": int, "timeout": float, "attempts": int,
+    "json": bool, "json_format": str, "n_ctx": int, "n_threads": int, "n_gpu_layers": int,
+}
+PARAM_HELP = {
+    "temperature": "sampling temperature (default 0)", "max_tokens": "answer length cap (default 512)",
+    "seed": "sampling seed (default 0)", "timeout": "seconds per API request (default 60)",
+    "attempts": "tries per claim before it is recorded as an error (default 4)",
+    "json": "ask for a JSON answer (default: the template's choice)",
+    "json_format": "API models: schema, object or off (how JSON is enforced)",
+    "n_ctx": "gguf: context length (default 4096)", "n_threads": "gguf: CPU threads",
+    "n_gpu_layers": "gguf: layers offloaded to a GPU",
+}
+GGUF_ONLY = {"n_ctx", "n_threads", "n_gpu_layers"}
+API_ONLY = {"json_format", "timeout"}
+# How a run goes, not what it answers: left out of the configuration.
+OPERATIONAL = {"timeout", "attempts", "n_threads"}
+_TRUE, _FALSE = {"true", "yes", "1", "on"}, {"false", "no", "0", "off"}
+
+
+def parse_param_pairs(pairs: list[str]) -> dict[str, str]:
+    """`key=value` strings (from --param) as a dict; RunSetupError on a malformed one."""
+    params = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise RunSetupError(f"--param wants key=value, not {pair!r}")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def effective_params(given: dict[str, Any], scheme: str) -> dict[str, Any]:
+    """Typed params with this kind of model's defaults filled in."""
+    params = {key: coerce(key, value) for key, value in given.items()}
+    wrong = (GGUF_ONLY if scheme != "gguf" else API_ONLY) & set(params)
+    if wrong:
+        kind = "gguf models" if scheme != "gguf" else "API models"
+        raise RunSetupError(f"--param {', '.join(sorted(wrong))} only applies to {kind}")
+    defaults: dict[str, Any] = {"max_tokens": 512, "seed": 0, "attempts": 4}
+    if scheme != "anthropic":  # the Messages API is sent a temperature only when asked
+        defaults["temperature"] = 0.0
+    if scheme == "gguf":
+        defaults["n_ctx"] = 4096
+    else:
+        defaults["timeout"] = 60.0
+    merged = {**defaults, **params}
+    for key in ("max_tokens", "attempts", "n_ctx"):
+        if key in merged and merged[key] is not None and merged[key] < 1:
+            raise RunSetupError(f"--param {key} must be at least 1")
+    if merged.get("temperature") is not None and merged["temperature"] < 0:
+        raise RunSetupError("--param temperature cannot be negative")
+    return merged
+
+
+def coerce(key: str, value: Any) -> Any:
+    """A param value as its type (strings from the command line are converted)."""
+    if key not in PARAM_TYPES:
+        raise RunSetupError(f"unknown --param {key!r}; known: {', '.join(sorted(PARAM_TYPES))}")
+    kind = PARAM_TYPES[key]
+    if value is None or (isinstance(value, kind) and not (kind is int and isinstance(value, bool))):
+        return value
+    text = str(value).strip().lower()
+    try:
+        if kind is bool:
+            if text not in _TRUE | _FALSE:
+                raise ValueError
+            return text in _TRUE
+        if kind is str:
+            return str(value)
+        return kind(text)
+    except ValueError:
+        raise RunSetupError(f"--param {key}={value} is not a valid {kind.__name__}") from None
+
+
+def configuration_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The params that change answers (the part that goes into the config key)."""
+    return {k: v for k, v in params.items() if k not in OPERATIONAL}

@@ -1,0 +1,202 @@
+"""Preparing a run: every check that can fail happens here, before any work starts.
+
+A run is defined by its configuration (model identity, template and its content hash,
+setting, answer format, params that change answers) plus its exact claim ids; their hash
+is the config key. Asking again for the same configuration continues the newest
+unfinished run with that key, or after a finished one starts a new run (name-2, ...)
+that the response cache answers at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import metadata
+from pathlib import Path
+
+from store import FilterError, LabelSpace, Run, Store
+from store.records import to_json
+from workbench.backends import BackendError, ModelSpec, ModelSpecError, open_backend, parse_model_spec
+from workbench.config import load_settings
+from workbench.labels import normalise
+from workbench.prompt_templates import Template, TemplateError, load_template
+from workbench.prompting import PromptError, Setting, answer_mode, check_setting, parse_setting
+from workbench.run_params import configuration_params, effective_params
+from workbench.run_requirements import check_claims_have
+from workbench.run_types import PreparedRun, RunRequest, RunSetupError
+
+VERSIONED_PACKAGES = ("factcheck-workbench", "llama-cpp-python", "openai", "anthropic")
+
+
+def prepare_run(store: Store, request: RunRequest) -> PreparedRun:
+    """Validate everything, then create the run row or find the unfinished one to continue.
+
+    A local GGUF model is loaded here (once per process), so a file llama.cpp cannot load
+    is reported now; with a big model that takes seconds, so call this off a UI thread.
+    """
+    if request.resume:
+        return _prepare_resume(store, request)
+    try:
+        return _prepare(store, request)
+    except FilterError as error:
+        raise RunSetupError(f"bad filter: {error}") from None
+    except (ModelSpecError, TemplateError, PromptError) as error:
+        raise RunSetupError(str(error)) from None
+
+
+def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> PreparedRun:
+    settings = load_settings()
+    spec = parse_model_spec(request.model, request.base_url)
+    params = effective_params(request.params, spec.scheme)
+    setting = parse_setting(request.setting)
+    claim_ids = _select_claims(store, request)
+    space, dataset_id = _label_space(store, claim_ids)
+    template = load_template(_template_name(request.prompt, space), settings.prompts_dir)
+    check_setting(template, setting)
+    json_answer = answer_mode(template, params.get("json")) == "json"
+    allowed = _allowed_verdicts(template, space)
+    check_claims_have(store, claim_ids, template, setting, json_answer)
+    backend = _backend(spec, params, settings)
+    key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
+    run, resumed = _find_or_create(store, request, resuming, key, spec, template, setting, params,
+                                   backend.identity, claim_ids, dataset_id)
+    concurrency = request.concurrency or backend.default_concurrency
+    if concurrency < 1:
+        raise RunSetupError("--concurrency must be at least 1")
+    return PreparedRun(run, store.runs.pending_claim_ids(run.id), len(claim_ids), resumed, spec, template,
+                       setting, json_answer, params, space, allowed, concurrency, request.use_cache)
+
+
+def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
+    run = store.runs.get(request.resume)
+    if run is None:
+        raise RunSetupError(f"no run {request.resume!r} to resume; `workbench runs` lists them")
+    again = RunRequest(model=run.model, setting=run.setting or "claim", prompt=run.prompt_name or "auto",
+                       claim_ids=store.runs.claim_ids(run.id), base_url=run.model_identity.get("base_url")
+                       if not run.model.startswith("gguf:") else None, params=dict(run.params),
+                       concurrency=request.concurrency, use_cache=request.use_cache)
+    try:
+        return _prepare(store, again, resuming=run)
+    except (ModelSpecError, TemplateError, PromptError, FilterError) as error:
+        raise RunSetupError(f"cannot resume {run.name}: {error}") from None
+
+
+def _backend(spec: ModelSpec, params: dict, settings):
+    try:
+        backend = open_backend(spec, params, settings)
+        if spec.scheme == "gguf":
+            backend.load()  # a file llama.cpp cannot load is reported before any work
+        return backend
+    except BackendError as error:
+        raise RunSetupError(error.message) from None
+
+
+def _select_claims(store: Store, request: RunRequest) -> list[int]:
+    if request.claim_ids is not None:
+        known = set(store.claims.ids(""))
+        unknown = [i for i in request.claim_ids if i not in known]
+        if unknown:
+            raise RunSetupError(f"no claim with id {unknown[0]}" + (f" (and {len(unknown) - 1} more)"
+                                                                     if len(unknown) > 1 else ""))
+        ids = list(dict.fromkeys(request.claim_ids))
+    else:
+        text = request.filter or ""
+        if request.dataset:
+            if store.datasets.get(request.dataset) is None:
+                names = ", ".join(d.name for d in store.datasets.list()) or "none; import one first"
+                raise RunSetupError(f"no dataset {request.dataset!r}; datasets: {names}")
+            text = f'dataset:"{request.dataset}" {text}'
+        ids = store.claims.ids(text, request.limit)
+    if request.limit is not None:
+        ids = ids[: request.limit]
+    if not ids:
+        raise RunSetupError("no claims match" + (f" {request.filter!r}" if request.filter else "")
+                            + ("" if store.datasets.list() else "; import a dataset first"))
+    return ids
+
+
+def _label_space(store: Store, claim_ids: list[int]) -> tuple[LabelSpace, int | None]:
+    """The one label space the selected claims are scored in, and their dataset if just one."""
+    selected, spaces, dataset_ids = set(claim_ids), {}, []
+    for dataset in store.datasets.list():
+        if selected & set(store.claims.ids(f'dataset:"{dataset.name}"')):
+            spaces[to_json(dataset.label_space.model_dump())] = (dataset.name, dataset.label_space)
+            dataset_ids.append(dataset.id)
+    if len(spaces) > 1:
+        names = "; ".join(f"{name} ({space.name})" for name, space in spaces.values())
+        raise RunSetupError(f"the selected claims come from datasets with different label spaces: {names};"
+                            " run them separately (--dataset)")
+    (_, space), = spaces.values()
+    return space, dataset_ids[0] if len(dataset_ids) == 1 else None
+
+
+def _template_name(prompt: str, space: LabelSpace) -> str:
+    if prompt and prompt != "auto":
+        return prompt
+    return space.name
+
+
+def _allowed_verdicts(template: Template, space: LabelSpace) -> list[str]:
+    """The template's verdicts in the dataset's own spelling; RunSetupError if they don't fit."""
+    allowed = [normalise(label, space) for label in template.answer_labels]
+    classes_fit = all(a in space.labels for a in allowed[: len(template.verdicts)])
+    abstain_fits = not template.abstain or (space.abstain is not None and allowed[-1] == space.abstain)
+    if not (classes_fit and abstain_fits):
+        raise RunSetupError(
+            f"template {template.name!r} answers {', '.join(template.answer_labels)}, but these claims are scored"
+            f" in the {space.name} label space ({', '.join(space.labels)}); pick a template for it"
+            f" (`workbench prompts` lists them, e.g. --prompt {space.name})")
+    return allowed
+
+
+def config_key(identity: dict, template: Template, setting: Setting, json_answer: bool, params: dict,
+               claim_ids: list[int]) -> str:
+    """The hash of everything that defines a run's answers, and its claims."""
+    return hashlib.sha256(to_json({
+        "kind": "verdict", "identity": identity, "template": template.name,
+        "template_hash": template.content_hash, "setting": setting.name, "json": json_answer,
+        "params": configuration_params(params), "claims": claim_ids,
+    }).encode()).hexdigest()
+
+
+def _find_or_create(store, request, resuming, key, spec, template, setting, params, identity, claim_ids,
+                    dataset_id) -> tuple[Run, bool]:
+    if resuming is not None:
+        if resuming.config_key != key:
+            raise RunSetupError(
+                f"cannot resume {resuming.name}: its configuration changed since it started (the template"
+                f" file, the model file or its parameters differ); start a new run instead")
+        return resuming, True
+    latest = store.runs.latest_with_config(key)
+    if latest is not None and (latest.status != "finished" or store.runs.pending_claim_ids(latest.id)):
+        return latest, True  # unfinished, or finished with errors to retry
+    name = store.runs.unique_name(request.name or f"{spec.short_name}-{template.name}-{setting.name}")
+    run = Run(name=name, dataset_id=dataset_id, model=_model_text(spec), model_identity=identity,
+              prompt_name=template.name, prompt_hash=template.content_hash, setting=setting.name,
+              params=params, subset_filter=_subset_text(request), config_key=key, versions=package_versions())
+    return store.runs.create(run, claim_ids), False
+
+
+def _model_text(spec: ModelSpec) -> str:
+    """The spec as stored: a GGUF path made absolute so a resume works from any folder."""
+    if spec.scheme == "gguf" and spec.name != "default":
+        return f"gguf:{Path(spec.name).expanduser().resolve()}"
+    return spec.text
+
+
+def _subset_text(request: RunRequest) -> str | None:
+    if request.claim_ids is not None:
+        return None
+    parts = [f'dataset:"{request.dataset}"' if request.dataset else "", request.filter or "",
+             f"(first {request.limit})" if request.limit else ""]
+    return " ".join(p for p in parts if p) or None
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages that shape a run's answers."""
+    versions = {}
+    for name in VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
