@@ -6,8 +6,14 @@ Run: PYTHONPATH=. python bench/bench_metrics.py
     scikit-learn loop (100 resamples, extrapolated to 1,000).
 (b) LiveMetrics per-record cost over 100,000 predictions with 3 slice fields, against
     scikit-learn recomputing macro-F1 + MCC once on the 100,000 items.
-(c) Recomputing a whole panel (overall + 3 breakdowns + confusion) from rows: the seam
-    where a database read will plug in (`recompute_panel`).
+(c) Recomputing a whole panel (overall + 3 breakdowns + confusion) from rows in memory.
+(d) The same panel recomputed from the database (workbench.scoring: one statement per
+    run, then numpy) for 100,000 predictions, against scikit-learn computing the same
+    numbers (accuracy, per-class P/R/F1, macro-F1, MCC, confusion matrix; overall and
+    per slice) on arrays already in memory, and against a plain fetchall + scikit-learn.
+    Target < 100 ms.
+(e) Live updates as the TUI makes them: LiveRun.apply per arriving prediction (target
+    < 50 us) and one poll reading 100 new predictions of a 100,000-item run.
 """
 
 from __future__ import annotations
@@ -124,10 +130,8 @@ def bench_live(n: int = 100_000) -> None:
 
 
 def recompute_panel(rows) -> Panel:
-    """Full panel from (gold, outcome, slice values) rows.
-
-    Seam: the lead will feed this from the store (a run's rows from the database).
-    """
+    """Full panel from (gold, outcome, slice values) rows already in memory ((d) reads the
+    same kind of panel from the database with workbench.scoring)."""
     return panel_from_rows(rows, CLASSES, ABSTAIN, SLICE_FIELDS)
 
 
@@ -142,7 +146,174 @@ def bench_recompute(n: int = 100_000) -> None:
     print(f"    overall macro-F1 {overall.macro_f1:.4f}, coverage {overall.coverage:.3f}")
 
 
+# ---- (d) and (e): from the database ---------------------------------------------------
+
+DB_FIELDS = ("importance", "domain", "flag:contaminated")
+DB_DOMAINS = SLICE_CHOICES["domain"]
+
+
+def build_database(path, n: int = 100_000, seed: int = 3):
+    """A real store file: n claims, one run over all of them with every kind of outcome,
+    every 7th claim flagged contaminated. Inserted in bulk (setup, not timed)."""
+    import json
+    import random
+
+    from store import Run, Store
+
+    from datetime import datetime, timedelta, timezone
+
+    rng = random.Random(seed)
+    an_hour_ago = datetime.now(timezone.utc) - timedelta(hours=1)
+
+    def stamp(i: int) -> str:  # answers spread over the last hour, as a real run writes them
+        return (an_hour_ago + timedelta(seconds=3000 * i / n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    store = Store.open(path)
+    db = store.db
+    with db.atomic():
+        db.execute(
+            "INSERT INTO datasets (name, source_format, label_space, labels, abstain_label,"
+            " excluded_labels, imported_at) VALUES ('bench', 'jsonl', 'custom', ?, ?, ?, 'now')",
+            [json.dumps(CLASSES), ABSTAIN, json.dumps(["Unclear"])],
+        )
+        dataset_id = db.execute("SELECT id FROM datasets WHERE name = 'bench'").fetchone()[0]
+        labels = CLASSES * 33 + ["Unclear"]  # ~1% excluded gold
+        db.conn.executemany(
+            "INSERT INTO claims (id, dataset_id, external_id, text, label, importance, domain,"
+            " claim_date, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'h')",
+            [(i, dataset_id, f"c{i}", f"claim {i}", rng.choice(labels), rng.choice(SLICE_CHOICES["importance"]),
+              rng.choice(DB_DOMAINS), f"202{rng.randint(0, 5)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}")
+             for i in range(1, n + 1)],
+        )
+    run = store.runs.create(Run(name="bench-run", dataset_id=dataset_id, model="m"), list(range(1, n + 1)))
+    answers = []
+    for i in range(1, n + 1):
+        r = rng.random()
+        if r < 0.01:
+            continue  # missing
+        status, verdict = ("error", None) if r < 0.03 else ("parse_failure", None) if r < 0.06 else (
+            "abstain", ABSTAIN) if r < 0.10 else ("ok", rng.choice(CLASSES))
+        answers.append((run.id, i, status, verdict, stamp(i)))
+    with db.atomic():
+        db.conn.executemany(
+            "INSERT INTO predictions (run_id, claim_id, status, verdict, created_at) VALUES (?, ?, ?, ?, ?)",
+            answers)
+        db.conn.executemany(
+            "INSERT INTO flags (claim_id, kind, source, created_at) VALUES (?, 'contaminated', 'manual', 'now')",
+            [(i,) for i in range(1, n + 1, 7)])
+    return store, run
+
+
+def _sklearn_panel(gold: np.ndarray, pred: np.ndarray, slices: dict[str, np.ndarray]) -> dict:
+    """What the panel shows, the scikit-learn way: overall and per slice value."""
+    from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
+
+    columns = [*CLASSES, ABSTAIN, PARSE_FAILURE]
+
+    def scores(g, p):
+        precision, recall, f1, support = precision_recall_fscore_support(
+            g, p, labels=CLASSES, zero_division=0)
+        return {"accuracy": accuracy_score(g, p), "macro_f1": float(f1.mean()),
+                "mcc": matthews_corrcoef(g, p), "f1": f1,
+                "confusion": confusion_matrix(g, p, labels=columns)[: len(CLASSES)]}
+
+    result = {"overall": scores(gold, pred)}
+    for field, values in slices.items():
+        for value in np.unique(values):
+            mask = values == value
+            result[field, value] = scores(gold[mask], pred[mask])
+    return result
+
+
+def _scored_arrays(store, run_id: int):
+    """Gold, predicted value and slice values of the scored items, via a plain fetchall."""
+    rows = store.db.execute(
+        "SELECT c.label, p.status, p.verdict, c.importance, c.domain,"
+        " EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND f.kind = 'contaminated')"
+        " FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
+        " JOIN predictions p ON p.run_id = rc.run_id AND p.claim_id = rc.claim_id"
+        " WHERE rc.run_id = ? AND p.status != 'error' AND c.label IN (?, ?, ?)",
+        [run_id, *CLASSES],
+    ).fetchall()
+    outcome = {"ok": None, "abstain": ABSTAIN, "parse_failure": PARSE_FAILURE}
+    gold = np.array([r[0] for r in rows])
+    pred = np.array([outcome[r[1]] or r[2] for r in rows])
+    slices = {"importance": np.array([r[3] for r in rows]), "domain": np.array([r[4] for r in rows]),
+              "flag:contaminated": np.array(["yes" if r[5] else "no" for r in rows])}
+    return gold, pred, slices
+
+
+def bench_database(n: int = 100_000) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from workbench.scoring import parse_fields, read_items, summaries
+
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        store, run = build_database(Path(folder) / "bench.db", n)
+        setup = time.perf_counter() - start
+        fields = parse_fields(DB_FIELDS)
+
+        def ours():
+            return summaries(read_items(store, run.id, fields))
+
+        ours_cost = _seconds(ours, repeats=5)
+        overall, breakdowns = ours()
+        gold, pred, slices = _scored_arrays(store, run.id)
+        sk_cost = _seconds(lambda: _sklearn_panel(gold, pred, slices))
+        naive_cost = _seconds(lambda: _sklearn_panel(*_scored_arrays(store, run.id)), repeats=2)
+        sk = _sklearn_panel(gold, pred, slices)
+        assert abs(sk["overall"]["macro_f1"] - overall.macro_f1) < 1e-12
+        assert abs(sk["overall"]["mcc"] - overall.mcc) < 1e-12
+        assert abs(sk["importance", "Main"]["macro_f1"] - breakdowns["importance"]["Main"].macro_f1) < 1e-12
+        assert np.array_equal(sk["overall"]["confusion"], overall.confusion.counts)
+        print(f"(d) full panel from the database, {n:,} predictions (overall + {len(DB_FIELDS)} breakdowns"
+              f" + confusion)   [setup {setup:.1f} s]")
+        print(f"    workbench.scoring:     {ours_cost * 1e3:8.1f} ms  (target < 100 ms)")
+        print(f"    sklearn, arrays ready: {sk_cost * 1e3:8.1f} ms  -> ratio {sk_cost / ours_cost:5.1f} x")
+        print(f"    fetchall + sklearn:    {naive_cost * 1e3:8.1f} ms  -> ratio {naive_cost / ours_cost:5.1f} x")
+        print(f"    same numbers: macro-F1 {overall.macro_f1:.6f}, MCC {overall.mcc:.6f}, "
+              f"coverage {overall.coverage:.4f}, excluded {overall.excluded:,}")
+        bench_live_database(store, run)
+        store.close()
+
+
+def bench_live_database(store, run, arrivals: int = 100) -> None:
+    from store import Prediction
+    from workbench.scoring import parse_fields
+    from workbench.scoring_live import load_live_run
+
+    fields = parse_fields(DB_FIELDS[:2])
+    start = time.perf_counter()
+    live = load_live_run(store, run.id, fields, exclude_flag="contaminated")
+    first_read = time.perf_counter() - start
+    ids = live.items.claim_ids
+    changes = [(int(ids[i]), i % 3) for i in range(0, len(ids), 7)]
+    start = time.perf_counter()
+    live.apply(changes)
+    per_apply = (time.perf_counter() - start) / len(changes)
+    live = load_live_run(store, run.id, fields, exclude_flag="contaminated")  # as the database has it
+    for claim_id in range(1, arrivals + 1):
+        store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", verdict=CLASSES[0]))
+    start = time.perf_counter()
+    changed = live.poll(store)
+    poll_cost = time.perf_counter() - start
+    start = time.perf_counter()
+    live.summary()
+    live.breakdown("importance")
+    live.summary(filtered=True)
+    repaint = time.perf_counter() - start
+    print(f"(e) live, {len(ids):,}-item run, 2 slice fields + counters without flagged claims")
+    print(f"    first read + counters: {first_read * 1e3:8.1f} ms  (once, in a worker)")
+    print(f"    per arriving answer:   {per_apply * 1e6:8.2f} us  (target < 50 us; LiveRun.apply)")
+    print(f"    poll, {arrivals} new answers:  {poll_cost * 1e3:8.1f} ms  ({changed} changed; reads only "
+          f"rows stamped since the last poll)")
+    print(f"    cheap numbers for a repaint: {repaint * 1e3:6.2f} ms")
+
+
 if __name__ == "__main__":
     bench_bootstrap()
     bench_live()
     bench_recompute()
+    bench_database()

@@ -58,19 +58,35 @@ class DatasetStore:
 
     def list(self) -> list[Dataset]:
         """Every dataset with its claim count."""
-        rows = self.db.query(
-            "SELECT d.*, (SELECT count(*) FROM claims c WHERE c.dataset_id = d.id) AS claim_count"
-            " FROM datasets d ORDER BY d.name"
-        )
-        return [_dataset(row) for row in rows]
+        return self._select("1", [])
 
     def get(self, name: str) -> Dataset | None:
         """A dataset by name."""
-        return next((d for d in self.list() if d.name == name), None)
+        found = self._select("d.name = ?", [name])
+        return found[0] if found else None
 
     def by_id(self, dataset_id: int) -> Dataset | None:
         """A dataset by id."""
-        return next((d for d in self.list() if d.id == dataset_id), None)
+        found = self._select("d.id = ?", [dataset_id])
+        return found[0] if found else None
+
+    def label_space(self, dataset_id: int) -> LabelSpace | None:
+        """A dataset's label space, without counting its claims."""
+        row = self.db.execute(
+            "SELECT label_space, labels, abstain_label, excluded_labels FROM datasets WHERE id = ?",
+            [dataset_id],
+        ).fetchone()
+        if row is None:
+            return None
+        return LabelSpace(name=row[0], labels=json.loads(row[1]), abstain=row[2], excluded=json.loads(row[3]))
+
+    def _select(self, where: str, params: list) -> list[Dataset]:
+        rows = self.db.query(
+            "SELECT d.*, (SELECT count(*) FROM claims c WHERE c.dataset_id = d.id) AS claim_count"
+            f" FROM datasets d WHERE {where} ORDER BY d.name",
+            params,
+        )
+        return [_dataset(row) for row in rows]
 
     def label_counts(self, dataset_id: int) -> dict[str, int]:
         """How many claims carry each gold label."""

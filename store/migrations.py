@@ -284,6 +284,12 @@ def m004_contamination_scores(db: Database) -> None:
     )
 
 
+@migrations()
+def m005_prediction_arrival_index(db: Database) -> None:
+    """Live panels poll a run's predictions by arrival time."""
+    db.execute("CREATE INDEX predictions_run_created ON predictions(run_id, created_at)")
+
+
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:
     """Bring the schema up to date (or up to just before `stop_before`, for tests)."""
     migrations.apply(db, stop_before=stop_before)

@@ -6,6 +6,7 @@ field); numpy only comes in when a panel asks for a summary.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 
 from workbench.metrics.breakdown import NO_VALUE
@@ -31,7 +32,7 @@ class LiveMetrics:
         self._overall = [0] * self._coder.slot_count
         # One {slice value: slot tally} per slice field, in slice_fields order.
         self._tallies: list[dict[str, list[int]]] = [{} for _ in self.slice_fields]
-        self._items: dict[Hashable, tuple[int, tuple[str, ...]]] = {}
+        self._items: dict[Hashable, tuple[int, tuple[tuple[str, ...], ...]]] = {}
 
     def __len__(self) -> int:
         return len(self._items)
@@ -50,17 +51,58 @@ class LiveMetrics:
 
         Recording an item again replaces what it counted before (a retried item can go
         from an error to a verdict). Keys of `slices` that are not slice fields are
-        ignored; a slice field the item lacks counts under NO_VALUE.
+        ignored; a slice field the item lacks counts under NO_VALUE. A value may be a
+        list or tuple (e.g. an item's claim types): the item counts under each of them.
         """
         slot = self._coder.slot(gold, outcome)  # raises before anything changes
         slices = slices or {}
-        values = tuple(_value(slices.get(field)) for field in self.slice_fields)
+        values = tuple(_values(slices.get(field)) for field in self.slice_fields)
         previous = self._items.get(item_id)
         if previous is not None:
             self._add(previous, -1)
         entry = (slot, values)
         self._items[item_id] = entry
         self._add(entry, 1)
+
+    def record_many(
+        self,
+        item_ids: Sequence[Hashable],
+        gold: Sequence[str],
+        outcomes: Sequence[str],
+        slices: Mapping[str, Sequence[str | Sequence[str] | None]] | None = None,
+    ) -> None:
+        """`record` for many items at once (a first load): the same counts, counted in bulk.
+
+        `slices` maps a field to one value per item, in item order.
+        """
+        item_ids = list(item_ids)
+        slots = self._coder.slots(gold, outcomes).tolist()  # raises before anything changes
+        slices = slices or {}
+        columns = []
+        for field in self.slice_fields:
+            values = slices.get(field)
+            if values is not None and len(values) != len(item_ids):
+                raise ValueError(f"{len(values)} values of {field!r} for {len(item_ids)} items")
+            columns.append([(NO_VALUE,)] * len(item_ids) if values is None else [_values(v) for v in values])
+        entries = list(zip(slots, zip(*columns))) if columns else [(slot, ()) for slot in slots]
+        if len(set(item_ids)) != len(item_ids) or not self._items.keys().isdisjoint(item_ids):
+            for item_id, entry in zip(item_ids, entries):  # replacements: one at a time
+                previous = self._items.get(item_id)
+                if previous is not None:
+                    self._add(previous, -1)
+                self._items[item_id] = entry
+                self._add(entry, 1)
+            return
+        self._items.update(zip(item_ids, entries))
+        for slot, n in Counter(slots).items():
+            self._overall[slot] += n
+        for tallies, column in zip(self._tallies, columns):
+            pairs = Counter((value, slot) for slot, values in zip(slots, column) for value in values)
+            for (value, slot), n in pairs.items():
+                tally = tallies.get(value)
+                if tally is None:
+                    tally = tallies[value] = [0] * self._coder.slot_count
+                tally[slot] += n
 
     def remove(self, item_id: Hashable) -> bool:
         """Forget an item's contribution; False if it was never recorded."""
@@ -70,14 +112,15 @@ class LiveMetrics:
         self._add(entry, -1)
         return True
 
-    def _add(self, entry: tuple[int, tuple[str, ...]], step: int) -> None:
+    def _add(self, entry: tuple[int, tuple[tuple[str, ...], ...]], step: int) -> None:
         slot, values = entry
         self._overall[slot] += step
-        for tallies, value in zip(self._tallies, values):
-            tally = tallies.get(value)
-            if tally is None:
-                tally = tallies[value] = [0] * self._coder.slot_count
-            tally[slot] += step
+        for tallies, field_values in zip(self._tallies, values):
+            for value in field_values:
+                tally = tallies.get(value)
+                if tally is None:
+                    tally = tallies[value] = [0] * self._coder.slot_count
+                tally[slot] += step
 
     def summary(
         self, slice_field: str | None = None, slice_value: str | None = None
@@ -103,3 +146,11 @@ class LiveMetrics:
 
 def _value(value: str | None) -> str:
     return NO_VALUE if value is None else value
+
+
+def _values(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    """An item's values for one field: one, or each of a list's (NO_VALUE if none)."""
+    if value is None or isinstance(value, str):
+        return (_value(value),)
+    distinct = tuple(dict.fromkeys(_value(v) for v in value))
+    return distinct or (NO_VALUE,)

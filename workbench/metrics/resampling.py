@@ -124,6 +124,22 @@ def bootstrap_cis(
     coder = OutcomeCoder(classes, abstain_label)
     cells = _cells(gold, predicted, coder)
     shape = (len(coder.classes), len(coder.columns))
+    return bootstrap_cis_from_cells(cells, shape, metrics, resamples, seed, level)
+
+
+def bootstrap_cis_from_cells(
+    cells: np.ndarray,
+    shape: tuple[int, int],
+    metrics: Mapping[str, MetricOfCounts] = DEFAULT_METRICS,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, Interval]:
+    """`bootstrap_cis` for items already coded as confusion-cell numbers (row * M + col).
+
+    Same draws as `bootstrap_cis` for the same items, seed and resamples.
+    """
+    cells = np.asarray(cells, dtype=np.int64)
     observed = np.bincount(cells, minlength=shape[0] * shape[1]).reshape(shape)
     stack = resampled_confusions(cells, shape, resamples, seed)
     result = {}
@@ -154,6 +170,23 @@ def paired_bootstrap(
     coder = OutcomeCoder(classes, abstain_label)
     cells_a, cells_b = _cells(gold, predicted_a, coder), _cells(gold, predicted_b, coder)
     shape = (len(coder.classes), len(coder.columns))
+    return paired_bootstrap_from_cells(cells_a, cells_b, shape, metric, resamples, seed, level)
+
+
+def paired_bootstrap_from_cells(
+    cells_a: np.ndarray,
+    cells_b: np.ndarray,
+    shape: tuple[int, int],
+    metric: MetricOfCounts = macro_f1,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> PairedComparison:
+    """`paired_bootstrap` for two runs' confusion-cell numbers on the same items, in order."""
+    cells_a = np.asarray(cells_a, dtype=np.int64)
+    cells_b = np.asarray(cells_b, dtype=np.int64)
+    if len(cells_a) != len(cells_b):
+        raise ValueError("both runs must cover the same items")
     size = shape[0] * shape[1]
     observed = metric(np.bincount(cells_b, minlength=size).reshape(shape)) - metric(
         np.bincount(cells_a, minlength=size).reshape(shape)
@@ -188,9 +221,15 @@ def mcnemar(
     keep, right_a, right_b = _correctness(gold, predicted_a, predicted_b, classes)
     b = sum(k and ra and not rb for k, ra, rb in zip(keep, right_a, right_b))
     c = sum(k and rb and not ra for k, ra, rb in zip(keep, right_a, right_b))
+    return mcnemar_from_counts(b, c)
+
+
+def mcnemar_from_counts(b: int, c: int) -> McNemarResult:
+    """McNemar's exact test from the discordant counts: b = A right and B wrong, c = the
+    reverse. p = two-sided binomial test of b against Binomial(b + c, 1/2); 1 when b + c = 0."""
     if b + c == 0:
         return McNemarResult(0, 0, 1.0)
-    return McNemarResult(b, c, float(binomtest(b, b + c, 0.5).pvalue))
+    return McNemarResult(int(b), int(c), float(binomtest(int(b), int(b + c), 0.5).pvalue))
 
 
 def corrections(

@@ -1,0 +1,125 @@
+"""Commands for scores: metrics, compare, report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from workbench.cli import UserError, db_path_option, main
+from workbench.cli.data_commands import open_store
+from workbench.reporting import REPORT_FORMATS, comparison_report_dict, report_dict, write_report
+from workbench.scoring import DEFAULT_RESAMPLES, DEFAULT_SEED, KNOWN_FIELDS, ScoringError, score_runs
+
+console = Console(highlight=False)
+
+_BY_HELP = f"Break scores down by a field (repeatable): {', '.join(KNOWN_FIELDS)}."
+_CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); "
+                "adds the before/after breakdown.")
+
+
+def _scoring_options(f):
+    """The options metrics and report share."""
+    options = [
+        click.option("--by", "by", multiple=True, metavar="FIELD", help=_BY_HELP),
+        click.option("--exclude-flag", metavar="KIND",
+                     help="Also score without the claims flagged KIND (e.g. contaminated), side by side."),
+        click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE", help=_CUTOFF_HELP),
+        click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
+                     help="Bootstrap resamples for the 95% intervals (0: none)."),
+        click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _reports(runs, by, exclude_flag, cutoffs, resamples, seed):
+    store = open_store()
+    try:
+        return score_runs(store, list(runs), list(by), exclude_flag, list(cutoffs), resamples, seed)
+    except ScoringError as error:
+        raise UserError(str(error)) from None
+    finally:
+        store.close()
+
+
+@main.command("metrics")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
+@_scoring_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (every number, interval and count).")
+@db_path_option
+def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -> None:
+    """Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate,
+    parse-failure and error rates, coverage, confusion matrix, baselines, breakdowns.
+
+    See docs/metrics.md for the exact definitions.
+    """
+    from workbench.scoring_tables import run_report
+
+    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed)
+    if as_json:
+        click.echo(json.dumps({"runs": [report_dict(r) for r in reports]}, indent=2, ensure_ascii=False))
+        return
+    for report in reports:
+        console.print(run_report(report))
+        console.print()
+
+
+@main.command("compare")
+@click.argument("run_a", metavar="RUN_A")
+@click.argument("run_b", metavar="RUN_B")
+@click.option("--by", metavar="FIELD", help=f"Deltas per slice of a field: {', '.join(KNOWN_FIELDS)}.")
+@click.option("--exclude-flag", metavar="KIND", help="Also compare without the claims flagged KIND.")
+@click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE",
+              help="Cutoff date(s) for --by cutoff.")
+@click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
+              help="Paired bootstrap resamples (0: no paired test).")
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, with every flipped claim id.")
+@db_path_option
+def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as_json) -> None:
+    """Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap
+    p-values, McNemar, the correction rate CoR, and the claims that flipped."""
+    from workbench.scoring import parse_cutoffs, resolve_run
+    from workbench.scoring_compare import compare_runs
+    from workbench.scoring_tables import comparison_view
+
+    store = open_store()
+    try:
+        cutoff_for = parse_cutoffs(list(cutoffs))
+        runs = [resolve_run(store, ref)[0] for ref in (run_a, run_b)]
+        report = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs],
+                              resamples, seed)
+    except ScoringError as error:
+        raise UserError(str(error)) from None
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps(comparison_report_dict(report), indent=2, ensure_ascii=False))
+        return
+    console.print(comparison_view(report))
+
+
+@main.command("report")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
+@click.option("--format", "format_", type=click.Choice(REPORT_FORMATS), default="md", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="File to write (default: stdout).")
+@_scoring_options
+@db_path_option
+def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, seed) -> None:
+    """Write a report to paste into a paper: Markdown tables with the definitions under
+    them, JSON with everything, or CSV with one row per run x slice."""
+    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed)
+    text = write_report(reports, format_)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot write {output}: {error.strerror}") from None
+    console.print(f"wrote {format_} report of {len(reports)} run(s) to {output}", markup=False)

@@ -1,0 +1,275 @@
+"""Scores of runs from the store: the adapter between the database and workbench.metrics.
+
+    report = score_run(store, "gpt4-js", by=["importance"], exclude_flag="contaminated")
+    report.full.overall.summary.macro_f1, report.full.overall.intervals["macro_f1"]
+    report.filtered.breakdowns["importance"]["Main"].summary.accuracy
+
+A run's items are its subset (run_claims) with their gold labels and outcomes, read in
+one statement (scoring_items). Gold labels the dataset excludes (Unevaluable, Unclear)
+are counted, not scored. API errors and missing answers are counted in coverage, not
+scored. Comparisons of two runs live in scoring_compare; live panels in scoring_live.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from store import LabelSpace, Run, Store
+from workbench.metrics import (
+    Interval,
+    MetricSummary,
+    bootstrap_cis_from_cells,
+    summarise_slot_counts,
+)
+from workbench.scoring_fields import (
+    KNOWN_FIELDS,
+    FieldError,
+    SliceField,
+    check_cutoff,
+    parse_field,
+)
+from workbench.scoring_items import RunItems, load_run_items
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 0
+DEFAULT_FLAG = "contaminated"
+INTERVAL_METRICS = ("accuracy", "macro_f1")
+
+
+class ScoringError(ValueError):
+    """A run, field, date or pairing that cannot be scored; the message names it."""
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A run's (or one slice's) numbers with their 95% bootstrap intervals."""
+
+    summary: MetricSummary
+    intervals: dict[str, Interval] = field(default_factory=dict)
+    """accuracy and macro_f1; empty when not computed (yet) or nothing was scored."""
+
+
+@dataclass(frozen=True)
+class RunScores:
+    """Every number for one run on one set of items (all of them, or the unflagged)."""
+
+    run: Run
+    dataset: str
+    items: int
+    overall: Scores
+    breakdowns: dict[str, dict[str, Scores]]
+    """field name -> slice value -> scores, slices in reading order."""
+    excluded_by_label: dict[str, int]
+    cutoff: str | None = None
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """A run's scores on all its items and, with exclude_flag, without the flagged ones."""
+
+    full: RunScores
+    filtered: RunScores | None = None
+    exclude_flag: str | None = None
+    flagged: int = 0
+    """Items carrying the excluded flag kind."""
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+
+
+# ---- what the user typed -> runs, fields, cutoffs ------------------------------------
+
+
+def resolve_run(store: Store, reference: str | int) -> tuple[Run, str, LabelSpace]:
+    """A verdict run, its dataset's name and label space; ScoringError if there is none."""
+    run = store.runs.get(reference)
+    if run is None:
+        names = [r.name for r in store.runs.list()][:8]
+        known = f"; runs: {', '.join(names)}" if names else "; there are no runs yet"
+        raise ScoringError(f"no run {str(reference)!r}{known}")
+    if run.kind != "verdict":
+        raise ScoringError(f"run {run.name!r} is a {run.kind} run; only verdict runs have scores")
+    # A run made over several datasets that share a label space has no dataset_id.
+    where, params = ("d.id = ?", [run.dataset_id]) if run.dataset_id is not None else (
+        "d.id IN (SELECT DISTINCT c.dataset_id FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
+        " WHERE rc.run_id = ?)", [run.id])
+    # Straight to the rows: DatasetStore.list() counts every dataset's claims.
+    rows = store.db.execute(
+        "SELECT d.name, d.label_space, d.labels, d.abstain_label, d.excluded_labels FROM datasets d"
+        f" WHERE {where} ORDER BY d.name", params,
+    ).fetchall()
+    if not rows:
+        raise ScoringError(f"run {run.name!r} has no claims from any dataset to score it against")
+    spaces = {(r[2], r[3]) for r in rows}
+    if len(spaces) > 1:
+        raise ScoringError(f"run {run.name!r} mixes datasets with different label spaces "
+                           f"({', '.join(r[0] for r in rows)}); score each dataset's runs separately")
+    _, space_name, labels, abstain, _ = rows[0]
+    excluded = list(dict.fromkeys(label for r in rows for label in json.loads(r[4])))
+    space = LabelSpace(name=space_name, labels=json.loads(labels), abstain=abstain, excluded=excluded)
+    return run, "+".join(r[0] for r in rows), space
+
+
+def parse_fields(names: Sequence[str]) -> list[SliceField]:
+    """Breakdown fields from --by values (deduplicated, in order); ScoringError if unknown."""
+    try:
+        fields = [parse_field(name) for name in names]
+    except FieldError as error:
+        raise ScoringError(str(error)) from None
+    return list({f.name: f for f in fields}.values())
+
+
+def parse_cutoffs(values: Sequence[str]) -> Callable[[Run], str | None]:
+    """--cutoff values: one DATE for every run, or RUN=DATE per run (the last one wins).
+
+    Returns a lookup from run to its cutoff date (None when it has none).
+    """
+    default: str | None = None
+    per_run: dict[str, str] = {}
+    for value in values:
+        name, equals, day = value.rpartition("=")
+        try:
+            if equals:
+                per_run[name.strip()] = check_cutoff(day)
+            else:
+                default = check_cutoff(value)
+        except FieldError as error:
+            raise ScoringError(str(error)) from None
+    return lambda run: per_run.get(run.name, per_run.get(str(run.id), default))
+
+
+# ---- reading and scoring ------------------------------------------------------------------
+
+
+def read_items(
+    store: Store,
+    reference: str | int,
+    fields: Sequence[SliceField] = (),
+    cutoff: str | None = None,
+    flag_kinds: Sequence[str] = (),
+    with_last_seen: bool = False,
+) -> RunItems:
+    """One run's items with slice values for `fields` and flags of `flag_kinds`."""
+    run, dataset, space = resolve_run(store, reference)
+    if cutoff is None and any(f.kind == "cutoff" for f in fields):
+        raise ScoringError(f"the cutoff breakdown needs a date for run {run.name!r} (--cutoff DATE)")
+    return load_run_items(store, run, dataset, space, fields, cutoff, flag_kinds, with_last_seen)
+
+
+def summaries(items: RunItems) -> tuple[MetricSummary, dict[str, dict[str, MetricSummary]]]:
+    """Overall and per-slice summaries (the cheap numbers: counts, no resampling)."""
+    coder = items.coder
+    slots = items.slots()
+    width = coder.slot_count
+    overall = summarise_slot_counts(np.bincount(slots, minlength=width), coder)
+    breakdowns = {}
+    for name, column in items.fields.items():
+        flat = np.bincount(column.codes * width + slots[column.members],
+                           minlength=len(column.values) * width)
+        tallies = flat.reshape(len(column.values), width)
+        breakdowns[name] = {
+            value: summarise_slot_counts(tally, coder)
+            for value, tally in zip(column.values, tallies)
+            if tally[: coder.excluded_slot].any()  # a slice of excluded items only has no scores
+        }
+    return overall, breakdowns
+
+
+def scored_cells(items: RunItems, positions: np.ndarray | None = None) -> np.ndarray:
+    """Confusion-cell numbers of the scored items (optionally only those at `positions`)."""
+    slots = items.slots()
+    if positions is not None:
+        slots = slots[positions]
+    coder = items.coder
+    return slots[slots < len(coder.classes) * len(coder.columns)]
+
+
+def intervals(items: RunItems, positions: np.ndarray | None = None,
+              resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Interval]:
+    """Percentile bootstrap 95% intervals of accuracy and macro-F1 ({} if nothing scored)."""
+    cells = scored_cells(items, positions)
+    if len(cells) == 0 or resamples <= 0:
+        return {}
+    coder = items.coder
+    shape = (len(coder.classes), len(coder.columns))
+    return bootstrap_cis_from_cells(cells, shape, resamples=resamples, seed=seed)
+
+
+def score_items(items: RunItems, resamples: int = DEFAULT_RESAMPLES,
+                seed: int = DEFAULT_SEED) -> RunScores:
+    """Every number for these items, with bootstrap intervals (resamples=0: none)."""
+    overall, breakdowns = summaries(items)
+    scored_breakdowns = {}
+    for name, slices in breakdowns.items():
+        column = items.fields[name]
+        scored_breakdowns[name] = {
+            value: Scores(summary, intervals(items, column.items_with(value), resamples, seed))
+            for value, summary in slices.items()
+        }
+    return RunScores(
+        run=items.run, dataset=items.dataset, items=len(items),
+        overall=Scores(overall, intervals(items, None, resamples, seed)),
+        breakdowns=scored_breakdowns, excluded_by_label=items.excluded_by_label(),
+        cutoff=items.cutoff,
+    )
+
+
+def without_flagged(items: RunItems, kind: str) -> RunItems:
+    """The items whose claims carry no flag of this kind."""
+    return items.subset(~items.flagged[kind])
+
+
+def score_run(
+    store: Store,
+    reference: str | int,
+    by: Sequence[str] = (),
+    exclude_flag: str | None = None,
+    cutoff: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> RunReport:
+    """A run's report: overall, breakdowns by `by`, and without `exclude_flag`-ged claims."""
+    fields = parse_fields(by)
+    if cutoff is not None and not any(f.kind == "cutoff" for f in fields):
+        fields.append(parse_field("cutoff"))
+    kinds = [exclude_flag] if exclude_flag else []
+    items = read_items(store, reference, fields, cutoff, kinds)
+    full = score_items(items, resamples, seed)
+    if not exclude_flag:
+        return RunReport(full, resamples=resamples, seed=seed)
+    filtered = score_items(without_flagged(items, exclude_flag), resamples, seed)
+    return RunReport(full, filtered, exclude_flag, int(items.flagged[exclude_flag].sum()),
+                     resamples, seed)
+
+
+def score_runs(
+    store: Store,
+    references: Sequence[str | int],
+    by: Sequence[str] = (),
+    exclude_flag: str | None = None,
+    cutoffs: Sequence[str] = (),
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> list[RunReport]:
+    """score_run for each run; `cutoffs` as --cutoff takes them (DATE or RUN=DATE)."""
+    cutoff_for = parse_cutoffs(cutoffs)
+    runs = [resolve_run(store, reference)[0] for reference in references]
+    wants_cutoff = bool(cutoffs) or any(f.kind == "cutoff" for f in parse_fields(by))
+    reports = []
+    for run in runs:
+        cutoff = cutoff_for(run)
+        if wants_cutoff and cutoff is None:
+            raise ScoringError(f"no cutoff date for run {run.name!r}: add --cutoff {run.name}=YYYY-MM-DD")
+        reports.append(score_run(store, run.id, by, exclude_flag, cutoff, resamples, seed))
+    return reports
+
+
+__all__ = [
+    "DEFAULT_FLAG", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "INTERVAL_METRICS", "KNOWN_FIELDS",
+    "RunItems", "RunReport", "RunScores", "Scores", "ScoringError", "SliceField", "intervals",
+    "parse_cutoffs", "parse_fields", "read_items", "resolve_run", "score_items",
+    "score_run", "score_runs", "scored_cells", "summaries", "without_flagged",
+]

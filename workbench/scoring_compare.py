@@ -1,0 +1,218 @@
+"""Two runs compared on the items they share: deltas, paired tests, flips, CoR.
+
+Shared items are claims in both runs' subsets whose gold label is scored and which both
+runs answered (a verdict, an abstention or a parse failure; not an API error or a
+missing answer). Every delta is run B minus run A.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from store import Run, Store
+from workbench.metrics import (
+    McNemarResult,
+    MetricSummary,
+    PairedComparison,
+    accuracy,
+    macro_f1,
+    mcnemar_from_counts,
+    paired_bootstrap_from_cells,
+    summarise_slot_counts,
+)
+from workbench.scoring import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    ScoringError,
+    parse_fields,
+    read_items,
+    without_flagged,
+)
+from workbench.scoring_items import RunItems
+
+COMPARED_METRICS = ("accuracy", "macro_f1", "mcc", "unknown_rate", "parse_failure_rate")
+PAIRED_METRICS = {"macro_f1": macro_f1, "accuracy": accuracy}
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    """One metric for run A and run B on the same items, and B - A."""
+
+    a: float
+    b: float
+    delta: float
+
+
+@dataclass(frozen=True)
+class SliceComparison:
+    """Deltas on the shared items of one slice."""
+
+    value: str
+    shared: int
+    deltas: dict[str, MetricDelta]
+    mcnemar: McNemarResult
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Run B against run A on their shared items."""
+
+    run_a: Run
+    run_b: Run
+    shared: int
+    a: MetricSummary
+    b: MetricSummary
+    deltas: dict[str, MetricDelta]
+    paired: dict[str, PairedComparison]
+    """macro_f1 and accuracy: paired bootstrap delta, 95% interval, two-sided p."""
+    mcnemar: McNemarResult
+    correction_rate: float | None
+    """Share of A's wrong shared items that B gets right (None when A got none wrong)."""
+    a_wrong: int
+    right_to_wrong: list[int]
+    """Claim ids A got right and B got wrong."""
+    wrong_to_right: list[int]
+    """Claim ids A got wrong and B got right."""
+    by: str | None = None
+    slices: list[SliceComparison] = field(default_factory=list)
+
+    @property
+    def right_to_wrong_filter(self) -> str:
+        """The claims-browser filter for the items A got right and B wrong."""
+        return f"run:{filter_value(self.run_a.name)} right run:{filter_value(self.run_b.name)} wrong"
+
+    @property
+    def wrong_to_right_filter(self) -> str:
+        """The claims-browser filter for the items A got wrong and B right."""
+        return f"run:{filter_value(self.run_a.name)} wrong run:{filter_value(self.run_b.name)} right"
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    """A comparison on all shared items and, with exclude_flag, without flagged ones."""
+
+    full: Comparison
+    filtered: Comparison | None = None
+    exclude_flag: str | None = None
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+
+
+def filter_value(text: str) -> str:
+    """A value as the filter language reads it back: quoted when it has spaces or quotes."""
+    if text and re.fullmatch(r'[^\s"\\]+', text):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """The shared items of two runs, aligned: positions into each run's items."""
+
+    a: RunItems
+    b: RunItems
+    in_a: np.ndarray
+    in_b: np.ndarray
+
+
+def _pairs(a: RunItems, b: RunItems) -> _Pairs:
+    if a.space.labels != b.space.labels or a.space.abstain != b.space.abstain:
+        raise ScoringError(
+            f"runs {a.run.name!r} and {b.run.name!r} are scored in different label spaces "
+            f"({a.dataset} and {b.dataset}); compare runs on the same dataset"
+        )
+    _, in_a, in_b = np.intersect1d(a.claim_ids, b.claim_ids, assume_unique=True, return_indices=True)
+    m = len(a.coder.columns)
+    scored = (a.gold[in_a] < len(a.space.labels)) & (a.outcome[in_a] < m) & (b.outcome[in_b] < m)
+    return _Pairs(a, b, in_a[scored], in_b[scored])
+
+
+def compare_items(a: RunItems, b: RunItems, by: str | None = None,
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Comparison:
+    """Compare two runs' items (by: a field both were read with, for per-slice deltas)."""
+    pairs = _pairs(a, b)
+    coder = a.coder
+    cells_a, cells_b = a.slots()[pairs.in_a], b.slots()[pairs.in_b]
+    summary_a, summary_b = _summary(cells_a, coder), _summary(cells_b, coder)
+    shape = (len(coder.classes), len(coder.columns))
+    paired = {}
+    if len(cells_a) and resamples > 0:
+        paired = {name: paired_bootstrap_from_cells(cells_a, cells_b, shape, metric, resamples, seed)
+                  for name, metric in PAIRED_METRICS.items()}
+    gold = a.gold[pairs.in_a]
+    right_a, right_b = a.outcome[pairs.in_a] == gold, b.outcome[pairs.in_b] == gold
+    ids = a.claim_ids[pairs.in_a]
+    a_wrong = int((~right_a).sum())
+    fixed = ~right_a & right_b
+    return Comparison(
+        run_a=a.run, run_b=b.run, shared=len(cells_a), a=summary_a, b=summary_b,
+        deltas=_deltas(summary_a, summary_b), paired=paired,
+        mcnemar=mcnemar_from_counts(int((right_a & ~right_b).sum()), int(fixed.sum())),
+        correction_rate=float(fixed.sum()) / a_wrong if a_wrong else None, a_wrong=a_wrong,
+        right_to_wrong=[int(i) for i in ids[right_a & ~right_b]],
+        wrong_to_right=[int(i) for i in ids[fixed]],
+        by=by, slices=_slices(pairs, by, right_a, right_b) if by else [],
+    )
+
+
+def _summary(cells: np.ndarray, coder) -> MetricSummary:
+    return summarise_slot_counts(np.bincount(cells, minlength=coder.slot_count), coder)
+
+
+def _deltas(a: MetricSummary, b: MetricSummary) -> dict[str, MetricDelta]:
+    result = {}
+    for name in COMPARED_METRICS:
+        x, y = getattr(a, name), getattr(b, name)
+        result[name] = MetricDelta(x, y, y - x)
+    return result
+
+
+def _slices(pairs: _Pairs, by: str, right_a: np.ndarray, right_b: np.ndarray) -> list[SliceComparison]:
+    column = pairs.a.fields[by]
+    coder = pairs.a.coder
+    slots_a, slots_b = pairs.a.slots(), pairs.b.slots()
+    # Shared position of each of A's items (-1 where not shared), to follow membership pairs.
+    shared_at = np.full(len(pairs.a), -1, dtype=np.int64)
+    shared_at[pairs.in_a] = np.arange(len(pairs.in_a))
+    result = []
+    for code, value in enumerate(column.values):
+        members = shared_at[column.members[column.codes == code]]
+        members = members[members >= 0]
+        if len(members) == 0:
+            continue
+        a = _summary(slots_a[pairs.in_a[members]], coder)
+        b = _summary(slots_b[pairs.in_b[members]], coder)
+        ra, rb = right_a[members], right_b[members]
+        test = mcnemar_from_counts(int((ra & ~rb).sum()), int((~ra & rb).sum()))
+        result.append(SliceComparison(value, len(members), _deltas(a, b), test))
+    return result
+
+
+def compare_runs(
+    store: Store,
+    run_a: str | int,
+    run_b: str | int,
+    by: str | None = None,
+    exclude_flag: str | None = None,
+    cutoffs: Sequence[str | None] = (None, None),
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> ComparisonReport:
+    """Compare run B against run A (all shared items, and without flagged ones)."""
+    fields = parse_fields([by] if by else [])
+    kinds = [exclude_flag] if exclude_flag else []
+    a = read_items(store, run_a, fields, cutoffs[0], kinds)
+    b = read_items(store, run_b, fields, cutoffs[1], kinds)
+    if a.run.id == b.run.id:
+        raise ScoringError(f"compare needs two different runs, not {a.run.name!r} twice")
+    name = fields[0].name if fields else None
+    full = compare_items(a, b, name, resamples, seed)
+    if not exclude_flag:
+        return ComparisonReport(full, resamples=resamples, seed=seed)
+    filtered = compare_items(without_flagged(a, exclude_flag), without_flagged(b, exclude_flag),
+                             name, resamples, seed)
+    return ComparisonReport(full, filtered, exclude_flag, resamples, seed)

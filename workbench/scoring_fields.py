@@ -1,0 +1,140 @@
+"""The fields scores can be broken down by, and how a claim's value for each is read.
+
+    importance  task  domain  label        claim columns
+    claim-type                             attr.claim_types (a list: one item, many slices)
+    attr.NAME                              any free-form attribute (a list works the same way)
+    flag:KIND                              yes / no: the claim carries a flag of that kind
+    cutoff                                 before / after / unknown: claim date vs a model's cutoff
+
+Each field reads a raw value per claim with one SQL expression over `claims c`, and turns
+it into slice values in Python; the batch loader and the live poller share both halves.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+
+from workbench.metrics import NO_VALUE, cutoff_bucket
+
+FLAG_YES, FLAG_NO = "yes", "no"
+_COLUMNS = {"importance": "c.importance", "task": "c.task", "domain": "c.domain", "label": "c.label"}
+_ALIASES = {"claim-type": "attr.claim_types", "claim_type": "attr.claim_types",
+            "claim-types": "attr.claim_types", "claim_types": "attr.claim_types",
+            "flagged": "flag:contaminated", "contaminated": "flag:contaminated", "gold": "label"}
+_VOCABULARIES = {"importance": ("Main", "Sub", "Irrelevant")}  # the schema's CHECK allows no other
+_NAME = re.compile(r"^[A-Za-z0-9_\-. /]+$")
+KNOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "attr.NAME", "flag:KIND", "cutoff")
+"""What `--by` and the TUI accept, as shown to users."""
+
+
+class FieldError(ValueError):
+    """A breakdown field or cutoff date the user typed cannot be used."""
+
+
+@dataclass(frozen=True)
+class SliceField:
+    """A field to break scores down by; `name` is how it is shown and typed."""
+
+    name: str
+    kind: str
+    """column, attribute, flag or cutoff."""
+    key: str
+    """The column expression, attribute name or flag kind."""
+    vocabulary: tuple[str, ...] = ()
+    """Every value the column can hold, when the schema fixes them (importance)."""
+
+    @property
+    def multi_valued(self) -> bool:
+        """An item may fall in several slices (attributes holding lists)."""
+        return self.kind == "attribute"
+
+    def sql(self) -> tuple[str, list]:
+        """SQL over `claims c` giving the raw value, and its parameters (flags: see flag_sql)."""
+        if self.kind == "column":
+            return self.key, []
+        if self.kind == "cutoff":
+            return "c.claim_date", []
+        if self.kind == "attribute":
+            # json_array keeps the JSON type (a list stays a list, "3" stays a string).
+            return "json_array(json_extract(c.attributes, ?))", [attribute_path(self.key)]
+        return flag_sql(), [self.key]
+
+    def values(self, raw: object, cutoff: str | None = None) -> str | tuple[str, ...]:
+        """The slice value(s) of one claim from its raw value (a tuple for lists)."""
+        if self.kind == "column":
+            return _text_value(raw)
+        if self.kind == "cutoff":
+            return cutoff_bucket(raw, cutoff) if cutoff else NO_VALUE
+        if self.kind == "flag":
+            return FLAG_YES if raw else FLAG_NO
+        return attribute_values(raw)
+
+
+def flag_sql() -> str:
+    """1 when the claim carries a flag of the kind bound to the one parameter."""
+    return "EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND f.kind = ? COLLATE NOCASE)"
+
+
+def attribute_path(name: str) -> str:
+    """The JSON path of a top-level attribute (quoted, as the filter language does)."""
+    return '$."' + name.replace('"', "") + '"'
+
+
+def parse_field(text: str) -> SliceField:
+    """A breakdown field from what the user typed; FieldError names the problem."""
+    raw = (text or "").strip()
+    name = _ALIASES.get(raw.lower(), raw)
+    lowered = name.lower()
+    if lowered in _COLUMNS:
+        return SliceField(lowered, "column", _COLUMNS[lowered], _VOCABULARIES.get(lowered, ()))
+    if lowered == "cutoff":
+        return SliceField("cutoff", "cutoff", "claim_date")
+    if lowered.startswith("attr.") and _NAME.match(name[5:] or "!"):
+        key = name[5:]
+        shown = "claim-type" if key == "claim_types" else f"attr.{key}"
+        return SliceField(shown, "attribute", key)
+    if lowered.startswith("flag:") and _NAME.match(name[5:] or "!"):
+        kind = name[5:]
+        return SliceField(f"flag:{kind}", "flag", kind)
+    close = difflib.get_close_matches(raw.lower(), [*_COLUMNS, "cutoff", "claim-type"], n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    raise FieldError(f"unknown field {raw!r}{hint} (known: {', '.join(KNOWN_FIELDS)})")
+
+
+def check_cutoff(text: str) -> str:
+    """A cutoff date as typed (YYYY-MM-DD), or FieldError naming it."""
+    try:
+        date.fromisoformat(text.strip())
+    except ValueError:
+        raise FieldError(f"cutoff {text!r} is not a date like 2024-06-01") from None
+    return text.strip()
+
+
+def _text_value(raw: object) -> str:
+    if raw is None or raw == "":
+        return NO_VALUE
+    return str(raw)
+
+
+@lru_cache(maxsize=4096)
+def attribute_values(raw: object) -> str | tuple[str, ...]:
+    """Slice values of a json_array(attribute) text: a scalar, or each item of a list."""
+    if raw is None:
+        return NO_VALUE
+    try:
+        value = json.loads(raw)[0]
+    except (TypeError, ValueError, IndexError):
+        return _text_value(raw)
+    if isinstance(value, list):
+        return tuple(dict.fromkeys(_json_text(v) for v in value if v is not None)) or NO_VALUE
+    return NO_VALUE if value is None else _json_text(value)
+
+
+def _json_text(value: object) -> str:
+    """A JSON value as a slice value: strings as they are, others in JSON spelling."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,181 @@
+"""A run's scores kept current while it is running, for live panels.
+
+The run is read once (scoring_items); after that each poll reads only the predictions
+written since the last one and records them in LiveMetrics, which replaces an item's
+earlier outcome by claim id. Nothing here touches a UI: the TUI calls it from workers.
+
+    live = load_live_run(store, "gpt4-js", fields, exclude_flag="contaminated")
+    changed = live.poll(store)            # on PRAGMA data_version change
+    live.summary(), live.breakdown("importance", filtered=True)
+    report = live.snapshot()              # arrays for bootstrap intervals in a thread
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from store import Store
+from workbench.metrics import API_ERROR, MISSING, NO_VALUE, LiveMetrics, MetricSummary
+from workbench.scoring import read_items
+from workbench.scoring_fields import SliceField
+from workbench.scoring_items import RunItems, outcome_case
+
+RECHECK_SECONDS = 2
+"""How far before the newest seen timestamp each poll reads again. Timestamps have
+seconds resolution and concurrent writers stamp an answer just before committing it,
+so commits can land slightly out of stamp order; an item read again with the same
+outcome is skipped."""
+
+
+class LiveRun:
+    """One run's counters, overall and per slice, with and without flagged claims."""
+
+    def __init__(self, items: RunItems, exclude_flag: str | None = None):
+        self.items = replace(items, outcome=items.outcome.copy())
+        self.exclude_flag = exclude_flag
+        self.last_seen = items.last_seen
+        self.field_names = tuple(items.fields)
+        space, coder = items.space, items.coder
+        self._gold_names = [*space.labels, *space.excluded, None]
+        self._outcome_names = [*coder.columns, API_ERROR, MISSING]
+        self._slices = _slice_values(items)
+        self.metrics = LiveMetrics(space.labels, space.abstain, self.field_names)
+        self.filtered = LiveMetrics(space.labels, space.abstain, self.field_names) if exclude_flag else None
+        self._flagged = items.flagged[exclude_flag] if exclude_flag else None
+        self._record_all()
+
+    def _record_all(self) -> None:
+        """The first count, in bulk (LiveMetrics.record_many)."""
+        items = self.items
+        ids = items.claim_ids.tolist()
+        gold = np.array(self._gold_names, dtype=object)[items.gold].tolist()
+        outcomes = np.array(self._outcome_names, dtype=object)[items.outcome].tolist()
+        self.metrics.record_many(ids, gold, outcomes, self._slices)
+        if self.filtered is not None:
+            keep = np.flatnonzero(~self._flagged).tolist()
+            self.filtered.record_many([ids[i] for i in keep], [gold[i] for i in keep],
+                                      [outcomes[i] for i in keep],
+                                      {name: [values[i] for i in keep] for name, values in self._slices.items()})
+
+    @property
+    def run(self):
+        return self.items.run
+
+    def _record(self, position: int) -> None:
+        items = self.items
+        slices = {name: values[position] for name, values in self._slices.items()}
+        args = (int(items.claim_ids[position]), self._gold_names[items.gold[position]],
+                self._outcome_names[items.outcome[position]], slices)
+        self.metrics.record(*args)
+        if self.filtered is not None and not self._flagged[position]:
+            self.filtered.record(*args)
+
+    def apply(self, changes: Sequence[tuple[int, int]]) -> int:
+        """Record (claim id, outcome code) pairs; returns how many items changed outcome."""
+        changed = 0
+        ids = self.items.claim_ids
+        for claim_id, code in changes:
+            position = int(np.searchsorted(ids, claim_id))
+            if position >= len(ids) or ids[position] != claim_id:
+                continue  # not one of the run's claims
+            if self.items.outcome[position] == code:
+                continue  # read again inside the recheck window: nothing to count
+            changed += 1
+            self.items.outcome[position] = code
+            self._record(position)
+        return changed
+
+    def poll(self, store: Store) -> int:
+        """Read the predictions written since the last poll; how many items changed."""
+        changes, newest = changed_predictions(store, self.items, self.last_seen)
+        if newest is not None and (self.last_seen is None or newest > self.last_seen):
+            self.last_seen = newest
+        return self.apply(changes)
+
+    def summary(self, filtered: bool = False) -> MetricSummary:
+        """Overall scores now (filtered: without the flagged claims)."""
+        return self._metrics(filtered).summary()
+
+    def breakdown(self, field: str, filtered: bool = False) -> dict[str, MetricSummary]:
+        """Scores per slice value of `field` now, in reading order, slices with items only."""
+        metrics = self._metrics(filtered)
+        order = self.items.fields[field].values
+        present = set(metrics.slice_values(field))
+        result = {}
+        for value in [v for v in order if v in present]:
+            summary = metrics.summary(field, value)
+            if summary.scored or summary.errors or summary.missing:
+                result[value] = summary
+        return result
+
+    def snapshot(self) -> RunItems:
+        """The items as they are now, safe to score in another thread."""
+        return replace(self.items, outcome=self.items.outcome.copy(), last_seen=self.last_seen)
+
+    def _metrics(self, filtered: bool) -> LiveMetrics:
+        if filtered:
+            if self.filtered is None:
+                raise ValueError("this live run was read without an exclude flag")
+            return self.filtered
+        return self.metrics
+
+
+def load_live_run(store: Store, reference: str | int, fields: Sequence[SliceField] = (),
+                  cutoff: str | None = None, exclude_flag: str | None = None) -> LiveRun:
+    """Read a run once and start counting (the only full read a live panel makes)."""
+    kinds = [exclude_flag] if exclude_flag else []
+    return LiveRun(read_items(store, reference, fields, cutoff, kinds, with_last_seen=True), exclude_flag)
+
+
+def changed_predictions(store: Store, items: RunItems, since: str | None
+                        ) -> tuple[list[tuple[int, int]], str | None]:
+    """(claim id, outcome code) of the run's predictions written at or after `since`
+    (less RECHECK_SECONDS), and the newest created_at among them."""
+    outcome_sql, params = outcome_case(items.space)
+    sql = f"SELECT p.claim_id, {outcome_sql}, p.created_at FROM predictions p WHERE p.run_id = ?"
+    params = [*params, items.run.id]
+    if since:
+        sql += " AND p.created_at >= ?"
+        params.append(_earlier(since, RECHECK_SECONDS))
+    rows = store.db.execute(sql, params).fetchall()
+    newest = max((row[2] for row in rows), default=None)
+    return [(row[0], row[1]) for row in rows], newest
+
+
+def flag_signature(store: Store, kind: str | None) -> tuple:
+    """Changes whenever a flag of `kind` is added or removed (live panels then re-read)."""
+    if not kind:
+        return ()
+    row = store.db.execute(
+        "SELECT count(*), ifnull(max(id), 0), ifnull(max(created_at), '') FROM flags"
+        " WHERE kind = ? COLLATE NOCASE", [kind],
+    ).fetchone()
+    return tuple(row)
+
+
+def _earlier(stamp: str, seconds: int) -> str:
+    """An ISO timestamp as stored ("2025-01-01T10:00:00Z"), `seconds` earlier, same format."""
+    try:
+        moment = datetime.fromisoformat(stamp.rstrip("Z"))
+    except ValueError:
+        return stamp
+    return (moment - timedelta(seconds=seconds)).isoformat() + ("Z" if stamp.endswith("Z") else "")
+
+
+def _slice_values(items: RunItems) -> dict[str, list[str | tuple[str, ...]]]:
+    """Each field's value per item, in item order (a tuple for list-valued fields)."""
+    columns: dict[str, list] = {}
+    for name, column in items.fields.items():
+        names = np.array(column.values, dtype=object)
+        if not column.field.multi_valued:
+            columns[name] = names[column.codes[np.argsort(column.members, kind="stable")]].tolist()
+            continue
+        grouped: list[list[str]] = [[] for _ in range(len(items))]
+        for member, code in zip(column.members.tolist(), column.codes.tolist()):
+            grouped[member].append(column.values[code])
+        columns[name] = [tuple(values) if values else (NO_VALUE,) for values in grouped]
+    return columns

@@ -1,0 +1,220 @@
+"""Rich tables of scores for the command line (untrusted text always literal)."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from workbench.display import literal
+from workbench.metrics import MetricSummary
+from workbench.reporting import excluded_text, interval_text, number, subsets
+from workbench.scoring import RunReport, Scores
+from workbench.scoring_compare import Comparison, ComparisonReport
+
+
+def with_ci(scores: Scores | None, name: str) -> Text:
+    """'0.734' over a dimmed '[0.701, 0.766]' (the interval, when there is one)."""
+    if scores is None:
+        return Text("—")
+    text = Text(number(getattr(scores.summary, name)))
+    interval = scores.intervals.get(name)
+    if interval is not None:
+        text.append("\n" + interval_text(interval), style="dim")
+    return text
+
+
+def _subset_label(label: str) -> Text:
+    """The second row of a slice: the same numbers without the flagged claims."""
+    return Text(" " + label.replace("without ", "w/o "), style="italic")
+
+
+def run_heading(report: RunReport) -> Text:
+    """Run name, dataset, model and what happened to its items."""
+    full = report.full
+    s = full.overall.summary
+    line = Text()
+    line.append_text(literal(full.run.name, "bold"))
+    line.append(" · dataset ")
+    line.append_text(literal(full.dataset))
+    line.append(" · model ")
+    line.append_text(literal(full.run.model))
+    line.append(f" · {full.items:,} items: {s.scored:,} scored, {_count(s.errors, 'API error')}, "
+                f"{s.missing:,} missing, excluded ")
+    line.append_text(literal(excluded_text(full)))
+    if report.exclude_flag:
+        line.append(f" · {report.flagged:,} flagged ")
+        line.append_text(literal(report.exclude_flag))
+    return line
+
+
+def _table(*columns: str, title: str | None = None, first_width: int | None = None) -> Table:
+    """A table whose title and headers are plain text (field names and flag kinds are typed
+    by users, so nothing here is read as markup)."""
+    table = Table(box=box.SIMPLE_HEAD, title=literal(title) if title else None, title_justify="left",
+                  pad_edge=False, show_edge=False)
+    for n, name in enumerate(columns):
+        width = _CI_WIDTH if name in _WITH_CI else min(len(name), 12)
+        table.add_column(literal(name), justify="left" if n == 0 else "right", min_width=width if n else None,
+                         max_width=None if n else first_width)
+    return table
+
+
+_WITH_CI = ("accuracy", "macro-F1", "all")
+_CI_WIDTH = len("[0.000, 1.000]")
+
+
+def scores_table(report: RunReport) -> Table:
+    """The headline numbers, all claims beside the unflagged ones."""
+    sets = subsets(report)
+    table = _table("metric", *(label for label, _ in sets))
+    rows = [
+        ("accuracy", lambda r: with_ci(r.overall, "accuracy")),
+        ("macro-F1", lambda r: with_ci(r.overall, "macro_f1")),
+        ("MCC", lambda r: Text(number(r.overall.summary.mcc))),
+        ("Unknown Rate", lambda r: Text(number(r.overall.summary.unknown_rate))),
+        ("parse-failure rate", lambda r: Text(number(r.overall.summary.parse_failure_rate))),
+        ("error rate", lambda r: Text(number(r.overall.summary.error_rate))),
+        ("coverage", lambda r: Text(_coverage(r.overall.summary))),
+        ("support (scored)", lambda r: Text(f"{r.overall.summary.scored:,}")),
+        ("uniform acc / F1", lambda r: Text(_baseline(r.overall.summary, "uniform"))),
+        ("majority acc / F1", lambda r: _majority(r.overall.summary)),
+    ]
+    for name, cell in rows:
+        table.add_row(name, *(cell(scores) for _, scores in sets))
+    return table
+
+
+def _coverage(s: MetricSummary) -> str:
+    attempted = s.scored + s.errors + s.missing
+    return f"{number(s.coverage)} ({s.scored:,} of {attempted:,})"
+
+
+def _baseline(s: MetricSummary, kind: str) -> str:
+    b = s.baselines
+    return f"{number(getattr(b, kind + '_accuracy'))} / {number(getattr(b, kind + '_macro_f1'))}"
+
+
+def _majority(s: MetricSummary) -> Text:
+    text = Text(_baseline(s, "majority"))
+    if s.baselines.majority_class is not None:
+        text.append(" (")
+        text.append_text(literal(s.baselines.majority_class))
+        text.append(")")
+    return text
+
+
+def class_table(report: RunReport) -> Table:
+    """Precision, recall, F1 and support per gold class (a second row per set w/o flagged)."""
+    table = _table("class", "precision", "recall", "F1", "support")
+    for index, label in enumerate(report.full.overall.summary.classes):
+        for n, (subset, scores) in enumerate(subsets(report)):
+            c = scores.overall.summary.per_class[index]
+            table.add_row(literal(label) if n == 0 else _subset_label(subset), number(c.precision),
+                          number(c.recall), number(c.f1), f"{c.support:,}")
+    return table
+
+
+def confusion_table(summary: MetricSummary, title: str) -> Table:
+    """Gold classes down, predicted values across (abstain and parse failure last)."""
+    confusion = summary.confusion
+    table = _table("gold \\ predicted", *confusion.columns, title=title)
+    for row, gold in enumerate(confusion.classes):
+        table.add_row(literal(gold), *(f"{n:,}" for n in confusion.counts[row]))
+    return table
+
+
+def breakdown_table(report: RunReport, field: str) -> Table:
+    """A row per slice: support, accuracy and macro-F1 with CIs, MCC, Unknown Rate, coverage;
+    with an exclude flag, a second row per slice without the flagged claims."""
+    table = _table(field, "n", "accuracy", "macro-F1", "MCC", "UR", "cov.", title=f"by {field}", first_width=14)
+    table.caption = Text("n = scored items · UR = Unknown Rate · cov. = coverage · [95% CI]", style="dim")
+    table.caption_justify = "left"
+    sets = subsets(report)
+    for value in report.full.breakdowns.get(field, {}):
+        for n, (subset, scores) in enumerate(sets):
+            s = scores.breakdowns.get(field, {}).get(value)
+            first = literal(value) if n == 0 else _subset_label(subset)
+            if s is None:
+                table.add_row(first, "0", "—", "—", "—", "—", "—")
+                continue
+            table.add_row(first, f"{s.summary.scored:,}", with_ci(s, "accuracy"), with_ci(s, "macro_f1"),
+                          number(s.summary.mcc), number(s.summary.unknown_rate), number(s.summary.coverage))
+    return table
+
+
+def run_report(report: RunReport) -> RenderableType:
+    """Everything `workbench metrics` prints for one run."""
+    parts: list[RenderableType] = [run_heading(report), scores_table(report), class_table(report)]
+    for label, scores in subsets(report):
+        title = "confusion" if label == "all" else f"confusion ({label})"
+        parts.append(confusion_table(scores.overall.summary, title))
+    for field in report.full.breakdowns:
+        parts.append(breakdown_table(report, field))
+    return Group(*parts)
+
+
+def comparison_view(report: ComparisonReport) -> RenderableType:
+    """Everything `workbench compare` prints."""
+    parts: list[RenderableType] = []
+    for label, comparison in (("all", report.full), (f"without {report.exclude_flag}", report.filtered)):
+        if comparison is None:
+            continue
+        parts += _comparison_parts(comparison, label if report.filtered is not None else None)
+    return Group(*parts)
+
+
+def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]:
+    heading = Text()
+    heading.append_text(literal(c.run_b.name, "bold"))
+    heading.append(" vs ")
+    heading.append_text(literal(c.run_a.name, "bold"))
+    heading.append(f" on {c.shared:,} shared items (deltas are B − A)")
+    if subset:
+        heading.append(f" · {subset}")
+    table = _table("metric", "A", "B", "Δ", "paired 95% CI", "p")
+    for name, label in (("accuracy", "accuracy"), ("macro_f1", "macro-F1"), ("mcc", "MCC"),
+                        ("unknown_rate", "Unknown Rate"), ("parse_failure_rate", "parse-failure rate")):
+        d = c.deltas[name]
+        paired = c.paired.get(name)
+        table.add_row(label, number(d.a), number(d.b), _signed(d.delta),
+                      interval_text(paired) if paired else "", number(paired.p_value) if paired else "")
+    test = c.mcnemar
+    lines = Text()
+    lines.append(f"McNemar (accuracy, exact): b = {test.b} (A right, B wrong), c = {test.c} "
+                 f"(A wrong, B right), p = {number(test.p_value)}\n")
+    cor = number(c.correction_rate) if c.correction_rate is not None else "— (A got none wrong)"
+    fixed = len(c.wrong_to_right)
+    lines.append(f"CoR = {cor}: B fixes {fixed:,} of A's {c.a_wrong:,} wrong items\n")
+    lines.append(f"right → wrong: {len(c.right_to_wrong):,}  {_ids(c.right_to_wrong)}\n")
+    lines.append("  filter: ")
+    lines.append_text(literal(c.right_to_wrong_filter))
+    lines.append(f"\nwrong → right: {len(c.wrong_to_right):,}  {_ids(c.wrong_to_right)}\n")
+    lines.append("  filter: ")
+    lines.append_text(literal(c.wrong_to_right_filter))
+    parts: list[RenderableType] = [heading, table, lines]
+    if c.by:
+        slices = _table(c.by, "shared", "Δ accuracy", "Δ macro-F1", "McNemar b / c", "p", title=f"by {c.by}")
+        for s in c.slices:
+            slices.add_row(literal(s.value), f"{s.shared:,}", _signed(s.deltas["accuracy"].delta),
+                           _signed(s.deltas["macro_f1"].delta), f"{s.mcnemar.b} / {s.mcnemar.c}",
+                           number(s.mcnemar.p_value))
+        parts.append(slices)
+    return parts
+
+
+def _signed(value: float) -> str:
+    text = number(value)
+    return text if text == "—" or value < 0 else "+" + text
+
+
+def _ids(ids: list[int], shown: int = 20) -> str:
+    if not ids:
+        return ""
+    more = f" … (+{len(ids) - shown:,})" if len(ids) > shown else ""
+    return "claims " + ", ".join(str(i) for i in ids[:shown]) + more
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
