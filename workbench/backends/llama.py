@@ -114,8 +114,28 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
         arguments["stop"] = list(request.stop)
     if request.json_schema is not None:
         # Grammar-constrained decoding: the answer is valid JSON of this shape.
-        arguments["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        arguments["response_format"] = {"type": "json_object", "schema": capped_text(request.json_schema)}
     return arguments
+
+
+LOCAL_TEXT_CAP = 600
+
+
+def capped_text(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with free-text strings capped at LOCAL_TEXT_CAP characters.
+
+    Small local models ramble until max_tokens cuts the JSON off mid-string (a parse
+    failure, and slow); the grammar makes them close the string in time instead.
+    """
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    capped = {
+        name: ({**spec, "maxLength": LOCAL_TEXT_CAP}
+               if spec.get("type") == "string" and "enum" not in spec and "maxLength" not in spec else spec)
+        for name, spec in properties.items()
+    }
+    return {**schema, "properties": capped}
 
 
 def forget_loaded_models() -> None:
