@@ -141,7 +141,10 @@ class AnnotationStore:
         slug = slugify(name)
         if not slug:
             raise ValueError("a category needs a name with letters or digits")
-        if key and any(c.key == key for c in self.categories()):
+        existing = self.categories()
+        if any(c.slug == slug for c in existing):
+            raise ValueError(f"a category named {name!r} already exists")
+        if key and any(c.key == key for c in existing):
             raise ValueError(f"key {key!r} is already taken by another category")
         with self.db.atomic():
             self.db.execute(

@@ -1,0 +1,178 @@
+"""Item 7: footer keys, help (F1 and ?), the command palette, the user's keymap, themes, NO_COLOR,
+and the module entry point that `textual serve` runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from textual.binding import Binding
+
+from store import FILTER_HELP
+from tests.test_tui_support import REPO_ROOT, add_run, make_app, rendered, screen_text, settle
+from workbench.config import load_settings
+from workbench.tui.screens.dialogs import ConfirmDialog, TextPrompt, TextViewer
+from workbench.tui.screens.flag_dialog import FlagDialog
+from workbench.tui.screens.help import HelpScreen, binding_classes
+from workbench.tui.screens.run_picker import RunPicker
+
+
+def all_binding_owners() -> list[type]:
+    return [owner for _, owner in binding_classes()] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
+                                                         HelpScreen]
+
+
+def test_every_binding_has_an_id_and_a_tooltip():
+    missing = [
+        f"{owner.__name__}: {binding.key}"
+        for owner in all_binding_owners()
+        for binding in owner.BINDINGS
+        if isinstance(binding, Binding) and not (binding.id and binding.tooltip)
+    ]
+    assert missing == []
+
+
+def test_binding_ids_are_unique_across_the_app():
+    ids = [b.id for owner in all_binding_owners() for b in owner.BINDINGS if isinstance(b, Binding)]
+    assert len(ids) == len(set(ids))
+
+
+async def test_footer_shows_the_keys_that_apply_now(demo_store, db_path):
+    app = make_app(db_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        footer = screen_text(app).splitlines()[-1]
+        assert "Flag" in footer and "Run" in footer and "Open" in footer
+        await pilot.press("enter")
+        await settle(pilot, app)
+        footer = screen_text(app).splitlines()[-1]
+        assert "Back" in footer and "Verdicts" in footer and "Flag" in footer
+
+
+async def test_help_lists_every_key_and_the_filter_language(demo_store, db_path):
+    app = make_app(db_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("question_mark")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HelpScreen)
+        text = rendered(app.screen.query_one("#help-body Static"))
+        assert FILTER_HELP.splitlines()[1] in text
+        for binding_id in ("claims.flag", "table.end", "detail.tab_verdicts", "triage.reviewed", "app.undo"):
+            assert f"[{binding_id}]" in text
+        assert text.startswith("ClaimTable")  # help for the focused widget comes first
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_f1_in_the_filter_bar_explains_the_filter_bar(demo_store, db_path):
+    app = make_app(db_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("slash", "f1")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HelpScreen)
+        assert rendered(app.screen.query_one("#help-body Static")).startswith("FilterBar\nThe filter bar.")
+
+
+async def test_the_command_palette_offers_run_views_and_presets(demo_store, db_path):
+    ids = demo_store.claims.ids("dataset:demo -label:Unclear -label:Unevaluable")[:3]
+    add_run(demo_store, "alpha", {i: ("abstain", None) for i in ids})
+    app = make_app(db_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Abstentions of run alpha")
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.browser.table.query.filter == "run:alpha status:abstain"
+        assert [r.id for r in app.browser.table.window.rows] == ids
+        await pilot.press("ctrl+p", *"contaminated claims")
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.browser.table.query.filter == "flagged:contaminated"
+
+
+async def test_the_users_keymap_theme_and_annotator_apply(demo_store, db_path, tmp_path, monkeypatch):
+    config = tmp_path / "config.toml"
+    config.write_text('annotator = "ana"\ntheme = "textual-light"\n[keymap]\n"claims.flag" = "ctrl+f"\n')
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
+    monkeypatch.delenv("WORKBENCH_ANNOTATOR")
+    app = make_app(db_path, settings=load_settings())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert app.theme == "textual-light"
+        await pilot.press("f")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, FlagDialog)
+        await pilot.press("ctrl+f")
+        await settle(pilot, app)
+        assert isinstance(app.screen, FlagDialog)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        first = app.browser.table.window.rows[0].id
+        assert demo_store.annotations.flags_for(first)[0].who == "ana"
+        assert app.screen.active_bindings["ctrl+f"].binding.description == "Flag"
+        await pilot.press("question_mark")
+        await settle(pilot, app)
+        help_text = rendered(app.screen.query_one("#help-body Static"))
+        assert any(line.strip().startswith("^f") and "[claims.flag]" in line for line in help_text.splitlines())
+
+
+async def test_an_unknown_theme_is_a_warning_not_a_crash(demo_store, db_path, tmp_path, monkeypatch):
+    config = tmp_path / "config.toml"
+    config.write_text('theme = "no-such-theme"\n')
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
+    app = make_app(db_path, settings=load_settings())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert any("unknown theme" in n.message for n in app._notifications)
+
+
+async def test_no_color_is_respected(demo_store, db_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        # Textual strips colour on output; the workbench never forces it back (no styles by
+        # escape codes, outcome symbols instead of colour alone).
+        assert app.no_color
+        assert any(type(f).__name__ in ("NoColor", "Monochrome") for f in app._filters)
+
+
+def test_the_module_entry_point_textual_serve_runs():
+    result = subprocess.run([sys.executable, "-m", "workbench.tui", "--help"], capture_output=True,
+                            text=True, cwd=REPO_ROOT, timeout=60)
+    assert result.returncode == 0
+    assert "--db" in result.stdout
+
+
+@pytest.mark.parametrize("width, height", [(80, 24), (120, 40)])
+async def test_every_screen_opens_at_small_and_large_sizes(demo_store, db_path, width, height):
+    ids = demo_store.claims.ids("dataset:demo -label:Unclear -label:Unevaluable")[:2]
+    add_run(demo_store, "alpha", {ids[0]: ("ok", "Refuted"), ids[1]: ("ok", "Supported")})
+    app = make_app(db_path)
+    async with app.run_test(size=(width, height)) as pilot:
+        await settle(pilot, app)
+        for keys in (["enter"], ["escape", "r"], ["escape", "f"], ["escape", "t"], ["escape", "v"],
+                     ["escape", "question_mark"], ["escape", "g"]):
+            await pilot.press(*keys)
+            await settle(pilot, app)
+            assert screen_text(app).strip()
+
+
+def test_workbench_tui_opens_the_app_on_the_database(demo_store, db_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import workbench.tui
+    from workbench.cli import main
+
+    opened = []
+    monkeypatch.setattr(workbench.tui, "run_workbench", opened.append)
+    result = CliRunner().invoke(main, ["--db", str(db_path), "tui"])
+    assert result.exit_code == 0 and opened == [db_path]
+    missing = CliRunner().invoke(main, ["--db", str(db_path.parent / "nope.db"), "tui"])
+    assert missing.exit_code == 1 and "no database at" in missing.output

@@ -1,0 +1,114 @@
+"""Item 4: run a model from the selection — the dialog, the prompt preview, a real GGUF run, cancel."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_tui_support import make_app, rendered, settle
+from workbench.tui.screens.detail import ClaimDetailScreen
+from workbench.tui.screens.run_dialog import RunDialog
+from workbench.tui.widgets.run_status import RunStatus
+from workbench.tui.widgets.verdicts import VerdictList
+
+
+async def until(pilot, condition, rounds: int = 2000) -> None:
+    """Wait on a state of the app (each round waits for the app to go idle, no fixed sleeps)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError("the app never reached the expected state")
+
+
+async def test_the_dialog_previews_the_exact_prompt_for_the_highlighted_claim(demo_store, db_path):
+    claim_id = demo_store.claims.ids("has:pages has:response")[0]
+    claim = demo_store.claims.get(claim_id)
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        app.browser.table.jump_to(claim_id)
+        await settle(pilot, app)
+        await pilot.press("r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RunDialog)
+        preview = rendered(app.screen.query_one("#run-preview"))
+        assert "── system ──" in preview and "── user ──" in preview and claim.text in preview
+        app.screen.query_one("#run-setting").value = "claim+time+full"
+        await settle(pilot, app)
+        preview = rendered(app.screen.query_one("#run-preview"))
+        cited = next(e for e in claim.evidence if e.is_cited)
+        assert cited.passage in preview and claim.reference_time in preview
+        # A setting the claim cannot fill says why, before anything runs.
+        app.screen.query_one("#run-setting").value = "claim+qa"
+        await settle(pilot, app)
+        assert "cannot render this claim" in rendered(app.screen.query_one("#run-preview"))
+        await pilot.press("escape")
+        assert not isinstance(app.screen, RunDialog)
+
+
+async def test_a_setup_problem_is_shown_in_the_dialog(demo_store, db_path):
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("r")
+        await settle(pilot, app)
+        app.screen.query_one("#run-model-kind").value = "gguf"
+        await settle(pilot, app)
+        app.screen.query_one("#run-model-name").value = "/no/such/model.gguf"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RunDialog)
+        assert "model.gguf" in rendered(app.screen.query_one("#run-error"))
+        assert demo_store.runs.list() == []
+
+
+@pytest.mark.slow
+async def test_a_real_gguf_run_on_two_marked_claims_lands_in_table_and_detail(demo_store, db_path):
+    ids = demo_store.claims.ids("dataset:demo")[:2]
+    app = make_app(db_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("space", "space", "r")
+        await settle(pilot, app)
+        assert app.screen.query_one("#scope-marked").value
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, RunDialog))
+        await settle(pilot, app)  # waits for the run worker too
+        run = demo_store.runs.list()[0]
+        progress = demo_store.runs.progress(run.id)
+        assert progress.total == 2 and progress.done + progress.error == 2
+        status = app.browser.query_one(RunStatus)
+        assert "2/2" in rendered(status) and "finished" in rendered(status)
+        table = app.browser.table
+        assert run.id in table.query.run_ids
+        for row in table.window.rows[:2]:
+            assert row.verdicts[run.id][0] in ("ok", "abstain", "parse_failure", "error")
+        table.jump_to(ids[0])
+        await settle(pilot, app)
+        await pilot.press("enter", "v")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ClaimDetailScreen)
+        assert any(o.id == str(run.id) for o in app.screen.query_one(VerdictList).options)
+
+
+@pytest.mark.slow
+async def test_cancel_stops_a_run_and_keeps_what_finished(demo_store, db_path):
+    total = demo_store.claims.count("dataset:demo")
+    app = make_app(db_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        app.show_claims("dataset:demo")
+        await settle(pilot, app)
+        await pilot.press("r")
+        await settle(pilot, app)
+        app.screen.query_one("#scope-filter").value = True
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.runs.active)
+        await pilot.press("K")
+        await settle(pilot, app)
+        run = demo_store.runs.list()[0]
+        assert run.status == "cancelled"
+        progress = demo_store.runs.progress(run.id)
+        assert progress.total == total and progress.done < total
+        assert app.runs.state.status == "cancelled"
+        assert not app.runs.active

@@ -1,0 +1,22 @@
+"""`workbench tui`: open the terminal UI on the database."""
+
+from __future__ import annotations
+
+from workbench.cli import UserError, current_db_path, db_path_option, main
+
+
+@main.command("tui")
+@db_path_option
+def tui_command() -> None:
+    """Open the workbench TUI: browse claims and evidence, run models, flag, triage.
+
+    Keys: ? for help, ctrl+p for the command palette, q to quit. The same runs in a browser
+    with `textual serve "python -m workbench.tui --db FILE"` (needs textual-dev).
+    """
+    path = current_db_path()
+    if not path.exists():
+        raise UserError(f"no database at {path}; import a file first (workbench import FILE),"
+                        " try `workbench demo`, or pass --db")
+    from workbench.tui import run_workbench
+
+    run_workbench(path)

@@ -1,0 +1,20 @@
+"""`python -m workbench.tui --db FILE`: the workbench without the CLI (what `textual serve` runs)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from workbench.tui import run_workbench
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m workbench.tui", description=__doc__)
+    parser.add_argument("--db", default=os.environ.get("WORKBENCH_DB") or "workbench.db",
+                        help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db)")
+    args = parser.parse_args(argv)
+    run_workbench(args.db)
+
+
+if __name__ == "__main__":
+    main()

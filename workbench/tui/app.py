@@ -1,0 +1,232 @@
+"""The workbench app: screens, the shared catalogue, live refresh, undo, keymap, themes."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.widget import Widget
+from textual.worker import Worker, WorkerState
+
+from store import FlagChange, Store
+from workbench.config import Settings, load_settings
+from workbench.display import printable
+from workbench.tui.commands import WorkbenchCommands
+from workbench.tui.db import ThreadStores
+from workbench.tui.errors import ReportsWorkerErrors
+from workbench.tui.messages import Catalogue, CatalogueLoaded, DataChanged, FlagsChanged
+from workbench.tui.runs import RunControl, RunEvent
+
+POLL_SECONDS = 0.5
+
+
+class WorkbenchApp(ReportsWorkerErrors, App):
+    """Browse claims, read evidence and verdicts, run models, flag and triage."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "fact-check workbench"
+    COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", id="app.help",
+                tooltip="Every key, the filter language, and help for what is focused"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the workbench"),
+        Binding("f1", "help_focused", "Help", show=False, id="app.help_focused",
+                tooltip="Help for the focused widget"),
+        Binding("u,ctrl+z", "undo", "Undo", id="app.undo", tooltip="Undo the last flag or unflag"),
+        Binding("m", "metrics", "Metrics", id="app.metrics", tooltip="Open the metrics view"),
+        Binding("C", "contamination", "Contamination", show=False, id="app.contamination",
+                tooltip="Why claims were flagged contaminated (scores, matched evidence, threshold)"),
+        Binding("K", "cancel_run", "Cancel run", id="app.cancel_run",
+                tooltip="Stop the run started from this window (finished items stay)"),
+    ]
+
+    def __init__(self, db_path: str | Path, settings: Settings | None = None,
+                 poll_seconds: float = POLL_SECONDS):
+        super().__init__()
+        self.db_path = Path(db_path)
+        self.settings = settings or load_settings()
+        self.stores = ThreadStores(self.db_path)
+        self.catalogue = Catalogue()
+        self.undo_stack: list[tuple[FlagChange, str]] = []
+        self.data_epoch = 0
+        self.runs = RunControl(self)
+        self._poll_seconds = poll_seconds
+        self._watch_store: Store | None = None
+        self._data_version: int | None = None
+
+    def on_mount(self) -> None:
+        from workbench.tui.screens.browser import ClaimsScreen
+
+        self._apply_settings()
+        # The app's own connection, used only to notice commits (PRAGMA data_version).
+        self._watch_store = Store.open(self.db_path)
+        self._data_version = self._watch_store.data_version()
+        self.push_screen(ClaimsScreen())  # it asks for the catalogue once its first page is shown
+        if self._poll_seconds:
+            self.set_interval(self._poll_seconds, self.poll_data_version)
+
+    def on_unmount(self) -> None:
+        if self._watch_store is not None:
+            self._watch_store.close()
+
+    def _apply_settings(self) -> None:
+        theme = self.settings.theme
+        if theme:
+            if theme in self.available_themes:
+                self.theme = theme
+            else:
+                self.notify(f"unknown theme {printable(theme)!r}; using {self.theme}",
+                            severity="warning", markup=False)
+        if self.settings.keymap:
+            self.set_keymap(dict(self.settings.keymap))
+
+    # -- live data -----------------------------------------------------------
+
+    def poll_data_version(self) -> None:
+        """Notice commits from any connection (a CLI run in another terminal, our workers)."""
+        if self._watch_store is None:
+            return
+        version = self._watch_store.data_version()
+        if version != self._data_version:
+            self._data_version = version
+            self.data_changed()
+
+    def data_changed(self) -> None:
+        """Tell the visible screen to re-read; others re-read when they come back."""
+        self.data_epoch += 1
+        self.load_catalogue()
+        self.screen.post_message(DataChanged())
+
+    @work(thread=True, exclusive=True, group="catalogue", exit_on_error=False)
+    def load_catalogue(self) -> None:
+        store = self.stores.get()
+        catalogue = Catalogue(
+            runs=store.runs.list(),
+            scored={d.name: set(d.label_space.labels) for d in store.datasets.list()},
+            flag_kinds=store.annotations.flag_kinds(),
+            total_claims=store.claims.count(""),
+        )
+        self.post_message(CatalogueLoaded(catalogue))
+
+    @on(CatalogueLoaded)
+    def _catalogue_loaded(self, message: CatalogueLoaded) -> None:
+        self.catalogue = message.catalogue
+        for screen in self.screen_stack:
+            screen.post_message(CatalogueLoaded(message.catalogue))
+
+    # -- what screens and commands call ------------------------------------------
+
+    def show_claims(self, filter_text: str = "", claim_id: int | None = None) -> None:
+        """Open the claims browser on a filter (the metrics view uses this for a cell's claims)."""
+        browser = self.browser
+        while self.screen is not browser and len(self.screen_stack) > 1:
+            self.pop_screen()
+        browser.apply_filter(filter_text, claim_id)
+
+    @property
+    def browser(self):
+        from workbench.tui.screens.browser import ClaimsScreen
+
+        return next(s for s in self.screen_stack if isinstance(s, ClaimsScreen))
+
+    def open_claim(self, claim_id: int) -> None:
+        from workbench.tui.screens.detail import ClaimDetailScreen
+
+        self.push_screen(ClaimDetailScreen(claim_id))
+
+    def open_triage(self, run_id: int | None = None) -> None:
+        from workbench.tui.screens.triage import TriageScreen
+
+        run = self.catalogue.run_named(run_id) if run_id is not None else self.browser.focus_run
+        if run is None:
+            self.notify("no run to triage yet: start one with r, or pick runs with v", severity="warning")
+            return
+        self.push_screen(TriageScreen(run.id, run.name))
+
+    def action_metrics(self) -> None:
+        """Open the metrics view if it is installed (workbench/tui/metrics_screen.py)."""
+        self.open_optional_screen("metrics_screen", "MetricsScreen", "metrics view")
+
+    def action_contamination(self) -> None:
+        """Open the contamination view (workbench/tui/contamination_screen.py) on this claim."""
+        row = self.browser.table.current
+        self.open_optional_screen("contamination_screen", "ContaminationScreen", "contamination view",
+                                  self.db_path, claim_id=row.id if row else None)
+
+    def open_optional_screen(self, module_name: str, class_name: str, title: str, *args, **kwargs) -> None:
+        """Push a screen another part of the workbench provides, or say it is not there yet."""
+        try:
+            module = importlib.import_module(f"workbench.tui.{module_name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"workbench.tui.{module_name}":
+                raise
+            module = None
+        screen_class = getattr(module, class_name, None)
+        if screen_class is None:
+            self.notify(f"{title} not installed yet", severity="warning")
+            return
+        self.push_screen(screen_class(*args, **kwargs))
+
+    def action_help(self) -> None:
+        from workbench.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            here = [active.binding for active in self.screen.active_bindings.values()]
+            self.push_screen(HelpScreen(self._help_target(), here))
+
+    def action_help_focused(self) -> None:
+        self.action_help()
+
+    def _help_target(self) -> Widget | None:
+        node = self.focused
+        while node is not None and not getattr(node, "HELP", None):
+            node = node.parent if isinstance(node.parent, Widget) else None
+        return node
+
+    def action_cancel_run(self) -> None:
+        self.runs.cancel()
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "cancel_run":
+            return self.runs.active
+        return True
+
+    @on(RunEvent)
+    def _run_event(self, message: RunEvent) -> None:
+        self.runs.handle(message.event)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        super().on_worker_state_changed(event)
+        if event.worker.group == "model-run" and event.state in (
+            WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED
+        ):
+            self.runs.worker_ended(event.state == WorkerState.SUCCESS, event.worker.error)
+
+    # -- flags and undo ------------------------------------------------------------
+
+    @on(FlagsChanged)
+    def _flags_changed(self, message: FlagsChanged) -> None:
+        if message.change.added_ids or message.change.removed:
+            self.undo_stack.append((message.change, message.summary))
+        self.notify(message.summary + " (u to undo)", markup=False)
+        self.data_changed()
+
+    def action_undo(self) -> None:
+        if not self.undo_stack:
+            self.notify("nothing to undo")
+            return
+        change, summary = self.undo_stack.pop()
+        self._undo(change, summary)
+
+    @work(thread=True, exclusive=True, group="undo", exit_on_error=False)
+    def _undo(self, change: FlagChange, summary: str) -> None:
+        self.stores.get().annotations.undo(change)
+        self.call_from_thread(self._undone, summary)
+
+    def _undone(self, summary: str) -> None:
+        self.notify(f"undone: {summary}", markup=False)
+        self.data_changed()
+

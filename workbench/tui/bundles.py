@@ -1,0 +1,65 @@
+"""Everything a screen shows about one claim, read in one go (in a worker)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from store import Claim, FailureCategory, Flag, Prediction, Run, Store
+
+
+@dataclass
+class ClaimBundle:
+    """A claim with its flags and every run's answer."""
+
+    claim: Claim
+    flags: list[Flag] = field(default_factory=list)
+    verdicts: list[tuple[Run, Prediction]] = field(default_factory=list)
+    scored: set[str] | None = None
+    """The dataset's scored gold classes (None if unknown)."""
+
+
+def load_bundle(store: Store, claim_id: int) -> ClaimBundle | None:
+    """Read a claim, its flags and verdicts; None if the claim is gone."""
+    claim = store.claims.get(claim_id)
+    if claim is None:
+        return None
+    dataset = store.datasets.get(claim.dataset) if claim.dataset else None
+    return ClaimBundle(
+        claim=claim,
+        flags=store.annotations.flags_for(claim_id),
+        verdicts=store.runs.predictions_for_claim(claim_id),
+        scored=set(dataset.label_space.labels) if dataset else None,
+    )
+
+
+@dataclass
+class TriageItem:
+    """One wrong answer in the triage queue, with what people said about it."""
+
+    bundle: ClaimBundle
+    run: Run
+    prediction: Prediction
+    categories: list[FailureCategory]
+    """Every category (built-in first), each with its key."""
+    assigned: set[int]
+    """Ids of the categories on this prediction."""
+    reviewed: bool
+    note: str | None
+    counts: dict[str, int]
+    """Category name -> how many of the run's predictions carry it."""
+
+
+def load_triage_item(store: Store, run_id: int, claim_id: int) -> TriageItem | None:
+    """The claim, this run's answer and its triage; None if either is gone."""
+    bundle = load_bundle(store, claim_id)
+    run = store.runs.get(run_id)
+    prediction = store.runs.prediction(run_id, claim_id)
+    if bundle is None or run is None or prediction is None:
+        return None
+    notes = store.annotations
+    reviewed, note = notes.review_of(prediction.id)
+    return TriageItem(
+        bundle=bundle, run=run, prediction=prediction, categories=notes.categories(),
+        assigned={c.id for c in notes.categories_for(prediction.id)}, reviewed=reviewed, note=note,
+        counts=notes.category_counts(run_id),
+    )

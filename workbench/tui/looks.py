@@ -1,0 +1,104 @@
+"""How verdicts, flags and untrusted text look on screen (Rich Text, never markup).
+
+Every outcome has its own symbol as well as its own colour, so the looks survive
+NO_COLOR, monochrome terminals and colour-blind readers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from store import Prediction
+from workbench.display import literal, one_line, printable
+
+
+@dataclass(frozen=True)
+class Look:
+    symbol: str
+    word: str
+    style: str
+
+
+LOOKS = {
+    "right": Look("✓", "right", "green"),
+    "wrong": Look("✗", "wrong", "bold red"),
+    "unscored": Look("•", "unscored gold", "cyan"),
+    "abstain": Look("∅", "abstained", "yellow"),
+    "parse_failure": Look("?", "parse failure", "bold magenta"),
+    "error": Look("!", "API error", "bold reverse red"),
+    "none": Look("·", "no answer yet", "dim"),
+}
+
+
+def outcome(status: str | None, verdict: str | None, gold: str | None,
+            scored: set[str] | None = None) -> str:
+    """right / wrong / unscored / abstain / parse_failure / error / none."""
+    if status is None:
+        return "none"
+    if status != "ok":
+        return status if status in LOOKS else "error"
+    if scored is not None and gold not in scored:
+        return "unscored"
+    return "right" if verdict == gold else "wrong"
+
+
+def verdict_mark(status: str | None, verdict: str | None, gold: str | None,
+                 scored: set[str] | None = None) -> Text:
+    """One-cell marker for the claims table."""
+    look = LOOKS[outcome(status, verdict, gold, scored)]
+    return Text(look.symbol, style=look.style)
+
+
+def verdict_line(prediction: Prediction | None, gold: str | None,
+                 scored: set[str] | None = None) -> Text:
+    """'✗ Refuted  (gold Supported)', '? parse failure', '∅ abstained: unknown', '! API error: …'."""
+    if prediction is None:
+        look = LOOKS["none"]
+        return Text(f"{look.symbol} {look.word}", style=look.style)
+    kind = outcome(prediction.status, prediction.verdict, gold, scored)
+    look = LOOKS[kind]
+    line = Text(f"{look.symbol} ", style=look.style)
+    if kind in ("right", "wrong", "unscored"):
+        line.append(printable(prediction.verdict), style=look.style)
+        if kind == "wrong":
+            line.append(f"  (gold {printable(gold)})", style="dim")
+    elif kind == "abstain":
+        line.append(look.word, style=look.style)
+        if prediction.verdict or prediction.raw_verdict:
+            line.append(": " + one_line(prediction.verdict or prediction.raw_verdict, 40))
+    elif kind == "parse_failure":
+        line.append(look.word, style=look.style)
+        if prediction.raw_verdict:
+            line.append(": " + one_line(prediction.raw_verdict, 40))
+    else:
+        line.append(look.word, style=look.style)
+        if prediction.error:
+            line.append(": " + one_line(prediction.error, 60))
+    return line
+
+
+def flag_marks(kinds: list[str]) -> Text:
+    """Compact flag column: ⚑ plus each kind's first letter (C for contaminated)."""
+    if not kinds:
+        return Text("")
+    letters = "".join(printable(kind)[:1].upper() for kind in kinds)
+    return Text("⚑" + letters, style="bold yellow")
+
+
+def field_line(name: str, value: object, width: int = 15) -> Text:
+    """'name            value' with the value literal."""
+    line = Text(f"{name:<{width}}", style="bold")
+    line.append_text(literal(value))
+    return line
+
+
+def legend() -> Text:
+    """One line explaining the verdict markers."""
+    line = Text()
+    for key in ("right", "wrong", "abstain", "parse_failure", "error", "none"):
+        look = LOOKS[key]
+        line.append(look.symbol, style=look.style)
+        line.append(f" {look.word}  ")
+    return line

@@ -1,0 +1,409 @@
+"""The metrics view: live score panels for one or more runs, breakdowns, comparisons.
+
+A timer starts a short thread worker that asks MetricsWatcher for news (PRAGMA
+data_version on that thread's own connection, then only the predictions written since
+the last poll). Cheap numbers repaint as soon as they arrive; bootstrap intervals and
+paired tests follow from a second worker and say "updating…" while they lag.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.worker import get_current_worker
+from textual_plotext import PlotextPlot
+
+from workbench.display import literal, printable
+from workbench.scoring import ScoringError
+from workbench.scoring_fields import FieldError, check_cutoff
+from workbench.tui.errors import ReportsWorkerErrors
+from workbench.tui.messages import DataChanged
+from workbench.scoring_compare import filter_value
+from workbench.tui.metrics_panels import class_panel, compare_panel, header_line, overall_panel, plot_breakdown
+from workbench.tui.metrics_tables import (
+    ConfusionTable,
+    confusion_filter,
+    fill_breakdown,
+    fill_confusion,
+    fill_flips,
+    keeping_cursor,
+    slice_filter,
+)
+from workbench.tui.metrics_watch import (
+    BREAKDOWN_FIELDS,
+    IntervalSet,
+    MetricsWatcher,
+    PanelUpdate,
+    ViewConfig,
+    compute_intervals,
+)
+
+POLL_SECONDS = 0.5
+DEFAULT_FLAG_KIND = "contaminated"
+
+
+class MetricsScreen(ReportsWorkerErrors, Screen):
+    """Scores of the chosen runs, live while they run."""
+
+    HELP = """\
+Scores of the runs, updating live while they run (also runs started from the command
+line in another terminal). Accuracy and macro-F1 carry 95% bootstrap intervals; they
+are worked out in the background and say "updating…" while they lag the counts.
+Enter on a confusion-matrix cell opens its claims in the browser; Enter on a breakdown
+row opens that slice's claims; Enter on a flip row opens the claims one run got right
+and the other wrong. b / B cycle the breakdown field (importance, task, domain, label,
+claim type, flag, cutoff); c types the cutoff date for the before/after split; x shows
+every number with and without the claims flagged with the kind typed after k (default
+contaminated); R reads everything again. Definitions: docs/metrics.md."""
+
+    BINDINGS = [
+        Binding("escape,m", "back", "Back", id="metrics.back", tooltip="Back to where you were"),
+        Binding("b", "cycle_field(1)", "Breakdown", id="metrics.next_field",
+                tooltip="Break the scores down by the next field"),
+        Binding("B", "cycle_field(-1)", "Prev field", show=False, id="metrics.previous_field",
+                tooltip="Break the scores down by the previous field"),
+        Binding("x", "toggle_exclude", "Excl. flagged", id="metrics.exclude",
+                tooltip="Show every number with and without the flagged claims"),
+        Binding("k", "edit('flag-kind')", "Flag kind", id="metrics.flag_kind",
+                tooltip="Which flag kind x leaves out (default contaminated)"),
+        Binding("c", "edit('cutoff')", "Cutoff", id="metrics.cutoff",
+                tooltip="A model's training cutoff date, for the before/after breakdown"),
+        Binding("R", "reload", "Reload", show=False, id="metrics.reload",
+                tooltip="Read the runs from the database again"),
+    ]
+
+    AUTO_FOCUS = "#metrics-body"
+    DEFAULT_CSS = """
+    MetricsScreen #metrics-header { height: 1; padding: 0 1; background: $panel; }
+    MetricsScreen #metrics-controls { height: 1; padding: 0 1; }
+    MetricsScreen #metrics-controls Label { width: auto; padding: 0 1 0 0; }
+    MetricsScreen #metrics-controls Input {
+        width: 16; height: 1; border: none; padding: 0; margin: 0 2 0 0; background: $surface;
+    }
+    MetricsScreen #metrics-controls Input:focus { background: $boost; }
+    MetricsScreen #metrics-body { height: 1fr; }
+    MetricsScreen #metrics-body > Static { height: auto; padding: 0 1; }
+    MetricsScreen .metrics-title { height: 1; padding: 0 1; text-style: bold; background: $boost; }
+    MetricsScreen #confusions { height: auto; }
+    MetricsScreen .confusion-title { padding: 0 1; text-style: italic; }
+    MetricsScreen DataTable { height: auto; max-height: 16; margin: 0 1 1 1; }
+    MetricsScreen #breakdown-chart { height: 14; margin: 0 1; }
+    """
+
+    class Numbers(Message):
+        """Fresh cheap numbers (a worker read something new)."""
+
+        def __init__(self, update: PanelUpdate):
+            super().__init__()
+            self.update = update
+
+    class IntervalsReady(Message):
+        """A bootstrap pass finished (result None: cancelled or failed)."""
+
+        def __init__(self, result: IntervalSet | None):
+            super().__init__()
+            self.result = result
+
+    class ReadFailed(Message):
+        def __init__(self, error: str):
+            super().__init__()
+            self.error = error
+
+    def __init__(self, db_path: Path | None = None, run_ids: list[int] | None = None,
+                 by: list[str] | None = None, *, poll_seconds: float = POLL_SECONDS,
+                 resamples: int = 1000, seed: int = 0):
+        super().__init__()
+        self.db_path = Path(db_path) if db_path is not None else None
+        self.run_ids = list(run_ids or [])
+        self.fields = list(dict.fromkeys([*(by or []), *BREAKDOWN_FIELDS]))
+        self.field_index = 0
+        self.flag_kind = DEFAULT_FLAG_KIND
+        self.exclude = False
+        self.cutoff: str | None = None
+        self.poll_seconds = poll_seconds
+        self.resamples, self.seed = resamples, seed
+        self.update: PanelUpdate | None = None
+        self.intervals: IntervalSet | None = None
+        self.error: str | None = None
+        self._watcher: MetricsWatcher | None = None
+        self._ci_busy = False
+        self._ci_pending: PanelUpdate | None = None
+        self._breakdown_keys: list[tuple[int, str]] = []
+        self._flip_filters: list[str] = []
+
+    # -- layout -------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="metrics-header")
+        with Horizontal(id="metrics-controls"):
+            yield Label(id="field-label")
+            yield Label("flag kind (k)")
+            yield Input(value=DEFAULT_FLAG_KIND, id="flag-kind")
+            yield Label("cutoff (c)")
+            yield Input(placeholder="YYYY-MM-DD", id="cutoff")
+        with VerticalScroll(id="metrics-body"):
+            yield Static(id="overall-panel")
+            yield Static("per class", classes="metrics-title")
+            yield Static(id="class-panel")
+            yield Static("confusion · Enter opens a cell's claims", classes="metrics-title")
+            yield Vertical(id="confusions")
+            yield Static(id="breakdown-title", classes="metrics-title")
+            yield DataTable(id="breakdown", cursor_type="row", zebra_stripes=True)
+            yield PlotextPlot(id="breakdown-chart")
+            yield Static("compare (second run against the first)", classes="metrics-title")
+            yield Static(id="compare-panel")
+            yield DataTable(id="flips", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.db_path is None:
+            self.db_path = Path(self.app.db_path)
+        self._watcher = MetricsWatcher(self.db_path)
+        self._show_field()
+        self._paint()
+        if not self.run_ids:
+            self._choose_newest_run()
+        else:
+            self._step()
+        self.set_interval(self.poll_seconds, self._step)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def field(self) -> str:
+        return self.fields[self.field_index]
+
+    def wanted(self) -> ViewConfig:
+        """The view as the keys have set it."""
+        return ViewConfig(tuple(self.run_ids), self.field, self.flag_kind, self.exclude, self.cutoff)
+
+    def _step(self, force: bool = False) -> None:
+        if self._watcher is not None and self.run_ids:
+            self._read(self.wanted(), force)
+
+    @work(thread=True, group="metrics-read", exit_on_error=False)
+    def _read(self, config: ViewConfig, force: bool) -> None:
+        """Runs on a worker thread: asks the watcher, posts what it found."""
+        try:
+            update = self._watcher.step(config, force)
+        except (ScoringError, FieldError) as error:
+            self.post_message(self.ReadFailed(str(error)))
+            return
+        if update is not None:
+            self.post_message(self.Numbers(update))
+
+    @work(thread=True, group="metrics-read", exit_on_error=False)
+    def _choose_newest_run(self) -> None:
+        runs = self._watcher.stores.get().runs.list()
+        self.app.call_from_thread(self._runs_chosen, [runs[0].id] if runs else [])
+
+    def _runs_chosen(self, run_ids: list[int]) -> None:
+        self.run_ids = run_ids
+        if not run_ids:
+            self.error = "no runs yet: start one from the browser (r) or with `workbench run`"
+            self._paint()
+        self._step()
+
+    @on(DataChanged)
+    def _data_changed(self) -> None:
+        self._step()
+
+    @on(Numbers)
+    def _numbers(self, message: Numbers) -> None:
+        if message.update.config.read_key != self.wanted().read_key:
+            return  # an answer to an older question; the next step brings the right one
+        self.update, self.error = message.update, None
+        self._paint()
+        self._start_intervals(message.update)
+
+    @on(ReadFailed)
+    def _read_failed(self, message: ReadFailed) -> None:
+        self.error = message.error
+        self._paint()
+        self.notify(printable(message.error), severity="error", markup=False)
+
+    # -- intervals (one pass at a time; the newest waiting update goes next) -------------------
+
+    def _start_intervals(self, update: PanelUpdate) -> None:
+        if self._ci_busy:
+            self._ci_pending = update
+            return
+        self._ci_busy = True
+        self._compute_intervals(update)
+
+    @work(thread=True, group="metrics-intervals", exit_on_error=False)
+    def _compute_intervals(self, update: PanelUpdate) -> None:
+        worker = get_current_worker()
+        result = None
+        try:
+            result = compute_intervals(update, lambda: worker.is_cancelled, self.resamples, self.seed)
+        finally:
+            self.post_message(self.IntervalsReady(result))
+
+    @on(IntervalsReady)
+    def _intervals_ready(self, message: IntervalsReady) -> None:
+        self._ci_busy = False
+        result = message.result
+        if result is not None and (self.intervals is None or result.generation >= self.intervals.generation):
+            self.intervals = result
+            self._paint()
+        pending, self._ci_pending = self._ci_pending, None
+        if pending is not None:
+            self._start_intervals(pending)
+
+    # -- painting ----------------------------------------------------------------------------
+
+    def _paint(self) -> None:
+        update, intervals = self.update, self.intervals
+        self.query_one("#metrics-header", Static).update(
+            header_line(update, self._reading(), self.error))
+        if update is None:
+            self.query_one("#overall-panel", Static).update(Text("reading…" if not self.error else "", style="dim"))
+            return
+        self.query_one("#overall-panel", Static).update(overall_panel(update, intervals))
+        self.query_one("#class-panel", Static).update(class_panel(update))
+        self._paint_confusions(update)
+        self._paint_breakdown(update, intervals)
+        self.query_one("#compare-panel", Static).update(compare_panel(update, intervals))
+        self._flip_filters = keeping_cursor(self.query_one("#flips", DataTable),
+                                             lambda table: fill_flips(table, update))
+
+    def _reading(self) -> bool:
+        return self.update is None or self.update.config.read_key != self.wanted().read_key
+
+    def _paint_confusions(self, update: PanelUpdate) -> None:
+        holder = self.query_one("#confusions", Vertical)
+        tables = list(holder.query(ConfusionTable))
+        if len(tables) != len(update.runs):
+            holder.remove_children()
+            tables = [ConfusionTable(i, id=f"confusion-{i}") for i in range(len(update.runs))]
+            for numbers, table in zip(update.runs, tables):
+                title = literal(numbers.run.name, "bold")
+                holder.mount(Label(title, classes="confusion-title"))
+                holder.mount(table)
+        for numbers, table in zip(update.runs, tables):
+            filtered = numbers.filtered if update.config.exclude_flag else None
+            keeping_cursor(table, lambda t, n=numbers, f=filtered: fill_confusion(t, n, f))
+
+    def _paint_breakdown(self, update: PanelUpdate, intervals: IntervalSet | None) -> None:
+        self._show_field()
+        table = self.query_one("#breakdown", DataTable)
+        self._breakdown_keys = keeping_cursor(table, lambda t: fill_breakdown(t, update, intervals))
+        plot = self.query_one("#breakdown-chart", PlotextPlot)
+        plot_breakdown(plot.plt, update)
+        plot.refresh()
+
+    def _show_field(self) -> None:
+        field = self.field.replace("{kind}", self.flag_kind)
+        label = Text("by ", style="bold")
+        label.append_text(literal(field, "bold"))
+        label.append(" (b)  ")
+        self.query_one("#field-label", Label).update(label)
+        title = Text("by ")
+        title.append_text(literal(field))
+        if self.field == "cutoff" and self.cutoff is None:
+            title.append(" · type a cutoff date (c) to split claims before / after it")
+        elif self.field == "cutoff":
+            title.append(f" {self.cutoff}")
+        title.append(" · Enter opens a slice's claims")
+        self.query_one("#breakdown-title", Static).update(title)
+
+    # -- keys ------------------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one("#metrics-body").focus()
+            return
+        self.app.pop_screen()
+
+    def action_cycle_field(self, step: int) -> None:
+        self.field_index = (self.field_index + step) % len(self.fields)
+        self._show_field()
+        self._paint_header()
+        self._step()
+        if self.field == "cutoff" and self.cutoff is None:
+            self.action_edit("cutoff")
+
+    def action_toggle_exclude(self) -> None:
+        self.exclude = not self.exclude
+        state = "without" if self.exclude else "including"
+        self.notify(f"every number {state} claims flagged {printable(self.flag_kind)}", markup=False)
+        self._step()
+
+    def action_edit(self, input_id: str) -> None:
+        self.query_one(f"#{input_id}", Input).focus()
+
+    def action_reload(self) -> None:
+        self._step(force=True)
+
+    def _paint_header(self) -> None:
+        self.query_one("#metrics-header", Static).update(header_line(self.update, self._reading(), self.error))
+
+    @on(Input.Submitted, "#flag-kind")
+    def _flag_kind_set(self, event: Input.Submitted) -> None:
+        kind = event.value.strip()
+        if not kind:
+            self.notify("a flag kind needs a name, e.g. contaminated", severity="warning")
+            return
+        self.flag_kind = kind
+        self.query_one("#metrics-body").focus()
+        self._show_field()
+        self._step()
+
+    @on(Input.Submitted, "#cutoff")
+    def _cutoff_set(self, event: Input.Submitted) -> None:
+        try:
+            self.cutoff = check_cutoff(event.value) if event.value.strip() else None
+        except FieldError as error:
+            self.notify(printable(error), severity="error", markup=False)
+            return
+        self.query_one("#metrics-body").focus()
+        self._show_field()
+        self._step()
+
+    # -- Enter on tables ------------------------------------------------------------------------
+
+    @on(DataTable.CellSelected)
+    def _cell_selected(self, event: DataTable.CellSelected) -> None:
+        table = event.data_table
+        if not isinstance(table, ConfusionTable) or self.update is None:
+            return
+        numbers = self.update.runs[table.run_index]
+        text = confusion_filter(numbers.run.name, numbers.overall, event.coordinate.row,
+                                event.coordinate.column - 1)
+        if text:
+            self._open_claims(text)
+
+    @on(DataTable.RowSelected, "#breakdown")
+    def _slice_selected(self, event: DataTable.RowSelected) -> None:
+        if self.update is None or event.cursor_row >= len(self._breakdown_keys):
+            return
+        index, value = self._breakdown_keys[event.cursor_row]
+        run = self.update.runs[index].run
+        text = slice_filter(run.name, self.update.field_name or "", value, self.update.config.cutoff)
+        if text is None:
+            self.notify("the filter language cannot pick out this slice", severity="warning")
+            return
+        self._open_claims(text)
+
+    @on(DataTable.RowSelected, "#flips")
+    def _flip_selected(self, event: DataTable.RowSelected) -> None:
+        if event.cursor_row < len(self._flip_filters):
+            self._open_claims(self._flip_filters[event.cursor_row])
+
+    def _open_claims(self, filter_text: str) -> None:
+        if self.update is not None and self.update.config.exclude_flag:
+            filter_text += f" -flagged:{filter_value(self.update.config.exclude_flag)}"
+        show_claims = getattr(self.app, "show_claims", None)
+        if show_claims is None:
+            self.notify(f"no claims browser here; the filter is: {printable(filter_text)}", markup=False)
+            return
+        show_claims(filter_text)

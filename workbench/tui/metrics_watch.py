@@ -1,0 +1,240 @@
+"""What the metrics view knows, kept current from worker threads (no widgets here).
+
+MetricsWatcher owns the live runs. Each poll, on a worker thread with that thread's own
+connection, checks PRAGMA data_version; when something was committed it reads only the
+predictions written since the last poll and records them in LiveMetrics, then hands the
+screen a PanelUpdate of cheap numbers. Bootstrap intervals and paired tests are worked
+out from the update's snapshots by `compute_intervals`, in another worker, and may lag.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from store import Run
+from workbench.metrics import Interval, MetricSummary, PairedComparison
+from workbench.scoring import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    ScoringError,
+    intervals,
+    parse_fields,
+    without_flagged,
+)
+from workbench.scoring_compare import Comparison, compare_items
+from workbench.scoring_items import RunItems
+from workbench.scoring_live import LiveRun, flag_signature, load_live_run
+from workbench.tui.db import ThreadStores
+
+BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "flag:{kind}", "cutoff")
+"""What `b` cycles through ({kind}: the flag kind of the exclude toggle)."""
+
+
+@dataclass(frozen=True)
+class ViewConfig:
+    """What the screen asks for; a different config means reading the runs again."""
+
+    run_ids: tuple[int, ...]
+    field: str
+    flag_kind: str = "contaminated"
+    exclude: bool = False
+    cutoff: str | None = None
+
+    @property
+    def read_key(self) -> tuple:
+        """What the runs are read with (the exclude toggle needs no new read)."""
+        return (self.run_ids, self.field, self.flag_kind, self.cutoff)
+
+    @property
+    def exclude_flag(self) -> str | None:
+        return self.flag_kind if self.exclude and self.flag_kind else None
+
+    @property
+    def loads_field(self) -> bool:
+        """The breakdown can be read (cutoff needs a date first)."""
+        return bool(self.field) and (self.field != "cutoff" or self.cutoff is not None)
+
+
+@dataclass(frozen=True)
+class RunNumbers:
+    """One run's cheap numbers, from its live counters."""
+
+    run: Run
+    dataset: str
+    items: int
+    overall: MetricSummary
+    slices: dict[str, MetricSummary]
+    filtered: MetricSummary | None = None
+    filtered_slices: dict[str, MetricSummary] | None = None
+    flagged: int = 0
+
+
+@dataclass(frozen=True)
+class PanelUpdate:
+    """Everything the panels show apart from intervals, with snapshots to compute those."""
+
+    generation: int
+    config: ViewConfig
+    runs: list[RunNumbers]
+    snapshots: list[RunItems]
+    comparison: Comparison | None = None
+    filtered_comparison: Comparison | None = None
+    field_name: str | None = None
+    """The breakdown field as shown (e.g. claim-type), None when not loaded."""
+
+
+@dataclass(frozen=True)
+class RunIntervals:
+    overall: dict[str, Interval] = field(default_factory=dict)
+    slices: dict[str, dict[str, Interval]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IntervalSet:
+    """Bootstrap intervals and paired tests for one generation of numbers."""
+
+    generation: int
+    runs: list[RunIntervals]
+    filtered: list[RunIntervals] | None = None
+    paired: dict[str, PairedComparison] = field(default_factory=dict)
+    filtered_paired: dict[str, PairedComparison] = field(default_factory=dict)
+
+
+class MetricsWatcher:
+    """The live runs behind the metrics view; one worker at a time may step it."""
+
+    def __init__(self, db_path: str | Path):
+        self.stores = ThreadStores(db_path)
+        self._lock = threading.Lock()
+        self._config: ViewConfig | None = None
+        self._lives: list[LiveRun] = []
+        self._versions: dict[int, int] = {}
+        self._flags: tuple = ()
+        self._statuses: tuple = ()
+        self.generation = 0
+
+    def step(self, wanted: ViewConfig, force: bool = False) -> PanelUpdate | None:
+        """Bring the numbers up to date; None when nothing changed (or another step runs)."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            return self._step(wanted, force)
+        finally:
+            self._lock.release()
+
+    def _step(self, wanted: ViewConfig, force: bool) -> PanelUpdate | None:
+        store = self.stores.get()
+        thread = threading.get_ident()
+        # Read the version first: a commit landing while we read is seen next time.
+        version = store.data_version()
+        if force or self._config is None or wanted.read_key != self._config.read_key:
+            self._load(store, wanted)
+        elif wanted != self._config:
+            self._config = wanted  # the exclude toggle: both sets of counters are kept already
+        elif self._versions.get(thread) == version:
+            return None
+        elif flag_signature(store, wanted.flag_kind) != self._flags:
+            self._load(store, wanted)
+        else:
+            changed = sum(live.poll(store) for live in self._lives)
+            statuses = self._read_statuses(store)
+            if not changed and statuses == self._statuses:
+                self._versions[thread] = version
+                return None
+            self._statuses = statuses
+        self._versions[thread] = version
+        self.generation += 1
+        return self._update()
+
+    def _load(self, store, config: ViewConfig) -> None:
+        field_names = [self._field(config)] if config.loads_field else []
+        fields = parse_fields(field_names)
+        kind = config.flag_kind or None
+        self._config, self._lives = config, []
+        self._flags = flag_signature(store, config.flag_kind)
+        # Counters without the flagged claims are always kept, so the toggle is instant.
+        self._lives = [load_live_run(store, run_id, fields, config.cutoff, kind) for run_id in config.run_ids]
+        self._statuses = self._read_statuses(store)
+
+    @staticmethod
+    def _field(config: ViewConfig) -> str:
+        return config.field.replace("{kind}", config.flag_kind)
+
+    def _read_statuses(self, store) -> tuple:
+        ids = [live.run.id for live in self._lives]
+        if not ids:
+            return ()
+        marks = ", ".join("?" * len(ids))
+        rows = dict(store.db.execute(f"SELECT id, status FROM runs WHERE id IN ({marks})", ids).fetchall())
+        return tuple(rows.get(i) for i in ids)
+
+    def _update(self) -> PanelUpdate:
+        config = self._config
+        field_name = next(iter(self._lives[0].items.fields), None) if self._lives else None
+        runs = [self._numbers(live, field_name, status)
+                for live, status in zip(self._lives, self._statuses or [None] * len(self._lives))]
+        snapshots = [live.snapshot() for live in self._lives]
+        comparison = filtered = None
+        if len(snapshots) >= 2 and _same_space(snapshots[0], snapshots[1]):
+            comparison = compare_items(snapshots[0], snapshots[1], resamples=0)
+            if config.exclude_flag:
+                filtered = compare_items(without_flagged(snapshots[0], config.flag_kind),
+                                         without_flagged(snapshots[1], config.flag_kind), resamples=0)
+        return PanelUpdate(self.generation, config, runs, snapshots, comparison, filtered, field_name)
+
+    def _numbers(self, live: LiveRun, field_name: str | None, status: str | None) -> RunNumbers:
+        run = live.run.model_copy(update={"status": status}) if status else live.run
+        exclude = self._config.exclude_flag
+        flags = live.items.flagged.get(self._config.flag_kind)
+        return RunNumbers(
+            run=run, dataset=live.items.dataset, items=len(live.items), overall=live.summary(),
+            slices=live.breakdown(field_name) if field_name else {},
+            filtered=live.summary(filtered=True) if exclude else None,
+            filtered_slices=(live.breakdown(field_name, filtered=True) if field_name else {}) if exclude else None,
+            flagged=int(flags.sum()) if flags is not None else 0,
+        )
+
+
+def _same_space(a: RunItems, b: RunItems) -> bool:
+    return a.space.labels == b.space.labels and a.space.abstain == b.space.abstain
+
+
+def compute_intervals(update: PanelUpdate, cancelled: Callable[[], bool] = lambda: False,
+                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> IntervalSet | None:
+    """Bootstrap intervals for every run (overall and per slice) and the paired tests of
+    the first two runs, as of `update`; None if cancelled part-way."""
+    exclude = update.config.exclude_flag
+    runs, filtered = [], [] if exclude else None
+    for items in update.snapshots:
+        runs.append(_run_intervals(items, update.field_name, resamples, seed))
+        if exclude:
+            filtered.append(_run_intervals(without_flagged(items, update.config.flag_kind),
+                                           update.field_name, resamples, seed))
+        if cancelled():
+            return None
+    paired = filtered_paired = {}
+    if update.comparison is not None and update.comparison.shared:
+        a, b = update.snapshots[:2]
+        paired = compare_items(a, b, resamples=resamples, seed=seed).paired
+        if exclude and update.filtered_comparison is not None and update.filtered_comparison.shared:
+            filtered_paired = compare_items(without_flagged(a, update.config.flag_kind),
+                                            without_flagged(b, update.config.flag_kind),
+                                            resamples=resamples, seed=seed).paired
+    return IntervalSet(update.generation, runs, filtered, paired, filtered_paired)
+
+
+def _run_intervals(items: RunItems, field_name: str | None, resamples: int, seed: int) -> RunIntervals:
+    overall = intervals(items, None, resamples, seed)
+    slices = {}
+    if field_name and field_name in items.fields:
+        column = items.fields[field_name]
+        slices = {value: intervals(items, column.items_with(value), resamples, seed)
+                  for value in column.values}
+    return RunIntervals(overall, slices)
+
+
+__all__ = ["BREAKDOWN_FIELDS", "IntervalSet", "MetricsWatcher", "PanelUpdate", "RunIntervals", "RunNumbers",
+           "ScoringError", "ViewConfig", "compute_intervals"]

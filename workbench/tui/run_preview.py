@@ -1,0 +1,110 @@
+"""The run dialog's logic without widgets: its choices as a RunRequest, and the prompt preview."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+
+from store import Store
+from workbench.config import Settings
+from workbench.display import literal, printable
+
+MODEL_KINDS = [
+    ("default", "gguf:default (embedded SmolLM2, CPU)"),
+    ("gguf", "a GGUF file"),
+    ("openai", "OpenAI"),
+    ("anthropic", "Anthropic"),
+    ("openai-compatible", "OpenAI-compatible server (URL)"),
+]
+
+
+@dataclass
+class RunChoice:
+    """What the run dialog's form says."""
+
+    model_kind: str = "default"
+    model_name: str = ""
+    base_url: str | None = None
+    setting: str = "claim"
+    template: str = "auto"
+    name: str | None = None
+    scope: str = "claim"
+    """claim, marked or filter."""
+    claim_id: int | None = None
+    marked: list[int] = field(default_factory=list)
+    filter_text: str = ""
+
+    @property
+    def model(self) -> str:
+        if self.model_kind == "default":
+            return "gguf:default"
+        return f"{self.model_kind}:{self.model_name}"
+
+    def problem(self) -> str | None:
+        """What is missing before the runner can even be asked, or None."""
+        if self.model_kind != "default" and not self.model_name:
+            return "give the model's name (or the GGUF file's path)"
+        if self.model_kind == "openai-compatible" and not self.base_url:
+            return "an OpenAI-compatible server needs its base URL, e.g. http://127.0.0.1:8000/v1"
+        if self.scope == "claim" and self.claim_id is None:
+            return "no claim is highlighted"
+        if self.scope == "marked" and not self.marked:
+            return "no rows are marked (space marks rows in the table)"
+        return None
+
+    def request(self):
+        """The runner's RunRequest for this choice."""
+        from workbench.runner import RunRequest
+
+        ids = {"claim": [self.claim_id], "marked": list(self.marked)}.get(self.scope)
+        return RunRequest(model=self.model, setting=self.setting, prompt=self.template,
+                          filter="" if ids is not None else self.filter_text, claim_ids=ids,
+                          base_url=self.base_url if self.model_kind == "openai-compatible" else None,
+                          name=self.name)
+
+
+def setting_names() -> list[str]:
+    """Every input setting (context x evidence)."""
+    from workbench.prompting import all_settings
+
+    return all_settings()
+
+
+def template_names(settings: Settings) -> list[str]:
+    """'auto' then every template file (built in and the user's prompts_dir)."""
+    from workbench.prompt_templates import available_templates
+
+    return ["auto", *sorted(available_templates(settings.prompts_dir))]
+
+
+def preview_text(store: Store, choice: RunChoice, settings: Settings) -> Text:
+    """The exact messages the highlighted claim would be sent, or why it cannot be."""
+    from workbench.prompt_templates import TemplateError, load_template
+    from workbench.prompting import PromptError, parse_setting, render
+
+    if choice.claim_id is None:
+        return Text("highlight a claim to see its prompt", style="dim")
+    claim = store.claims.get(choice.claim_id)
+    if claim is None:
+        return Text(f"claim {choice.claim_id} is gone", style="dim")
+    name = choice.template
+    if name == "auto":
+        dataset = store.datasets.get(claim.dataset) if claim.dataset else None
+        name = dataset.label_space.name if dataset else "jsfactcheck"
+    try:
+        template = load_template(name, settings.prompts_dir)
+        rendered = render(claim, template, parse_setting(choice.setting))
+    except (TemplateError, PromptError) as error:
+        return literal(f"cannot render this claim: {error}", "bold red")
+    text = Text(f"template {printable(template.name)} · setting {printable(choice.setting)}\n", style="dim")
+    for message in rendered.messages:
+        text.append(f"── {printable(message['role'])} ──\n", style="bold")
+        text.append_text(literal(message["content"]))
+        text.append("\n")
+    if rendered.json_schema is not None:
+        labels = rendered.json_schema["properties"]
+        first = next(iter(labels))
+        allowed = ", ".join(printable(v) for v in labels[first].get("enum", []))
+        text.append(f"── answer constrained to JSON: {first} one of {allowed}", style="dim")
+    return text

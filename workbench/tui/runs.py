@@ -1,0 +1,118 @@
+"""Running a model from the TUI: a thread worker around runner.run_blocking, cancellable.
+
+The worker opens its own connection (the runner does, from the database path); the
+browser sees results land through PRAGMA data_version like any other writer's.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from store import RunProgress
+
+
+class RunEvent(Message):
+    """A runner event (RunStarted / ItemFinished / RunFinished), carried to the UI thread."""
+
+    def __init__(self, event):
+        super().__init__()
+        self.event = event
+
+
+@dataclass
+class RunState:
+    """What the progress bar shows."""
+
+    run_id: int | None = None
+    name: str = ""
+    total: int = 0
+    done: int = 0
+    progress: RunProgress | None = None
+    status: str = "idle"
+    """idle, starting, running, cancelling, finished, cancelled, failed."""
+    message: str | None = None
+    """Why a run failed (from the runner), shown beside the bar."""
+
+
+class RunControl:
+    """At most one run per window; a threading.Event stops it between items."""
+
+    def __init__(self, app):
+        self.app = app
+        self.state = RunState()
+        self._cancel: threading.Event | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.state.status in ("starting", "running", "cancelling")
+
+    def start(self, prepared) -> bool:
+        """Execute a prepared run in a thread worker; False if one is already going."""
+        if self.active:
+            self.app.notify("a run is already going; cancel it first (K)", severity="warning")
+            return False
+        self._cancel = threading.Event()
+        run = prepared.run
+        self.state = RunState(run_id=run.id, name=run.name, total=len(prepared.pending_claim_ids),
+                              status="starting")
+        self.app.run_worker(lambda: self._execute(prepared, self._cancel), thread=True,
+                            exclusive=True, group="model-run", name="run", exit_on_error=False)
+        self.app.refresh_bindings()
+        self._changed()
+        return True
+
+    def _execute(self, prepared, cancel: threading.Event):
+        """Runs on a worker thread: never touches widgets, posts events instead."""
+        from workbench.runner import run_blocking
+
+        return run_blocking(self.app.db_path, prepared, on_event=lambda e: self.app.post_message(RunEvent(e)),
+                            cancel=cancel)
+
+    def cancel(self) -> None:
+        if not self.active or self._cancel is None:
+            self.app.notify("no run is going")
+            return
+        self._cancel.set()
+        self.state.status = "cancelling"
+        self.app.notify(f"cancelling {self.state.name}: the item in flight finishes first", markup=False)
+        self._changed()
+
+    def handle(self, event) -> None:
+        """Update the state from a runner event (UI thread)."""
+        kind = type(event).__name__
+        if kind == "RunStarted":
+            self.state.total = event.total
+            self.state.done = event.total - event.pending
+            if self.state.status == "starting":
+                self.state.status = "running"
+        elif kind == "ItemFinished":
+            self.state.progress = event.progress
+            self.state.done = event.progress.done + event.progress.error
+        elif kind == "RunFinished":
+            self.state.progress = event.progress
+            self.state.status = event.status
+            self.state.message = getattr(event, "message", None)
+            self.state.done = event.progress.done + event.progress.error
+        self._changed()
+
+    def worker_ended(self, ok: bool, error: BaseException | None = None) -> None:
+        if self.state.status in ("starting", "running", "cancelling"):
+            self.state.status = "cancelled" if self._cancel and self._cancel.is_set() else (
+                "finished" if ok else "failed")
+            if error is not None:
+                self.state.message = f"{type(error).__name__}: {error}"
+        if self.state.status == "failed" and self.state.message:
+            self.app.notify(f"run {self.state.name} failed: {self.state.message}", severity="error",
+                            markup=False, timeout=10)
+        self.app.refresh_bindings()
+        self._changed()
+        self.app.data_changed()
+
+    def _changed(self) -> None:
+        from workbench.tui.widgets.run_status import RunStatus
+
+        for widget in self.app.screen.query(RunStatus):
+            widget.show_state(self.state)

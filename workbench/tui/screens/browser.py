@@ -1,0 +1,313 @@
+"""The claims browser: filter bar, paged table, honest counts, and the keys that act on claims."""
+
+from __future__ import annotations
+
+import gc
+import time
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Label
+from textual.worker import get_current_worker
+
+from store import FilterError, Run
+from store.filters import parse_terms
+from workbench.display import printable
+from workbench.tui.errors import ReportsWorkerErrors
+from workbench.tui.messages import CatalogueLoaded, Counted, DataChanged
+from workbench.tui.paging import ClaimQuery
+from workbench.tui.screens.claim_actions import ClaimActions
+from workbench.tui.widgets.claim_table import ClaimTable
+from workbench.tui.widgets.filter_bar import FilterBar
+from workbench.tui.widgets.run_status import RunStatus
+
+RECOUNT_SECONDS = 2.0
+DEFAULT_RUN_COLUMNS = 2
+MAX_RUN_COLUMNS = 4
+
+
+def freeze_startup_objects() -> None:
+    """What start-up built lives as long as the app: collect once (after the first page is
+    painted), then keep the survivors out of the cyclic collector's way, so its pauses stay
+    short while a person scrolls."""
+    gc.collect()
+    gc.freeze()
+
+
+class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
+    """Every claim under the filter, a page at a time."""
+
+    BINDINGS = [
+        Binding("slash", "focus_filter", "Filter", id="claims.filter", tooltip="Type a filter"),
+        Binding("g", "goto", "Go to", show=False, id="claims.goto", tooltip="Jump to a claim id (or DATASET:ID)"),
+        Binding("s", "sort", "Sort", show=False, id="claims.sort", tooltip="Sort by the next column"),
+        Binding("S", "reverse", "Reverse", show=False, id="claims.reverse", tooltip="Reverse the sort order"),
+        Binding("f", "flag", "Flag", id="claims.flag", tooltip="Flag this claim, the marked rows or the filter"),
+        Binding("x", "clear_marks", "Unmark", show=False, id="claims.clear_marks", tooltip="Unmark every row"),
+        Binding("r", "run", "Run", id="claims.run", tooltip="Run a model on this claim, the marked rows or the filter"),
+        Binding("v", "choose_runs", "Runs", show=False, id="claims.runs", tooltip="Choose whose verdicts the table marks"),
+        Binding("n", "next_error", "Next error", show=False, id="claims.next_error",
+                tooltip="Next claim the focus run got wrong"),
+        Binding("N", "previous_error", "Prev error", show=False, id="claims.previous_error",
+                tooltip="Previous claim the focus run got wrong"),
+        Binding("E", "view('errors')", "Errors", show=False, id="claims.view_errors",
+                tooltip="Only the focus run's wrong answers"),
+        Binding("A", "view('abstained')", "Abstained", show=False, id="claims.view_abstained",
+                tooltip="Only the focus run's abstentions"),
+        Binding("P", "view('parse_failures')", "Parse failures", show=False,
+                id="claims.view_parse_failures", tooltip="Only the focus run's unparsed answers"),
+        Binding("t", "triage", "Triage", id="claims.triage", tooltip="Walk the focus run's wrong answers"),
+        Binding("c", "copy_id", "Copy id", show=False, id="claims.copy_id", tooltip="Copy the claim id"),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self.chosen_runs: list[int] | None = None
+        self.count: int | None = None
+        self._counted_filter: str | None = None
+        self._catalogue_requested = False
+        self._count_stale = False
+        self._last_count = 0.0
+        self._recount_timer = None
+        self._epoch = 0
+
+    def compose(self) -> ComposeResult:
+        stores = self.app.stores
+        yield FilterBar(stores, id="filter-bar")
+        yield ClaimTable(stores, id="claims")
+        yield Label(id="status", markup=False)
+        yield RunStatus()
+        yield Footer()
+
+    @property
+    def table(self) -> ClaimTable:
+        return self.query_one(ClaimTable)
+
+    @property
+    def filter_bar(self) -> FilterBar:
+        return self.query_one(FilterBar)
+
+    @property
+    def focus_run(self) -> Run | None:
+        """The run that next/previous error, views and triage act on."""
+        ids = self.table.query.run_ids
+        return self.app.catalogue.run_named(ids[0]) if ids else None
+
+    def on_mount(self) -> None:
+        self._epoch = self.app.data_epoch
+        self.table.focus()
+        self.apply_filter("")
+
+    def on_screen_resume(self) -> None:
+        if self._epoch != self.app.data_epoch:
+            self._refresh_data()
+
+    # -- applying a filter -------------------------------------------------------
+
+    def apply_filter(self, text: str, claim_id: int | None = None) -> None:
+        """Show the claims matching `text` (the metrics view calls this through app.show_claims)."""
+        self.filter_bar.set_text(text)
+        try:
+            named = [t.value for t in parse_terms(text) if t.field == "run"]
+        except FilterError as error:
+            self.filter_bar.show_error(text, error)
+            return
+        query = self._query(text, named)
+        self.table.show(query, claim_id)
+        if text != self._counted_filter:
+            self.count = None  # a re-count of the same filter keeps showing the old figure
+        self._show_status()
+
+    def _query(self, text: str, named_runs: list[str]) -> ClaimQuery:
+        catalogue = self.app.catalogue
+        run_ids = self._run_columns(named_runs)
+        current = self.table.query
+        self.table.run_names = [catalogue.run_named(i).name for i in run_ids if catalogue.run_named(i)]
+        self.table.scored = catalogue.scored
+        return ClaimQuery(text, current.sort, current.descending, run_ids)
+
+    def _run_columns(self, named_runs: list[str]) -> tuple[int, ...]:
+        """The runs the filter names first, then the chosen ones (default: the newest runs)."""
+        catalogue = self.app.catalogue
+        named = [catalogue.run_named(int(name) if name.isdigit() else name) or catalogue.run_named(name)
+                 for name in named_runs]
+        chosen = self.chosen_runs
+        if chosen is None:
+            chosen = [run.id for run in catalogue.runs[:DEFAULT_RUN_COLUMNS]]
+        return tuple(dict.fromkeys([run.id for run in named if run] + chosen))[:MAX_RUN_COLUMNS]
+
+    def show_run(self, run_id: int) -> None:
+        """Put a run first among the verdict columns (a run just started from this window)."""
+        current = list(self.table.query.run_ids) if self.chosen_runs is None else self.chosen_runs
+        self.chosen_runs = [run_id] + [i for i in current if i != run_id]
+
+    @on(FilterBar.Applied)
+    def _filter_applied(self, message: FilterBar.Applied) -> None:
+        self.apply_filter(message.text)
+        self.table.focus()
+
+    @on(FilterBar.Left)
+    def _filter_left(self) -> None:
+        self.filter_bar.set_text(self.table.good_query.filter)
+        self.table.focus()
+
+    @on(ClaimTable.FilterRejected)
+    def _filter_rejected(self, message: ClaimTable.FilterRejected) -> None:
+        self.filter_bar.show_error(message.query.filter, message.error)
+        self.filter_bar.input.focus()
+
+    @on(ClaimTable.Loaded)
+    def _loaded(self, message: ClaimTable.Loaded) -> None:
+        """The first page is on screen: now count (and, the first time, read the catalogue).
+
+        Counting waits for the page so the two queries do not compete for the disk and the
+        two cores: the page a person is waiting for comes first.
+        """
+        if message.missing_target is not None:
+            self.notify(f"claim {message.missing_target} does not match this filter", severity="warning")
+        if not self._catalogue_requested:
+            self._catalogue_requested = True
+            self.app.load_catalogue()
+            self.call_after_refresh(freeze_startup_objects)
+        if message.query.filter != self._counted_filter:
+            self._start_count()
+        elif self._count_stale:
+            self._recount_soon()
+        self._locate()
+        self._show_status()
+
+    def _start_count(self) -> None:
+        self._count_stale = False
+        self._last_count = time.monotonic()
+        self._count(self.table.query.filter)
+
+    def _recount_soon(self) -> None:
+        """While a run writes, count at most every RECOUNT_SECONDS (a count can take a while)."""
+        if self._recount_timer is not None:
+            return
+        wait = RECOUNT_SECONDS - (time.monotonic() - self._last_count)
+        if wait <= 0.01:
+            self._start_count()
+            return
+
+        def recount() -> None:
+            self._recount_timer = None
+            self._start_count()
+
+        self._recount_timer = self.set_timer(wait, recount)
+
+    def _locate(self) -> None:
+        """After a jump the window's place in the result is unknown; sorted by id it can be counted."""
+        table = self.table
+        if table.window.offset is None and table.window.rows and table.query.sort == "id":
+            self._count_before(table.query, table.window.rows[0].id)
+
+    @work(thread=True, exclusive=True, group="locate", exit_on_error=False)
+    def _count_before(self, query: ClaimQuery, first_id: int) -> None:
+        before = "id>" if query.descending else "id<"
+        count = self.app.stores.get().claims.count(f"{query.filter} {before}{first_id}".strip())
+        self.app.call_from_thread(self._located, query, first_id, count)
+
+    def _located(self, query: ClaimQuery, first_id: int, count: int) -> None:
+        window = self.table.window
+        index = window.index_of(first_id)
+        if self.table.query == query and window.offset is None and index is not None:
+            window.offset = count - index
+            self._show_status()
+
+    @work(thread=True, exclusive=True, group="count", exit_on_error=False)
+    def _count(self, text: str) -> None:
+        """Count in a worker: on a million claims with a text term this can take a while."""
+        worker = get_current_worker()
+        claims = self.app.stores.get().claims
+        try:
+            count, run_ids = claims.count(text), claims.compile(text).run_ids
+        except FilterError:
+            count, run_ids = None, []
+        if not worker.is_cancelled:
+            self.post_message(Counted(text, count, run_ids))
+
+    @on(Counted)
+    def _counted(self, message: Counted) -> None:
+        if message.filter_text == self.table.query.filter:
+            self._counted_filter = message.filter_text
+            self.count = message.count
+            self.table.total = message.count
+            self._show_status()
+
+    # -- status line -------------------------------------------------------------------
+
+    @on(ClaimTable.Highlighted)
+    def _highlighted(self) -> None:
+        self._show_status()
+
+    def _show_status(self) -> None:
+        table = self.table
+        total = self.app.catalogue.total_claims
+        line = Text()
+        line.append("counting…" if self.count is None else f"{self.count:,}", style="bold")
+        line.append(f" of {total:,} claims" if total is not None else " claims")
+        position = table.position
+        if position is not None and table.current is not None:
+            line.append(f" · row {position + 1:,}")
+        arrow = "↓" if table.query.descending else "↑"
+        line.append(f" · sort {table.query.sort}{arrow}")
+        if table.marked:
+            line.append(f" · {len(table.marked):,} marked", style="bold")
+        focus = self.focus_run
+        if focus is not None:
+            line.append(" · focus run ")
+            line.append(printable(focus.name)[:24], style="bold")
+        self.query_one("#status", Label).update(line)
+
+    # -- live data ------------------------------------------------------------------------
+
+    @on(DataChanged)
+    def _data_changed(self) -> None:
+        self._refresh_data()
+
+    @on(CatalogueLoaded)
+    def _catalogue(self) -> None:
+        table = self.table
+        table.scored = self.app.catalogue.scored
+        named = [t.value for t in parse_terms(table.good_query.filter) if t.field == "run"]
+        if self._run_columns(named) != table.query.run_ids:  # a new run, or one just started here
+            self.apply_filter(table.good_query.filter, table.current.id if table.current else None)
+        self._show_status()
+
+    def _refresh_data(self) -> None:
+        self._epoch = self.app.data_epoch
+        self._count_stale = True
+        self.table.reload()
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def action_focus_filter(self) -> None:
+        self.filter_bar.input.focus()
+
+    @on(ClaimTable.Opened)
+    def _opened(self, message: ClaimTable.Opened) -> None:
+        self.app.open_claim(message.row.id)
+
+    def action_goto(self) -> None:
+        from workbench.tui.screens.dialogs import TextPrompt
+
+        def go(reference: str | None) -> None:
+            if reference and reference.strip():
+                self._resolve(reference.strip())
+
+        self.app.push_screen(TextPrompt("Go to claim", "42 or DATASET:EXTERNAL_ID"), go)
+
+    @work(thread=True, exclusive=True, group="resolve", exit_on_error=False)
+    def _resolve(self, reference: str) -> None:
+        claim_id = self.app.stores.get().claims.resolve(reference)
+        self.app.call_from_thread(self._go_to, reference, claim_id)
+
+    def _go_to(self, reference: str, claim_id: int | None) -> None:
+        if claim_id is None:
+            self.notify(f"no claim {printable(reference)!r}", severity="warning", markup=False)
+        else:
+            self.table.jump_to(claim_id)

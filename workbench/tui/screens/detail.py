@@ -1,0 +1,174 @@
+"""One claim whole: metadata, question and response, evidence per setting, verdicts."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from workbench.tui.bundles import ClaimBundle, load_bundle
+from workbench.tui.errors import ReportsWorkerErrors
+from workbench.tui.evidence_text import (claim_body, claim_header, full_body, pages_body, qa_body,
+                                         reference_body)
+from workbench.tui.messages import DataChanged
+from workbench.tui.widgets.run_status import RunStatus
+from workbench.tui.widgets.verdicts import VerdictList
+
+SORT_FIELDS = {"date": "claim_date"}
+TABS = [("claim", "Claim"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"),
+        ("qa", "QA"), ("verdicts", "Verdicts")]
+
+
+class EvidenceText(VerticalScroll):
+    """A scrollable, literal text (a claim's part or one setting's evidence)."""
+
+    HELP = """\
+Evidence exactly as each input setting shows it to a model. Reference: the quoted
+passage. Full: the cited page cut to a 6,000-character window, the passage
+highlighted. Pages: every candidate page's 600-character window, the cited one marked
+CITED. QA: question-answer evidence. ↑/↓, PageUp/PageDown scroll."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("reading…", style="dim"))
+
+    def show(self, text: Text) -> None:
+        self.query_one(Static).update(text)
+
+
+class ClaimDetailScreen(ReportsWorkerErrors, Screen):
+    """The claim, its evidence tabs and the verdicts of every run."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the claims table"),
+        Binding("right_square_bracket", "step(1)", "Next", id="detail.next",
+                tooltip="The next claim in the table"),
+        Binding("left_square_bracket", "step(-1)", "Prev", id="detail.previous",
+                tooltip="The previous claim in the table"),
+        Binding("1", "tab('claim')", "Claim", show=False, id="detail.tab_claim", tooltip="Claim tab"),
+        Binding("2", "tab('reference')", "Reference", show=False, id="detail.tab_reference",
+                tooltip="Reference evidence tab"),
+        Binding("3", "tab('full')", "Full", show=False, id="detail.tab_full", tooltip="Full window tab"),
+        Binding("4", "tab('pages')", "Pages", show=False, id="detail.tab_pages", tooltip="Pages tab"),
+        Binding("5", "tab('qa')", "QA", show=False, id="detail.tab_qa", tooltip="Question-answer tab"),
+        Binding("6,v", "tab('verdicts')", "Verdicts", id="detail.tab_verdicts",
+                tooltip="Every run's verdict beside the gold label"),
+        Binding("c", "copy_id", "Copy id", id="detail.copy_id", tooltip="Copy the claim id"),
+        Binding("f", "flag", "Flag", id="detail.flag", tooltip="Flag this claim"),
+        Binding("n", "error(True)", "Next error", show=False, id="detail.next_error",
+                tooltip="Next claim the focus run got wrong"),
+        Binding("N", "error(False)", "Prev error", show=False, id="detail.previous_error",
+                tooltip="Previous claim the focus run got wrong"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, claim_id: int, bundle: ClaimBundle | None):
+            super().__init__()
+            self.claim_id = claim_id
+            self.bundle = bundle
+
+    def __init__(self, claim_id: int):
+        super().__init__()
+        self.claim_id = claim_id
+        self.bundle: ClaimBundle | None = None
+        self._epoch = 0
+
+    def compose(self) -> ComposeResult:
+        yield Label(Text(f"claim {self.claim_id}", style="bold"), id="claim-header")
+        with Horizontal(id="detail-body"):
+            with TabbedContent(id="detail-tabs"):
+                for key, title in TABS:
+                    with TabPane(title, id=f"tab-{key}"):
+                        if key == "verdicts":
+                            yield VerdictList(id="verdict-list")
+                        else:
+                            yield EvidenceText(id=f"text-{key}")
+            # On wide terminals the verdicts stay in view beside the claim and its evidence.
+            yield VerdictList(id="side-verdicts")
+        yield RunStatus()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._load(self.claim_id)
+
+    def on_screen_resume(self) -> None:
+        if self._epoch != self.app.data_epoch:
+            self._load(self.claim_id)
+
+    @on(DataChanged)
+    def _data_changed(self) -> None:
+        self._load(self.claim_id)
+
+    @work(thread=True, exclusive=True, group="claim", exit_on_error=False)
+    def _load(self, claim_id: int) -> None:
+        bundle = load_bundle(self.app.stores.get(), claim_id)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Loaded(claim_id, bundle))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        if message.claim_id != self.claim_id:
+            return
+        self._epoch = self.app.data_epoch
+        bundle = message.bundle
+        if bundle is None:
+            self.query_one("#claim-header", Label).update(Text(f"claim {self.claim_id} no longer exists"))
+            return
+        self.bundle = bundle
+        claim = bundle.claim
+        self.query_one("#claim-header", Label).update(claim_header(claim))
+        bodies = {"claim": claim_body(claim, bundle.flags), "reference": reference_body(claim),
+                  "full": full_body(claim), "pages": pages_body(claim), "qa": qa_body(claim)}
+        for key, body in bodies.items():
+            self.query_one(f"#text-{key}", EvidenceText).show(body)
+        for verdicts in self.query(VerdictList):
+            verdicts.show_bundle(bundle)
+
+    def show_claim(self, claim_id: int) -> None:
+        """Switch to another claim without leaving the screen."""
+        self.claim_id = claim_id
+        self._load(claim_id)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_tab(self, key: str) -> None:
+        self.query_one(TabbedContent).active = f"tab-{key}"
+        pane = self.query_one(f"#tab-{key}", TabPane)
+        pane.query_children().first().focus()
+
+    def action_step(self, step: int) -> None:
+        table = self.app.browser.table
+        before = table.current
+        table.set_cursor(table.cursor + step)
+        row = table.current
+        if row is None or (before is not None and row.id == before.id):
+            self.notify("no more claims this way (yet: the next page may still be reading)")
+            return
+        self.show_claim(row.id)
+
+    def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(str(self.claim_id))
+        self.notify(f"copied claim id {self.claim_id}")
+
+    def action_flag(self) -> None:
+        from workbench.tui.screens.flag_dialog import FlagDialog
+
+        browser = self.app.browser
+        dialog = FlagDialog(self.claim_id, [], "", None, list(self.app.catalogue.flag_kinds))
+        self.app.push_screen(dialog, browser.flag_requested)
+
+    def action_error(self, forward: bool) -> None:
+        if self.bundle is None:
+            return
+        browser = self.app.browser
+        sort = browser.table.query.sort
+        claim = self.bundle.claim
+        value = getattr(claim, SORT_FIELDS.get(sort, sort))
+        browser.step_error(forward, key=(value, claim.id), then=self.show_claim)

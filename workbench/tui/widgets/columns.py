@@ -1,0 +1,96 @@
+"""The claims table's columns and how one row is drawn (Rich Text, cells literal)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from store import ClaimRow
+from workbench.display import one_line, printable
+from workbench.tui.looks import flag_marks, verdict_mark
+
+IMPORTANCE_SHORT = {"Main": "Main", "Sub": "Sub", "Irrelevant": "Irr"}
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    title: str
+    width: int
+    align: str = "left"
+
+
+def layout(width: int, run_names: list[str], sort: str = "id") -> list[Column]:
+    """Columns for a table `width` cells wide: fixed ones, a marker per run, the claim in the rest.
+
+    The claim date shows on wide screens, and whenever the table is sorted by it.
+    """
+    wide = width >= 110
+    columns = [
+        Column("mark", " ", 1),
+        Column("id", "id", 7, "right"),
+        Column("label", "gold", 14 if wide else 10),
+        Column("importance", "imp", 4),
+        Column("task", "task/domain", 16 if wide else 10),
+    ]
+    if wide or sort == "date":
+        columns.append(Column("date", "date", 10))
+    columns.append(Column("flags", "flag", 4))
+    columns += [Column(f"run{n}", printable(name)[:3] or "run", 3) for n, name in enumerate(run_names)]
+    used = sum(c.width for c in columns) + len(columns)
+    columns.append(Column("text", "claim", max(width - used, 8)))
+    return columns
+
+
+def fit(text: str, width: int, align: str = "left") -> str:
+    """One line exactly `width` cells (cut with an ellipsis)."""
+    text = one_line(text, width)
+    return text.rjust(width) if align == "right" else text.ljust(width)
+
+
+def header_text(columns: list[Column], sort: str, descending: bool) -> Text:
+    """The header line; the sorted column carries an arrow."""
+    line = Text()
+    sort_columns = {"label": "label", "importance": "importance", "task": "task", "domain": "task",
+                    "id": "id", "date": "date"}
+    for column in columns:
+        title = column.title
+        if sort_columns.get(sort) == column.key:
+            title += "↓" if descending else "↑"
+        line.append(fit(title, column.width, column.align) + " ")
+    return line
+
+
+def row_text(row: ClaimRow, columns: list[Column], run_ids: tuple[int, ...], marked: bool,
+             scored: dict[str, set[str]]) -> Text:
+    """One claim as a table line."""
+    line = Text(no_wrap=True, overflow="crop")
+    runs = iter(run_ids)
+    for column in columns:
+        key = column.key
+        if key == "mark":
+            line.append("●" if marked else " ", style="bold")
+        elif key == "id":
+            line.append(fit(str(row.id), column.width, "right"), style="dim")
+        elif key == "label":
+            line.append(fit(row.label or "—", column.width), style="bold")
+        elif key == "importance":
+            line.append(fit(IMPORTANCE_SHORT.get(row.importance or "", ""), column.width))
+        elif key == "task":
+            line.append(fit("/".join(filter(None, [row.task, row.domain])), column.width), style="dim")
+        elif key == "date":
+            line.append(fit(row.claim_date or "", column.width), style="dim")
+        elif key == "flags":
+            marks = flag_marks(row.flags)
+            line.append(fit(marks.plain, column.width), style=marks.style)
+        elif key.startswith("run"):
+            run_id = next(runs)
+            status, verdict = row.verdicts.get(run_id, (None, None))
+            line.append(" ")
+            line.append_text(verdict_mark(status, verdict, row.label, scored.get(row.dataset)))
+            line.append(" ")
+        else:
+            line.append(fit(row.text, column.width))
+        line.append(" ")
+    return line

@@ -1,0 +1,54 @@
+"""A one-line progress bar for the run started from this window (hidden when idle)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from workbench.display import one_line
+from workbench.tui.runs import RunState
+
+BAR_CELLS = 20
+
+
+def progress_line(state: RunState) -> Text:
+    """'name ━━━━━━━╺─────── 12/50  ok 10 ∅1 ?1 !0  K cancels' (the bar in plain characters)."""
+    line = Text(one_line(state.name, 24) + " ", style="bold")
+    share = state.done / state.total if state.total else 0.0
+    filled = round(share * BAR_CELLS)
+    line.append("━" * filled, style="green")
+    line.append("╺" + "─" * max(BAR_CELLS - filled - 1, 0) if filled < BAR_CELLS else "", style="dim")
+    line.append(f" {state.done:,}/{state.total:,} ")
+    progress = state.progress
+    if progress is not None:
+        line.append(f"ok {progress.ok} ", style="green")
+        line.append(f"∅{progress.abstain} ", style="yellow")
+        line.append(f"?{progress.parse_failure} ", style="magenta")
+        line.append(f"!{progress.error} ", style="red")
+    if state.status in ("cancelling", "cancelled", "failed", "finished"):
+        line.append(state.status, style="bold")
+        if state.message:
+            line.append(": " + one_line(state.message, 60))
+    else:
+        line.append("K cancels", style="dim")
+    return line
+
+
+class RunStatus(Static):
+    """Shows the window's run: name, bar, counts; hidden when no run was started."""
+
+    DEFAULT_CSS = """
+    RunStatus { height: 1; display: none; background: $panel; padding: 0 1; }
+    RunStatus.-visible { display: block; }
+    """
+
+    def __init__(self):
+        super().__init__(markup=False)
+
+    def on_mount(self) -> None:
+        self.show_state(self.app.runs.state)
+
+    def show_state(self, state: RunState) -> None:
+        self.set_class(state.status != "idle", "-visible")
+        if state.status != "idle":
+            self.update(progress_line(state))

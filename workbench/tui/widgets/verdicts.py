@@ -1,0 +1,67 @@
+"""Every run's verdict for one claim beside the gold label; raw output one key away."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from workbench.display import literal
+from workbench.tui.bundles import ClaimBundle
+from workbench.tui.evidence_text import verdict_item
+from workbench.tui.looks import legend
+from workbench.tui.screens.dialogs import TextViewer, plain_title
+
+
+class VerdictList(OptionList):
+    """One entry per run that answered this claim, oldest run first."""
+
+    HELP = """\
+Verdicts side by side: each run's answer next to the gold label. ✓ right, ✗ wrong
+(with the gold label beside it), ∅ abstained, ? parse failure (the model's answer
+could not be read), ! API error (no answer at all). o shows the raw model output."""
+    BINDINGS = [
+        Binding("o", "raw_output", "Raw output", id="verdicts.raw", tooltip="The model's raw output"),
+    ]
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id, markup=False)
+        self.bundle: ClaimBundle | None = None
+
+    def show_bundle(self, bundle: ClaimBundle) -> None:
+        """Replace the entries, keeping the highlighted run if it is still there."""
+        previous = self.highlighted_option.id if self.highlighted_option else None
+        self.bundle = bundle
+        claim = bundle.claim
+        options: list[Option] = [Option(self._gold_line(bundle), id="gold", disabled=True)]
+        for run, prediction in bundle.verdicts:
+            options.append(Option(verdict_item(run, prediction, claim.label, bundle.scored), id=str(run.id)))
+        if not bundle.verdicts:
+            options.append(Option(Text("no run has answered this claim yet (r runs a model)", style="dim"),
+                                  id="none", disabled=True))
+        self.set_options(options)
+        ids = [o.id for o in options]
+        if previous in ids:
+            self.highlighted = ids.index(previous)
+        elif bundle.verdicts:
+            self.highlighted = 1
+
+    @staticmethod
+    def _gold_line(bundle: ClaimBundle) -> Text:
+        line = Text("gold label ", style="bold")
+        line.append_text(literal(bundle.claim.label or "—", "bold reverse"))
+        line.append("\n")
+        line.append_text(legend())
+        return line
+
+    def action_raw_output(self) -> None:
+        option = self.highlighted_option
+        if self.bundle is None or option is None or not (option.id or "").isdigit():
+            self.app.notify("highlight a run's answer first", severity="warning")
+            return
+        run, prediction = next((r, p) for r, p in self.bundle.verdicts if r.id == int(option.id))
+        raw = prediction.raw_output if prediction.raw_output is not None else prediction.error
+        title = plain_title("raw output of", run.name, "for claim", self.bundle.claim.id,
+                            f"({prediction.status})")
+        self.app.push_screen(TextViewer(title, raw))
