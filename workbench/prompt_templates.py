@@ -3,6 +3,8 @@
 A user adds a template by dropping a file in either folder; a file in prompts_dir wins
 over a built-in one of the same name. The keys:
 
+    kind (optional: "verdict", the default; other kinds belong to other steps, e.g. the
+    contamination pipeline's article and extract templates),
     name (a label: --prompt takes the file name), description, label_space, verdicts,
     abstain (optional), output_fields, json,
     system, user                   -- user (and system) may use {context} {evidence} {answer}
@@ -70,13 +72,28 @@ def template_dirs(extra: Path | None = None) -> list[Path]:
     return [BUILTIN_DIR] + ([Path(extra).expanduser()] if extra else [])
 
 
-def available_templates(extra: Path | None = None) -> dict[str, Path]:
-    """Template name (file stem) -> file."""
+def available_templates(extra: Path | None = None, kind: str = "verdict") -> dict[str, Path]:
+    """Template name (file stem) -> file, for templates of one kind.
+
+    Verdict templates (the default kind) are what `--prompt` picks from; other kinds
+    (e.g. the contamination pipeline's `article` and `extract`) declare `kind = "..."`.
+    """
     found: dict[str, Path] = {}
     for folder in template_dirs(extra):
         if folder.is_dir():
-            found.update({path.stem: path for path in sorted(folder.glob("*.toml"))})
+            found.update({path.stem: path for path in sorted(folder.glob("*.toml"))
+                          if template_kind(path) == kind})
     return found
+
+
+def template_kind(path: Path) -> str:
+    """A template file's `kind` key (default "verdict"; an unreadable file counts as a
+    verdict template, so that reading it reports what is wrong)."""
+    try:
+        kind = tomllib.loads(path.read_text(encoding="utf-8")).get("kind", "verdict")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return "verdict"
+    return kind if isinstance(kind, str) else "verdict"
 
 
 def load_template(name: str, extra: Path | None = None) -> Template:

@@ -22,7 +22,7 @@ from workbench.prompt_templates import Template, TemplateError, load_template
 from workbench.prompting import PromptError, Setting, answer_mode, check_setting, parse_setting
 from workbench.run_params import configuration_params, effective_params
 from workbench.run_requirements import check_claims_have
-from workbench.run_types import PreparedRun, RunRequest, RunSetupError
+from workbench.run_types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
 
 VERSIONED_PACKAGES = ("factcheck-workbench", "llama-cpp-python", "openai", "anthropic")
 
@@ -66,10 +66,60 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
                        setting, json_answer, params, space, allowed, concurrency, request.use_cache)
 
 
+def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:
+    """Validate and find-or-create a non-verdict run (an article or extraction step).
+
+    The same configuration (model identity, task configuration, params, claims) reuses
+    its newest run: unfinished claims are answered, finished ones stay. With use_cache
+    False a finished run is not reused: a new run asks the model again.
+    """
+    try:
+        spec = parse_model_spec(request.model, request.base_url)
+    except ModelSpecError as error:
+        raise RunSetupError(str(error)) from None
+    if not request.claim_ids:
+        raise RunSetupError(f"no claims for the {request.task.kind} step")
+    params = effective_params(request.params, spec.scheme)
+    backend = _backend(spec, params, load_settings())
+    key = task_config_key(backend.identity, request.task, params, request.claim_ids)
+    latest = store.runs.latest_with_config(key)
+    unfinished = latest is not None and (latest.status != "finished" or store.runs.pending_claim_ids(latest.id))
+    if latest is not None and (unfinished or request.use_cache):
+        run, resumed = latest, True
+    else:
+        run, resumed = store.runs.create(_task_run(store, request, spec, params, backend.identity, key),
+                                         request.claim_ids), False
+    concurrency = request.concurrency or backend.default_concurrency
+    if concurrency < 1:
+        raise RunSetupError("--concurrency must be at least 1")
+    return PreparedRun(run, store.runs.pending_claim_ids(run.id), len(request.claim_ids), resumed, spec, None,
+                       None, True, params, None, [], concurrency, request.use_cache, task=request.task)
+
+
+def task_config_key(identity: dict, task, params: dict, claim_ids: list[int]) -> str:
+    """The hash of everything that defines a task run's answers, and its claims."""
+    return hashlib.sha256(to_json({
+        "kind": task.kind, "identity": identity, "task": task.configuration(),
+        "params": configuration_params(params), "claims": claim_ids,
+    }).encode()).hexdigest()
+
+
+def _task_run(store: Store, request: TaskRunRequest, spec: ModelSpec, params: dict, identity: dict,
+              key: str) -> Run:
+    task = request.task
+    return Run(name=store.runs.unique_name(request.name), kind=task.kind, dataset_id=request.dataset_id,
+               model=_model_text(spec), model_identity=identity, prompt_name=task.template_name,
+               prompt_hash=task.template_hash, setting=task.source, params=params,
+               subset_filter=request.subset_filter, config_key=key, versions=package_versions())
+
+
 def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
     run = store.runs.get(request.resume)
     if run is None:
         raise RunSetupError(f"no run {request.resume!r} to resume; `workbench runs` lists them")
+    if run.kind != "verdict":
+        raise RunSetupError(f"run {run.name} is a step of the contamination pipeline (kind {run.kind}); run the"
+                            " same `workbench contamination run` command again to continue it")
     again = RunRequest(model=run.model, setting=run.setting or "claim", prompt=run.prompt_name or "auto",
                        claim_ids=store.runs.claim_ids(run.id), base_url=run.model_identity.get("base_url")
                        if not run.model.startswith("gguf:") else None, params=dict(run.params),
@@ -174,6 +224,11 @@ def _find_or_create(store, request, resuming, key, spec, template, setting, para
               prompt_name=template.name, prompt_hash=template.content_hash, setting=setting.name,
               params=params, subset_filter=_subset_text(request), config_key=key, versions=package_versions())
     return store.runs.create(run, claim_ids), False
+
+
+def stored_model_text(spec: ModelSpec) -> str:
+    """The spec as runs (and contamination scores) store it."""
+    return _model_text(spec)
 
 
 def _model_text(spec: ModelSpec) -> str:

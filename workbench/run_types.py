@@ -4,12 +4,12 @@ events a run reports. `workbench.runner` re-exports all of it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Protocol, Union
 
-from store import LabelSpace, Prediction, Run, RunProgress
+from store import Claim, LabelSpace, Prediction, Run, RunProgress, Store
 from workbench.backends import ModelSpec
 from workbench.prompt_templates import Template
-from workbench.prompting import Setting
+from workbench.prompting import RenderedPrompt, Setting
 
 
 @dataclass
@@ -37,6 +37,66 @@ class RunRequest:
     """At most this many claims (the first ones in id order)."""
 
 
+@dataclass(frozen=True)
+class TaskAnswer:
+    """What a task run's parser made of one answer."""
+
+    status: str
+    """ok or parse_failure (the raw text is kept either way)."""
+    parsed: Any = None
+    """The structured result stored in predictions.parsed (e.g. {"evidence": [...]})."""
+    explanation: str | None = None
+    """A short note for people (e.g. why the answer could not be read)."""
+
+
+class RunTask(Protocol):
+    """A run that is not a verdict run: its own prompt and its own parser.
+
+    The engine answers a task run exactly like a verdict run (cache, retries, one
+    commit per answer, resume); only rendering and parsing come from the task. When an
+    answer cannot be parsed, the engine asks again up to `tries` times in all, each time
+    with `retry_prompt` (a different seed and a nudge), then records a parse_failure.
+    """
+
+    kind: str
+    """The runs.kind it creates, e.g. article or extract."""
+    tries: int
+    template_name: str
+    template_hash: str
+    source: str
+    """What the task reads, in words (stored as the run's setting), e.g. "oracle articles"."""
+
+    def configuration(self) -> dict[str, Any]:
+        """Everything besides model and params that defines its answers (for the config key)."""
+
+    def render(self, store: Store, claim: Claim) -> RenderedPrompt:
+        """The messages for one claim (PromptError when the claim cannot be rendered)."""
+
+    def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
+        """The prompt for try number `attempt` (1, 2, ...) after unreadable answers."""
+
+    def parse(self, text: str) -> TaskAnswer:
+        """Read one answer; never raises."""
+
+
+@dataclass
+class TaskRunRequest:
+    """A non-verdict run over an explicit list of claims (prepare_task_run)."""
+
+    task: RunTask
+    model: str
+    claim_ids: list[int]
+    name: str
+    """The run's name (made unique: name-2, ...)."""
+    base_url: str | None = None
+    params: dict = field(default_factory=dict)
+    concurrency: int | None = None
+    use_cache: bool = True
+    """False: a new run that asks the model again (unless an unfinished one can go on)."""
+    dataset_id: int | None = None
+    subset_filter: str | None = None
+
+
 class RunSetupError(Exception):
     """A clear message for the user, raised before any work starts."""
 
@@ -51,14 +111,17 @@ class PreparedRun:
     resumed: bool
     """True when this continues an unfinished run instead of starting one."""
     spec: ModelSpec
-    template: Template
-    setting: Setting
+    template: Template | None
+    setting: Setting | None
     json_answer: bool
     params: dict[str, Any]
-    label_space: LabelSpace
+    label_space: LabelSpace | None
     allowed_verdicts: list[str]
     concurrency: int
     use_cache: bool = True
+    task: RunTask | None = None
+    """Set for non-verdict runs (contamination articles and extractions); then template,
+    setting and label_space are None and the task renders and parses."""
 
     @property
     def run_id(self) -> int:

@@ -3,6 +3,10 @@
 Public API (the TUI builds against exactly this):
     RunRequest, RunSetupError, PreparedRun, prepare_run, execute_run, run_blocking,
     RunEvent = RunStarted | ItemFinished | RunFinished.
+Non-verdict runs (the contamination pipeline's article and extraction steps) go through
+the same engine: TaskRunRequest + prepare_task_run give a PreparedRun whose `task`
+renders each claim and parses each answer (RunTask, TaskAnswer); an unreadable answer
+is asked again, each try cached, before it is recorded as a parse_failure.
 
 Every finished answer is recorded the moment it exists, so a killed process loses at
 most the calls in flight; resuming answers only the claims without an answer (never
@@ -27,14 +31,16 @@ from workbench.config import load_settings
 from workbench.parsing import parse_answer
 from workbench.prompting import PromptError, render
 from workbench.retry import CallOutcome, RetryGate, RetryPolicy, call_with_retries
-from workbench.run_setup import prepare_run
+from workbench.run_setup import prepare_run, prepare_task_run
 from workbench.run_types import (
-    ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, RunStarted,
+    ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, RunStarted, RunTask, TaskAnswer,
+    TaskRunRequest,
 )
 
 __all__ = [
     "ItemFinished", "PreparedRun", "RunEvent", "RunFinished", "RunRequest", "RunSetupError", "RunStarted",
-    "cache_key", "execute_run", "items_per_second", "prepare_run", "run_blocking",
+    "RunTask", "TaskAnswer", "TaskRunRequest", "cache_key", "execute_run", "items_per_second", "prepare_run",
+    "prepare_task_run", "run_blocking",
 ]
 CANCEL_POLL_S = 0.05
 
@@ -79,6 +85,22 @@ def items_per_second(done: int, started_at: str | None, finished_at: str | None)
         return None
     seconds = (datetime.fromisoformat(finished_at.rstrip("Z")) - datetime.fromisoformat(started_at.rstrip("Z")))
     return done / max(seconds.total_seconds(), 1.0)
+
+
+@dataclasses.dataclass
+class _Spent:
+    """Tokens and time summed over a task item's tries."""
+
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_s: float = 0.0
+
+    def add(self, completion: Completion) -> None:
+        if completion.tokens_in is not None:
+            self.tokens_in = (self.tokens_in or 0) + completion.tokens_in
+        if completion.tokens_out is not None:
+            self.tokens_out = (self.tokens_out or 0) + completion.tokens_out
+        self.latency_s += completion.latency_s
 
 
 class _Engine:
@@ -155,6 +177,9 @@ class _Engine:
         """Render, answer (from the cache or the model), parse, commit, report."""
         claim = self.store.claims.get(claim_id)
         before = self.store.runs.previous_attempts(self.run_id, claim_id)
+        if self.prepared.task is not None:
+            await self._answer_task(claim, before)
+            return
         try:
             rendered = render(claim, self.prepared.template, self.prepared.setting, self.prepared.json_answer)
         except PromptError as error:
@@ -172,6 +197,59 @@ class _Engine:
             return
         outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
         self._settle(claim_id, key, outcome, before)
+
+    async def _answer_task(self, claim, before: int) -> None:
+        """A task run's item: render and parse by the task; an unreadable answer is asked
+        again (new seed, a nudge) up to task.tries times, each answer cached on arrival."""
+        task = self.prepared.task
+        try:
+            first = task.render(self.store, claim)
+        except PromptError as error:
+            self._finish(Prediction(run_id=self.run_id, claim_id=claim.id, status="error", error=str(error),
+                                    attempts=before))
+            return
+        attempts, spent = before, _Spent()
+        for attempt in range(max(task.tries, 1)):
+            rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
+            completion, cached, calls, error = await self._complete(self._task_request(rendered, attempt))
+            attempts += calls
+            if completion is None:
+                self._finish(Prediction(run_id=self.run_id, claim_id=claim.id, status="error",
+                                        error=error.message, attempts=attempts))
+                if error.fatal:
+                    self.fatal = error.message
+                return
+            spent.add(completion)
+            answer = task.parse(completion.text)
+            if answer.status == "ok":
+                break
+        self._finish(Prediction(
+            run_id=self.run_id, claim_id=claim.id, status=answer.status, explanation=answer.explanation,
+            raw_output=completion.text, parsed=answer.parsed, attempts=attempts, latency_s=spent.latency_s,
+            tokens_in=spent.tokens_in, tokens_out=spent.tokens_out, finish_reason=completion.finish_reason,
+            cached=cached))
+
+    def _task_request(self, rendered, attempt: int) -> CompletionRequest:
+        """A task's request; each retry gets the next seed (with the nudge, a new answer)."""
+        params = self.prepared.params
+        seed = params.get("seed")
+        return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
+                                 None if seed is None else int(seed) + attempt, rendered.json_schema)
+
+    async def _complete(self, request: CompletionRequest):
+        """(completion, from cache, model calls made, error): the cache first, else the
+        model with retries; a fresh answer is cached the moment it arrives."""
+        key = cache_key(self.backend.identity, request)
+        cached = self.store.runs.cached_response(key) if self.prepared.use_cache else None
+        if cached is not None:
+            completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason)
+            return completion, True, 0, None
+        outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
+        completion = outcome.completion
+        if completion is not None:
+            self.store.runs.cache_response(key, self.identity_text, CachedResponse(
+                completion.text, completion.tokens_in, completion.tokens_out, completion.finish_reason))
+        return completion, False, outcome.calls, outcome.error
 
     def _settle(self, claim_id: int, key: str, outcome: CallOutcome, before: int) -> None:
         attempts = before + outcome.calls

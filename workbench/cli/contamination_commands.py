@@ -1,0 +1,357 @@
+"""`workbench contamination ...`: find benchmark claims a model already knows.
+
+    run      the pipeline: article -> evidence extraction -> matching -> scores -> flags
+    show     one claim: oracle and generated evidence side by side, the pair scores
+    summary  S (mean claim score) and the share flagged, per model and metric
+    combine  flag the intersection over models and/or metrics
+    mark     people's labels: contaminated, or checked and clean
+    sweep    agreement of the pipeline's flag with those labels for tau in [0, 1]
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from store import CHECKED_CLEAN, Store
+from workbench.cli import UserError, current_db_path, db_path_option, main
+from workbench.cli import contamination_views as views
+from workbench.contamination import evidence_view
+from workbench.cli.data_commands import open_store
+from workbench.contamination.flagging import (
+    CONTAMINATED, ContaminationError, combine_flags, combined_flag_sets, current_tau, pick_group, summarise,
+)
+from workbench.contamination.pipeline import ContaminationRequest, PipelineError, plan_pipeline, run_pipeline
+from workbench.contamination.pipeline_evidence import generated_side, oracle_side
+from workbench.contamination.score_table import score_groups, score_rows, score_values
+from workbench.contamination.similarity import METRIC_HELP
+from workbench.contamination.sweep import manual_labels, sweep
+from workbench.display import literal
+from workbench.run_params import parse_param_pairs
+from workbench.run_types import ItemFinished, RunSetupError
+
+console = Console(highlight=False)
+POLL_S = 0.2
+
+
+@main.group("contamination")
+def contamination() -> None:
+    """Find claims a model already knows (contamination), flag them, check the flags."""
+
+
+@contamination.command("run")
+@click.option("--model", required=True, help="The target model (gguf:default, openai:MODEL, ...).")
+@click.option("--extractor", default="gguf:default", show_default=True,
+              help="The model that lists evidence sentences from articles.")
+@click.option("--dataset", help="Only claims of this dataset.")
+@click.option("--where", "filter_text", default="", help="Filter the claims (see `workbench filter-help`).")
+@click.option("--metric", default="meteor", show_default=True, help=METRIC_HELP)
+@click.option("--tau", type=float, help="Flag at s >= tau (default: 0.25 METEOR, 0.6 embeddings, or the"
+                                       " threshold the stored flags were set at).")
+@click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
+@click.option("--no-cache", is_flag=True, help="Ask the models again instead of reusing stored answers.")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Run param for the target model.")
+@click.option("--extractor-param", "extractor_params", multiple=True, metavar="KEY=VALUE",
+              help="Run param for the extractor (e.g. max_tokens=400).")
+@click.option("--base-url", help="Server URL for an openai-compatible target model.")
+@click.option("--extractor-base-url", help="Server URL for an openai-compatible extractor.")
+@click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
+@click.option("--max-evidence", default=10, show_default=True, type=click.IntRange(1),
+              help="At most this many evidence sentences per article.")
+@db_path_option
+def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_cache, params, extractor_params,
+                base_url, extractor_base_url, concurrency, max_evidence) -> None:
+    """Run the contamination pipeline and flag claims with s >= tau.
+
+    Every step is stored: the articles and both evidence lists are runs (resumable and
+    cached: the same command again continues, or reuses finished steps without calling a
+    model), and each claim's score keeps its matched pairs. Ctrl-C loses nothing finished.
+    """
+    store = open_store()
+    try:
+        request = ContaminationRequest(
+            model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
+            limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
+            extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
+            extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence)
+        plan = plan_pipeline(store, request)
+    except (PipelineError, RunSetupError) as error:
+        raise UserError(str(error)) from None
+    finally:
+        store.close()
+    _announce(plan)
+    outcome = _run_with_progress(plan)
+    if outcome.status != "finished":
+        _stopped(outcome)
+    _finished(plan, outcome)
+
+
+def _announce(plan) -> None:
+    console.print(f"contamination pipeline over {len(plan.claim_ids):,} claims: target {literal(plan.target)},"
+                  f" extractor {literal(plan.extractor)}, metric {literal(plan.metric.name)}", markup=False)
+    console.print(f"oracle evidence: {len(plan.article_claims):,} claims extracted from their oracle fact-check"
+                  f" article; {len(plan.qa_claims):,} use their gold question-answer pairs directly (no extraction);"
+                  f" {len(plan.missing):,} have neither and are not scorable", markup=False)
+
+
+def _run_with_progress(plan):
+    """The pipeline in a worker thread, so Ctrl-C lands here and cancels cleanly."""
+    cancel, result, done = threading.Event(), {}, threading.Event()
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[counts]}"), TimeRemainingColumn()]
+    with Progress(*columns, console=console) as bar:
+        tasks = {}
+
+        def on_step(step, prepared) -> None:
+            done_already = prepared.total - len(prepared.pending_claim_ids)
+            verb = "reused" if not prepared.pending_claim_ids else "continuing" if prepared.resumed else "new"
+            bar.console.print(f"{step}: run {literal(prepared.run.name)} ({verb}), {prepared.total:,} claims,"
+                              f" {len(prepared.pending_claim_ids):,} to answer", markup=False)
+            tasks["current"] = bar.add_task(step, total=prepared.total, completed=done_already, counts="")
+
+        def on_event(event) -> None:
+            if isinstance(event, ItemFinished) and "current" in tasks:
+                p = event.progress
+                bar.update(tasks["current"], completed=p.done + p.error,
+                           counts=f"unreadable {p.parse_failure} errors {p.error} cached {p.cached}")
+
+        def work() -> None:
+            try:
+                result["outcome"] = run_pipeline(current_path, plan, on_step, on_event, cancel)
+            except BaseException as error:  # reported by the main thread
+                result["error"] = error
+            finally:
+                done.set()
+
+        current_path = current_db_path()
+        threading.Thread(target=work, name="contamination-pipeline", daemon=True).start()
+        try:
+            while not done.wait(POLL_S):
+                pass
+        except KeyboardInterrupt:
+            cancel.set()
+            bar.console.print("cancelling: answers in flight are dropped, finished ones are kept...", markup=False)
+            done.wait()
+    if "error" in result:
+        raise result["error"]
+    return result["outcome"]
+
+
+def _stopped(outcome) -> None:
+    if outcome.status == "cancelled":
+        console.print("cancelled; run the same command again to continue", markup=False)
+        raise SystemExit(130)
+    raise UserError(f"the pipeline stopped: {outcome.message or outcome.status}\nfix that, then run the same"
+                    " command again to continue")
+
+
+def _finished(plan, outcome) -> None:
+    store = Store.open(current_db_path())
+    try:
+        group = pick_group(store, plan.target, plan.metric.name, plan.extractor)
+        summary = summarise(store, group, outcome.tau, set(plan.claim_ids))
+        failures = _unreadable(store, outcome.runs)
+    finally:
+        store.close()
+    console.print(f"{outcome.scored:,} claims scored, {summary.scorable:,} scorable; S = "
+                  f"{evidence_view.number(summary.mean_score)}; flagged at tau {summary.tau:.2f}: {summary.would_flag:,}"
+                  f" of {summary.scorable:,}"
+                  + (f" ({summary.share_flagged:.1%})" if summary.share_flagged is not None else ""), markup=False)
+    if failures:
+        console.print(f"unreadable answers (kept as parse failures): {failures}", markup=False)
+    console.print("details: workbench contamination show CLAIM; all models: workbench contamination summary",
+                  markup=False)
+
+
+def _unreadable(store: Store, runs: dict[str, str]) -> str:
+    parts = []
+    for step, name in runs.items():
+        run = store.runs.get(name)
+        count = store.runs.progress(run.id).parse_failure if run else 0
+        if count:
+            parts.append(f"{step} {count}")
+    return ", ".join(parts)
+
+
+@contamination.command("show")
+@click.argument("claim_ref", metavar="CLAIM")
+@click.option("--model", help="Only this target model.")
+@click.option("--metric", help="Only this metric.")
+@click.option("--article", is_flag=True, help="Also print the target model's article.")
+@db_path_option
+def show_command(claim_ref: str, model: str | None, metric: str | None, article: bool) -> None:
+    """One claim: oracle and generated evidence side by side, matched pairs aligned."""
+    store = open_store()
+    claim_id = store.claims.resolve(claim_ref)
+    if claim_id is None:
+        raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
+    rows = score_rows(store, _model_name(store, model), _metric_name(metric), claim_id=claim_id)
+    if not rows:
+        raise UserError(f"claim {claim_ref} has no contamination score" + (" for that model/metric" if model or metric
+                        else "") + "; run `workbench contamination run` first")
+    claim = store.claims.get(claim_id)
+    console.print(evidence_view.claim_heading(claim))
+    for row in rows:
+        _show_row(store, claim, row, article)
+
+
+def _show_row(store: Store, claim, row, article: bool) -> None:
+    tau = current_tau(store, row.target_model, row.metric)
+    flagged = claim.id in store.annotations.flagged_claim_ids(CONTAMINATED, row.target_model, row.metric, "pipeline")
+    console.print()
+    console.print(literal(f"model {row.target_model} · metric {row.metric} · extractor {row.extractor_model}"),
+                  style="bold")
+    oracle = oracle_side(store, claim, row.oracle_run_id)
+    generated = generated_side(store, claim.id, row.article_run_id, row.generated_run_id)
+    console.print(evidence_view.evidence_table(oracle, generated, row))
+    console.print(evidence_view.score_line(row, tau, flagged))
+    if article and row.article_run_id is not None:
+        prediction = store.runs.prediction(row.article_run_id, claim.id)
+        console.print(views.article_block(prediction.raw_output if prediction else None))
+
+
+@contamination.command("summary")
+@click.option("--model", help="Only this target model.")
+@click.option("--metric", help="Only this metric.")
+@click.option("--dataset", help="Only claims of this dataset.")
+@click.option("--tau", type=float, help="Count flags at this tau instead of the stored flags' tau.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@db_path_option
+def summary_command(model, metric, dataset, tau, as_json) -> None:
+    """S (the mean claim score over scorable claims) and the share flagged, per model and metric."""
+    store = open_store()
+    claim_ids = None
+    if dataset:
+        if store.datasets.get(dataset) is None:
+            raise UserError(f"no dataset {dataset!r}")
+        claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
+    summaries = [summarise(store, g, tau, claim_ids) for g in score_groups(store, _model_name(store, model),
+                                                                          _metric_name(metric))]
+    combined = combined_flag_sets(store)
+    if as_json:
+        click.echo(json.dumps({"scores": [s.to_dict() for s in summaries],
+                               "combined": [{"model": m, "metric": x, "claims": n} for m, x, n in combined]},
+                              indent=2, ensure_ascii=False))
+        return
+    if not summaries:
+        raise UserError("no contamination scores" + (" for that model/metric" if model or metric else "")
+                        + "; run `workbench contamination run` first")
+    console.print(views.summary_table(summaries))
+    if combined:
+        console.print(views.combined_table(combined))
+
+
+@contamination.command("combine")
+@click.option("--model", "models", multiple=True, required=True, help="A target model (repeat for several).")
+@click.option("--metric", "metrics", multiple=True, required=True, help="A metric (repeat for several).")
+@db_path_option
+def combine_command(models, metrics) -> None:
+    """Flag claims that every given model and metric flagged (model "A&B", metric "meteor&embedding")."""
+    store = open_store()
+    try:
+        change, flags = combine_flags(store, [_model_name(store, m) for m in models], [_metric_name(x) for x in metrics])
+    except ContaminationError as error:
+        raise UserError(str(error)) from None
+    name = f"model {' & '.join(models)}, metric {' & '.join(metrics)}"
+    console.print(f"{len(flags):,} claims flagged contaminated by every one of {name}"
+                  f" ({len(change.removed):,} earlier combined flags replaced)", markup=False)
+
+
+@contamination.command("mark")
+@click.argument("claim_refs", nargs=-1, required=True, metavar="CLAIM...")
+@click.option("--contaminated", "label", flag_value="contaminated", help="A person judged them contaminated.")
+@click.option("--clean", "label", flag_value="clean", help="Checked by a person: not contaminated.")
+@click.option("--clear", "label", flag_value="clear", help="Take both marks off.")
+@click.option("--note", help="Why (stored on the flag).")
+@db_path_option
+def mark_command(claim_refs, label, note) -> None:
+    """Record people's contamination labels (what `contamination sweep` checks tau against)."""
+    from workbench.config import load_settings
+
+    if label is None:
+        raise UserError("say which mark: --contaminated, --clean or --clear")
+    store = open_store()
+    ids = _resolve_all(store, claim_refs)
+    kind, other = (CONTAMINATED, CHECKED_CLEAN) if label == "contaminated" else (CHECKED_CLEAN, CONTAMINATED)
+    store.annotations.unflag(ids, other)
+    if label == "clear":
+        store.annotations.unflag(ids, kind)
+        console.print(f"{len(ids):,} claims unmarked", markup=False)
+        return
+    change = store.annotations.flag(ids, kind, note=note, who=load_settings().annotator)
+    console.print(f"{len(ids):,} claims marked {kind} ({len(change.added_ids):,} new)", markup=False)
+
+
+def _resolve_all(store: Store, refs) -> list[int]:
+    ids, unknown = [], []
+    for ref in refs:
+        claim_id = store.claims.resolve(ref)
+        (unknown.append(ref) if claim_id is None else ids.append(claim_id))
+    if unknown:
+        raise UserError(f"no claim {', '.join(map(repr, unknown))} (use the id, or DATASET:EXTERNAL_ID);"
+                        " nothing was marked")
+    return list(dict.fromkeys(ids))
+
+
+@contamination.command("sweep")
+@click.option("--model", help="The target model (needed when several have scores).")
+@click.option("--metric", help="The metric (needed when several have scores).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (every tau).")
+@db_path_option
+def sweep_command(model, metric, as_json) -> None:
+    """Agreement of the pipeline's flag (s >= tau) with people's labels, tau from 0 to 1."""
+    from workbench.contamination.charts import as_text, draw_sweep
+
+    store = open_store()
+    try:
+        group = pick_group(store, _model_name(store, model), _metric_name(metric))
+    except ContaminationError as error:
+        raise UserError(str(error)) from None
+    labels = manual_labels(store)
+    scores = score_values(store, group.target_model, group.metric, group.extractor_model)
+    if not any(c in scores for c in labels.by_claim):
+        raise UserError(f"none of the {len(labels.by_claim):,} claims people labelled has a score for"
+                        f" {group.target_model} / {group.metric}; label scored claims with"
+                        " `workbench contamination mark CLAIM --contaminated` or `--clean`")
+    result = sweep(scores, labels.by_claim)
+    if as_json:
+        click.echo(json.dumps({"model": group.target_model, "metric": group.metric, **result.to_dict(),
+                               "conflicting_labels": labels.conflicting}, indent=2))
+        return
+    console.print(literal(f"model {group.target_model} · metric {group.metric} · extractor {group.extractor_model}"))
+    console.print(views.sweep_table(result))
+    console.print(as_text(draw_sweep, result.taus, result.agreement, result.best_tau, width=70, height=14),
+                  markup=False, highlight=False)
+    console.print(views.sweep_verdict(result))
+    if labels.conflicting:
+        console.print(f"{len(labels.conflicting)} claims carry both marks and were left out", markup=False)
+
+
+def _model_name(store: Store, text: str | None) -> str | None:
+    """A model as stored: as typed if scores know it, else with a gguf path made absolute
+    (as `contamination run` stores it)."""
+    from workbench.backends import ModelSpecError, parse_model_spec
+    from workbench.run_setup import stored_model_text
+
+    if not text or "&" in text:
+        return text
+    known = {g.target_model for g in score_groups(store)}
+    if text in known:
+        return text
+    try:
+        normal = stored_model_text(parse_model_spec(text))
+    except ModelSpecError:
+        return text
+    return normal if normal in known else text
+
+
+def _metric_name(text: str | None) -> str | None:
+    """A metric as stored: embedding:PATH with the folder made absolute."""
+    if text and text.startswith("embedding:"):
+        return "embedding:" + str(Path(text.split(":", 1)[1]).expanduser().resolve())
+    return text

@@ -1,0 +1,54 @@
+"""Terminal charts (plotext) of contamination scores: the distribution of s with the
+threshold marked, and a threshold sweep. The same drawing serves the CLI (plotext's
+text output) and the TUI (textual-plotext's PlotextPlot hands in its `plt`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+BINS = 20
+TICKS = [0, 0.25, 0.5, 0.75, 1]
+
+
+def histogram_counts(scores: list[float], bins: int = BINS) -> list[int]:
+    """How many scores fall in each of `bins` equal bins over [0, 1] (1.0 in the last)."""
+    counts = [0] * bins
+    for score in scores:
+        counts[min(int(score * bins), bins - 1)] += 1
+    return counts
+
+
+def draw_histogram(plt: Any, scores: list[float], tau: float, title: str = "") -> None:
+    """Bars of the score distribution over [0, 1] and a vertical line at tau."""
+    plt.clear_figure()
+    counts = histogram_counts(scores)
+    centres = [(i + 0.5) / BINS for i in range(BINS)]
+    plt.bar(centres, counts)
+    plt.vline(tau, "red")
+    plt.xlim(0, 1)
+    plt.xticks(TICKS)
+    plt.title(title or f"claim scores s (tau {tau:.2f})")
+    plt.xlabel("s")
+
+
+def draw_sweep(plt: Any, taus: list[float], agreement: list[float], best_tau: float) -> None:
+    """Agreement with people's labels against tau, the best tau marked."""
+    plt.clear_figure()
+    plt.plot(taus, agreement, marker="braille")
+    plt.vline(best_tau, "red")
+    plt.xlim(0, 1)
+    plt.xticks(TICKS)
+    plt.ylim(0, 1)
+    plt.title(f"agreement with manual labels (best tau {best_tau:.2f})")
+    plt.xlabel("tau")
+
+
+def as_text(draw, *args, width: int = 70, height: int = 15) -> str:
+    """A chart as plain text for the command line (no colours, no escape codes)."""
+    import plotext
+
+    draw(plotext, *args)
+    plotext.plotsize(width, height)
+    text = plotext.uncolorize(plotext.build())
+    plotext.clear_figure()
+    return text

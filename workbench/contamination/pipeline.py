@@ -1,0 +1,194 @@
+"""The contamination pipeline ("novel claim or déjà vu"), end to end.
+
+    plan = plan_pipeline(store, ContaminationRequest(model=..., extractor=..., dataset=...))
+    outcome = run_pipeline(db_path, plan, on_step, on_event, cancel)
+
+1. oracle evidence: the extractor lists the evidence of each claim's oracle fact-check
+   article (an "extract" run; it depends only on the extractor, so every target model
+   reuses it). Claims without an article but with gold question-answer pairs use those
+   pairs directly; claims with neither are not scorable.
+2. articles: the target model writes a fact-check from memory (an "article" run) of
+   each claim whose oracle evidence is known (the others cannot be scored anyway);
+3. generated evidence: the extractor lists the evidence of each generated article;
+4. scores: pair scores, the Hungarian assignment and s per claim (similarity.py), stored
+   in contamination_scores; then pipeline flags at tau (flagging.py).
+
+Every model step is an ordinary run of the run engine, so it is cached, resumable and
+commits each answer at once: running the same request again continues where it
+stopped, and a finished step is reused without calling any model.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from store import FilterError, Store
+from workbench.backends import ModelSpecError, parse_model_spec
+from workbench.contamination.embedding import EmbeddingModelError
+from workbench.contamination.pipeline_steps import PipelineSteps
+from workbench.contamination.pipeline_tasks import (
+    ARTICLE_TEMPLATE, DEFAULT_MAX_EVIDENCE, EXTRACT_TEMPLATE, TaskTemplate, load_task_template,
+)
+from workbench.contamination.similarity import Metric, MetricError, parse_metric
+from workbench.prompt_templates import TemplateError
+from workbench.run_params import effective_params
+from workbench.run_setup import stored_model_text
+from workbench.run_types import PreparedRun, RunEvent, RunSetupError
+
+CHUNK = 500
+
+
+class PipelineError(ValueError):
+    """A pipeline request that cannot start; the message says why and what to do."""
+
+
+@dataclass
+class ContaminationRequest:
+    """What a user asked for (the options of `workbench contamination run`)."""
+
+    model: str
+    """The target model: does it know this claim's fact-check?"""
+    extractor: str = "gguf:default"
+    dataset: str | None = None
+    filter: str = ""
+    claim_ids: list[int] | None = None
+    metric: str = "meteor"
+    tau: float | None = None
+    """None: the threshold of the stored flags, else 0.25 (METEOR) / 0.6 (embeddings)."""
+    limit: int | None = None
+    use_cache: bool = True
+    params: dict = field(default_factory=dict)
+    """Run params for the target model's articles (max_tokens, temperature, ...)."""
+    extractor_params: dict = field(default_factory=dict)
+    base_url: str | None = None
+    extractor_base_url: str | None = None
+    concurrency: int | None = None
+    max_evidence: int = DEFAULT_MAX_EVIDENCE
+
+
+@dataclass
+class PipelinePlan:
+    """A checked request: the claims by oracle source and everything the steps need."""
+
+    request: ContaminationRequest
+    metric: Metric
+    claim_ids: list[int]
+    article_claims: list[int]
+    """Claims with an oracle article (their evidence is extracted)."""
+    qa_claims: list[int]
+    """Claims without an article whose gold question-answer pairs are the oracle evidence."""
+    missing: list[int]
+    """Claims with no oracle evidence at all: not scorable."""
+    target: str
+    extractor: str
+    article_template: TaskTemplate
+    extract_template: TaskTemplate
+    dataset_id: int | None
+    label: str
+    """A readable stem for run names (the dataset, else "claims")."""
+
+
+@dataclass
+class PipelineOutcome:
+    status: str
+    """finished, cancelled or failed."""
+    message: str | None = None
+    runs: dict[str, str] = field(default_factory=dict)
+    """step -> run name."""
+    tau: float | None = None
+    scored: int = 0
+    scorable: int = 0
+
+
+def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
+    """Check everything that can be checked without a model; PipelineError if something is wrong."""
+    try:
+        metric = parse_metric(request.metric)
+        target_spec = parse_model_spec(request.model, request.base_url)
+        extractor_spec = parse_model_spec(request.extractor, request.extractor_base_url)
+        effective_params(request.params, target_spec.scheme)
+        effective_params(request.extractor_params, extractor_spec.scheme)
+        target, extractor = stored_model_text(target_spec), stored_model_text(extractor_spec)
+        article_template = load_task_template(ARTICLE_TEMPLATE, "article")
+        extract_template = load_task_template(EXTRACT_TEMPLATE, "extract")
+    except (MetricError, EmbeddingModelError, ModelSpecError, TemplateError, RunSetupError) as error:
+        raise PipelineError(str(error)) from None
+    _check_metric_data(metric)
+    if request.tau is not None and not 0 <= request.tau <= 1:
+        raise PipelineError(f"--tau must lie between 0 and 1, not {request.tau}")
+    if request.max_evidence < 1:
+        raise PipelineError("--max-evidence must be at least 1")
+    claim_ids = _select_claims(store, request)
+    with_article, with_qa = _oracle_sources(store, claim_ids)
+    qa_only = [c for c in claim_ids if c in with_qa and c not in with_article]
+    missing = [c for c in claim_ids if c not in with_article and c not in with_qa]
+    if len(missing) == len(claim_ids):
+        raise PipelineError(f"none of the {len(claim_ids):,} selected claims has oracle evidence (an oracle"
+                            " fact-check article, or gold question-answer pairs), so none can be scored")
+    dataset = store.datasets.get(request.dataset) if request.dataset else None
+    return PipelinePlan(request, metric, claim_ids, [c for c in claim_ids if c in with_article], qa_only, missing,
+                        target, extractor, article_template, extract_template, dataset.id if dataset else None,
+                        request.dataset or "claims")
+
+
+def _check_metric_data(metric: Metric) -> None:
+    if metric.family != "meteor":
+        return
+    from workbench.contamination.nlp_data import NlpDataMissing, check_nlp_data
+
+    try:
+        check_nlp_data()
+    except NlpDataMissing as error:
+        raise PipelineError(str(error)) from None
+
+
+def _select_claims(store: Store, request: ContaminationRequest) -> list[int]:
+    if request.claim_ids is not None:
+        ids = list(dict.fromkeys(request.claim_ids))
+    else:
+        if request.dataset and store.datasets.get(request.dataset) is None:
+            names = ", ".join(d.name for d in store.datasets.list()) or "none; import one first"
+            raise PipelineError(f"no dataset {request.dataset!r}; datasets: {names}")
+        text = (f'dataset:"{request.dataset}" ' if request.dataset else "") + (request.filter or "")
+        try:
+            ids = store.claims.ids(text, request.limit)
+        except FilterError as error:
+            raise PipelineError(f"bad filter: {error}") from None
+    ids = ids[: request.limit] if request.limit is not None else ids
+    if not ids:
+        raise PipelineError("no claims match" + (f" {request.filter!r}" if request.filter else ""))
+    return ids
+
+
+def _oracle_sources(store: Store, claim_ids: list[int]) -> tuple[set[int], set[int]]:
+    """(claims with an oracle article text, claims with question-answer evidence)."""
+    articles, qa = set(), set()
+    for start in range(0, len(claim_ids), CHUNK):
+        chunk = claim_ids[start:start + CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        articles |= {r[0] for r in store.db.execute(
+            f"SELECT id FROM claims WHERE id IN ({marks}) AND trim(coalesce(article_text, '')) != ''", chunk)}
+        qa |= {r[0] for r in store.db.execute(
+            f"SELECT DISTINCT claim_id FROM evidence WHERE kind = 'qa' AND claim_id IN ({marks})", chunk)}
+    return articles, qa
+
+
+def run_pipeline(db_path: Path, plan: PipelinePlan,
+                 on_step: Callable[[str, PreparedRun], None] | None = None,
+                 on_event: Callable[[RunEvent], None] | None = None,
+                 cancel: threading.Event | None = None) -> PipelineOutcome:
+    """Run the three model steps (each resumable), then score and flag. Opens its own Store.
+
+    Stops after a step that was cancelled or failed; what finished stays stored and the
+    same request continues from there.
+    """
+    store = Store.open(db_path)
+    try:
+        steps = PipelineSteps(db_path, store, plan, on_step or (lambda step, prepared: None),
+                              on_event or (lambda event: None), cancel or threading.Event())
+        return steps.run()
+    finally:
+        store.close()
