@@ -55,7 +55,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
     """Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate,
     parse-failure and error rates, coverage, confusion matrix, baselines, breakdowns.
 
-    See docs/metrics.md for the exact definitions.
+    See the README, "Metrics", for the exact definitions.
     """
     from workbench.scoring_tables import run_report
 

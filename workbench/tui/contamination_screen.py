@@ -43,7 +43,7 @@ the evidence in the model's own article, matched pairs on one line with their pa
 f. [ and ] move tau by 0.01, { and } by 0.05: the header shows how many claims that tau
 flags. a writes those flags (after a confirmation; u undoes). m shows the next model /
 metric, w swaps the histogram for the threshold sweep against people's labels (mark
-them with `workbench contamination mark`). Details: docs/contamination.md."""
+them with `workbench contamination mark`). Details: README, "Contamination"."""
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="contamination.back", tooltip="Back to where you were"),
