@@ -110,3 +110,22 @@ def test_deleting_a_dataset_takes_its_claims_runs_and_flags(store, tmp_path):
     assert store.datasets.delete("gen")
     for table in ("claims", "evidence", "runs", "predictions", "flags", "claims_fts"):
         assert store.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_imports_index_text_in_bulk_and_leave_the_triggers_in_place(store, tmp_path):
+    make_claims(store, tmp_path, 30)
+    triggers = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert {"claims_fts_insert", "evidence_fts_insert"} <= triggers
+    assert store.claims.count('"number 17"') == 1
+    # A claim written later, outside an import, is indexed by the trigger.
+    store.db.execute("INSERT INTO claims (dataset_id, external_id, text, content_hash)"
+                     " VALUES (1, 'late', 'a late lighthouse claim', 'h')")
+    store.db.conn.commit()
+    assert store.claims.count("lighthouse") == 1
+    # A failed import restores the triggers with everything else.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 1, "claim": "b", "label": "Refuted"}\n')
+    with pytest.raises(Exception):
+        import_file(store, bad)
+    after = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert after == triggers

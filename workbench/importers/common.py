@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from store import Claim, Dataset, Evidence, LabelSpace
+from store import Claim, Dataset, LabelSpace
 from workbench import labels
 from workbench.importers.reading import BadInput, RecordReader
 
@@ -50,14 +50,19 @@ class ParsedFile:
 
 @dataclass
 class ClaimStream:
-    """The dataset a file describes and its validated claims, produced one by one.
+    """The dataset a file describes and its checked claims, produced one by one.
+
+    Each claim is a mapping of store.Claim's fields (evidence as a list of mappings):
+    the readers have already checked every field's type, size and allowed values, and
+    building a million pydantic objects only to take them apart again would dominate
+    the import.
 
     Iterating raises BadInput at the first bad record (or, for unknown labels, after
     the last one, naming them all): the import that consumes it rolls back.
     """
 
     dataset: Dataset
-    claims: Iterator[tuple[Claim, str]]
+    claims: Iterator[tuple[dict, str]]
 
 
 def stream(draft: Draft, dataset_name: str | None = None,
@@ -80,10 +85,11 @@ def finish(draft: Draft, dataset_name: str | None = None,
     """The whole file read and validated, nothing written (a dry run)."""
     claim_stream = stream(draft, dataset_name, label_space)
     pairs = list(claim_stream.claims)
-    return ParsedFile(claim_stream.dataset, [c for c, _ in pairs], [h for _, h in pairs])
+    claims = [Claim.model_validate(fields) for fields, _ in pairs]
+    return ParsedFile(claim_stream.dataset, claims, [digest for _, digest in pairs])
 
 
-def _checked(path: Path, items: Iterable[DraftClaim], space: LabelSpace) -> Iterator[tuple[Claim, str]]:
+def _checked(path: Path, items: Iterable[DraftClaim], space: LabelSpace) -> Iterator[tuple[dict, str]]:
     seen: dict[str, int] = {}
     unknown: dict[str, tuple[int, str]] = {}
     for item in items:
@@ -93,7 +99,7 @@ def _checked(path: Path, items: Iterable[DraftClaim], space: LabelSpace) -> Iter
         if item.fields["label"] is None:
             unknown.setdefault(raw, (item.reader.located.line, item.source_names.get("raw_label", "label")))
             continue
-        yield _validate(item), content_hash(item.fields)
+        yield item.fields, content_hash(item.fields)
     if not seen:
         raise BadInput(path, "no claims in the file")
     if unknown:
@@ -107,7 +113,8 @@ def _checked(path: Path, items: Iterable[DraftClaim], space: LabelSpace) -> Iter
 
 def content_hash(fields: dict) -> str:
     """A digest of everything read for a claim (plain data, so this is cheap)."""
-    payload = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str)
+    # The readers build fields in a fixed order, so no key sorting is needed.
+    payload = json.dumps(fields, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
@@ -162,15 +169,3 @@ def locate_passage(reader: RecordReader, item: dict, field_name: str) -> None:
     if start < 0:
         raise reader.fail(field_name, "the quoted passage does not occur in the page text")
     item["passage_start"], item["passage_end"] = start, start + len(passage)
-
-
-def _validate(item: DraftClaim) -> Claim:
-    """The store record for a draft.
-
-    The readers have already checked every field's type, size and allowed values (and
-    name the field when one is wrong), so the record is built without a second,
-    slower validation pass: imports of a million claims spend their time in SQLite.
-    """
-    fields = item.fields
-    evidence = [Evidence.model_construct(**e) for e in fields["evidence"]]
-    return Claim.model_construct(**{**fields, "evidence": evidence})
