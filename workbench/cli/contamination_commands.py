@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import click
@@ -20,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from store import CHECKED_CLEAN, Store
 from workbench.cli import UserError, current_db_path, db_path_option, main
+from workbench.cli.cancellable import run_cancellable
 from workbench.cli import contamination_views as views
 from workbench.contamination import evidence_view
 from workbench.cli.data_commands import open_store
@@ -36,7 +36,6 @@ from workbench.run_params import parse_param_pairs
 from workbench.run_types import ItemFinished, RunSetupError
 
 console = Console(highlight=False)
-POLL_S = 0.2
 
 
 @main.group("contamination")
@@ -101,7 +100,6 @@ def _announce(plan) -> None:
 
 def _run_with_progress(plan):
     """The pipeline in a worker thread, so Ctrl-C lands here and cancels cleanly."""
-    cancel, result, done = threading.Event(), {}, threading.Event()
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[counts]}"), TimeRemainingColumn()]
     with Progress(*columns, console=console) as bar:
@@ -120,26 +118,10 @@ def _run_with_progress(plan):
                 bar.update(tasks["current"], completed=p.done + p.error,
                            counts=f"unreadable {p.parse_failure} errors {p.error} cached {p.cached}")
 
-        def work() -> None:
-            try:
-                result["outcome"] = run_pipeline(current_path, plan, on_step, on_event, cancel)
-            except BaseException as error:  # reported by the main thread
-                result["error"] = error
-            finally:
-                done.set()
-
-        current_path = current_db_path()
-        threading.Thread(target=work, name="contamination-pipeline", daemon=True).start()
-        try:
-            while not done.wait(POLL_S):
-                pass
-        except KeyboardInterrupt:
-            cancel.set()
-            bar.console.print("cancelling: answers in flight are dropped, finished ones are kept...", markup=False)
-            done.wait()
-    if "error" in result:
-        raise result["error"]
-    return result["outcome"]
+        db_path = current_db_path()
+        return run_cancellable(lambda cancel: run_pipeline(db_path, plan, on_step, on_event, cancel),
+                               bar.console, "contamination-pipeline",
+                               "cancelling: answers in flight are dropped, finished ones are kept...")
 
 
 def _stopped(outcome) -> None:

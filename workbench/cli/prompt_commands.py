@@ -14,8 +14,6 @@ from workbench.config import load_settings
 from workbench.display import literal
 from workbench.prompt_templates import TemplateError, available_templates, load_template, read_template
 from workbench.prompting import CONTEXTS, EVIDENCE, PromptError, parse_setting, render
-from workbench.run_params import coerce
-from workbench.run_types import RunSetupError
 
 console = Console(highlight=False)
 

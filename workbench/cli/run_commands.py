@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 import click
@@ -14,6 +13,7 @@ from rich.table import Table
 
 from store import Store
 from workbench.cli import UserError, current_db_path, db_path_option, main
+from workbench.cli.cancellable import run_cancellable
 from workbench.cli.data_commands import open_store
 from workbench.display import literal, one_line
 from workbench.run_params import parse_param_pairs
@@ -23,7 +23,6 @@ from workbench.runner import (
 )
 
 console = Console(highlight=False)
-JOIN_POLL_S = 0.2
 
 
 @main.command("run")
@@ -80,7 +79,7 @@ def _announce(prepared: PreparedRun) -> None:
 
 def _execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
     """Run in a worker thread so Ctrl-C lands here and cancels cleanly."""
-    cancel, outcome, db_path = threading.Event(), {}, current_db_path()
+    outcome, db_path = {}, current_db_path()
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[counts]}"), TextColumn("{task.fields[rate]}"), TimeRemainingColumn()]
     with Progress(*columns, console=console, transient=False) as bar:
@@ -97,27 +96,8 @@ def _execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
             elif isinstance(event, RunFinished):
                 outcome["finished"] = event
 
-        def work() -> None:
-            try:
-                run_blocking(db_path, prepared, on_event, cancel)
-            except BaseException as error:  # reported by the main thread
-                outcome["error"] = error
-            finally:
-                done.set()
-
-        # An Event, not Thread.join: before Python 3.13 a join cut short by Ctrl-C can
-        # mark the thread finished while it still runs.
-        done = threading.Event()
-        threading.Thread(target=work, name="workbench-run", daemon=True).start()
-        try:
-            while not done.wait(JOIN_POLL_S):
-                pass
-        except KeyboardInterrupt:
-            cancel.set()
-            bar.console.print("cancelling: answers in flight are dropped...", markup=False)
-            done.wait()
-    if "error" in outcome:
-        raise outcome["error"]
+        run_cancellable(lambda cancel: run_blocking(db_path, prepared, on_event, cancel), bar.console,
+                        "workbench-run", "cancelling: answers in flight are dropped...")
     return outcome.get("finished")
 
 

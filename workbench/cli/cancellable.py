@@ -1,0 +1,43 @@
+"""Long work in a helper thread, so Ctrl-C lands in the main thread and cancels cleanly."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from rich.console import Console
+
+T = TypeVar("T")
+POLL_S = 0.2
+
+
+def run_cancellable(work: Callable[[threading.Event], T], console: Console, name: str,
+                    cancelling_message: str) -> T:
+    """Run `work(cancel)` in a thread; Ctrl-C sets `cancel` and waits for it to stop.
+
+    The work's own exception is raised here, in the main thread.
+    """
+    cancel, done, result = threading.Event(), threading.Event(), {}
+
+    def target() -> None:
+        try:
+            result["value"] = work(cancel)
+        except BaseException as error:  # reported by the main thread
+            result["error"] = error
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name=name, daemon=True).start()
+    try:
+        # An Event, not Thread.join: before Python 3.13 a join cut short by Ctrl-C can
+        # mark the thread finished while it still runs.
+        while not done.wait(POLL_S):
+            pass
+    except KeyboardInterrupt:
+        cancel.set()
+        console.print(cancelling_message, markup=False)
+        done.wait()
+    if "error" in result:
+        raise result["error"]
+    return result.get("value")
