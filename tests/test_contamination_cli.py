@@ -152,3 +152,16 @@ def test_run_without_nltk_data_names_the_fix(demo_store, db_path, tmp_path):
     check = Store.open(db_path)
     assert check.runs.list(kind=None) == []
     check.close()
+
+
+def test_summary_for_one_dataset_counts_only_its_claims(scored, db_path):
+    cli(db_path, "combine", "--model", "gguf:A", "--model", "gguf:B", "--metric", "meteor")
+    # Scores and combined flags of demo claims 1-4 say nothing about demo-realfact.
+    other = cli(db_path, "summary", "--dataset", "demo-realfact", "--json")
+    assert other.exit_code == 0, other.output
+    assert json.loads(other.output) == {"scores": [], "combined": []}
+    table = cli(db_path, "summary", "--dataset", "demo-realfact")
+    assert table.exit_code == 1 and "in dataset 'demo-realfact'" in table.output
+    demo = json.loads(cli(db_path, "summary", "--dataset", "demo", "--json").output)
+    assert {r["target_model"]: r["claims"] for r in demo["scores"]} == {"gguf:A": 4, "gguf:B": 4}
+    assert demo["combined"] == [{"model": "gguf:A&gguf:B", "metric": "meteor", "claims": 1}]

@@ -200,3 +200,21 @@ def test_score_rows_round_trip(demo_store):
     again = {r.claim_id: r for r in score_rows(demo_store, "gguf:A", "meteor")}
     assert again[2].pairs == rows[1].pairs and again[2].external_id == "js-002"
     assert [r.claim_id for r in score_rows(demo_store, scorable_only=True)][0] == 1  # highest first
+
+
+@pytest.mark.parametrize("top, ticks", [(0, [0, 1]), (3, [0, 1, 2, 3]), (7, [0, 2, 4, 6, 7]),
+                                        (300, [0, 75, 150, 225, 300])])
+def test_histogram_counts_are_labelled_with_whole_numbers(top, ticks):
+    from workbench.contamination.charts import count_ticks, histogram_counts
+
+    assert count_ticks(top) == ticks
+    assert histogram_counts([0.0, 0.049, 0.05, 1.0]) == [2, 1] + [0] * 17 + [1]
+
+
+def test_histogram_chart_shows_the_counts_and_tau():
+    from workbench.contamination.charts import as_text, draw_histogram
+
+    text = as_text(draw_histogram, [0.0, 0.0, 0.0, 0.11], 0.25, "", True, width=60, height=8)
+    rows = [line for line in text.splitlines() if "┤" in line]
+    assert [row.split("┤")[0].strip() for row in rows] == ["3", "2", "1", "0"]  # one row per claim count
+    assert "s" not in text.splitlines()[-1]  # compact: no x label row

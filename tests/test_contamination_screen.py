@@ -106,3 +106,23 @@ async def test_no_scores_says_how_to_get_them(store, db_path):
         assert "workbench contamination run" in text_of(screen, "#cont-header")
         await pilot.press("right_square_bracket", "a", "w")  # nothing to move, accept or plot: no crash
         assert screen.tau is None
+
+
+async def test_another_claim_starts_at_the_top_of_its_evidence(scored, db_path):
+    screen = ContaminationScreen(db_path, model="gguf:A", metric="meteor")
+    app = Host(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: screen.detail is not None)
+        table = screen.query_one("#cont-claims", DataTable)
+        # The store id stands beside the benchmark's own id, so "0" or "1" never reads like a score.
+        assert [str(cell) for cell in table.get_row_at(0)[:2]] == ["1", "js-001"]
+        detail = screen.query_one("#cont-detail")
+        await until(pilot, lambda: detail.max_scroll_y > 0)
+        detail.scroll_end(animate=False)
+        await until(pilot, lambda: detail.scroll_y > 0)
+        table.focus()
+        await pilot.press("down")
+        await until(pilot, lambda: screen.detail is not None and screen.detail.claim.id != 1)
+        await until(pilot, lambda: detail.scroll_y == 0)
+        header = text_of(screen, "#cont-header")
+        assert "model/metric 1 of 1" in header

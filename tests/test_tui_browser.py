@@ -61,6 +61,8 @@ async def test_a_bad_filter_points_at_its_culprit_and_keeps_the_old_rows(demo_st
         assert lines[1].index("^") == start and lines[1].count("^") == len("lable:Main")
         assert "did you mean label" in lines[2]
         assert [row.id for row in table.window.rows] == before
+        # The status line still counts the rows on show, not "counting…" for ever.
+        assert status(app).startswith(f"{demo_store.claims.count(''):,} of ")
         # Fixing the filter clears the error.
         bar.input.value = "label:Refuted"
         await settle(pilot, app)
@@ -184,3 +186,11 @@ def test_the_window_keeps_three_pages_and_knows_its_place():
     cache.get(("a",))
     cache.put(("c",), page(20))  # evicts b, the least recently used
     assert cache.get(("b",)) is None and cache.get(("a",)) is not None and len(cache) == 2
+
+
+def test_the_sorted_columns_arrow_shows_even_in_a_cut_title():
+    from workbench.tui.widgets.columns import header_text, layout
+
+    for sort in ("task", "domain", "label", "id", "date"):
+        header = header_text(layout(80, [], sort), sort, descending=True).plain
+        assert header.count("↓") == 1, (sort, header)

@@ -19,8 +19,9 @@ from workbench.tui.screens.run_picker import RunPicker
 
 
 def all_binding_owners() -> list[type]:
-    return [owner for _, owner in binding_classes()] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
-                                                         HelpScreen]
+    owners = [owner for _, owner in binding_classes()] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
+                                                          HelpScreen]
+    return list(dict.fromkeys(owners))
 
 
 def test_every_binding_has_an_id_and_a_tooltip():
@@ -140,7 +141,22 @@ async def test_no_color_is_respected(demo_store, db_path, monkeypatch):
         # Textual strips colour on output; the workbench never forces it back (no styles by
         # escape codes, outcome symbols instead of colour alone).
         assert app.no_color
-        assert any(type(f).__name__ in ("NoColor", "Monochrome") for f in app._filters)
+        assert any(type(f).__name__ == "LegibleMonochrome" for f in app._filters)
+
+
+@pytest.mark.parametrize("colour", ["red", "magenta", "bold red", "blue", "#303030"])
+@pytest.mark.parametrize("behind", ["#000000", "#1e1e1e", "#262626", "#ffffff"])
+def test_no_color_greys_stay_readable_on_their_background(colour, behind):
+    """Under NO_COLOR a red error or a red ✗ must not turn into dark grey on dark grey."""
+    from rich.style import Style
+    from textual.color import Color
+
+    from workbench.tui.no_color import MIN_CONTRAST, legible_style
+
+    style = legible_style(Style.parse(f"{colour} on {behind}"), Color.parse(behind))
+    text, background = Color.from_rich_color(style.color), Color.from_rich_color(style.bgcolor)
+    assert text.r == text.g == text.b and background.r == background.g == background.b  # greys only
+    assert abs(text.brightness - background.brightness) >= MIN_CONTRAST
 
 
 def test_the_module_entry_point_textual_serve_runs():

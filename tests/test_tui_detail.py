@@ -52,6 +52,10 @@ async def test_detail_shows_the_claim_in_its_response_and_every_evidence_setting
         for page in page_windows(claim):
             assert page.text[:100] in pages and len(page.text) <= PAGE_WINDOW_CHARS
             assert (page.url or "") in pages
+            # … where the window cuts the page, exactly as the model is shown it.
+            shown = ("…" if page.clipped_before else "") + page.text + ("…" if page.clipped_after else "")
+            assert shown in pages
+        assert any(page.clipped_before or page.clipped_after for page in page_windows(claim))
         assert pages.count("CITED") == 1
 
 

@@ -23,7 +23,7 @@ def hostile_store(store):
         response=f"Before. Claim {HOSTILE} After.", claim_start=8, claim_end=8 + len(f"Claim {HOSTILE}"),
         reference_time="2024-01-01", claim_date="2023-12-31", importance="Main", task=f"T{HOSTILE}",
         domain=f"D{HOSTILE}", source=f"S{HOSTILE}", article_url=f"http://a/{HOSTILE}",
-        justification=f"J {HOSTILE}", attributes={"note": HOSTILE, "list": [HOSTILE]},
+        justification=f"J {HOSTILE}", attributes={"note": HOSTILE, "list": [HOSTILE], f"key {HOSTILE}\r\x07": "v"},
         evidence=[
             Evidence(kind="page", rank=0, url=f"http://u/{HOSTILE}", title=f"Title {HOSTILE}", text=page,
                      passage=passage, passage_start=page.index(passage),
@@ -39,14 +39,18 @@ def hostile_store(store):
     store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", verdict="Other [/]",
                                  raw_verdict=HOSTILE, explanation=f"Because {HOSTILE}",
                                  raw_output=f"RAW {HOSTILE}"))
+    prediction = store.runs.prediction(run.id, claim_id)
+    store.annotations.review(prediction.id, False, note=f"old {HOSTILE}", who=f"who {HOSTILE}")
     store.annotations.flag([claim_id], f"kind{HOSTILE}", note=f"note {HOSTILE}", who=f"who {HOSTILE}")
     store.annotations.add_category(f"Cat {HOSTILE}", key="9")
     return store
 
 
 def check(app) -> str:
+    """The visible text, with no control character (ESC, CR, BEL...) reaching the terminal."""
     text = screen_text(app)
-    assert "\x1b" not in text
+    controls = [c for c in text if c != "\n" and (ord(c) < 32 or 127 <= ord(c) < 160)]
+    assert not controls, controls
     return text
 
 
@@ -61,6 +65,7 @@ async def test_every_screen_shows_hostile_text_literally(hostile_store, db_path)
         text = check(app)
         assert f"Claim {SHOWN}" in text and f"Q {SHOWN}" in text and ESCAPED in text
         assert f"J {SHOWN}" in text and "[link=http://x]y[/link]" in text and f"note {SHOWN}" in text
+        assert f"attr.key {SHOWN}" in text  # an attribute's name comes from the file too
         for key, expected in (("2", f"Title {SHOWN}"), ("3", f"The quoted {SHOWN}"), ("4", f"http://u/{SHOWN}"),
                               ("5", f"QA {SHOWN}"), ("6", f"Because {SHOWN}")):
             await pilot.press(key)
@@ -73,7 +78,10 @@ async def test_every_screen_shows_hostile_text_literally(hostile_store, db_path)
         await settle(pilot, app)
         text = check(app)
         assert f"Because {SHOWN}" in text and "Cat [bold]x[/" in text
-        await pilot.press("e", *"[red]n[/]", "enter")
+        await pilot.press("e")  # the note prompt starts from the old (hostile) note
+        await settle(pilot, app)
+        assert f"old {SHOWN}" in check(app)
+        await pilot.press("ctrl+u", *"[red]n[/]", "enter")
         await settle(pilot, app)
         assert "note: [red]n[/]" in check(app)
         await pilot.press("escape", "v")
@@ -82,7 +90,7 @@ async def test_every_screen_shows_hostile_text_literally(hostile_store, db_path)
         await pilot.press("escape", "r")
         await settle(pilot, app)
         assert f"Claim {SHOWN}" in check(app)  # the prompt preview
-        await pilot.press("escape", "f")
+        await pilot.press("escape", "f", "ctrl+u", *"kin")  # the kind's suggestions come from the database
         await settle(pilot, app)
         check(app)
         await pilot.press("escape", "ctrl+p", *"errors of run")

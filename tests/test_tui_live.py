@@ -81,3 +81,24 @@ async def test_a_run_started_here_becomes_the_first_verdict_column(demo_store, d
         app.load_catalogue()
         await until(pilot, lambda: browser.table.query.run_ids == (older.id, newer.id))
         assert browser.focus_run.name == "older"
+
+
+async def test_a_cli_run_gets_a_column_even_after_runs_were_chosen(demo_store, db_path):
+    from workbench.tui.widgets.columns import run_titles
+
+    ids = demo_store.claims.ids("dataset:demo -label:Unclear -label:Unevaluable")[:2]
+    first = add_run(demo_store, "smol-a", {ids[0]: ("ok", "Refuted")})
+    app = make_app(db_path, poll_seconds=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        browser = app.browser
+        browser.choose_runs([first.id])  # what v (or a run started here) does
+        browser.refresh_run_columns()
+        await until(pilot, lambda: browser.table.query.run_ids == (first.id,))
+        other = Store.open(db_path)
+        later = add_run(other, "smol-b", {ids[1]: ("ok", "Supported")})
+        other.close()
+        await until(pilot, lambda: browser.table.query.run_ids == (first.id, later.id))
+        assert browser.focus_run.id == first.id  # the focus run stays the chosen one
+        # Two names that start alike get their run ids as column titles, not "smo" twice.
+        assert browser.table.run_titles == run_titles([first, later]) == [f"#{first.id}", f"#{later.id}"]

@@ -214,7 +214,9 @@ def summary_command(model, metric, dataset, tau, as_json) -> None:
         claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
     summaries = [summarise(store, g, tau, claim_ids) for g in score_groups(store, _model_name(store, model),
                                                                           _metric_name(metric))]
-    combined = combined_flag_sets(store)
+    if claim_ids is not None:  # a model/metric with no scores in that dataset says nothing about it
+        summaries = [s for s in summaries if s.claims]
+    combined = combined_flag_sets(store, claim_ids)
     if as_json:
         click.echo(json.dumps({"scores": [s.to_dict() for s in summaries],
                                "combined": [{"model": m, "metric": x, "claims": n} for m, x, n in combined]},
@@ -222,7 +224,7 @@ def summary_command(model, metric, dataset, tau, as_json) -> None:
         return
     if not summaries:
         raise UserError("no contamination scores" + (" for that model/metric" if model or metric else "")
-                        + "; run `workbench contamination run` first")
+                        + (f" in dataset {dataset!r}" if dataset else "") + "; run `workbench contamination run` first")
     console.print(views.summary_table(summaries))
     if combined:
         console.print(views.combined_table(combined))

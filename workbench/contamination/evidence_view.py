@@ -60,5 +60,5 @@ def score_line(row: ScoreRow, tau: float, flagged: bool) -> Text:
     text.append("flagged contaminated" if flagged else "not flagged", style="red bold" if flagged else "green")
     if above != flagged:
         text.append(f" (s is {'at or above' if above else 'below'} tau; the stored flags were set at another"
-                    " tau or need `workbench contamination run` again)", style="dim")
+                    " tau, or before the scores changed)", style="dim")
     return text

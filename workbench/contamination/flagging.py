@@ -140,10 +140,15 @@ def summarise(store: Store, group: ScoreGroup, tau: float | None = None,
                         mean, tau, len(flagged), sum(s >= tau for s in scorable))
 
 
-def combined_flag_sets(store: Store) -> list[tuple[str, str, int]]:
-    """(model, metric, claims) of every combined (intersection) flag set."""
+def combined_flag_sets(store: Store, claim_ids: set[int] | None = None) -> list[tuple[str, str, int]]:
+    """(model, metric, claims) of every combined (intersection) flag set, counting only
+    `claim_ids` when given (a set with none of them is left out)."""
     rows = store.db.execute(
-        "SELECT model, metric, count(*) FROM flags WHERE kind = ? AND source = 'pipeline'"
-        " AND (instr(model, ?) OR instr(metric, ?)) GROUP BY model, metric ORDER BY model, metric",
+        "SELECT model, metric, claim_id FROM flags WHERE kind = ? AND source = 'pipeline'"
+        " AND (instr(model, ?) OR instr(metric, ?)) ORDER BY model, metric",
         [CONTAMINATED, JOIN, JOIN])
-    return [tuple(row) for row in rows]
+    counts: dict[tuple[str, str], int] = {}
+    for model, metric, claim_id in rows:
+        if claim_ids is None or claim_id in claim_ids:
+            counts[(model, metric)] = counts.get((model, metric), 0) + 1
+    return [(model, metric, count) for (model, metric), count in counts.items()]

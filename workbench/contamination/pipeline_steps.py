@@ -121,9 +121,13 @@ class PipelineSteps:
 
     def _score(self, oracle_run: int | None, article_run: int | None, generated_run: int | None) -> list[ScoreRow]:
         scorer = PairScorer(self.plan.metric)
-        sides = [self._sides(claim_id, oracle_run, article_run, generated_run) for claim_id in self.plan.claim_ids]
+        # Sets: membership is asked once per claim, and a benchmark can have many thousands.
+        missing, qa_claims = set(self.plan.missing), set(self.plan.qa_claims)
+        sides = [self._sides(claim_id, oracle_run, article_run, generated_run, missing, qa_claims)
+                 for claim_id in self.plan.claim_ids]
         scorer.warm([s for _, oracle, generated in sides for s in (oracle or []) + (generated or [])])
         written = set(self.store.runs.claim_ids(article_run)) if article_run is not None else set()
+        with_article = set(self.plan.article_claims)
         rows = []
         for claim_id, oracle, generated in sides:
             in_articles = claim_id in written
@@ -133,17 +137,18 @@ class PipelineSteps:
                 claim_id, self.plan.target, self.plan.extractor, self.plan.metric.name, result.score,
                 result.scorable, result.n_oracle, result.n_generated, [list(p) for p in result.pairs],
                 article_run if in_articles else None,
-                oracle_run if claim_id in self.plan.article_claims else None,
+                oracle_run if claim_id in with_article else None,
                 generated_run if in_articles else None))
         save_scores(self.store, rows)
         return rows
 
-    def _sides(self, claim_id: int, oracle_run, article_run, generated_run):
+    def _sides(self, claim_id: int, oracle_run, article_run, generated_run, missing: set[int],
+               qa_claims: set[int]):
         """(claim id, oracle sentences or None, generated sentences or None)."""
-        if claim_id in self.plan.missing:
+        if claim_id in missing:
             return claim_id, None, None
         claim = self.store.claims.get(claim_id)
-        if claim_id in self.plan.qa_claims:
+        if claim_id in qa_claims:
             oracle = qa_evidence(claim)
         else:
             oracle = oracle_side(self.store, claim, oracle_run).sentences

@@ -8,6 +8,7 @@ from pathlib import Path
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.filter import Monochrome
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
@@ -18,6 +19,7 @@ from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.db import ThreadStores
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import Catalogue, CatalogueLoaded, DataChanged, FlagsChanged
+from workbench.tui.no_color import LegibleMonochrome
 from workbench.tui.runs import RunControl, RunEvent
 
 POLL_SECONDS = 0.5
@@ -36,7 +38,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         Binding("f1", "help_focused", "Help", show=False, id="app.help_focused",
                 tooltip="Help for the focused widget"),
         Binding("u,ctrl+z", "undo", "Undo", id="app.undo", tooltip="Undo the last flag or unflag"),
-        Binding("m", "metrics", "Metrics", id="app.metrics", tooltip="Open the metrics view"),
+        Binding("m", "metrics", "Metrics", show=False, id="app.metrics", tooltip="Open the metrics view"),
         Binding("C", "contamination", "Contamination", show=False, id="app.contamination",
                 tooltip="Why claims were flagged contaminated (scores, matched evidence, threshold)"),
         Binding("K", "cancel_run", "Cancel run", id="app.cancel_run",
@@ -46,6 +48,8 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     def __init__(self, db_path: str | Path, settings: Settings | None = None,
                  poll_seconds: float = POLL_SECONDS):
         super().__init__()
+        if self.no_color:  # Textual's greys can vanish into the background; ours keep contrast
+            self._filters = [LegibleMonochrome() if isinstance(f, Monochrome) else f for f in self._filters]
         self.db_path = Path(db_path)
         self.settings = settings or load_settings()
         self.stores = ThreadStores(self.db_path)
@@ -190,8 +194,11 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         self.runs.cancel()
 
     def check_action(self, action: str, parameters) -> bool | None:
+        """Cancel and undo show in the footer only when there is something to cancel or undo."""
         if action == "cancel_run":
             return self.runs.active
+        if action == "undo":
+            return bool(self.undo_stack)
         return True
 
     @on(RunEvent)
@@ -211,6 +218,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     def _flags_changed(self, message: FlagsChanged) -> None:
         if message.change.added_ids or message.change.removed:
             self.undo_stack.append((message.change, message.summary))
+            self.refresh_bindings()
         self.notify(message.summary + " (u to undo)", markup=False)
         self.data_changed()
 
@@ -219,6 +227,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
             self.notify("nothing to undo")
             return
         change, summary = self.undo_stack.pop()
+        self.refresh_bindings()
         self._undo(change, summary)
 
     @work(thread=True, exclusive=True, group="undo", exit_on_error=False)

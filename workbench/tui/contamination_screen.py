@@ -31,6 +31,7 @@ from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged, FlagsChanged
 
 SMALL_STEP, BIG_STEP = 0.01, 0.05
+CHART_ROWS = (8, 16)  # the chart's height: a third of the screen within these bounds
 
 
 class ContaminationScreen(ReportsWorkerErrors, Screen):
@@ -40,8 +41,8 @@ class ContaminationScreen(ReportsWorkerErrors, Screen):
 Why claims were flagged contaminated. The list holds the highest-scoring claims (s, and
 ● when s >= tau); the right side shows the highlighted claim's oracle evidence beside
 the evidence in the model's own article, matched pairs on one line with their pair score
-f. [ and ] move tau by 0.01, { and } by 0.05: the header shows how many claims that tau
-flags. a writes those flags (after a confirmation; u undoes). m shows the next model /
+f (Tab moves into the evidence to scroll it, shift+Tab back to the list). [ and ] move
+tau by 0.01, { and } by 0.05: the header shows how many claims that tau flags. a writes those flags (after a confirmation; u undoes). m shows the next model /
 metric, w swaps the histogram for the threshold sweep against people's labels (mark
 them with `workbench contamination mark`). Details: README, "Contamination"."""
 
@@ -69,7 +70,7 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
     ContaminationScreen #cont-header { height: 1; padding: 0 1; background: $panel; }
     ContaminationScreen #cont-tau { height: 1; padding: 0 1; }
     ContaminationScreen #cont-main { height: 1fr; }
-    ContaminationScreen #cont-claims { width: 28; height: 1fr; }
+    ContaminationScreen #cont-claims { width: 30; height: 1fr; }
     ContaminationScreen #cont-detail { width: 1fr; height: 1fr; padding: 0 1; }
     ContaminationScreen #cont-detail > Static { height: auto; }
     ContaminationScreen #cont-chart { height: 8; }
@@ -114,10 +115,16 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
 
     def on_mount(self) -> None:
         table = self.query_one("#cont-claims", DataTable)
-        table.add_column("claim", key="claim", width=14)
+        table.add_column("id", key="id", width=4)
+        table.add_column("claim", key="claim", width=10)
         table.add_column("s", key="s", width=5)
         table.add_column("", key="mark", width=1)
         self._read_overview()
+
+    def on_resize(self) -> None:
+        """Give the chart more rows on a tall terminal (8 rows leave it four for bars)."""
+        low, high = CHART_ROWS
+        self.query_one("#cont-chart").styles.height = max(low, min(high, self.size.height // 3))
 
     # -- reading (worker threads: their own connection, results by message) ------------
 
@@ -164,8 +171,11 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
     def _claim_read(self, message: ClaimRead) -> None:
         if message.claim_id != self.claim_id:
             return  # an answer for a claim the cursor has already left
+        another_claim = self.detail is None or message.detail is None or self.detail.claim.id != message.claim_id
         self.detail = message.detail
         self._paint_claim()
+        if another_claim:  # a new claim starts at its top, not where the last one was scrolled to
+            self.query_one("#cont-detail", VerticalScroll).scroll_home(animate=False)
 
     @on(DataChanged)
     def _data_changed(self) -> None:
@@ -191,8 +201,9 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
         table.clear()
         for row in self.overview.top:
             score = "—" if row.score is None else f"{row.score:.2f}"
-            table.add_row(literal(one_line(row.external_id or row.claim_id, 14)), score, self._mark(row.score),
-                          key=str(row.claim_id))
+            # The store id beside the benchmark's own: AVeriTeC's "0", "1" alone read like scores.
+            table.add_row(Text(str(row.claim_id), justify="right"), literal(one_line(row.external_id or "", 10)),
+                          score, self._mark(row.score), key=str(row.claim_id))
         if self.claim_id is not None and str(self.claim_id) in table.rows:
             table.move_cursor(row=table.get_row_index(str(self.claim_id)))
 
@@ -202,7 +213,8 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
     def _paint_tau(self) -> None:
         overview, group = self.overview, self.overview.group
         header = literal(f"{group.target_model} · {group.metric} · extractor {group.extractor_model}", "bold")
-        header.append(f"  ({len(overview.groups)} with scores; m: next)", style="dim")
+        position = overview.groups.index(group) + 1 if group in overview.groups else 1
+        header.append(f"  (model/metric {position} of {len(overview.groups)}; m: next)", style="dim")
         self.query_one("#cont-header", Static).update(header)
         would = overview.would_flag(self.tau)
         line = Text(f"tau {self.tau:.2f}", style="bold")
@@ -214,11 +226,12 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
         plot = self.query_one("#cont-chart", PlotextPlot)
         overview = self.overview
         if self.show_sweep and overview.sweep is not None:
-            draw_sweep(plot.plt, overview.sweep.taus, overview.sweep.agreement, overview.sweep.best_tau)
+            draw_sweep(plot.plt, overview.sweep.taus, overview.sweep.agreement, overview.sweep.best_tau,
+                       compact=True)
             plot.plt.vline(self.tau, "blue")
         else:
             draw_histogram(plot.plt, overview.sorted_scores, self.tau,
-                           f"s of {overview.scorable:,} claims · tau {self.tau:.2f}")
+                           f"distribution of s over {overview.scorable:,} claims · tau {self.tau:.2f}", compact=True)
         plot.refresh()
 
     def _paint_claim(self) -> None:

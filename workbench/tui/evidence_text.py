@@ -10,7 +10,7 @@ from rich.text import Text
 
 from store import Claim, Flag, Prediction, Run
 from workbench.display import literal, printable
-from workbench.evidence import full_window, page_windows, qa_pairs, reference_passages
+from workbench.evidence import Window, full_window, page_windows, qa_pairs, reference_passages
 from workbench.showing import highlighted
 from workbench.tui.looks import field_line, verdict_line
 
@@ -105,12 +105,17 @@ def full_body(claim: Claim) -> Text:
     body = _source_line(1, window.url, window.title, window.is_cited)
     body.append(f"characters {window.start:,}–{window.end:,} of {window.total_chars:,}"
                 " (the window a model sees; the quoted passage highlighted)\n\n", style="dim")
-    if window.clipped_before:
-        body.append("… ", style="dim")
-    body.append_text(highlighted(window.text, window.highlight, PASSAGE))
-    if window.clipped_after:
-        body.append(" …", style="dim")
+    body.append_text(_window_text(window))
     return body
+
+
+def _window_text(window: Window) -> Text:
+    """A window's text, passage highlighted, with … where the window cuts the page (as a model sees)."""
+    text = Text("…", style="dim") if window.clipped_before else Text()
+    text.append_text(highlighted(window.text, window.highlight, PASSAGE))
+    if window.clipped_after:
+        text.append("…", style="dim")
+    return text
 
 
 def pages_body(claim: Claim) -> Text:
@@ -121,7 +126,7 @@ def pages_body(claim: Claim) -> Text:
     body = Text()
     for n, window in enumerate(windows, start=1):
         body.append_text(_source_line(n, window.url, window.title, window.is_cited))
-        body.append_text(highlighted(window.text, window.highlight, PASSAGE))
+        body.append_text(_window_text(window))
         body.append("\n\n")
     return body
 

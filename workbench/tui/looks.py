@@ -88,8 +88,9 @@ def flag_marks(kinds: list[str]) -> Text:
 
 
 def field_line(name: str, value: object, width: int = 15) -> Text:
-    """'name            value' with the value literal."""
-    line = Text(f"{name:<{width}}", style="bold")
+    """'name            value', both literal (an attribute's name comes from the data file)."""
+    name = printable(name)
+    line = Text(f"{name:<{width - 1}} ", style="bold")  # a long name still leaves a space
     line.append_text(literal(value))
     return line
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from store import RunProgress
+from workbench.display import printable
 
 
 class RunEvent(Message):
@@ -77,7 +78,8 @@ class RunControl:
             return
         self._cancel.set()
         self.state.status = "cancelling"
-        self.app.notify(f"cancelling {self.state.name}: the item in flight finishes first", markup=False)
+        self.app.notify(f"cancelling {printable(self.state.name)}: the item in flight finishes first",
+                        markup=False)
         self._changed()
 
     def handle(self, event) -> None:
@@ -105,8 +107,8 @@ class RunControl:
             if error is not None:
                 self.state.message = f"{type(error).__name__}: {error}"
         if self.state.status == "failed" and self.state.message:
-            self.app.notify(f"run {self.state.name} failed: {self.state.message}", severity="error",
-                            markup=False, timeout=10)
+            self.app.notify(f"run {printable(self.state.name)} failed: {printable(self.state.message)}",
+                            severity="error", markup=False, timeout=10)
         self.app.refresh_bindings()
         self._changed()
         self.app.data_changed()

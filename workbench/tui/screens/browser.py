@@ -15,12 +15,13 @@ from textual.worker import get_current_worker
 
 from store import FilterError, Run
 from store.filters import parse_terms
-from workbench.display import printable
+from workbench.display import one_line, printable
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import CatalogueLoaded, Counted, DataChanged
 from workbench.tui.paging import ClaimQuery
 from workbench.tui.screens.claim_actions import ClaimActions
 from workbench.tui.widgets.claim_table import ClaimTable
+from workbench.tui.widgets.columns import run_titles
 from workbench.tui.widgets.filter_bar import FilterBar
 from workbench.tui.widgets.run_status import RunStatus
 
@@ -66,6 +67,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
     def __init__(self):
         super().__init__()
         self.chosen_runs: list[int] | None = None
+        self._newest_when_chosen = 0
         self.count: int | None = None
         self._counted_filter: str | None = None
         self._catalogue_requested = False
@@ -80,7 +82,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         yield ClaimTable(stores, id="claims")
         yield Label(id="status", markup=False)
         yield RunStatus()
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold more keys
 
     @property
     def table(self) -> ClaimTable:
@@ -125,7 +127,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         catalogue = self.app.catalogue
         run_ids = self._run_columns(named_runs)
         current = self.table.query
-        self.table.run_names = [catalogue.run_named(i).name for i in run_ids if catalogue.run_named(i)]
+        self.table.run_titles = run_titles([catalogue.run_named(i) for i in run_ids])
         self.table.scored = catalogue.scored
         return ClaimQuery(text, current.sort, current.descending, run_ids)
 
@@ -137,12 +139,20 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         chosen = self.chosen_runs
         if chosen is None:
             chosen = [run.id for run in catalogue.runs[:DEFAULT_RUN_COLUMNS]]
-        return tuple(dict.fromkeys([run.id for run in named if run] + chosen))[:MAX_RUN_COLUMNS]
+        else:  # a run begun since (a CLI run in another terminal) shows up without asking
+            chosen = chosen + [run.id for run in catalogue.runs if run.id > self._newest_when_chosen]
+        ids = [run.id for run in named if run] + [i for i in chosen if catalogue.run_named(i)]
+        return tuple(dict.fromkeys(ids))[:MAX_RUN_COLUMNS]
+
+    def choose_runs(self, run_ids: list[int]) -> None:
+        """Show these runs' columns (the first is the focus run), and any run begun later."""
+        self.chosen_runs = run_ids
+        self._newest_when_chosen = max([run.id for run in self.app.catalogue.runs] + run_ids, default=0)
 
     def show_run(self, run_id: int) -> None:
         """Put a run first among the verdict columns (a run just started from this window)."""
         current = list(self.table.query.run_ids) if self.chosen_runs is None else self.chosen_runs
-        self.chosen_runs = [run_id] + [i for i in current if i != run_id]
+        self.choose_runs([run_id] + [i for i in current if i != run_id])
 
     @on(FilterBar.Applied)
     def _filter_applied(self, message: FilterBar.Applied) -> None:
@@ -158,6 +168,9 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
     def _filter_rejected(self, message: ClaimTable.FilterRejected) -> None:
         self.filter_bar.show_error(message.query.filter, message.error)
         self.filter_bar.input.focus()
+        if self._counted_filter == self.table.good_query.filter:
+            self.count = self.table.total  # the table still shows the last good filter, so its count
+            self._show_status()
 
     @on(ClaimTable.Loaded)
     def _loaded(self, message: ClaimTable.Loaded) -> None:
@@ -247,7 +260,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
     def _show_status(self) -> None:
         table = self.table
         total = self.app.catalogue.total_claims
-        line = Text()
+        line = Text(no_wrap=True, overflow="ellipsis")  # one line: a wrapped tail would be cut off unseen
         line.append("counting…" if self.count is None else f"{self.count:,}", style="bold")
         line.append(f" of {total:,} claims" if total is not None else " claims")
         position = table.position
@@ -259,8 +272,8 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
             line.append(f" · {len(table.marked):,} marked", style="bold")
         focus = self.focus_run
         if focus is not None:
-            line.append(" · focus run ")
-            line.append(printable(focus.name)[:24], style="bold")
+            line.append(f" · focus run #{focus.id} ")
+            line.append(one_line(focus.name, 24), style="bold")
         self.query_one("#status", Label).update(line)
 
     # -- live data ------------------------------------------------------------------------
@@ -271,11 +284,15 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
 
     @on(CatalogueLoaded)
     def _catalogue(self) -> None:
+        self.table.scored = self.app.catalogue.scored
+        self.refresh_run_columns()  # a new run, or one just started here
+
+    def refresh_run_columns(self) -> None:
+        """Re-read the table, keeping the view, if the verdict columns should change."""
         table = self.table
-        table.scored = self.app.catalogue.scored
         named = [t.value for t in parse_terms(table.good_query.filter) if t.field == "run"]
-        if self._run_columns(named) != table.query.run_ids:  # a new run, or one just started here
-            self.apply_filter(table.good_query.filter, table.current.id if table.current else None)
+        if self._run_columns(named) != table.query.run_ids:
+            table.requery(self._query(table.good_query.filter, named))
         self._show_status()
 
     def _refresh_data(self) -> None:
@@ -284,6 +301,12 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         self.table.reload()
 
     # -- keys ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        """The footer must not offer "/ Filter" inside the filter bar: there "/" is typed."""
+        if action == "focus_filter" and self.focused is self.filter_bar.input:
+            return False
+        return True
 
     def action_focus_filter(self) -> None:
         self.filter_bar.input.focus()

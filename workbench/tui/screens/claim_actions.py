@@ -23,7 +23,8 @@ def run_term(run: Run) -> str:
 
 
 class ClaimActions:
-    """Actions of the claims browser; expects `table`, `count`, `focus_run`, `apply_filter`."""
+    """Actions of the claims browser; expects `table`, `count`, `focus_run`, `apply_filter`,
+    `choose_runs`."""
 
     def action_sort(self) -> None:
         names = list(SORT_COLUMNS)
@@ -56,9 +57,8 @@ class ClaimActions:
 
         def chosen(run_ids: list[int] | None) -> None:
             if run_ids is not None:
-                self.chosen_runs = run_ids
-                current = self.table.current
-                self.apply_filter(self.table.good_query.filter, current.id if current else None)
+                self.choose_runs(run_ids)
+                self.refresh_run_columns()
 
         self.app.push_screen(RunPicker(self.app.catalogue.runs, list(self.table.query.run_ids)), chosen)
 

@@ -92,7 +92,7 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
             # On wide terminals the verdicts stay in view beside the claim and its evidence.
             yield VerdictList(id="side-verdicts")
         yield RunStatus()
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold more keys
 
     def on_mount(self) -> None:
         self._load(self.claim_id)

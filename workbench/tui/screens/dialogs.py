@@ -23,7 +23,7 @@ class TextPrompt(ModalScreen[str | None]):
         super().__init__()
         self.title_text = title
         self.placeholder = placeholder
-        self.value = value
+        self.value = printable(value)  # an Input draws its text raw: no control characters in it
         self.hint = hint
 
     def compose(self) -> ComposeResult:
@@ -60,8 +60,8 @@ class ConfirmDialog(ModalScreen[bool]):
         with Vertical(classes="dialog"):
             yield Static(self.question, classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
-                yield Button(Text(self.yes), variant="warning", id="yes", compact=True)
-                yield Button(Text(self.no), id="no", compact=True)
+                yield Button(Text(f"{self.yes} (y)"), variant="warning", id="yes", compact=True)
+                yield Button(Text(f"{self.no} (n)"), id="no", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -93,6 +93,8 @@ class TextViewer(ModalScreen[None]):
             yield Label(literal(self.title_text), classes="dialog-title")
             with VerticalScroll(classes="viewer-body"):
                 yield Static(literal(self.text) if self.text else Text("(empty)", style="dim"))
+            # A modal has no footer of its own: say the keys here.
+            yield Label("↑/↓ scroll · c copies · esc closes", classes="dialog-hint")
 
     def action_close(self) -> None:
         self.dismiss(None)

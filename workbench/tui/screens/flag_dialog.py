@@ -14,7 +14,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from store import CHECKED_CLEAN
-from workbench.display import one_line
+from workbench.display import one_line, printable
 
 DEFAULT_KIND = "contaminated"
 
@@ -63,7 +63,8 @@ Flags show in the table's flag column and filter with flagged:KIND. u undoes."""
         self.marked = marked
         self.filter_text = filter_text
         self.count = count
-        self.kinds = sorted({DEFAULT_KIND, CHECKED_CLEAN, *kinds})
+        # An Input draws its suggestion raw: a kind with control characters is not offered.
+        self.kinds = sorted({DEFAULT_KIND, CHECKED_CLEAN, *(k for k in kinds if printable(k) == k)})
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):

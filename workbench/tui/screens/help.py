@@ -22,7 +22,9 @@ def binding_classes() -> list[tuple[str, type]]:
     from workbench.tui.screens.browser import ClaimsScreen
     from workbench.tui.screens.detail import ClaimDetailScreen
     from workbench.tui.screens.flag_dialog import FlagDialog
+    from workbench.tui.screens.dialogs import TextViewer
     from workbench.tui.screens.run_dialog import RunDialog
+    from workbench.tui.screens.run_picker import RunPicker
     from workbench.tui.screens.triage import TriageScreen
     from workbench.tui.widgets.claim_table import ClaimTable
     from workbench.tui.widgets.filter_bar import FilterBar
@@ -32,6 +34,7 @@ def binding_classes() -> list[tuple[str, type]]:
         ("Everywhere", WorkbenchApp), ("Claims browser", ClaimsScreen), ("Claims table", ClaimTable),
         ("Filter bar", FilterBar), ("Claim detail", ClaimDetailScreen), ("Verdicts", VerdictList),
         ("Triage", TriageScreen), ("Flag dialog", FlagDialog), ("Run dialog", RunDialog),
+        ("Runs shown (v)", RunPicker), ("Raw output", TextViewer),
     ]
 
 
@@ -111,7 +114,7 @@ class HelpScreen(Screen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
             yield Static(help_text(self.app, self.target, self.here))
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold more keys
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

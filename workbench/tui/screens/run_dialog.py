@@ -72,7 +72,8 @@ and K cancels."""
                                  compact=True, id="run-setting")
                 with Horizontal(classes="form-row"):
                     yield Label("template", classes="form-label")
-                    yield Select([(Text(t), t) for t in template_names(self.app.settings)], value="auto",
+                    templates = template_names(self.app.settings)  # file names: shown literally
+                    yield Select([(Text(printable(t)), t) for t in templates], value="auto",
                                  allow_blank=False, compact=True, id="run-template")
                 with Horizontal(classes="form-row"):
                     yield Label("run name", classes="form-label")

@@ -15,8 +15,10 @@ from workbench.display import printable
 
 
 def run_label(run: Run) -> Text:
-    """'name  model · setting · status' with every part literal."""
-    label = Text(printable(run.name), style="bold")
+    """'#id name  model · setting · status' with every part literal (the id heads the table's
+    column when two runs' names start alike, and works in filters as run:ID)."""
+    label = Text(f"#{run.id} ", style="dim")
+    label.append(printable(run.name), style="bold")
     details = " · ".join(printable(part) for part in (run.model, run.setting, run.status) if part)
     label.append(f"  {details}", style="dim")
     return label

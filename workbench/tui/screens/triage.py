@@ -23,7 +23,7 @@ from workbench.tui.screens.dialogs import TextPrompt, TextViewer, plain_title
 from workbench.tui.triage_text import answer_body, category_panel
 
 QUEUE_PAGE = 200
-RESERVED_KEYS = set("nNpreo+[]?qumK")
+RESERVED_KEYS = set("nNpreo+[]?qumKC")
 """Keys the triage screen (or the app) already uses: a category cannot take them."""
 
 
@@ -84,7 +84,7 @@ triage:flawed-reasoning) and reviewed ones with run:NAME reviewed."""
                         yield EvidenceText(id=f"triage-{key}")
             with VerticalScroll(id="triage-side"):
                 yield Static(Text("reading…", style="dim"), id="triage-categories")
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold more keys
 
     def on_mount(self) -> None:
         self._read_queue(None)

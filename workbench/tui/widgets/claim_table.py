@@ -26,9 +26,11 @@ class ClaimTable(ReportsWorkerErrors, ScrollView, can_focus=True):
     HELP = """\
 The claims table. Rows are read from SQLite a page at a time (keyset paging); the page
 before and after the cursor are read ahead, so scrolling never waits on the disk.
-Columns: a ● for a marked row, id, gold label, importance, task/domain, flags (⚑ and
-the first letter of each kind), one marker per chosen run (✓ right, ✗ wrong,
-∅ abstained, ? parse failure, ! API error, · no answer yet), the claim text.
+Columns: a ● for a marked row, id, gold label, importance, task/domain, the claim date
+(on wide terminals, or when sorted by date), flags (⚑ and the first letter of each
+kind), one marker per chosen run (✓ right, ✗ wrong, ∅ abstained, ? parse failure,
+! API error, · no answer yet, • gold label not scored), the claim text. A run column's
+title is the run's name cut to 3 letters, or its id (#12) when two names start alike.
 Keys: ↑/↓ or j/k move, PageUp/PageDown, Home/End jump to the start/end of the whole
 result, space marks a row (flag or run the marked rows), enter opens the claim."""
 
@@ -104,7 +106,8 @@ result, space marks a row (flag or run the marked rows), enter opens the claim."
         self.window = ClaimWindow()
         self.cache = PageCache()
         self.marked: set[int] = set()
-        self.run_names: list[str] = []
+        self.run_titles: list[str] = []
+        """The run columns' 3-cell titles (widgets.columns.run_titles)."""
         self._scored: dict[str, set[str]] = {}
         self.total: int | None = None
         self._generation = 0
@@ -142,6 +145,11 @@ result, space marks a row (flag or run the marked rows), enter opens the claim."
         self.query = query
         self.cache.clear()
         self._jump("from" if claim_id is not None else "first", claim_id, target=claim_id)
+
+    def requery(self, query: ClaimQuery) -> None:
+        """The same claims with other run columns: re-read, keeping the view and the cursor."""
+        self.query = query
+        self.reload()
 
     def reload(self) -> None:
         """Read the window again (the data changed), keeping the cursor's claim."""
@@ -325,7 +333,7 @@ result, space marks a row (flag or run the marked rows), enter opens the claim."
 
     def _update_size(self) -> None:
         width = self.size.width
-        columns = layout(width, self.run_names, self.query.sort)
+        columns = layout(width, self.run_titles, self.query.sort)
         if columns != self._columns:
             self._lines.clear()
         self._columns = columns

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from store import ClaimRow
+from store import ClaimRow, Run
 from workbench.display import one_line, printable
 from workbench.tui.looks import flag_marks, verdict_mark
 
@@ -21,7 +21,7 @@ class Column:
     align: str = "left"
 
 
-def layout(width: int, run_names: list[str], sort: str = "id") -> list[Column]:
+def layout(width: int, run_titles: list[str], sort: str = "id") -> list[Column]:
     """Columns for a table `width` cells wide: fixed ones, a marker per run, the claim in the rest.
 
     The claim date shows on wide screens, and whenever the table is sorted by it.
@@ -37,10 +37,18 @@ def layout(width: int, run_names: list[str], sort: str = "id") -> list[Column]:
     if wide or sort == "date":
         columns.append(Column("date", "date", 10))
     columns.append(Column("flags", "flag", 4))
-    columns += [Column(f"run{n}", printable(name)[:3] or "run", 3) for n, name in enumerate(run_names)]
+    columns += [Column(f"run{n}", title, 3) for n, title in enumerate(run_titles)]
     used = sum(c.width for c in columns) + len(columns)
     columns.append(Column("text", "claim", max(width - used, 8)))
     return columns
+
+
+def run_titles(runs: list[Run]) -> list[str]:
+    """A 3-cell title per run column: the name's start, or the run's id (#12, as in the filter
+    run:12 and the run picker) when two runs' names start alike, so no two columns look the same."""
+    starts = [printable(run.name)[:3] or "run" for run in runs]
+    return [start if starts.count(start) == 1 else (f"#{run.id}" if run.id < 100 else str(run.id)[-3:])
+            for start, run in zip(starts, runs)]
 
 
 def fit(text: str, width: int, align: str = "left") -> str:
@@ -56,8 +64,8 @@ def header_text(columns: list[Column], sort: str, descending: bool) -> Text:
                     "id": "id", "date": "date"}
     for column in columns:
         title = column.title
-        if sort_columns.get(sort) == column.key:
-            title += "↓" if descending else "↑"
+        if sort_columns.get(sort) == column.key:  # cut the title, never the arrow
+            title = one_line(title, column.width - 1) + ("↓" if descending else "↑")
         line.append(fit(title, column.width, column.align) + " ")
     return line
 
