@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
@@ -122,6 +123,11 @@ class DatasetStore:
         return counts
 
     def _import(self, dataset: Dataset, claims: Iterable[ClaimData | tuple[ClaimData, str]]) -> ImportCounts:
+        # Read the first claim before comparing label spaces: a file in the wrong format
+        # should say so, not report a clash with the dataset it was meant to update.
+        claims = iter(claims)
+        first = next(claims, None)
+        claims = itertools.chain([first] if first is not None else [], claims)
         dataset_id = self._upsert_dataset(dataset)
         existing = {
             ext: (cid, digest)
@@ -180,9 +186,8 @@ class DatasetStore:
             )
             if stored.labels != space.labels or stored.abstain != space.abstain:
                 raise DatasetConflict(
-                    f"dataset {dataset.name!r} already exists with labels {stored.labels}"
-                    f" (abstain {stored.abstain!r}); this file's label space is {space.labels}"
-                    f" (abstain {space.abstain!r}). Import it under another --dataset name."
+                    f"dataset {dataset.name!r} already exists with labels {_listed(stored)};"
+                    f" this file's labels are {_listed(space)}. Import it under another --dataset name."
                 )
             return row[0]
         cursor = self.db.conn.execute(
@@ -231,6 +236,10 @@ def _full_text_indexed_in_bulk(conn: sqlite3.Connection) -> Iterator[None]:
     for trigger_sql, index_sql, first_new_id in suspended:
         conn.execute(index_sql, [first_new_id])
         conn.execute(trigger_sql)
+
+
+def _listed(space: LabelSpace) -> str:
+    return ", ".join(space.labels) + (f" (abstain {space.abstain})" if space.abstain else "")
 
 
 def claim_hash(claim: Claim) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from datetime import date
 
 from sqlite_utils import Database
 
@@ -64,6 +65,7 @@ _STATUS_ALIASES = {
 }
 _RUN_KEYWORDS = {"wrong", "right", "correct", "missing", "predicted", "reviewed"}
 _RUN_FIELDS = {"verdict", "status"}
+_BOOLEAN_WORDS = {"OR", "AND", "NOT"}
 KNOWN_FIELDS = sorted(
     [*_COLUMN_FIELDS, *_DATE_FIELDS, "dataset", "id", "has", "evidence", "flagged", "triage",
      "run", "attr.NAME", *_RUN_FIELDS]
@@ -165,6 +167,10 @@ class _Compiler:
         self.run_ids: list[int] = []
 
     def add(self, term: Term) -> None:
+        if term.field is None and not term.quoted and term.value in _BOOLEAN_WORDS:
+            # Searching for the word "OR" is never what `label:A OR label:B` meant.
+            raise FilterError(f"there is no {term.value}: terms are always combined with AND"
+                              f' (quote "{term.value}" to search for the word)', term.start, term.end)
         if term.field is None and (term.quoted or term.value.lower() not in _RUN_KEYWORDS):
             return self._text(term)
         sql, params = self._clause(term)
@@ -336,13 +342,26 @@ def _fts_phrase(term: Term) -> str:
 
 
 def _date(term: Term, column: str) -> tuple[str, list]:
-    if not _DATE.match(term.value):
+    if not _DATE.match(term.value) or not _real_date(term.value):
         raise FilterError(
             f"{term.field} needs a date like 2025-01-31, not {term.value!r}", term.start, term.end
         )
     if term.op == ":":
         return f"{column} LIKE ? || '%'", [term.value]
     return f"{column} {term.op} ?", [term.value]
+
+
+def _real_date(value: str) -> bool:
+    """A month 01-12 and a day that exists (2024-13-45 is a typo, not an empty result)."""
+    day = value[:10]
+    try:
+        if len(day) == 10:
+            date.fromisoformat(day)
+        elif len(day) == 7:
+            date.fromisoformat(day + "-01")
+    except ValueError:
+        return False
+    return True
 
 
 def _attribute(term: Term) -> tuple[str, list]:

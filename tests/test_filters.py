@@ -56,6 +56,9 @@ def ids(store, text: str) -> list[str]:
     ("id>2", ["c", "d"]),
     ('"DROP TABLE claims"', ["c"]),
     ("[bold]x[/", ["c"]),
+    ("date:2024-03", ["a"]),
+    ("date<=2024-02-29", []),
+    ("or", []),  # only the capitalised OR / AND / NOT are refused; lower case is a word
 ])
 def test_filters_match_what_they_say(filled, text, expected):
     assert ids(filled, text) == expected
@@ -98,6 +101,11 @@ def test_flags_and_run_terms(filled):
     ("triage:nonsense", "no failure category named 'nonsense'", 1),
     ("label:", "label: needs a value", 1),
     ("-", "nothing to search for", 1),
+    ("date<2024-13-45", "date needs a date like 2025-01-31, not '2024-13-45'", 1),
+    ("reftime>=2024-02-30", "reftime needs a date like", 1),
+    ("date:2024-00", "date needs a date like", 1),
+    ("label:Refuted OR label:Supported", "there is no OR: terms are always combined with AND", 15),
+    ("vaccine AND bridge", "there is no AND", 9),
 ])
 def test_bad_filters_say_what_and_where(filled, text, message, column):
     with pytest.raises(FilterError) as caught:

@@ -79,3 +79,25 @@ def test_arbitrary_text_never_raises_and_gives_one_of_three_states(text):
 def test_pathological_nesting_does_not_raise():
     assert parse_answer("{" * 100_000 + '"verdict": "Refuted"', JSFACTCHECK).status == "ok"
     assert parse_answer('{"a":' * 5000 + "1" + "}" * 5000, JSFACTCHECK).status == "parse_failure"
+
+
+@pytest.mark.parametrize("text, space", [
+    ("Verdict: Refuted or Supported", JSFACTCHECK),
+    ("Supported / Refuted", JSFACTCHECK),
+    ('{"verdict": "Supported or Refuted", "explanation": "hard to say"}', JSFACTCHECK),
+    ("true or false", REALFACTBENCH),
+    ("Conflicting / Supported", AVERITEC),
+])
+def test_an_answer_that_will_not_choose_is_a_parse_failure(text, space):
+    answer = parse_answer(text, space)
+    assert (answer.status, answer.verdict) == ("parse_failure", None)
+
+
+@pytest.mark.parametrize("text, space, verdict", [
+    ("Refuted or not, the report disagrees", JSFACTCHECK, "Refuted"),
+    ("Refuted, supported by nothing in the report", JSFACTCHECK, "Refuted"),
+    ("Conflicting Evidence/Cherrypicking", AVERITEC, "Conflicting Evidence/Cherrypicking"),
+    ("Supported or supported: either way", JSFACTCHECK, "Supported"),
+])
+def test_a_label_followed_by_other_words_is_still_read(text, space, verdict):
+    assert parse_answer(text, space).verdict == verdict

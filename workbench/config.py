@@ -19,7 +19,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr
+import click
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -62,14 +63,28 @@ def _login_name() -> str:
         return "annotator"
 
 
+class ConfigError(click.ClickException):
+    """A config file or WORKBENCH_* variable that cannot be used.
+
+    A ClickException, so every command prints it as one line and exits 1. The message
+    names the file and the setting but never repeats the value: it may be an API key.
+    """
+
+
 def load_settings() -> Settings:
     """Settings from the config file, overridden by WORKBENCH_* variables."""
     values: dict[str, Any] = {}
     path = config_path()
     if path.is_file():
-        with path.open("rb") as handle:
-            values = tomllib.load(handle)
-    return Settings(**values)
+        try:
+            values = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    try:
+        return Settings(**values)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in error.errors())
+        raise ConfigError(f"{path} (or a WORKBENCH_* variable): {problems}") from None
 
 
 def api_key(provider: str, settings: Settings | None = None) -> str | None:

@@ -31,3 +31,16 @@ def one_line(value: object, width: int | None = None) -> str:
     if width is not None and len(text) > width:
         return text[: max(width - 1, 0)] + "…"
     return text
+
+
+def fit_widths(natural: list[int], minimum: list[int], budget: int) -> list[int]:
+    """Column widths that fit `budget`: the widest columns give way first, none below its
+    minimum. A listing stays on one line per row at 80 columns instead of Rich squeezing
+    every column (the claim text included) to a few characters."""
+    widths = list(natural)
+    while sum(widths) > budget:
+        widest = max(range(len(widths)), key=lambda i: (widths[i] > minimum[i], widths[i]))
+        if widths[widest] <= minimum[widest]:
+            break
+        widths[widest] -= 1
+    return widths

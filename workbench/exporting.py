@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import sys
@@ -42,7 +43,38 @@ def _evidence_record(item) -> dict:
     record = item.model_dump(exclude={"rank", "is_cited", "attributes"}, exclude_none=True)
     if item.is_cited:
         record["cited"] = True
+    if item.attributes:
+        record["attributes"] = item.attributes
     return record
+
+
+def dataset_header(store: Store, filter_text: str) -> dict | None:
+    """The generic format's `_dataset` line when every matching claim is from one dataset:
+    re-importing then keeps its name and label space (a true/false space is not mistaken
+    for another, and an export is never read as a RealFactBench-shaped file)."""
+    compiled = store.claims.compile(filter_text)
+    rows = store.db.execute(
+        f"SELECT DISTINCT c.dataset_id FROM claims c WHERE {compiled.where} LIMIT 2", compiled.params
+    ).fetchall()
+    if len(rows) != 1:
+        return None
+    dataset = store.datasets.by_id(rows[0][0])
+    space = dataset.label_space
+    header = {"name": dataset.name, "label_space": {"name": space.name, "labels": space.labels,
+                                                    "abstain": space.abstain, "excluded": space.excluded}}
+    if dataset.notes:
+        header["notes"] = dataset.notes
+    return {"_dataset": header}
+
+
+def attribute_columns(store: Store, filter_text: str) -> list[str]:
+    """`attr.NAME` for every attribute any matching claim has (a CSV header is written
+    before the rows, so it must know them all up front)."""
+    compiled = store.claims.compile(filter_text)
+    rows = store.db.execute(
+        f"SELECT DISTINCT a.key FROM claims c, json_each(c.attributes) a WHERE {compiled.where}"
+        " ORDER BY a.key", compiled.params)
+    return [f"attr.{key}" for (key,) in rows]
 
 
 def iter_claims(store: Store, filter_text: str) -> Iterator[Claim]:
@@ -58,8 +90,9 @@ def export_claims(store: Store, filter_text: str, format: str, output: Path | No
     records = (claim_record(c) for c in iter_claims(store, filter_text))
     if format == "csv":
         records = (_flatten_claim(r) for r in records)
-        return _write(records, format, output, _CLAIM_CSV_COLUMNS + ["attributes"])
-    return _write(records, format, output, None)
+        return _write(records, format, output, _CLAIM_CSV_COLUMNS + attribute_columns(store, filter_text))
+    header = dataset_header(store, filter_text)
+    return _write(records, format, output, None, header)
 
 
 def _flatten_claim(record: dict) -> dict:
@@ -77,8 +110,7 @@ def export_predictions(store: Store, runs: list[Run], filter_text: str, format: 
     def records() -> Iterator[dict]:
         compiled = store.claims.compile(filter_text)
         for run in runs:
-            where = compiled.where.replace("c.", "c.")
-            for p in store.runs.predictions(run.id, where, list(compiled.params)):
+            for p in store.runs.predictions(run.id, compiled.where, list(compiled.params)):
                 claim = store.db.execute(
                     "SELECT c.external_id, c.label, d.name FROM claims c JOIN datasets d"
                     " ON d.id = c.dataset_id WHERE c.id = ?", [p.claim_id]).fetchone()
@@ -88,16 +120,21 @@ def export_predictions(store: Store, runs: list[Run], filter_text: str, format: 
     return _write(records(), format, output, _PREDICTION_COLUMNS)
 
 
-def _write(records: Iterable[dict], format: str, output: Path | None, columns: list[str] | None) -> int:
-    """Stream records out; a file is written to a temporary name and renamed when complete."""
+def _write(records: Iterable[dict], format: str, output: Path | None, columns: list[str] | None,
+           header: dict | None = None) -> int:
+    """Stream records out; a file is written to a temporary name and renamed when complete.
+
+    `header` is a first JSONL line that is not a record (not counted)."""
+    if header is not None:
+        records = itertools.chain([header], records)
     if output is None:
-        return _write_stream(records, format, sys.stdout, columns)
+        return _write_stream(records, format, sys.stdout, columns) - (header is not None)
     output = Path(output)
     handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="", delete=False,
                                          dir=output.parent or ".", prefix=f".{output.name}.")
     try:
         with handle:
-            count = _write_stream(records, format, handle, columns)
+            count = _write_stream(records, format, handle, columns) - (header is not None)
         os.replace(handle.name, output)
     except BaseException:
         os.unlink(handle.name)
@@ -113,8 +150,7 @@ def _write_stream(records: Iterable[dict], format: str, stream: io.TextIOBase, c
             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
             if writer is None:
-                names = columns + sorted(k for k in record if k.startswith("attr."))
-                writer = csv.DictWriter(stream, fieldnames=names, extrasaction="ignore")
+                writer = csv.DictWriter(stream, fieldnames=columns, extrasaction="ignore")
                 writer.writeheader()
             writer.writerow(record)
         count += 1

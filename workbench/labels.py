@@ -83,7 +83,16 @@ def normalise_gold(label: str, space: LabelSpace) -> str | None:
 
 
 def detect_space(raw_labels: set[str]) -> LabelSpace | None:
-    """The first built-in space in which every label is a valid gold label."""
+    """The built-in space whose own label names spell every label (case and spacing aside),
+    else the first in which every label is a valid gold label through synonyms.
+
+    Names first: TRUE / FALSE are RealFactBench's labels, not synonyms of Supported /
+    Refuted, and "Not Enough Evidence" is AVeriTeC's.
+    """
+    squashed = {squash(label) for label in raw_labels}
+    for space in BUILTIN_SPACES.values():
+        if squashed <= {squash(name) for name in space.labels + space.excluded}:
+            return space
     for space in BUILTIN_SPACES.values():
         if all(normalise_gold(label, space) for label in raw_labels):
             return space

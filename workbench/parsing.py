@@ -27,6 +27,7 @@ _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 _LABELLED = re.compile(
     r"(?im)^[\s>*#_\-]*(?:final\s+|overall\s+)?(?:verdict|label|answer|classification|rating|conclusion|decision)"
     r"[\s*_]*[:=\-]\s*[*_\"'`]*([^\n]*)")
+_HEDGE = re.compile(r"\s*(?:or\b|/|\|)\s*", re.I)
 _HALF_JSON = re.compile(r"\"(?:verdict|label|answer|prediction)\"\s*:\s*\"([^\"\n]*)")
 _HALF_EXPLANATION = re.compile(
     r'"(?:explanation|reason|reasoning|rationale|justification)"\s*:\s*"((?:[^"\\]|\\.)*)')
@@ -93,8 +94,22 @@ def match_label(raw: str | None, space: LabelSpace, allowed: list[str]) -> tuple
         end = spans[count - 1][1]
         found = normalise(raw[:end].replace("**", " "), space)
         if found is not None:
-            return (found, end) if found in allowed else (None, 0)
+            # Punctuation the label swallowed ("Supported /") may start a hedge.
+            label_end = len(re.sub(r"\W+$", "", raw[:end]))
+            if found not in allowed or _hedged(raw[label_end:], found, space, allowed):
+                return None, 0
+            return found, end
     return None, 0
+
+
+def _hedged(rest: str, found: str, space: LabelSpace, allowed: list[str]) -> bool:
+    """True when the label is followed by "or" (or "/") and another label: an answer
+    that will not choose ("Refuted or Supported") is unreadable, not the first one named."""
+    hedge = _HEDGE.match(rest)
+    if hedge is None:
+        return False
+    other, _ = match_label(rest[hedge.end():], space, allowed)
+    return other is not None and other != found
 
 
 def find_json_object(text: str, keys: tuple[str, ...]) -> dict | None:

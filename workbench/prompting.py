@@ -117,11 +117,13 @@ def lacks(claim: Claim, wanted: set[str]) -> list[str]:
     return missing
 
 
-def describe_need(need: str) -> str:
-    """A need in words, for error messages."""
+def describe_need(need: str, article: bool = True) -> str:
+    """A need in words for error messages; without the article it follows "has no"."""
     if need.startswith("evidence:"):
-        return EVIDENCE_NEEDS[need.split(":", 1)[1]]
-    return "a reference time or claim date" if need == "time" else f"a {need.replace('_', ' ')}"
+        words = EVIDENCE_NEEDS[need.split(":", 1)[1]]
+    else:
+        words = "a reference time or claim date" if need == "time" else f"a {need.replace('_', ' ')}"
+    return words if article else words.removeprefix("a ")
 
 
 def render(claim: Claim, template: Template, setting: Setting, json_answer: bool | None = None) -> RenderedPrompt:
@@ -130,8 +132,9 @@ def render(claim: Claim, template: Template, setting: Setting, json_answer: bool
     mode = answer_mode(template, json_answer)
     missing = lacks(claim, needs(template, setting, mode))
     if missing:
-        raise PromptError(f"claim {claim.id} ({claim.external_id}) has no {', no '.join(map(describe_need, missing))},"
-                          f" which setting {setting.name} shows")
+        lacking = ", no ".join(describe_need(need, article=False) for need in missing)
+        raise PromptError(f"claim {claim.id} ({claim.external_id}) has no {lacking},"
+                          f" which template {template.name!r} shows in setting {setting.name}")
     values = {name: reader(claim) or "" for name, reader in _FIELD_READERS.items()}
     values["verdicts"] = _listing(template.answer_labels)
     parts = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from rich.console import RenderableType
@@ -28,8 +29,9 @@ def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse")
 
 def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Iterator[RenderableType]:
     """Claim, metadata, Q&R context, then each evidence setting's view."""
-    yield Panel(literal(claim.text), title=f"claim {claim.id} ({printable(claim.dataset)}:"
-                f"{printable(claim.external_id)})", title_align="left")
+    # Titles are Text, never strings: Rich would parse a string title as markup.
+    yield Panel(literal(claim.text), title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"),
+                title_align="left")
     yield _metadata(claim, dataset, flags)
     if claim.question or claim.response:
         span = (claim.claim_start, claim.claim_end) if claim.claim_start is not None else None
@@ -40,11 +42,11 @@ def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> It
         yield Panel(literal(window.text), title="Reference (quoted passage)", title_align="left")
     full = full_window(claim)
     if full is not None:
-        title = f"Full ({len(full.text):,} of {full.total_chars:,} chars) {printable(full.url or '')}"
+        title = literal(f"Full ({len(full.text):,} of {full.total_chars:,} chars) {full.url or ''}")
         yield Panel(highlighted(full.text, full.highlight), title=title, title_align="left")
     for n, window in enumerate(page_windows(claim), start=1):
-        mark = " [cited]" if window.is_cited else ""
-        title = f"Page {n}{mark}: {printable(window.title or '')} {printable(window.url or '')}"
+        mark = " CITED" if window.is_cited else ""
+        title = literal(f"Page {n}{mark}: {window.title or ''} {window.url or ''}")
         yield Panel(highlighted(window.text, window.highlight), title=title, title_align="left")
     qa = qa_pairs(claim)
     if qa:
@@ -68,5 +70,6 @@ def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table
     rows += [(f"attr.{key}", value) for key, value in claim.attributes.items()]
     for name, value in rows:
         if value not in (None, "", [], {}):
-            table.add_row(name, literal(value if isinstance(value, str) else str(value)))
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            table.add_row(literal(name), literal(shown))
     return table

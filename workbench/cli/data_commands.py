@@ -13,7 +13,7 @@ from rich.table import Table
 from store import DatasetConflict, FilterError, PageRequest, Store
 from workbench import labels
 from workbench.cli import UserError, current_db_path, db_path_option, main
-from workbench.display import literal, one_line
+from workbench.display import fit_widths, literal, one_line
 from workbench.exporting import EXPORT_FORMATS, export_claims, export_predictions
 from workbench.importers import FORMATS, BadInput, import_file
 from workbench.showing import claim_panels
@@ -39,10 +39,15 @@ def open_store(create: bool = False) -> Store:
 def import_command(file: Path, format_: str, dataset_name: str | None, label_space: str | None) -> None:
     """Load a benchmark file into the database (all of it, or nothing)."""
     space = labels.BUILTIN_SPACES[label_space] if label_space else None
+    db_path = current_db_path()
+    created = not db_path.exists()
     store = open_store(create=True)
     try:
         dataset, counts = import_file(store, file, format_, dataset_name, space)
     except (BadInput, DatasetConflict) as error:
+        store.close()
+        if created:  # a failed first import leaves no empty database behind
+            _remove_database(db_path)
         raise UserError(str(error)) from None
     console.print(
         f"{literal(dataset.name)}: {counts.added:,} added, {counts.updated:,} updated, "
@@ -50,6 +55,11 @@ def import_command(file: Path, format_: str, dataset_name: str | None, label_spa
         f"{', '.join(dataset.label_space.labels)})",
         markup=False,
     )
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 @main.command("datasets")
@@ -62,12 +72,18 @@ def datasets_command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([d.model_dump() for d in datasets], indent=2, ensure_ascii=False))
         return
-    table = Table("name", "format", "label space", "gold labels", "claims", "imported")
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table.add_column("name", no_wrap=True, overflow="fold")
+    table.add_column("claims", justify="right", no_wrap=True)
+    table.add_column("imported", no_wrap=True)
+    table.add_column("format / label space", no_wrap=True)
+    table.add_column("gold labels", ratio=1)
     for d in datasets:
         space = d.label_space
         gold = ", ".join(space.labels) + (f" (+abstain {space.abstain})" if space.abstain else "")
-        table.add_row(literal(d.name), d.source_format, space.name, literal(gold),
-                      f"{d.claim_count:,}", d.imported_at or "")
+        kind = d.source_format if d.source_format == space.name else f"{d.source_format} / {space.name}"
+        table.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind),
+                      literal(gold))
     console.print(table)
 
 
@@ -91,18 +107,41 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
             record = {k: v for k, v in row.__dict__.items() if k not in ("verdicts", "sort_value")}
             click.echo(json.dumps(record, ensure_ascii=False))
         return
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for name, width in (("id", 3), ("dataset", 6), ("ext id", 6), ("label", 9), ("imp.", 4),
-                        ("task/domain", 8), ("flags", 5)):
-        table.add_column(name, no_wrap=True, overflow="ellipsis", min_width=width, max_width=max(width, 14))
-    table.add_column("claim", no_wrap=True)
-    claim_width = max(20, console.width - 66)  # what the short columns leave
-    for row in rows:
-        table.add_row(str(row.id), literal(row.dataset), literal(row.external_id), literal(row.label or ""),
-                      row.importance or "", literal(" ".join(filter(None, [row.task, row.domain]))),
-                      literal(",".join(row.flags)), literal(one_line(row.text, claim_width)))
-    console.print(table)
-    console.print(f"{len(rows):,} shown of {total:,} matching", markup=False)
+    console.print(_claims_table(rows, console.width))
+    datasets = {row.dataset for row in rows}
+    only = f" (dataset {one_line(datasets.pop())})" if len(datasets) == 1 else ""
+    console.print(f"{len(rows):,} shown of {total:,} matching{only}", markup=False)
+
+
+def _claims_table(rows: list, width: int) -> Table:
+    """One line per claim; columns that are empty (or one dataset throughout) are left out,
+    and the short columns give way before the claim text drops below a readable width."""
+    columns = {
+        "id": [str(r.id) for r in rows],
+        "dataset": [one_line(r.dataset) for r in rows],
+        "ext id": [one_line(r.external_id) for r in rows],
+        "label": [one_line(r.label or "") for r in rows],
+        "imp.": [r.importance or "" for r in rows],
+        "task/domain": [one_line(" ".join(filter(None, [r.task, r.domain]))) for r in rows],
+        "flags": [one_line(",".join(r.flags)) for r in rows],
+    }
+    columns = {name: cells for name, cells in columns.items()
+               if any(cells) and not (name == "dataset" and len(set(cells)) == 1)}
+    natural = [max(len(name), *map(len, cells)) for name, cells in columns.items()]
+    # The id is what `show` takes: never cut it.
+    minimum = [n if name == "id" else min(n, max(len(name), 4)) for n, name in zip(natural, columns)]
+    gaps = 2 * len(columns)  # a rule and a space between neighbouring columns
+    claim_min = max(24, width * 2 // 5)
+    widths = fit_widths(natural, minimum, width - gaps - claim_min)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    for (name, _), w in zip(columns.items(), widths):
+        table.add_column(name, no_wrap=True, overflow="ellipsis", width=w)
+    claim_width = max(12, width - gaps - sum(widths))
+    table.add_column("claim", no_wrap=True, width=claim_width)
+    for n, row in enumerate(rows):
+        cells = [literal(cells[n]) for cells in columns.values()]
+        table.add_row(*cells, literal(one_line(row.text, claim_width)))
+    return table
 
 
 @main.command("show")
@@ -143,11 +182,14 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
             written = export_predictions(store, runs, filter_text, format_, output)
     except FilterError as error:
         raise UserError(f"bad filter: {error}") from None
+    except OSError as error:  # a missing folder, a directory, no permission: nothing is written
+        raise UserError(f"cannot write {output}: {error.strerror or error}") from None
     if output:
         console.print(f"wrote {written:,} {what} to {output}", markup=False)
 
 
 @main.command("filter-help")
+@db_path_option
 def filter_help_command() -> None:
     """Explain the filter language used by --where and the TUI's filter bar."""
     from store import FILTER_HELP

@@ -35,8 +35,12 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
     claim = store.claims.get(claim_id)
     space = store.datasets.get(claim.dataset).label_space
     json_answer = None if answer == "template" else answer == "json"
+    prompts_dir = load_settings().prompts_dir
+    if prompt == "auto" and space.name not in available_templates(prompts_dir):
+        raise UserError(f"--prompt auto uses the template named after the label space, and there is no"
+                        f" {space.name!r} template; pass --prompt NAME (`workbench prompts` lists them)")
     try:
-        template = load_template(space.name if prompt == "auto" else prompt, load_settings().prompts_dir)
+        template = load_template(space.name if prompt == "auto" else prompt, prompts_dir)
         rendered = render(claim, template, parse_setting(setting), json_answer)
     except (TemplateError, PromptError) as error:
         raise UserError(str(error)) from None
@@ -54,6 +58,7 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
 
 @main.command("prompts")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@db_path_option
 def prompts_command(as_json: bool) -> None:
     """List the prompt templates, their label spaces and settings."""
     rows = []

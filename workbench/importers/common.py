@@ -112,10 +112,23 @@ def _checked(path: Path, items: Iterable[DraftClaim], space: LabelSpace) -> Iter
 
 
 def content_hash(fields: dict) -> str:
-    """A digest of everything read for a claim (plain data, so this is cheap)."""
-    # The readers build fields in a fixed order, so no key sorting is needed.
-    payload = json.dumps(fields, default=str)
+    """A digest of everything read for a claim (plain data, so this is cheap).
+
+    Keys are sorted and empty values left out, so the same claim read by two readers
+    (a JSFactCheckBench file, then its `workbench export`) counts as unchanged.
+    """
+    payload = json.dumps(_canonical(fields), default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def _canonical(value):
+    if type(value) is dict:
+        return {key: _canonical(item) for key, item in sorted(value.items())
+                if item is not None and item != "" and item != [] and item != {}
+                and not (key == "is_cited" and item is False)}
+    if type(value) is list:
+        return [_canonical(item) for item in value]
+    return value
 
 
 def _detect_space(draft: Draft, items: list[DraftClaim]) -> LabelSpace:

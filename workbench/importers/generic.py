@@ -39,19 +39,26 @@ def read_jsonl(path: Path, text: str) -> Draft:
 def read_csv(path: Path, text: str) -> Draft:
     """Generic CSV: a header row naming the claim fields; `attr.NAME` columns; JSON `evidence`."""
     csv.field_size_limit(LONG_FIELD_CHARS)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    # strict: an unterminated quote is an error, not a cell that swallows the rest of the file.
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     if not reader.fieldnames or "claim" not in reader.fieldnames:
         raise BadInput(path, "the header row must name at least the columns id, claim, label", line=1)
     return Draft(path=path, source_format="csv", name_hint=path.stem, claims=_csv_claims(path, reader))
 
 
 def _csv_claims(path: Path, reader: csv.DictReader) -> Iterator[DraftClaim]:
-    try:
-        for index, row in enumerate(reader):
-            located = Located(reader.line_num, index, _csv_record(path, reader.line_num, row))
-            yield generic_claim(RecordReader(path, located))
-    except csv.Error as error:
-        raise BadInput(path, f"malformed CSV: {error}", line=reader.line_num) from None
+    index = 0
+    while True:
+        first_line = reader.reader.line_num + 1  # where the row starts (a quoted cell may span lines)
+        try:
+            row = next(reader, None)
+        except csv.Error as error:
+            raise BadInput(path, f"malformed CSV in the row starting here: {error}", line=first_line) from None
+        if row is None:
+            return
+        located = Located(first_line, index, _csv_record(path, first_line, row))
+        yield generic_claim(RecordReader(path, located))
+        index += 1
 
 
 def _csv_record(path: Path, line: int, row: dict) -> dict:
@@ -63,7 +70,7 @@ def _csv_record(path: Path, line: int, row: dict) -> dict:
         if value is None or value == "":
             continue
         if column.startswith("attr."):
-            record["attributes"][column[5:]] = value
+            record["attributes"][column[5:]] = _attribute_cell(value)
         elif column == "evidence":
             try:
                 record["evidence"] = json.loads(value)
@@ -77,6 +84,17 @@ def _csv_record(path: Path, line: int, row: dict) -> dict:
         else:
             record[column] = value
     return record
+
+
+def _attribute_cell(value: str):
+    """A list or object written as JSON (as `export --format csv` writes them) is read back
+    as one, so `attr.claim_types:X` still matches any item; anything else stays text."""
+    if value.startswith(("[", "{")):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            pass
+    return value
 
 
 def _read_header(draft: Draft, reader: RecordReader) -> None:
@@ -132,6 +150,7 @@ def evidence_item(reader: RecordReader, value: object, name: str, rank: int) -> 
         "question": item_reader.text("question"),
         "answer_type": item_reader.text("answer_type"),
         "explanation": item_reader.text("explanation", long=True),
+        "attributes": item_reader.mapping("attributes"),
     }
     locate_passage(item_reader, item, "passage")
     return item
