@@ -1,50 +1,36 @@
-"""Item 8: the slot for the metrics view — `m` and the palette push it when installed, and the
-browser opens on a filter for it (a confusion-matrix cell's claims)."""
+"""Item 8: `m` and the palette open the metrics view on the runs shown as columns, `C` the
+contamination view on the highlighted claim, and the browser opens on a filter for them
+(a confusion-matrix cell's claims)."""
 
 from __future__ import annotations
 
-import sys
-import types
-
-from textual.screen import Screen
-from textual.widgets import Label
-
-from tests.test_tui_support import make_app, settle
+from tests.test_tui_support import add_run, gold, make_app, settle
+from workbench.tui.contamination_screen import ContaminationScreen
+from workbench.tui.metrics_screen import MetricsScreen
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.widgets.filter_bar import FilterBar
 
 
-class FakeMetricsScreen(Screen):
-    def compose(self):
-        yield Label("fake metrics")
-
-
-async def test_m_says_the_metrics_view_is_not_installed_yet(demo_store, db_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "workbench.tui.metrics_screen", None)  # import fails
+async def test_m_and_the_palette_open_metrics_on_the_chosen_runs(demo_store, db_path):
+    claims = demo_store.claims.ids("dataset:demo")[:4]
+    first = add_run(demo_store, "first", {c: ("ok", gold(demo_store, c)) for c in claims})
+    second = add_run(demo_store, "second", {c: ("abstain", "unknown") for c in claims})
     app = make_app(db_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        await pilot.press("m")
-        await pilot.pause()
-        assert any(n.message == "metrics view not installed yet" for n in app._notifications)
-
-
-async def test_m_and_the_palette_open_an_installed_metrics_screen(demo_store, db_path, monkeypatch):
-    module = types.ModuleType("workbench.tui.metrics_screen")
-    module.MetricsScreen = FakeMetricsScreen
-    monkeypatch.setitem(sys.modules, "workbench.tui.metrics_screen", module)
-    app = make_app(db_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+        app.browser.choose_runs([first.id, second.id])  # what the v picker does
+        app.browser.refresh_run_columns()
         await settle(pilot, app)
         await pilot.press("m")
         await settle(pilot, app)
-        assert isinstance(app.screen, FakeMetricsScreen)
+        assert isinstance(app.screen, MetricsScreen)
+        assert app.screen.run_ids == [first.id, second.id]
         app.pop_screen()
         await pilot.press("ctrl+p", *"Metrics")
         await settle(pilot, app)
         await pilot.press("enter")
         await settle(pilot, app)
-        assert isinstance(app.screen, FakeMetricsScreen)
+        assert isinstance(app.screen, MetricsScreen)
 
 
 async def test_show_claims_opens_the_browser_on_a_filter_from_any_screen(demo_store, db_path):
@@ -62,28 +48,11 @@ async def test_show_claims_opens_the_browser_on_a_filter_from_any_screen(demo_st
         assert [row.id for row in app.browser.table.window.rows] == expected
 
 
-async def test_the_contamination_view_has_a_slot_too(demo_store, db_path, monkeypatch):
-    opened = []
-
-    class FakeContamination(FakeMetricsScreen):
-        def __init__(self, path, claim_id=None):
-            super().__init__()
-            opened.append((path, claim_id))
-
-    module = types.ModuleType("workbench.tui.contamination_screen")
-    module.ContaminationScreen = FakeContamination
-    monkeypatch.setitem(sys.modules, "workbench.tui.contamination_screen", module)
+async def test_c_opens_the_contamination_view_on_the_highlighted_claim(demo_store, db_path):
     app = make_app(db_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        await pilot.press("C")
+        await pilot.press("down", "C")
         await settle(pilot, app)
-        assert isinstance(app.screen, FakeContamination)
-        assert opened == [(db_path, app.browser.table.current.id)]
-    monkeypatch.setitem(sys.modules, "workbench.tui.contamination_screen", None)
-    app = make_app(db_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, app)
-        await pilot.press("C")
-        await pilot.pause()
-        assert any(n.message == "contamination view not installed yet" for n in app._notifications)
+        assert isinstance(app.screen, ContaminationScreen)
+        assert app.screen.claim_id == app.browser.table.current.id

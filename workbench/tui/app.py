@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from textual import on, work
@@ -151,28 +150,18 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         self.push_screen(TriageScreen(run.id, run.name))
 
     def action_metrics(self) -> None:
-        """Open the metrics view if it is installed (workbench/tui/metrics_screen.py)."""
-        self.open_optional_screen("metrics_screen", "MetricsScreen", "metrics view")
+        """Open the metrics view on the runs shown as columns (v chooses them; the first is
+        the focus run, and the view compares the second against it)."""
+        from workbench.tui.metrics_screen import MetricsScreen  # loaded on first use: start-up stays fast
+
+        self.push_screen(MetricsScreen(self.db_path, list(self.browser.table.query.run_ids)))
 
     def action_contamination(self) -> None:
-        """Open the contamination view (workbench/tui/contamination_screen.py) on this claim."""
-        row = self.browser.table.current
-        self.open_optional_screen("contamination_screen", "ContaminationScreen", "contamination view",
-                                  self.db_path, claim_id=row.id if row else None)
+        """Open the contamination view on the highlighted claim."""
+        from workbench.tui.contamination_screen import ContaminationScreen
 
-    def open_optional_screen(self, module_name: str, class_name: str, title: str, *args, **kwargs) -> None:
-        """Push a screen another part of the workbench provides, or say it is not there yet."""
-        try:
-            module = importlib.import_module(f"workbench.tui.{module_name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"workbench.tui.{module_name}":
-                raise
-            module = None
-        screen_class = getattr(module, class_name, None)
-        if screen_class is None:
-            self.notify(f"{title} not installed yet", severity="warning")
-            return
-        self.push_screen(screen_class(*args, **kwargs))
+        row = self.browser.table.current
+        self.push_screen(ContaminationScreen(self.db_path, claim_id=row.id if row else None))
 
     def action_help(self) -> None:
         from workbench.tui.screens.help import HelpScreen
