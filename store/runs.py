@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from store.records import Prediction, Run, now_iso, to_json
+from store.records import Claim, Evidence, Prediction, Run, now_iso, to_json
 
 _RUN_JSON = ("model_identity", "params", "versions")
 _PREDICTION_COLUMNS = [
@@ -146,13 +146,20 @@ class RunStore:
         ).fetchone()
         return row[0] if row else 0
 
-    def record(self, prediction: Prediction) -> None:
-        """Commit one finished item now (replacing an earlier error for the same claim)."""
+    def record(self, prediction: Prediction,
+               cache: tuple[str, str, CachedResponse] | None = None) -> None:
+        """Commit one finished item now (replacing an earlier error for the same claim).
+
+        `cache` = (key, model identity, response): remember the response it came from in
+        the same transaction (one commit per answer instead of two).
+        """
         values = prediction.model_dump(exclude={"id"})
         values["parsed"] = None if values["parsed"] is None else to_json(values["parsed"])
         values["created_at"] = values["created_at"] or now_iso()
         with self.db.atomic():
             self.db.conn.execute(_UPSERT_PREDICTION, [values[c] for c in _PREDICTION_COLUMNS])
+            if cache is not None:
+                self._insert_cached(*cache, values["created_at"])
 
     def progress(self, run_id: int) -> RunProgress:
         """Counts, tokens and latency for a run."""
@@ -213,13 +220,45 @@ class RunStore:
     def cache_response(self, key: str, model_identity: str, response: CachedResponse) -> None:
         """Remember a model response (never any credential: the key is a hash)."""
         with self.db.atomic():
-            self.db.execute(
-                "INSERT OR REPLACE INTO response_cache"
-                " (key, model_identity, text, tokens_in, tokens_out, finish_reason, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [key, model_identity, response.text, response.tokens_in, response.tokens_out,
-                 response.finish_reason, now_iso()],
-            )
+            self._insert_cached(key, model_identity, response, now_iso())
+
+    def _insert_cached(self, key: str, model_identity: str, response: CachedResponse, created_at: str) -> None:
+        self.db.conn.execute(
+            "INSERT OR REPLACE INTO response_cache"
+            " (key, model_identity, text, tokens_in, tokens_out, finish_reason, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [key, model_identity, response.text, response.tokens_in, response.tokens_out,
+             response.finish_reason, created_at],
+        )
+
+    def claims(self, claim_ids: list[int]) -> list[Claim]:
+        """Claims whole (as ClaimStore.get makes them) in the given order, read in two
+        queries: the run engine fetches its pending claims in batches ahead of its
+        workers instead of two queries per item. Unknown ids are left out."""
+        if not claim_ids:
+            return []
+        marks = ", ".join("?" * len(claim_ids))
+        evidence: dict[int, list[Evidence]] = {claim_id: [] for claim_id in claim_ids}
+        cursor = self.db.execute(
+            f"SELECT * FROM evidence WHERE claim_id IN ({marks}) ORDER BY claim_id, rank, id", claim_ids
+        )
+        for row in _dicts(cursor):
+            claim_id = row.pop("claim_id")
+            row.pop("id")
+            row["attributes"] = json.loads(row["attributes"] or "{}")
+            row["is_cited"] = bool(row["is_cited"])
+            evidence[claim_id].append(Evidence.model_validate(row))
+        cursor = self.db.execute(
+            "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id"
+            f" WHERE c.id IN ({marks})", claim_ids,
+        )
+        found = {}
+        for row in _dicts(cursor):
+            row["attributes"] = json.loads(row["attributes"] or "{}")
+            row.pop("dataset_id"), row.pop("content_hash")
+            row["evidence"] = evidence[row["id"]]
+            found[row["id"]] = Claim.model_validate(row)
+        return [found[claim_id] for claim_id in claim_ids if claim_id in found]
 
 
 def _dicts(cursor) -> list[dict]:

@@ -20,11 +20,11 @@ import asyncio
 import dataclasses
 import hashlib
 import threading
-import time
+from collections import deque
 from pathlib import Path
 from typing import Callable
 
-from store import CachedResponse, Prediction, RunProgress, Store
+from store import CachedResponse, Claim, Prediction, RunProgress, Store
 from store.records import to_json
 from workbench.backends import Backend, BackendError, Completion, CompletionRequest, open_backend
 from workbench.config import load_settings
@@ -43,6 +43,8 @@ __all__ = [
     "prepare_task_run", "run_blocking",
 ]
 CANCEL_POLL_S = 0.05
+CLAIM_BATCH = 64
+"""Pending claims are read this many at a time, just ahead of the workers."""
 
 
 async def execute_run(db_path: Path, prepared: PreparedRun,
@@ -55,7 +57,7 @@ async def execute_run(db_path: Path, prepared: PreparedRun,
     """
     store = Store.open(db_path)
     try:
-        engine = _Engine(store, prepared, on_event or (lambda event: None), cancel or threading.Event())
+        engine = _Engine(store, prepared, on_event, cancel or threading.Event())
         return await engine.run()
     finally:
         store.close()
@@ -103,21 +105,47 @@ class _Spent:
         self.latency_s += completion.latency_s
 
 
+class _ClaimFeed:
+    """The pending claims in run order, read a batch at a time just ahead of the workers
+    (two queries per batch instead of two per claim; never the whole list in memory)."""
+
+    def __init__(self, store: Store, claim_ids: list[int], batch: int = CLAIM_BATCH):
+        self.store, self.claim_ids, self.batch = store, claim_ids, batch
+        self.position = 0
+        self.ready: deque[Claim] = deque()
+
+    def next(self) -> Claim | None:
+        """The next claim to answer, or None when all were handed out."""
+        while not self.ready:
+            if self.position >= len(self.claim_ids):
+                return None
+            chunk = self.claim_ids[self.position:self.position + self.batch]
+            self.position += len(chunk)
+            self.ready.extend(self.store.runs.claims(chunk))
+        return self.ready.popleft()
+
+
 class _Engine:
     """One execution of a prepared run, on one event loop and one store connection."""
 
     def __init__(self, store: Store, prepared: PreparedRun, on_event, cancel: threading.Event):
-        self.store, self.prepared, self.emit, self.cancel = store, prepared, on_event, cancel
+        self.store, self.prepared, self.cancel = store, prepared, cancel
+        # Without a listener no per-item event (and progress copy) is built at all.
+        self.listening = on_event is not None
+        self.emit = on_event or (lambda event: None)
         self.run_id = prepared.run.id
         self.policy = RetryPolicy(attempts=int(prepared.params.get("attempts") or 4))
-        self.gate = RetryGate()
+        self.gate = RetryGate(prepared.concurrency)
         self.fatal: str | None = None
         self.backend: Backend | None = None
 
     async def run(self) -> RunProgress:
         pending = self.store.runs.pending_claim_ids(self.run_id)
         self.progress = self.store.runs.progress(self.run_id)
-        self.errored = {p.claim_id for p in self.store.runs.predictions(self.run_id, "p.status = ?", ["error"])}
+        # claim id -> calls already spent, for the claims whose last try ended in an error
+        # (the only claims with a prediction that are answered again).
+        self.errored = {p.claim_id: p.attempts
+                        for p in self.store.runs.predictions(self.run_id, "p.status = ?", ["error"])}
         self.store.runs.set_status(self.run_id, "running")
         self.emit(RunStarted(self.run_id, self.prepared.run.name, self.progress.total, len(pending)))
         try:
@@ -141,11 +169,9 @@ class _Engine:
         return self.progress
 
     async def _work_through(self, pending: list[int]) -> None:
-        queue: asyncio.Queue[int] = asyncio.Queue()
-        for claim_id in pending:
-            queue.put_nowait(claim_id)
-        workers = [asyncio.create_task(self._worker(queue)) for _ in range(min(self.prepared.concurrency,
-                                                                                  len(pending) or 1))]
+        feed = _ClaimFeed(self.store, pending, max(CLAIM_BATCH, self.prepared.concurrency))
+        workers = [asyncio.create_task(self._worker(feed)) for _ in range(min(self.prepared.concurrency,
+                                                                                 len(pending) or 1))]
         watcher = asyncio.create_task(self._watch_cancel(workers))
         try:
             await asyncio.gather(*workers, return_exceptions=False)
@@ -165,18 +191,17 @@ class _Engine:
         for task in workers:
             task.cancel()
 
-    async def _worker(self, queue: asyncio.Queue[int]) -> None:
+    async def _worker(self, feed: _ClaimFeed) -> None:
         while not (self.cancel.is_set() or self.fatal):
-            try:
-                claim_id = queue.get_nowait()
-            except asyncio.QueueEmpty:
+            claim = feed.next()
+            if claim is None:
                 return
-            await self._answer(claim_id)
+            await self._answer(claim)
 
-    async def _answer(self, claim_id: int) -> None:
+    async def _answer(self, claim: Claim) -> None:
         """Render, answer (from the cache or the model), parse, commit, report."""
-        claim = self.store.claims.get(claim_id)
-        before = self.store.runs.previous_attempts(self.run_id, claim_id)
+        claim_id = claim.id
+        before = self.errored.get(claim_id, 0)
         if self.prepared.task is not None:
             await self._answer_task(claim, before)
             return
@@ -261,9 +286,10 @@ class _Engine:
                 self.fatal = error.message
             return
         completion = outcome.completion
-        self._finish(self._prediction(claim_id, completion, attempts, cached=False))
-        self.store.runs.cache_response(key, self.identity_text, CachedResponse(
-            completion.text, completion.tokens_in, completion.tokens_out, completion.finish_reason))
+        # The answer and its cache entry in one transaction: one commit per answer.
+        self._finish(self._prediction(claim_id, completion, attempts, cached=False), cache=(
+            key, self.identity_text, CachedResponse(completion.text, completion.tokens_in, completion.tokens_out,
+                                                    completion.finish_reason)))
 
     def _prediction(self, claim_id: int, completion: Completion, attempts: int, cached: bool) -> Prediction:
         answer = parse_answer(completion.text, self.prepared.label_space,
@@ -275,18 +301,18 @@ class _Engine:
             tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
             finish_reason=completion.finish_reason, cached=cached)
 
-    def _finish(self, prediction: Prediction) -> None:
-        """Commit one item now, then count it and tell the listener."""
-        self.store.runs.record(prediction)
+    def _finish(self, prediction: Prediction, cache: tuple[str, str, CachedResponse] | None = None) -> None:
+        """Commit one item now (with its cache entry, if given), then count it and tell the listener."""
+        self.store.runs.record(prediction, cache)
         progress = self.progress
-        if prediction.claim_id in self.errored:
+        if self.errored.pop(prediction.claim_id, None) is not None:
             progress.error -= 1
-            self.errored.discard(prediction.claim_id)
         if prediction.status == "error":
-            self.errored.add(prediction.claim_id)
+            self.errored[prediction.claim_id] = prediction.attempts
         setattr(progress, prediction.status, getattr(progress, prediction.status) + 1)
         progress.cached += prediction.cached
         progress.tokens_in += prediction.tokens_in or 0
         progress.tokens_out += prediction.tokens_out or 0
         progress.latency_s += prediction.latency_s or 0.0
-        self.emit(ItemFinished(self.run_id, prediction.claim_id, prediction, dataclasses.replace(progress)))
+        if self.listening:
+            self.emit(ItemFinished(self.run_id, prediction.claim_id, prediction, dataclasses.replace(progress)))

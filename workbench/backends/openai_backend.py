@@ -4,14 +4,22 @@ engine retries, so attempts are counted and Retry-After is honoured in one place
 
 from __future__ import annotations
 
+import functools
+import json
+import os
+import sys
 import time
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from workbench.backends.base import BackendError, Completion, CompletionRequest
 from workbench.backends.http_errors import from_sdk_error, malformed
+
+try:  # the SDK's OS detection for its X-Stainless-OS header (private, hence the guard)
+    from openai._base_client import get_platform as _sdk_platform
+except ImportError:  # pragma: no cover - another SDK version: it detects on its own
+    _sdk_platform = None
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 JSON_FORMATS = ("schema", "object", "off")
@@ -37,11 +45,27 @@ class OpenAIBackend:
         self.identity = {"backend": "openai-compatible" if compatible else "openai",
                          "model": model, "base_url": self.base_url}
         self.default_concurrency = 4 if compatible else 8
+        self._response_type = _http_library().Response
+        # Both once per process and here, at prepare time, rather than inside a run.
+        self._platform = _platform_once()  # may read files
+        try:
+            self._tls = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+        except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
+            raise BackendError(f"cannot set up TLS (check SSL_CERT_FILE / SSL_CERT_DIR): {error}",
+                               fatal=True) from None
 
     def _get_client(self) -> openai.AsyncOpenAI:
         if self._client is None:
+            # The SDK's own default HTTP client, but with a TLS context made once per process:
+            # loading the CA bundle costs ~50 ms of CPU, which every run used to pay again.
+            http_client = openai.DefaultAsyncHttpxClient(verify=self._tls)
             self._client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                              timeout=self.timeout, max_retries=0)
+                                              timeout=self.timeout, max_retries=0, http_client=http_client)
+            # Left unset, the SDK detects the OS on a client's first request in a worker
+            # thread, and so does every request started before that one returns: at the
+            # start of a run, `concurrency` threads fighting the event loop for the GIL.
+            if self._platform is not None and getattr(self._client, "_platform", False) is None:
+                self._client._platform = self._platform
         return self._client
 
     def arguments(self, request: CompletionRequest) -> dict[str, Any]:
@@ -65,33 +89,67 @@ class OpenAIBackend:
         """One chat completion; any failure becomes a BackendError without the key in it."""
         started = time.perf_counter()
         try:
-            # The SDK's documented raw route: the same client, auth, timeout and errors as
-            # chat.completions.create(), without re-walking our plain-JSON body through its
-            # TypedDict transform (a quarter of the CPU per request at high concurrency).
-            response = await self._get_client().post("/chat/completions", cast_to=ChatCompletion,
+            # The SDK's documented raw route: the same client, auth, timeout, status errors
+            # as chat.completions.create(), without its per-call TypedDict transform of our
+            # plain-JSON body or the pydantic ChatCompletion it builds from the answer; we
+            # read the few fields we keep from the JSON ourselves (most of the client's CPU
+            # per request at high concurrency went into those two walks).
+            response = await self._get_client().post("/chat/completions", cast_to=self._response_type,
                                                      body=self.arguments(request))
+            answer = json.loads(response.content)
         except Exception as error:
             raise from_sdk_error(error, openai, [self._api_key]) from None
         latency = time.perf_counter() - started
-        return self._completion(response, latency)
+        return self._completion(answer, latency)
 
-    def _completion(self, response: Any, latency: float) -> Completion:
-        choices = getattr(response, "choices", None)
-        if not choices:
-            raise malformed(f"no choices in {str(response)[:200]!r}", [self._api_key])
-        message = getattr(choices[0], "message", None)
-        text = getattr(message, "content", None)
+    def _completion(self, answer: Any, latency: float) -> Completion:
+        choices = answer.get("choices") if isinstance(answer, dict) else None
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+            raise malformed(f"no choices in {str(answer)[:200]!r}", [self._api_key])
+        message = choices[0].get("message")
+        message = message if isinstance(message, dict) else {}
+        text = message.get("content")
         if not isinstance(text, str):
-            refusal = getattr(message, "refusal", None)
+            refusal = message.get("refusal")
             if isinstance(refusal, str):
                 text = refusal  # the model declined: keep its words as the raw answer
             else:
                 raise malformed("the first choice has no text content", [self._api_key])
-        usage = getattr(response, "usage", None)
-        return Completion(text, getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None),
-                          latency, getattr(choices[0], "finish_reason", None))
+        usage = answer.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        return Completion(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
+                          latency, _text_or_none(choices[0].get("finish_reason")))
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def _http_library():
+    """The HTTP library the installed SDK is built on (httpx2 in openai 3, httpx before),
+    whose Response class asks post() for the raw response."""
+    for base in openai.DefaultAsyncHttpxClient.__mro__:
+        if base.__name__ == "AsyncClient":
+            return sys.modules[base.__module__.partition(".")[0]]
+    raise ImportError("the openai SDK's HTTP client is not an httpx AsyncClient")
+
+
+@functools.cache
+def _platform_once():
+    """What the SDK's own first request would detect, detected once per process."""
+    return _sdk_platform() if _sdk_platform is not None else None
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None, cert_dir: str | None):
+    """The SDK's default TLS context (it reads SSL_CERT_FILE / SSL_CERT_DIR, hence the key)."""
+    return _http_library().create_ssl_context()
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
