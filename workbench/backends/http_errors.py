@@ -23,6 +23,10 @@ FATAL_STATUS = {401, 403, 404}
 
 def from_sdk_error(error: Exception, sdk: ModuleType, secrets: list[str | None]) -> BackendError:
     """The BackendError for an exception raised by an SDK call."""
+    dropped = _dropped_connection(error)
+    if isinstance(error, sdk.APIConnectionError) and dropped is not None:
+        detail = f" ({type(dropped).__name__}{': ' + str(dropped) if str(dropped) else ''})"
+        return BackendError(scrub(f"connection failed{detail}", secrets)[:MESSAGE_CHARS], retryable=True)
     if isinstance(error, sdk.APITimeoutError):
         return BackendError("the request timed out", retryable=True)
     if isinstance(error, sdk.APIConnectionError):
@@ -36,6 +40,26 @@ def from_sdk_error(error: Exception, sdk: ModuleType, secrets: list[str | None])
     if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
         return malformed(f"the response body is not valid JSON ({error})", secrets)
     return BackendError(scrub(f"{type(error).__name__}: {error}", secrets)[:MESSAGE_CHARS])
+
+
+def _dropped_connection(error: BaseException) -> BaseException | None:
+    """The reset or refused connection behind an SDK error, if that is what it was.
+
+    The SDK's aiohttp transport reports a dropped connection as a connect *timeout*;
+    the original exception is still in the chain, and users should see what happened.
+    """
+    seen: set[int] = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, ConnectionError) or type(link).__name__ in _DROPPED_NAMES:
+            return link
+        link = link.__cause__ or link.__context__
+    return None
+
+
+# aiohttp's names for a connection that was reset, refused or closed mid-answer.
+_DROPPED_NAMES = {"ServerDisconnectedError", "ClientOSError", "ClientConnectorError"}
 
 
 def _status_error(error, secrets: list[str | None]) -> BackendError:
