@@ -177,15 +177,48 @@ class ClaimStore:
         ).fetchall()
         return row[0][0] if len(row) == 1 else None
 
-    def ids(self, filter_text: str, limit: int | None = None) -> list[int]:
-        """Claim ids matching a filter, in id order (a run's subset)."""
+    def ids(self, filter_text: str, limit: int | None = None, dataset: str | None = None) -> list[int]:
+        """Claim ids matching a filter (and a dataset), in id order (a run's subset)."""
         compiled = self.compile(filter_text)
-        sql = f"SELECT c.id FROM claims c WHERE {compiled.where} ORDER BY c.id"
+        sql = f"SELECT c.id FROM claims c WHERE {compiled.where}"
         params = list(compiled.params)
+        if dataset is not None:
+            sql += " AND c.dataset_id = (SELECT id FROM datasets WHERE name = ?)"
+            params.append(dataset)
+        sql += " ORDER BY c.id"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
         return [r[0] for r in self.db.execute(sql, params)]
+
+
+    def existing(self, claim_ids: list[int]) -> set[int]:
+        """Which of these claim ids exist."""
+        return {r[0] for r in self._over_selection(claim_ids, "SELECT c.id FROM claims c {join}")}
+
+    def dataset_ids(self, claim_ids: list[int]) -> set[int]:
+        """The datasets these claims belong to."""
+        return {r[0] for r in self._over_selection(claim_ids, "SELECT DISTINCT c.dataset_id FROM claims c {join}")}
+
+    def matching(self, claim_ids: list[int], filter_text: str) -> set[int]:
+        """Which of these claims match a filter (without reading every match in the database)."""
+        compiled = self.compile(filter_text)
+        return {r[0] for r in self._over_selection(
+            claim_ids, "SELECT c.id FROM claims c {join} WHERE " + compiled.where, compiled.params)}
+
+    def _over_selection(self, claim_ids: list[int], sql: str, params: list | None = None) -> list[tuple]:
+        """Run `sql` over just these claims, held in a temporary table (any number of ids)."""
+        conn = self.db.conn
+        caller_transaction = conn.in_transaction
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS selected_claims (id INTEGER PRIMARY KEY)")
+        conn.executemany("INSERT OR IGNORE INTO temp.selected_claims (id) VALUES (?)", ((i,) for i in claim_ids))
+        try:
+            join = "JOIN temp.selected_claims s ON s.id = c.id"
+            return conn.execute(sql.format(join=join), params or []).fetchall()
+        finally:
+            conn.execute("DELETE FROM temp.selected_claims")
+            if not caller_transaction:  # close the implicit transaction the temp writes opened
+                conn.commit()
 
 
 def _keyset_clause(column: str, key: tuple[Any, int], descending: bool) -> tuple[str, list]:

@@ -80,7 +80,7 @@ async def test_a_completion_leaves_the_event_loop_free(smollm2):
 async def test_a_run_with_the_local_model_commits_and_reruns_from_cache(store, db_path, tmp_path, smollm2):
     ids = load_mini(store, tmp_path)
     request = RunRequest(dataset="mini", setting="claim+time", claim_ids=None, params={"max_tokens": 24})
-    with pytest.raises(RunSetupError, match="2 of 4 selected claims have no a reference time or claim date"):
+    with pytest.raises(RunSetupError, match="2 of 4 selected claims have no reference time or claim date"):
         prepare_run(store, request)
     request.filter = "has:reftime"
     prepared = prepare_run(store, request)

@@ -44,12 +44,13 @@ def workbench_process(db_path, *args) -> subprocess.Popen:
     (["--model", "openai-compatible:x"], "needs --base-url"),
     (["--setting", "claim+internet"], "unknown setting 'claim+internet'"),
     (["--prompt", "fancy"], "no prompt template 'fancy'; available: averitec, jsfactcheck, realfactbench"),
-    (["--dataset", "mini", "--setting", "claim+full"], "2 of 4 selected claims have no a cited page"),
+    (["--dataset", "mini", "--setting", "claim+full"], "2 of 4 selected claims have no cited page"),
     (["--param", "temperature"], "--param wants key=value, not 'temperature'"),
     (["--param", "top_k=3"], "unknown --param 'top_k'"),
     (["--where", "label:Nonsense"], "no claims match 'label:Nonsense'"),
     (["--where", "label:"], "label: needs a value"),
     (["--resume", "nobody"], "no run 'nobody' to resume"),
+    (["--dataset", "mini", "--where", "lable:x"], "unknown field 'lable'; did you mean label? (at column 1)"),
 ])
 def test_bad_input_stops_before_any_work_with_a_clear_message(many_db, args, message):
     result = cli(many_db, "run", *args)
@@ -152,3 +153,22 @@ class _opened:
 
     def __exit__(self, *exc) -> None:
         self.store.close()
+
+
+def test_a_run_whose_claims_all_fail_exits_non_zero(many_db, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    # Nothing listens on port 9: every request fails to connect.
+    result = cli(many_db, "run", "--dataset", "mini", "--limit", "2", "--model", "openai:gpt-4o-mini",
+                 "--base-url", "http://127.0.0.1:9/v1", "--param", "attempts=1")
+    assert result.exit_code == 1, result.output
+    assert "2 of 2 claims have no answer" in result.output and "--resume" in result.output
+
+
+def test_auto_prompt_on_a_label_space_without_a_template_says_what_to_do(store, db_path, tmp_path):
+    path = tmp_path / "own.jsonl"
+    path.write_text('{"_dataset": {"name": "own", "label_space": {"name": "mine", "labels": ["yes", "no"]}}}\n'
+                    '{"id": 1, "claim": "x", "label": "yes"}\n')
+    import_file(store, path)
+    result = cli(db_path, "run", "--dataset", "own", "--prompt", "auto")
+    assert result.exit_code == 1
+    assert "no template for the 'mine' label space" in result.output

@@ -177,7 +177,7 @@ def test_setup_errors_come_before_any_work(store, server, many, tmp_path):
         (api_request(server, dataset="mini", setting="claim+pages"),
          "setting claim+pages cannot be used: 2 of 4 selected claims have no candidate pages"),
         (api_request(server, dataset="mini", setting="claim+time+qr"),
-         "2 of 4 selected claims have no a question"),
+         "2 of 4 selected claims have no question"),
         (api_request(server, prompt="realfactbench"), "template 'realfactbench' answers true, false, unknown"),
         (api_request(server, prompt="nothing"), "no prompt template 'nothing'"),
         (api_request(server, setting="claim+web"), "unknown setting 'claim+web'"),

@@ -38,20 +38,21 @@ def check_claims_have(store: Store, claim_ids: list[int], template: Template, se
     if not missing:
         return
     counts = Counter(need for lacked in missing.values() for need in lacked)
-    reasons = "; ".join(f"{n:,} of {len(claim_ids):,} selected claims have no {describe_need(need)}"
+    reasons = "; ".join(f"{n:,} of {len(claim_ids):,} selected claims have no {describe_need(need, article=False)}"
                         for need, n in sorted(counts.items()))
     examples = ", ".join(str(i) for i in list(missing)[:EXAMPLES])
+    hints = sorted({_SURE_FILTERS[need][0] for need in counts if need in _SURE_FILTERS})
+    narrow = f" (e.g. {' '.join(hints)})" if hints else ""
     raise RunSetupError(f"setting {setting.name} cannot be used: {reasons} (e.g. claim {examples}). "
-                        "Choose another setting, or narrow the claims with --where (e.g. has:pages).")
+                        f"Choose another setting, or narrow the claims with --where{narrow}.")
 
 
 def claims_lacking(store: Store, claim_ids: list[int], wanted: set[str]) -> dict[int, list[str]]:
     """Claim id -> the needs it does not meet, for the claims that miss any."""
-    selected = set(claim_ids)
-    sure = selected
+    sure = set(claim_ids)
     for need in wanted:
         filters = _SURE_FILTERS.get(need)
-        met = set().union(*(store.claims.ids(f) for f in filters)) if filters else set()
+        met = set().union(*(store.claims.matching(claim_ids, f) for f in filters)) if filters else set()
         sure = sure & met
     missing = {}
     for claim_id in claim_ids:

@@ -18,7 +18,7 @@ from store.records import to_json
 from workbench.backends import BackendError, ModelSpec, ModelSpecError, open_backend, parse_model_spec
 from workbench.config import load_settings
 from workbench.labels import normalise
-from workbench.prompt_templates import Template, TemplateError, load_template
+from workbench.prompt_templates import Template, TemplateError, available_templates, load_template
 from workbench.prompting import PromptError, Setting, answer_mode, check_setting, parse_setting
 from workbench.run_params import configuration_params, effective_params
 from workbench.run_requirements import check_claims_have
@@ -50,7 +50,7 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
     setting = parse_setting(request.setting)
     claim_ids = _select_claims(store, request)
     space, dataset_id = _label_space(store, claim_ids)
-    template = load_template(_template_name(request.prompt, space), settings.prompts_dir)
+    template = load_template(_template_name(request.prompt, space, settings.prompts_dir), settings.prompts_dir)
     check_setting(template, setting)
     json_answer = answer_mode(template, params.get("json")) == "json"
     allowed = _allowed_verdicts(template, space)
@@ -142,20 +142,17 @@ def _backend(spec: ModelSpec, params: dict, settings):
 
 def _select_claims(store: Store, request: RunRequest) -> list[int]:
     if request.claim_ids is not None:
-        known = set(store.claims.ids(""))
+        known = store.claims.existing(request.claim_ids)
         unknown = [i for i in request.claim_ids if i not in known]
         if unknown:
             raise RunSetupError(f"no claim with id {unknown[0]}" + (f" (and {len(unknown) - 1} more)"
                                                                      if len(unknown) > 1 else ""))
         ids = list(dict.fromkeys(request.claim_ids))
     else:
-        text = request.filter or ""
-        if request.dataset:
-            if store.datasets.get(request.dataset) is None:
-                names = ", ".join(d.name for d in store.datasets.list()) or "none; import one first"
-                raise RunSetupError(f"no dataset {request.dataset!r}; datasets: {names}")
-            text = f'dataset:"{request.dataset}" {text}'
-        ids = store.claims.ids(text, request.limit)
+        if request.dataset and store.datasets.get(request.dataset) is None:
+            names = ", ".join(d.name for d in store.datasets.list()) or "none; import one first"
+            raise RunSetupError(f"no dataset {request.dataset!r}; datasets: {names}")
+        ids = store.claims.ids(request.filter or "", request.limit, dataset=request.dataset)
     if request.limit is not None:
         ids = ids[: request.limit]
     if not ids:
@@ -166,22 +163,27 @@ def _select_claims(store: Store, request: RunRequest) -> list[int]:
 
 def _label_space(store: Store, claim_ids: list[int]) -> tuple[LabelSpace, int | None]:
     """The one label space the selected claims are scored in, and their dataset if just one."""
-    selected, spaces, dataset_ids = set(claim_ids), {}, []
-    for dataset in store.datasets.list():
-        if selected & set(store.claims.ids(f'dataset:"{dataset.name}"')):
-            spaces[to_json(dataset.label_space.model_dump())] = (dataset.name, dataset.label_space)
-            dataset_ids.append(dataset.id)
+    spaces, dataset_ids = {}, []
+    for dataset_id in sorted(store.claims.dataset_ids(claim_ids)):
+        dataset = store.datasets.by_id(dataset_id)
+        spaces[to_json(dataset.label_space.model_dump())] = (dataset.name, dataset.label_space)
+        dataset_ids.append(dataset.id)
     if len(spaces) > 1:
         names = "; ".join(f"{name} ({space.name})" for name, space in spaces.values())
         raise RunSetupError(f"the selected claims come from datasets with different label spaces: {names};"
-                            " run them separately (--dataset)")
+                            " run one dataset at a time")
     (_, space), = spaces.values()
     return space, dataset_ids[0] if len(dataset_ids) == 1 else None
 
 
-def _template_name(prompt: str, space: LabelSpace) -> str:
+def _template_name(prompt: str, space: LabelSpace, prompts_dir: Path | None) -> str:
     if prompt and prompt != "auto":
         return prompt
+    if space.name not in available_templates(prompts_dir):
+        raise RunSetupError(
+            f"--prompt auto picks the template named after the claims' label space, and there is no"
+            f" template for the {space.name!r} label space ({', '.join(space.labels)}); choose one with"
+            " --prompt (`workbench prompts` lists them), or add a template file for it to your prompts_dir")
     return space.name
 
 

@@ -23,7 +23,7 @@ from workbench.metrics import (
     Interval,
     MetricSummary,
     bootstrap_cis_from_cells,
-    summarise_slot_counts,
+    summarise_slot_tallies,
 )
 from workbench.scoring_fields import (
     KNOWN_FIELDS,
@@ -91,7 +91,8 @@ def resolve_run(store: Store, reference: str | int) -> tuple[Run, str, LabelSpac
         known = f"; runs: {', '.join(names)}" if names else "; there are no runs yet"
         raise ScoringError(f"no run {str(reference)!r}{known}")
     if run.kind != "verdict":
-        raise ScoringError(f"run {run.name!r} is a {run.kind} run; only verdict runs have scores")
+        raise ScoringError(f"run {run.name!r} is a contamination-pipeline step (kind {run.kind!r}), not a"
+                           " fact-checking run; only fact-checking runs have scores")
     # A run made over several datasets that share a label space has no dataset_id.
     where, params = ("d.id = ?", [run.dataset_id]) if run.dataset_id is not None else (
         "d.id IN (SELECT DISTINCT c.dataset_id FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
@@ -164,17 +165,19 @@ def summaries(items: RunItems) -> tuple[MetricSummary, dict[str, dict[str, Metri
     coder = items.coder
     slots = items.slots()
     width = coder.slot_count
-    overall = summarise_slot_counts(np.bincount(slots, minlength=width), coder)
-    breakdowns = {}
-    for name, column in items.fields.items():
+    stacks = [np.bincount(slots, minlength=width)[np.newaxis]]
+    for column in items.fields.values():
         flat = np.bincount(column.codes * width + slots[column.members],
                            minlength=len(column.values) * width)
-        tallies = flat.reshape(len(column.values), width)
+        stacks.append(flat.reshape(len(column.values), width))
+    scored = summarise_slot_tallies(np.concatenate(stacks), coder)  # every slice at once
+    overall, breakdowns, row = scored[0], {}, 1
+    for (name, column), tallies in zip(items.fields.items(), stacks[1:]):
         breakdowns[name] = {
-            value: summarise_slot_counts(tally, coder)
-            for value, tally in zip(column.values, tallies)
+            value: scored[row + i] for i, (value, tally) in enumerate(zip(column.values, tallies))
             if tally[: coder.excluded_slot].any()  # a slice of excluded items only has no scores
         }
+        row += len(column.values)
     return overall, breakdowns
 
 

@@ -108,15 +108,16 @@ def _report(prepared: PreparedRun, finished: RunFinished | None) -> None:
     p = finished.progress
     console.print(f"{finished.status}: {p.ok:,} ok, {p.abstain:,} abstained, {p.parse_failure:,} unparsed,"
                   f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
-                  f" tokens {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
+                  f" tokens spent {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
     if finished.status == "failed":
         raise UserError(f"run {name} failed: {finished.message}\nfix that, then `workbench run --resume {name}`")
     if finished.status == "cancelled":
         console.print(f"cancelled; continue with: workbench run --resume {name}", markup=False)
         raise SystemExit(130)
     if p.error or p.missing:
-        console.print(f"{p.error + p.missing:,} claims have no answer; `workbench run --resume {name}` retries"
-                      " them", markup=False)
+        # Non-zero, so a script notices: the run is not complete.
+        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer (the errors above say"
+                        f" why); `workbench run --resume {name}` retries them")
 
 
 @main.command("runs")
