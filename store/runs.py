@@ -162,11 +162,13 @@ class RunStore:
                 self._insert_cached(*cache, values["created_at"])
 
     def progress(self, run_id: int) -> RunProgress:
-        """Counts, tokens and latency for a run."""
+        """Counts, tokens spent (cached answers cost nothing) and latency for a run."""
         total = self.db.execute("SELECT count(*) FROM run_claims WHERE run_id = ?", [run_id]).fetchone()[0]
         progress = RunProgress(total=total)
         for status, n, cached, t_in, t_out, latency in self.db.execute(
-            "SELECT status, count(*), sum(cached), sum(tokens_in), sum(tokens_out), sum(latency_s)"
+            # Tokens of answers served from the cache were spent by an earlier run, not this one.
+            "SELECT status, count(*), sum(cached), sum(CASE WHEN cached THEN 0 ELSE tokens_in END),"
+            " sum(CASE WHEN cached THEN 0 ELSE tokens_out END), sum(latency_s)"
             " FROM predictions WHERE run_id = ? GROUP BY status",
             [run_id],
         ):

@@ -126,6 +126,8 @@ async def test_a_finished_configuration_reruns_from_the_cache(store, db_path, se
     assert second.run_id != first.run_id and not second.resumed
     assert second.run.name == first.run.name + "-2"
     assert progress.cached == progress.total == progress.ok == 30
+    assert progress.tokens_in == progress.tokens_out == 0  # nothing spent: the cache answered
+    assert store.runs.progress(second.run_id).tokens_in == 0
     assert len(server.requests) == hits  # nothing was sent
     third, progress, _ = await run_it(store, db_path, api_request(server, use_cache=False))
     assert third.run.name == first.run.name + "-3"

@@ -311,8 +311,9 @@ class _Engine:
             self.errored[prediction.claim_id] = prediction.attempts
         setattr(progress, prediction.status, getattr(progress, prediction.status) + 1)
         progress.cached += prediction.cached
-        progress.tokens_in += prediction.tokens_in or 0
-        progress.tokens_out += prediction.tokens_out or 0
+        if not prediction.cached:  # tokens spent by this run; the cache's were paid earlier
+            progress.tokens_in += prediction.tokens_in or 0
+            progress.tokens_out += prediction.tokens_out or 0
         progress.latency_s += prediction.latency_s or 0.0
         if self.listening:
             self.emit(ItemFinished(self.run_id, prediction.claim_id, prediction, dataclasses.replace(progress)))
