@@ -290,6 +290,12 @@ def m005_prediction_arrival_index(db: Database) -> None:
     db.execute("CREATE INDEX predictions_run_created ON predictions(run_id, created_at)")
 
 
+@migrations()
+def m006_prediction_outcome_index(db: Database) -> None:
+    """Scores read a run's predictions as index ranges, one per outcome (no table reads)."""
+    db.execute("CREATE INDEX predictions_run_outcome ON predictions(run_id, status, verdict, claim_id)")
+
+
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:
     """Bring the schema up to date (or up to just before `stop_before`, for tests)."""
     migrations.apply(db, stop_before=stop_before)

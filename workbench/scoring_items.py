@@ -1,9 +1,10 @@
 """Reading a run's items from the database as numpy arrays, in one SQL statement.
 
 Every claim in the run's subset becomes one item: its gold label, its outcome (a
-predicted value, an API error, or missing) and its slice values. The statement scans
-run_claims x claims once and the run's predictions once, and ships each column as one
-group_concat string; parsing those is C-speed, where fetching 100,000 row tuples is not.
+predicted value, an API error, or missing) and its slice values. The statement
+(scoring_sql) scans run_claims x claims once and the run's predictions index once, and
+ships each column as one group_concat string; parsing those is C-speed, where fetching
+100,000 row tuples is not.
 """
 
 from __future__ import annotations
@@ -18,8 +19,15 @@ import numpy as np
 from store import LabelSpace, Run, Store
 from workbench.metrics import NO_VALUE, OutcomeCoder
 from workbench.scoring_fields import FLAG_NO, FLAG_YES, SliceField, flag_sql
-
-_SEP = "\x1f"  # between string values; a value holding it sends that field down the slow path
+from workbench.scoring_sql import (
+    SEPARATOR,
+    CodedField,
+    coded_fields,
+    gold_case,
+    outcome_base,
+    outcome_case,
+    run_statement,
+)
 
 
 @dataclass(frozen=True)
@@ -110,34 +118,6 @@ class RunItems:
         )
 
 
-def gold_case(space: LabelSpace, column: str = "c.label") -> tuple[str, list]:
-    """SQL CASE giving the gold code of `column`, and its parameters."""
-    names = [*space.labels, *space.excluded]
-    whens = " ".join(f"WHEN ? THEN {i}" for i in range(len(names)))
-    return f"(CASE {column} {whens} ELSE {len(names)} END)", list(names)
-
-
-def outcome_case(space: LabelSpace) -> tuple[str, list]:
-    """SQL CASE giving the outcome code of a prediction row `p`, and its parameters.
-
-    An ok verdict outside the label space, or an abstention where the dataset has no
-    abstain label, has no column of its own: it counts as a parse failure (unreadable).
-    """
-    coder = OutcomeCoder(space.labels, space.abstain)
-    k, m = len(coder.classes), len(coder.columns)
-    parse_failure, error = m - 1, m
-    abstain = k if space.abstain is not None else parse_failure
-    names = list(space.labels) + ([space.abstain] if space.abstain is not None else [])
-    # A verdict naming the abstain label is an abstention whatever its status says.
-    whens = " ".join(f"WHEN ? THEN {i}" for i in range(len(names)))
-    sql = (
-        f"(CASE p.status WHEN 'ok' THEN (CASE p.verdict {whens} ELSE {parse_failure} END)"
-        f" WHEN 'abstain' THEN {abstain} WHEN 'parse_failure' THEN {parse_failure}"
-        f" ELSE {error} END)"
-    )
-    return sql, names
-
-
 def load_run_items(
     store: Store,
     run: Run,
@@ -152,33 +132,23 @@ def load_run_items(
 
     with_last_seen: also read the newest prediction's created_at (live views poll from it).
     """
-    fixed = [f for f in fields if f.vocabulary]
-    string_fields = [f for f in fields if f.kind != "flag" and f.name != "label" and not f.vocabulary]
+    gold_base = len(space.labels) + len(space.excluded) + 1
+    coded = coded_fields(store, [f for f in fields if f.kind != "flag" and f.name != "label"], gold_base)
+    done = {found.field.name for found in coded}
+    string_fields = [f for f in fields if f.kind != "flag" and f.name != "label" and f.name not in done]
     kinds = list(dict.fromkeys([*flag_kinds, *(f.key for f in fields if f.kind == "flag")]))
-    sql, params, gold_base, outcome_base = _statement(run.id, space, fixed, string_fields, kinds,
-                                                      with_last_seen)
+    sql, params, outcome_codes = run_statement(run.id, space, coded, string_fields, kinds, with_last_seen)
     row = store.db.execute(sql, params).fetchone()
-    packed = _ints(row[0])
-    packed, gold = packed // gold_base, packed % gold_base
-    fixed_codes = []
-    for slice_field in reversed(fixed):
-        base = len(slice_field.vocabulary) + 1
-        packed, code = packed // base, packed % base
-        fixed_codes.insert(0, code)
-    claim_ids = packed
-    order = None if np.all(np.diff(claim_ids) > 0) else np.argsort(claim_ids, kind="stable")
-    if order is not None:  # run_claims is scanned in claim id order, so this is rare
-        claim_ids, gold = claim_ids[order], gold[order]
-        fixed_codes = [codes[order] for codes in fixed_codes]
-    predicted, _, last_seen = row[1 + len(string_fields)].partition(";")
-    outcome = _outcomes(claim_ids, _ints(predicted), outcome_base, space)
-    flagged = {
-        kind: np.isin(claim_ids, _ints(text))
-        for kind, text in zip(kinds, row[2 + len(string_fields):])
-    }
-    items = RunItems(run, dataset, space, claim_ids, gold, outcome, {}, flagged, cutoff,
-                     last_seen or None)
+    claim_ids, gold, codes, order = _unpack(row[0], gold_base, coded)
+    after = 1 + len(string_fields) + len(outcome_codes)
+    outcome = _outcomes(claim_ids, row[1 + len(string_fields):after], outcome_codes, space)
+    last_seen = row[after] if with_last_seen else None
+    flag_texts = row[after + with_last_seen:]
+    flagged = {kind: _members(claim_ids, _ints(text)) for kind, text in zip(kinds, flag_texts)}
     columns = {}
+    for found, field_codes in zip(coded, codes):
+        column = _named_column(found, field_codes)
+        columns[found.field.name] = column or _read_slowly(store, run.id, found.field, cutoff)
     for position, slice_field in enumerate(string_fields):
         raws = _strings(row[1 + position], len(claim_ids))
         if raws is None:  # a value held the separator: read this field row by row
@@ -186,50 +156,30 @@ def load_run_items(
         elif order is not None:
             raws = [raws[i] for i in order]
         columns[slice_field.name] = encode_field(slice_field, raws, cutoff)
-    for slice_field, codes in zip(fixed, fixed_codes):
-        columns[slice_field.name] = _vocabulary_column(slice_field, codes)
     for slice_field in fields:
         if slice_field.name == "label":
             columns["label"] = _label_column(slice_field, gold, space)
         elif slice_field.kind == "flag":
             columns[slice_field.name] = _flag_column(slice_field, flagged[slice_field.key])
-    return replace(items, fields={f.name: columns[f.name] for f in fields})
+    return RunItems(run, dataset, space, claim_ids, gold, outcome, {f.name: columns[f.name] for f in fields},
+                    flagged, cutoff, last_seen or None)
 
 
-def _statement(run_id: int, space: LabelSpace, fixed: list[SliceField],
-               string_fields: list[SliceField], kinds: list[str], with_last_seen: bool):
-    """The one statement; claim id, gold and fixed-vocabulary codes travel as one integer."""
-    packed, params = "rc.claim_id", []
-    for slice_field in fixed:
-        whens = " ".join(f"WHEN ? THEN {i}" for i in range(len(slice_field.vocabulary)))
-        base = len(slice_field.vocabulary) + 1
-        packed = f"({packed}) * {base} + (CASE {slice_field.key} {whens} ELSE {base - 1} END)"
-        params += list(slice_field.vocabulary)
-    gold_sql, gold_params = gold_case(space)
-    gold_base = len(space.labels) + len(space.excluded) + 1
-    outcome_sql, outcome_params = outcome_case(space)
-    outcome_base = len(OutcomeCoder(space.labels, space.abstain).columns) + 2
-    select = [f"group_concat(({packed}) * {gold_base} + {gold_sql})"]
-    params += gold_params
-    for slice_field in string_fields:
-        expr, expr_params = slice_field.sql()
-        # The separator is a literal: SQLite evaluates a bound one on every row.
-        select.append(f"group_concat(ifnull({expr}, ''), '{_SEP}')")
-        params += expr_params
-    # The newest created_at travels with the predictions (one snapshot): live views poll from it.
-    newest = "ifnull(max(p.created_at), '')" if with_last_seen else "''"
-    select.append(
-        f"(SELECT ifnull(group_concat(p.claim_id * {outcome_base} + {outcome_sql}), '')"
-        f" || ';' || {newest} FROM predictions p WHERE p.run_id = ?)"
-    )
-    params += outcome_params + [run_id]
-    for kind in kinds:
-        # No DISTINCT: a claim flagged twice is listed twice, which np.isin does not mind.
-        select.append("(SELECT group_concat(f.claim_id) FROM flags f WHERE f.kind = ? COLLATE NOCASE)")
-        params.append(kind)
-    sql = (f"SELECT {', '.join(select)} FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
-           " WHERE rc.run_id = ?")
-    return sql, params + [run_id], gold_base, outcome_base
+def _unpack(text: str | None, gold_base: int, coded: list[CodedField]):
+    """Claim ids (ascending), gold codes and each coded field's codes from the packed ints;
+    and the sorting order applied, if the rows did not come in claim id order."""
+    packed = _ints(text)
+    packed, gold = np.divmod(packed, gold_base)
+    codes = []
+    for found in reversed(coded):
+        packed, code = np.divmod(packed, found.base)
+        codes.insert(0, code)
+    claim_ids = packed
+    order = None if np.all(claim_ids[1:] > claim_ids[:-1]) else np.argsort(claim_ids, kind="stable")
+    if order is not None:  # run_claims is scanned in claim id order, so this is rare
+        claim_ids, gold = claim_ids[order], gold[order]
+        codes = [field_codes[order] for field_codes in codes]
+    return claim_ids, gold, codes, order
 
 
 def _ints(text: str | None) -> np.ndarray:
@@ -242,20 +192,47 @@ def _strings(text: str | None, count: int) -> list[str] | None:
     """The group_concat'ed values, or None when a value held the separator."""
     if count == 0:
         return []
-    parts = (text or "").split(_SEP)
+    parts = (text or "").split(SEPARATOR)
     return parts if len(parts) == count else None
 
 
-def _outcomes(claim_ids: np.ndarray, packed: np.ndarray, base: int, space: LabelSpace) -> np.ndarray:
-    """Each item's outcome code; MISSING where the run has no prediction for the claim."""
-    missing = len(OutcomeCoder(space.labels, space.abstain).columns) + 1
-    outcome = np.full(len(claim_ids), missing, dtype=np.int64)
-    if len(packed) and len(claim_ids):
-        predicted_ids, codes = packed // base, packed % base
-        position = np.minimum(np.searchsorted(claim_ids, predicted_ids), len(claim_ids) - 1)
-        known = claim_ids[position] == predicted_ids
-        outcome[position[known]] = codes[known]
+def _positions(claim_ids: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Item position of each wanted claim id, and whether it is one of the items."""
+    if len(claim_ids) == 0:
+        return np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
+    low, high = int(claim_ids[0]), int(claim_ids[-1])
+    if high - low < 4 * len(claim_ids):  # dense ids: a lookup table beats a binary search
+        table = np.full(high - low + 2, -1, dtype=np.int64)
+        table[claim_ids - low] = np.arange(len(claim_ids))
+        position = table[np.clip(wanted - low, -1, high - low + 1)]
+        return position, position >= 0
+    position = np.minimum(np.searchsorted(claim_ids, wanted), len(claim_ids) - 1)
+    return position, claim_ids[position] == wanted
+
+
+def _members(claim_ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Bool per item: its claim id is among `wanted`."""
+    position, known = _positions(claim_ids, wanted)
+    member = np.zeros(len(claim_ids), dtype=bool)
+    member[position[known]] = True
+    return member
+
+
+def _outcomes(claim_ids: np.ndarray, texts: Sequence[str | None], codes: Sequence[int],
+              space: LabelSpace) -> np.ndarray:
+    """Each item's outcome code from the claim ids listed per outcome code; MISSING where
+    the run has no prediction for the claim."""
+    outcome = np.full(len(claim_ids), outcome_base(space) - 1, dtype=np.int64)
+    ids = [_ints(text) for text in texts]
+    if any(len(group) for group in ids):
+        position, known = _positions(claim_ids, np.concatenate(ids))
+        outcome[position[known]] = np.repeat(codes, [len(group) for group in ids])[known]
     return outcome
+
+
+def _read_slowly(store: Store, run_id: int, slice_field: SliceField, cutoff: str | None) -> FieldColumn:
+    """A coded field met a value written after its values were read: read it row by row."""
+    return encode_field(slice_field, _raw_values_slowly(store, run_id, slice_field), cutoff)
 
 
 def _raw_values_slowly(store: Store, run_id: int, slice_field: SliceField) -> list:
@@ -295,14 +272,21 @@ def _label_column(slice_field: SliceField, gold: np.ndarray, space: LabelSpace) 
 
 def _coded_column(slice_field: SliceField, names: tuple[str, ...], codes: np.ndarray) -> FieldColumn:
     """A column from codes into `names`, keeping only the values some item has."""
-    present = np.unique(codes)
+    present = np.flatnonzero(np.bincount(codes, minlength=len(names)))
     remap = np.full(len(names), -1, dtype=np.int64)
     remap[present] = np.arange(len(present))
     return FieldColumn(slice_field, tuple(names[i] for i in present), np.arange(len(codes)), remap[codes])
 
 
-def _vocabulary_column(slice_field: SliceField, codes: np.ndarray) -> FieldColumn:
-    return _coded_column(slice_field, (*slice_field.vocabulary, NO_VALUE), codes)
+def _named_column(found: CodedField, codes: np.ndarray) -> FieldColumn | None:
+    """A coded field's column, slices in reading order (None if a code has no name)."""
+    present = [found.names[i] for i in np.flatnonzero(np.bincount(codes, minlength=found.base))]
+    if None in present:
+        return None
+    values = sorted(set(present), key=lambda value: slice_field_sort_key(found.field, value))
+    index = {value: i for i, value in enumerate(values)}
+    remap = np.array([index.get(name, -1) for name in found.names], dtype=np.int64)
+    return FieldColumn(found.field, tuple(values), np.arange(len(codes)), remap[codes])
 
 
 def _flag_column(slice_field: SliceField, flagged: np.ndarray) -> FieldColumn:

@@ -48,6 +48,7 @@ from workbench.metrics.summary import (
     summarise,
     summarise_counts,
     summarise_slot_counts,
+    summarise_slot_tallies,
 )
 
 __all__ = [
@@ -87,5 +88,6 @@ __all__ = [
     "summarise",
     "summarise_counts",
     "summarise_slot_counts",
+    "summarise_slot_tallies",
     "unknown_rate",
 ]

@@ -7,11 +7,12 @@ import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from operator import itemgetter
 
 import numpy as np
 
 from workbench.metrics.confusion import Confusion, OutcomeCoder
-from workbench.metrics.summary import MetricSummary, summarise_slot_counts
+from workbench.metrics.summary import MetricSummary, summarise_slot_counts, summarise_slot_tallies
 
 NO_VALUE = "(none)"
 """The slice value of an item that has no value for a field."""
@@ -62,10 +63,11 @@ def _tallies_by_key(
     slots: np.ndarray, keys: Sequence[Hashable], coder: OutcomeCoder
 ) -> dict[Hashable, np.ndarray]:
     """One slot tally per key, keys in sorted order (NO_VALUE for None)."""
-    names = [NO_VALUE if key is None else key for key in keys]
-    distinct = sorted(set(names), key=str)
-    index = {key: i for i, key in enumerate(distinct)}
-    groups = np.fromiter((index[k] for k in names), dtype=np.int64, count=len(names))
+    name_of = {key: NO_VALUE if key is None else key for key in set(keys)}
+    distinct = sorted(set(name_of.values()), key=str)
+    index = {name: i for i, name in enumerate(distinct)}
+    code_of = {key: index[name] for key, name in name_of.items()}
+    groups = np.fromiter(map(code_of.__getitem__, keys), dtype=np.int64, count=len(keys))
     width = coder.slot_count
     flat = np.bincount(groups * width + slots, minlength=len(distinct) * width)
     return dict(zip(distinct, flat.reshape(len(distinct), width)))
@@ -87,8 +89,7 @@ def breakdown(
         raise ValueError(f"{len(keys)} keys but {len(gold)} gold labels")
     coder = OutcomeCoder(classes, abstain_label)
     slots = coder.slots(gold, predicted)
-    tallies = _tallies_by_key(slots, keys, coder)
-    return {key: summarise_slot_counts(tally, coder) for key, tally in tallies.items()}
+    return _scored(_tallies_by_key(slots, keys, coder), coder)
 
 
 @dataclass(frozen=True)
@@ -115,17 +116,20 @@ def panel_from_rows(
     This is the batch twin of LiveMetrics: same counting, from scratch (e.g. from the
     database after a restart). Outcomes may be API_ERROR or MISSING.
     """
-    gold, outcomes, slice_rows = [], [], []
-    for g, outcome, values in rows:
-        gold.append(g)
-        outcomes.append(outcome)
-        slice_rows.append(values)
+    rows = rows if isinstance(rows, list) else list(rows)
+    gold, outcomes, slice_rows = (list(map(itemgetter(i), rows)) for i in range(3))
     coder = OutcomeCoder(classes, abstain_label)
     slots = coder.slots(gold, outcomes)
     overall = summarise_slot_counts(np.bincount(slots, minlength=coder.slot_count), coder)
     breakdowns = {}
     for field in slice_fields:
         keys = [values.get(field) for values in slice_rows]
-        tallies = _tallies_by_key(slots, keys, coder)
-        breakdowns[field] = {k: summarise_slot_counts(t, coder) for k, t in tallies.items()}
+        breakdowns[field] = _scored(_tallies_by_key(slots, keys, coder), coder)
     return Panel(overall, breakdowns)
+
+
+def _scored(tallies: dict[Hashable, np.ndarray], coder: OutcomeCoder) -> dict[Hashable, MetricSummary]:
+    """A summary per key, every tally scored at once."""
+    if not tallies:
+        return {}
+    return dict(zip(tallies, summarise_slot_tallies(np.stack(list(tallies.values())), coder)))

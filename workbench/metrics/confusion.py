@@ -78,9 +78,10 @@ class OutcomeCoder:
         gold, outcomes = list(gold), list(outcomes)
         if len(gold) != len(outcomes):
             raise ValueError(f"{len(gold)} gold labels but {len(outcomes)} predictions")
-        return np.fromiter(
-            (self.slot(g, o) for g, o in zip(gold, outcomes)), dtype=np.int64, count=len(gold)
-        )
+        found = list(map(self._slots.get, zip(gold, outcomes)))  # one dict lookup per item
+        if None in found:  # excluded gold labels, or an outcome to complain about
+            found = [self.slot(g, o) if s is None else s for s, g, o in zip(found, gold, outcomes)]
+        return np.array(found, dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False)

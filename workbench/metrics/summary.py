@@ -11,7 +11,6 @@ from workbench.metrics.confusion import (
     Confusion,
     OutcomeCoder,
     accuracy,
-    macro_f1,
     mcc,
     parse_failure_rate,
     per_class,
@@ -103,44 +102,66 @@ def summarise_counts(
     confusion: Confusion, errors: int = 0, missing: int = 0, excluded: int = 0
 ) -> MetricSummary:
     """Score a confusion count, plus the items that were not scored."""
-    counts = confusion.counts
-    precision, recall, f1, support = per_class(counts)
-    abstain_col = confusion.abstain_column
-    scored = confusion.scored
-    attempted = scored + errors + missing
-    return MetricSummary(
-        classes=confusion.classes,
-        abstain_label=confusion.abstain_label,
-        scored=scored,
-        correct=int(np.trace(counts[:, : len(confusion.classes)])),
-        abstentions=int(counts[:, abstain_col].sum()) if abstain_col is not None else 0,
-        parse_failures=int(counts[:, -1].sum()),
-        errors=errors,
-        missing=missing,
-        excluded=excluded,
-        accuracy=float(accuracy(counts)),
-        macro_f1=float(macro_f1(counts)),
-        mcc=float(mcc(counts)),
-        unknown_rate=float(unknown_rate(counts, abstain_col)),
-        parse_failure_rate=float(parse_failure_rate(counts)),
-        error_rate=errors / attempted if attempted else np.nan,
-        coverage=scored / attempted if attempted else np.nan,
-        per_class=tuple(
-            ClassScores(label, float(p), float(r), float(f), int(s))
-            for label, p, r, f, s in zip(confusion.classes, precision, recall, f1, support)
-        ),
-        confusion=confusion,
-        baselines=baselines(support, confusion.classes),
-    )
+    return _summaries(confusion.counts[np.newaxis], [confusion], [(errors, missing, excluded)])[0]
 
 
 def summarise_slot_counts(slot_counts: Sequence[int], coder: OutcomeCoder) -> MetricSummary:
     """Score a tally made with OutcomeCoder slots (live counters, panels)."""
-    return summarise_counts(
-        Confusion.from_slot_counts(slot_counts, coder),
-        errors=int(slot_counts[coder.error_slot]),
-        missing=int(slot_counts[coder.missing_slot]),
-        excluded=int(slot_counts[coder.excluded_slot]),
+    return summarise_slot_tallies(np.asarray(slot_counts)[np.newaxis], coder)[0]
+
+
+def summarise_slot_tallies(tallies: np.ndarray, coder: OutcomeCoder) -> list[MetricSummary]:
+    """summarise_slot_counts for a stack of tallies (one row per slice), scored at once."""
+    tallies = np.asarray(tallies, dtype=np.int64)
+    k, m = len(coder.classes), len(coder.columns)
+    counts = tallies[:, : k * m].reshape(len(tallies), k, m)
+    confusions = [Confusion(coder.classes, coder.abstain_label, c) for c in counts]
+    others = tallies[:, [coder.error_slot, coder.missing_slot, coder.excluded_slot]].tolist()
+    return _summaries(counts, confusions, others)
+
+
+def _summaries(counts: np.ndarray, confusions: list[Confusion], others: list) -> list[MetricSummary]:
+    """Every score of each (K, M) count in the stack `counts`; others: (errors, missing,
+    excluded) per count."""
+    if not confusions:
+        return []
+    first = confusions[0]
+    classes, abstain_col = first.classes, first.abstain_column
+    precision, recall, f1, support = per_class(counts)
+    no_abstain = abstain_col is None
+    columns = {
+        "scored": counts.sum((-2, -1)),
+        "correct": np.diagonal(counts[:, :, : len(classes)], axis1=-2, axis2=-1).sum(-1),
+        "abstentions": np.zeros(len(counts), np.int64) if no_abstain else counts[:, :, abstain_col].sum(-1),
+        "parse_failures": counts[:, :, -1].sum(-1),
+        "accuracy": accuracy(counts),
+        "macro_f1": f1.mean(-1),  # what macro_f1(counts) computes, without a second per_class
+        "mcc": mcc(counts),
+        "unknown_rate": unknown_rate(counts, abstain_col),
+        "parse_failure_rate": parse_failure_rate(counts),
+    }
+    rows = [dict(zip(columns, values)) for values in zip(*(c.tolist() for c in columns.values()))]
+    per_class_rows = zip(precision.tolist(), recall.tolist(), f1.tolist(), support.tolist())
+    return [_summary(confusion, row, other, scores)
+            for confusion, row, other, scores in zip(confusions, rows, others, per_class_rows)]
+
+
+def _summary(confusion: Confusion, row: dict, other: Sequence[int], scores: tuple) -> MetricSummary:
+    errors, missing, excluded = (int(n) for n in other)
+    attempted = row["scored"] + errors + missing
+    precision, recall, f1, support = scores
+    return MetricSummary(
+        classes=confusion.classes,
+        abstain_label=confusion.abstain_label,
+        errors=errors,
+        missing=missing,
+        excluded=excluded,
+        error_rate=errors / attempted if attempted else np.nan,
+        coverage=row["scored"] / attempted if attempted else np.nan,
+        per_class=tuple(map(ClassScores, confusion.classes, precision, recall, f1, support)),
+        confusion=confusion,
+        baselines=baselines(support, confusion.classes),
+        **row,
     )
 
 
