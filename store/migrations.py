@@ -296,6 +296,12 @@ def m006_prediction_outcome_index(db: Database) -> None:
     db.execute("CREATE INDEX predictions_run_outcome ON predictions(run_id, status, verdict, claim_id)")
 
 
+@migrations()
+def m007_run_owner(db: Database) -> None:
+    """Which process is executing a run, so a killed one reads "interrupted", not "running"."""
+    db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+
+
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:
     """Bring the schema up to date (or up to just before `stop_before`, for tests)."""
     migrations.apply(db, stop_before=stop_before)

@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 EvidenceKind = Literal["passage", "page", "qa", "article"]
 Importance = Literal["Main", "Sub", "Irrelevant"]
 PredictionStatus = Literal["ok", "abstain", "parse_failure", "error"]
-RunStatus = Literal["pending", "running", "finished", "cancelled", "failed"]
+RunStatus = Literal["pending", "running", "finished", "cancelled", "failed", "interrupted"]
+"""Stored: pending, running, finished, cancelled, failed. "interrupted" is read, not stored: a
+run marked running whose process on this machine is gone (killed, crashed, powered off)."""
 
 
 class Record(BaseModel):
@@ -136,6 +138,8 @@ class Run(Record):
     finished_at: str | None = None
     versions: dict[str, Any] = Field(default_factory=dict)
     notes: str | None = None
+    owner: str | None = None
+    """host:pid of the process executing the run while it is running."""
 
 
 class Prediction(Record):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 from dataclasses import dataclass
 
 from sqlite_utils import Database
@@ -118,8 +120,9 @@ class RunStore:
         """Mark a run running / finished / cancelled / failed, stamping the time."""
         stamp = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at",
                  "failed": "finished_at"}.get(status)
+        owner = f"{socket.gethostname()}:{os.getpid()}" if status == "running" else None
         with self.db.atomic():
-            self.db.execute("UPDATE runs SET status = ? WHERE id = ?", [status, run_id])
+            self.db.execute("UPDATE runs SET status = ?, owner = ? WHERE id = ?", [status, owner, run_id])
             if stamp:
                 self.db.execute(f"UPDATE runs SET {stamp} = ? WHERE id = ?", [now_iso(), run_id])
 
@@ -271,7 +274,28 @@ def _dicts(cursor) -> list[dict]:
 def _run(row: dict) -> Run:
     for key in _RUN_JSON:
         row[key] = json.loads(row[key] or "{}")
+    if row["status"] == "running" and _owner_gone(row.get("owner")):
+        row["status"] = "interrupted"
     return Run.model_validate(row)
+
+
+def _owner_gone(owner: str | None) -> bool:
+    """True when the process that marked a run running, on this machine, no longer exists.
+
+    A run owned by another machine (a shared file) is taken at its word.
+    """
+    if not owner:
+        return False
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, someone else's
+        return False
+    return False
 
 
 def _prediction(row: dict) -> Prediction:

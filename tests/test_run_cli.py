@@ -106,13 +106,15 @@ def test_a_killed_run_resumes_without_losing_or_repeating_answers(many_db):
         process = workbench_process(many_db, *command)
         try:
             assert server.wait_served(8), "the run never got going"
-            with _opened(many_db) as store:
-                before = {p.claim_id: p for p in store.runs.predictions(1)}
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait()
         assert process.returncode == -signal.SIGKILL
+        with _opened(many_db) as store:  # read after the kill: nothing can land in between
+            before = {p.claim_id: p for p in store.runs.predictions(1)}
         assert 1 <= len(before) < 30
+        listed = json.loads(cli(many_db, "runs", "--json").output)
+        assert listed[0]["status"] == "interrupted"  # not "running" forever
         result = cli(many_db, "run", "--resume", "crash")
     assert result.exit_code == 0, result.output
     assert f"continuing run crash (id 1): 30 claims, {30 - len(before)} to answer" in result.output
