@@ -172,6 +172,16 @@ def test_flipped_items_match_the_browser_filter(js_store):
     assert js_store.claims.ids(result.wrong_to_right_filter) == result.wrong_to_right
 
 
+def test_flips_without_flagged_claims_leave_them_out_of_the_filter_too(js_store):
+    flipped = compare_runs(js_store, "A", "B", resamples=0).full
+    flagged = (flipped.right_to_wrong + flipped.wrong_to_right)[:1]
+    js_store.annotations.flag(flagged, "contaminated")
+    result = compare_runs(js_store, "A", "B", exclude_flag="contaminated", resamples=0).filtered
+    assert flagged[0] not in result.right_to_wrong + result.wrong_to_right
+    assert js_store.claims.ids(result.right_to_wrong_filter) == result.right_to_wrong
+    assert js_store.claims.ids(result.wrong_to_right_filter) == result.wrong_to_right
+
+
 def test_comparison_per_slice(js_store):
     result = compare_runs(js_store, "A", "B", by="importance", resamples=0).full
     slices = {s.value: s for s in result.slices}

@@ -7,6 +7,8 @@ missing answer). Every delta is run B minus run A.
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -79,16 +81,22 @@ class Comparison:
     """Claim ids A got wrong and B got right."""
     by: str | None = None
     slices: list[SliceComparison] = field(default_factory=list)
+    excluded_flag: str | None = None
+    """The flag kind whose claims this comparison leaves out (the filters leave them out too)."""
 
     @property
     def right_to_wrong_filter(self) -> str:
         """The claims-browser filter for the items A got right and B wrong."""
-        return f"run:{filter_value(self.run_a.name)} right run:{filter_value(self.run_b.name)} wrong"
+        return self._flips_filter("right", "wrong")
 
     @property
     def wrong_to_right_filter(self) -> str:
         """The claims-browser filter for the items A got wrong and B right."""
-        return f"run:{filter_value(self.run_a.name)} wrong run:{filter_value(self.run_b.name)} right"
+        return self._flips_filter("wrong", "right")
+
+    def _flips_filter(self, in_a: str, in_b: str) -> str:
+        text = f"run:{filter_value(self.run_a.name)} {in_a} run:{filter_value(self.run_b.name)} {in_b}"
+        return text + (f" -flagged:{filter_value(self.excluded_flag)}" if self.excluded_flag else "")
 
 
 @dataclass(frozen=True)
@@ -215,4 +223,5 @@ def compare_runs(
         return ComparisonReport(full, resamples=resamples, seed=seed)
     filtered = compare_items(without_flagged(a, exclude_flag), without_flagged(b, exclude_flag),
                              name, resamples, seed)
+    filtered = dataclasses.replace(filtered, excluded_flag=exclude_flag)
     return ComparisonReport(full, filtered, exclude_flag, resamples, seed)
