@@ -242,3 +242,12 @@ async def test_hostile_names_show_as_typed(demo_store, db_path):
         header = panel_text(screen, "#metrics-header")
         assert "[bold]x[/" in header and "\\x1b[2J" in header and "\x1b" not in header
         assert "[bold]x[/ \\x1b[2J [link" in panel_text(screen)  # cut to fit, still literal
+
+
+def test_enter_on_a_gold_label_opens_that_whole_confusion_row():
+    from workbench.metrics import summarise
+    from workbench.tui.metrics_tables import confusion_filter
+
+    summary = summarise(["Supported", "Refuted"], ["Refuted", "Refuted"], ["Supported", "Refuted"])
+    assert confusion_filter("r1", summary, 0, -1) == "run:r1 label:Supported predicted -status:error"
+    assert confusion_filter("r1", summary, 0, 1) == "run:r1 label:Supported verdict:Refuted"

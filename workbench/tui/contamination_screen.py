@@ -111,7 +111,7 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
                 yield Static(id="cont-claim")
                 yield Static(id="cont-pairs")
         yield PlotextPlot(id="cont-chart")
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold more keys
 
     def on_mount(self) -> None:
         table = self.query_one("#cont-claims", DataTable)

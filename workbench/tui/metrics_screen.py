@@ -57,7 +57,8 @@ class MetricsScreen(ReportsWorkerErrors, Screen):
 Scores of the runs, updating live while they run (also runs started from the command
 line in another terminal). Accuracy and macro-F1 carry 95% bootstrap intervals; they
 are worked out in the background and say "updating…" while they lag the counts.
-Enter on a confusion-matrix cell opens its claims in the browser; Enter on a breakdown
+Enter on a confusion-matrix cell opens its claims in the browser (on the gold label: the
+whole row); the arrow keys move between cells. Enter on a breakdown
 row opens that slice's claims; Enter on a flip row opens the claims one run got right
 and the other wrong. b / B cycle the breakdown field (importance, task, domain, label,
 claim type, flag, cutoff); c types the cutoff date for the before/after split; x shows
@@ -161,7 +162,7 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
             yield Static("compare (second run against the first)", classes="metrics-title")
             yield Static(id="compare-panel")
             yield DataTable(id="flips", cursor_type="row")
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold more keys
 
     def on_mount(self) -> None:
         if self.db_path is None:

@@ -52,12 +52,15 @@ def fill_confusion(table: DataTable, numbers, filtered: MetricSummary | None) ->
 
 
 def confusion_filter(run_name: str, summary: MetricSummary, row: int, col: int) -> str | None:
-    """The claims-browser filter for one confusion cell (None for the gold-label column)."""
+    """The claims-browser filter for one confusion cell; on the gold-label column, the
+    whole row (every scored answer for that gold class)."""
     confusion = summary.confusion
-    if col < 0 or row >= len(confusion.classes) or col >= len(confusion.columns):
+    if row >= len(confusion.classes) or col >= len(confusion.columns):
         return None
-    gold, predicted = confusion.classes[row], confusion.columns[col]
-    base = f"run:{filter_value(run_name)} label:{filter_value(gold)}"
+    base = f"run:{filter_value(run_name)} label:{filter_value(confusion.classes[row])}"
+    if col < 0:
+        return f"{base} predicted -status:error"
+    predicted = confusion.columns[col]
     if predicted == PARSE_FAILURE:
         return f"{base} status:parse_failure"
     if predicted == confusion.abstain_label:
