@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
@@ -26,16 +25,14 @@ from workbench.scoring import ScoringError
 from workbench.scoring_fields import FieldError, check_cutoff
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
-from workbench.scoring_compare import filter_value
 from workbench.tui.metrics_panels import class_panel, compare_panel, header_line, overall_panel, plot_breakdown
+from workbench.tui.metrics_drilldown import OpensClaimsFromTables
 from workbench.tui.metrics_tables import (
     ConfusionTable,
-    confusion_filter,
     fill_breakdown,
     fill_confusion,
     fill_flips,
     keeping_cursor,
-    slice_filter,
 )
 from workbench.tui.metrics_watch import (
     BREAKDOWN_FIELDS,
@@ -50,7 +47,7 @@ POLL_SECONDS = 0.5
 DEFAULT_FLAG_KIND = "contaminated"
 
 
-class MetricsScreen(ReportsWorkerErrors, Screen):
+class MetricsScreen(ReportsWorkerErrors, OpensClaimsFromTables):
     """Scores of the chosen runs, live while they run."""
 
     HELP = """\
@@ -369,42 +366,3 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
         self.query_one("#metrics-body").focus()
         self._show_field()
         self._step()
-
-    # -- Enter on tables ------------------------------------------------------------------------
-
-    @on(DataTable.CellSelected)
-    def _cell_selected(self, event: DataTable.CellSelected) -> None:
-        table = event.data_table
-        if not isinstance(table, ConfusionTable) or self.update is None:
-            return
-        numbers = self.update.runs[table.run_index]
-        text = confusion_filter(numbers.run.name, numbers.overall, event.coordinate.row,
-                                event.coordinate.column - 1)
-        if text:
-            self._open_claims(text)
-
-    @on(DataTable.RowSelected, "#breakdown")
-    def _slice_selected(self, event: DataTable.RowSelected) -> None:
-        if self.update is None or event.cursor_row >= len(self._breakdown_keys):
-            return
-        index, value = self._breakdown_keys[event.cursor_row]
-        run = self.update.runs[index].run
-        text = slice_filter(run.name, self.update.field_name or "", value, self.update.config.cutoff)
-        if text is None:
-            self.notify("the filter language cannot pick out this slice", severity="warning")
-            return
-        self._open_claims(text)
-
-    @on(DataTable.RowSelected, "#flips")
-    def _flip_selected(self, event: DataTable.RowSelected) -> None:
-        if event.cursor_row < len(self._flip_filters):
-            self._open_claims(self._flip_filters[event.cursor_row])
-
-    def _open_claims(self, filter_text: str) -> None:
-        if self.update is not None and self.update.config.exclude_flag:
-            filter_text += f" -flagged:{filter_value(self.update.config.exclude_flag)}"
-        show_claims = getattr(self.app, "show_claims", None)
-        if show_claims is None:
-            self.notify(f"no claims browser here; the filter is: {printable(filter_text)}", markup=False)
-            return
-        show_claims(filter_text)
