@@ -188,6 +188,23 @@ def test_the_window_keeps_three_pages_and_knows_its_place():
     assert cache.get(("b",)) is None and cache.get(("a",)) is not None and len(cache) == 2
 
 
+async def test_clicking_a_column_title_sorts_by_it_and_again_reverses(store, db_path, many_claims):
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one(ClaimTable)
+        await pilot.click(ClaimTable, offset=(11, 0))  # the "gold" title
+        await settle(pilot, app)
+        assert table.query.sort == "label" and not table.query.descending
+        assert "gold↑" in screen_text(app)
+        await pilot.click(ClaimTable, offset=(11, 0))
+        await settle(pilot, app)
+        assert table.query.descending
+        labels = [row.label for row in table.window.rows]
+        assert labels == sorted(labels, reverse=True)
+        assert "gold↓" in screen_text(app)
+
+
 def test_the_sorted_columns_arrow_shows_even_in_a_cut_title():
     from workbench.tui.widgets.columns import header_text, layout
 

@@ -311,6 +311,10 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
     def action_focus_filter(self) -> None:
         self.filter_bar.input.focus()
 
+    @on(ClaimTable.SortClicked)
+    def _sort_clicked(self, message: ClaimTable.SortClicked) -> None:
+        self.sort_by(message.sort)
+
     @on(ClaimTable.Opened)
     def _opened(self, message: ClaimTable.Opened) -> None:
         self.app.open_claim(message.row.id)

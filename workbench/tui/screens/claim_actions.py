@@ -32,6 +32,12 @@ class ClaimActions:
         sort = names[(names.index(query.sort) + 1) % len(names)]
         self._resort(ClaimQuery(query.filter, sort, query.descending, query.run_ids))
 
+    def sort_by(self, sort: str) -> None:
+        """Sort by a clicked column; clicking the sorted column again reverses it."""
+        query = self.table.query
+        descending = not query.descending if sort == query.sort else False
+        self._resort(ClaimQuery(query.filter, sort, descending, query.run_ids))
+
     def action_reverse(self) -> None:
         query = self.table.query
         self._resort(ClaimQuery(query.filter, query.sort, not query.descending, query.run_ids))

@@ -17,7 +17,7 @@ from textual.worker import get_current_worker
 from store import ClaimRow, FilterError
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.paging import PAGE_SIZE, ClaimQuery, ClaimWindow, PageCache, Where, read_page
-from workbench.tui.widgets.columns import Column, header_text, layout, row_text
+from workbench.tui.widgets.columns import COLUMN_SORTS, Column, column_at, header_text, layout, row_text
 
 
 class ClaimTable(ReportsWorkerErrors, ScrollView, can_focus=True):
@@ -32,7 +32,8 @@ kind), one marker per chosen run (✓ right, ✗ wrong, ∅ abstained, ? parse f
 ! API error, · no answer yet, • gold label not scored), the claim text. A run column's
 title is the run's name cut to 3 letters, or its id (#12) when two names start alike.
 Keys: ↑/↓ or j/k move, PageUp/PageDown, Home/End jump to the start/end of the whole
-result, space marks a row (flag or run the marked rows), enter opens the claim."""
+result, space marks a row (flag or run the marked rows), enter opens the claim. Clicking a
+column's title sorts by it; clicking it again reverses the order (s / S do it by keyboard)."""
 
     DEFAULT_CSS = """
     ClaimTable { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 0; }
@@ -321,9 +322,20 @@ result, space marks a row (flag or run the marked rows), enter opens the claim."
         if self.current is not None:
             self.post_message(self.Opened(self.current))
 
+    class SortClicked(Message):
+        """A sortable column's title was clicked: sort by it (again: reverse)."""
+
+        def __init__(self, sort: str):
+            super().__init__()
+            self.sort = sort
+
     def on_click(self, event: Click) -> None:
         if event.y >= 1:
             self.set_cursor(int(self.scroll_y) + event.y - 1)
+            return
+        column = column_at(self._columns, event.x)
+        if column is not None and column.key in COLUMN_SORTS:
+            self.post_message(self.SortClicked(COLUMN_SORTS[column.key]))
 
     # -- drawing -----------------------------------------------------------------
 

@@ -57,14 +57,27 @@ def fit(text: str, width: int, align: str = "left") -> str:
     return text.rjust(width) if align == "right" else text.ljust(width)
 
 
+# The sort order each sortable column stands for (the task/domain column sorts by task).
+COLUMN_SORTS = {"id": "id", "label": "label", "importance": "importance", "task": "task", "date": "date"}
+
+
+def column_at(columns: list[Column], x: int) -> Column | None:
+    """The column under cell `x` of a line (each column is followed by one blank cell)."""
+    start = 0
+    for column in columns:
+        if start <= x < start + column.width + 1:
+            return column
+        start += column.width + 1
+    return None
+
+
 def header_text(columns: list[Column], sort: str, descending: bool) -> Text:
     """The header line; the sorted column carries an arrow."""
     line = Text()
-    sort_columns = {"label": "label", "importance": "importance", "task": "task", "domain": "task",
-                    "id": "id", "date": "date"}
+    shown_sort = "task" if sort == "domain" else sort
     for column in columns:
         title = column.title
-        if sort_columns.get(sort) == column.key:  # cut the title, never the arrow
+        if COLUMN_SORTS.get(column.key) == shown_sort:  # cut the title, never the arrow
             title = one_line(title, column.width - 1) + ("↓" if descending else "↑")
         line.append(fit(title, column.width, column.align) + " ")
     return line
