@@ -13,6 +13,7 @@ from store.annotations import CHECKED_CLEAN, AnnotationStore, FailureCategory, F
 from store.claims import ClaimRow, ClaimStore, PageRequest, SORT_COLUMNS
 from store.connection import data_version, open_database
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
+from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
 from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
 from store.migrations import apply_migrations
 from store.records import Claim, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
@@ -46,7 +47,7 @@ class Store:
 __all__ = [
     "AnnotationStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
     "CompiledFilter", "Dataset", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
-    "FailureCategory", "Flag", "FlagChange", "FilterError", "ImportCounts", "LabelSpace",
-    "PageRequest", "Prediction", "Run", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
-    "compile_filter", "open_database",
+    "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
+    "LabelSpace", "PageRequest", "Prediction", "Run", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
+    "check_flag_model", "compile_filter", "open_database",
 ]

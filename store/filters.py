@@ -16,6 +16,8 @@ from datetime import date
 
 from sqlite_utils import Database
 
+from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
+
 FILTER_HELP = """\
 Terms are combined with AND; put - in front of a term to negate it.
   word  "a phrase"  vacc*     full-text search in the claim text
@@ -28,6 +30,7 @@ Terms are combined with AND; put - in front of a term to negate it.
   has:question  has:pages     has:response has:article has:evidence has:qa has:passage has:date
   evidence:"word"             full-text search in the claim's evidence
   flagged:contaminated        any flag of that kind (flagged:any for any flag)
+  flagged:contaminated@MODEL  found for that model, or naming none (@run: the run's model)
   triage:flawed-reasoning     a prediction on the claim sorted into that failure category
   run:NAME                    claims in that run; later terms refer to it:
     wrong  right  missing  predicted  verdict:unknown  status:parse_failure  reviewed
@@ -243,11 +246,14 @@ class _Compiler:
 
     def _f_flagged(self, term: Term) -> tuple[str, list]:
         _require_op(term, ":")
-        if term.value.lower() == "any":
-            return "EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id)", []
-        return "EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND f.kind = ? COLLATE NOCASE)", [
-            term.value
-        ]
+        try:
+            spec = FlagSpec.parse(term.value)
+            if self.db is not None:
+                check_flag_model(self.db, spec)
+            condition, params = spec.condition(self.run_id)
+        except FlagSpecError as error:
+            raise FilterError(str(error), term.start, term.end) from None
+        return f"EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND {condition})", params
 
     def _f_triage(self, term: Term) -> tuple[str, list]:
         _require_op(term, ":")

@@ -109,6 +109,8 @@ def test_untrusted_names_stay_literal(db):
     (["metrics", "A", "--cutoff", "2025-02-30"], "cutoff '2025-02-30' is not a date"),
     (["metrics", "A", "--by", "cutoff"], "no cutoff date for run 'A'"),
     (["compare", "A", "A"], "two different runs"),
+    (["metrics", "A", "--exclude-flag", "contaminated@gpt-9"], "no flag was found for model 'gpt-9'"),
+    (["metrics", "A", "--by", "flag:contaminated@"], "name a model after @"),
     (["report", "A", "--format", "md", "-o", "/no/such/dir/r.md"], "cannot write /no/such/dir/r.md"),
 ])
 def test_user_errors(db, args, message):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from store import LabelSpace, Run, Store
+from store import FlagSpec, FlagSpecError, LabelSpace, Run, Store, check_flag_model
 from workbench.metrics import (
     Interval,
     MetricSummary,
@@ -157,6 +157,11 @@ def read_items(
     run, dataset, space = resolve_run(store, reference)
     if cutoff is None and any(f.kind == "cutoff" for f in fields):
         raise ScoringError(f"the cutoff breakdown needs a date for run {run.name!r} (--cutoff DATE)")
+    for spec in [*flag_kinds, *(f.key for f in fields if f.kind == "flag")]:
+        try:
+            check_flag_model(store.db, FlagSpec.parse(spec))
+        except FlagSpecError as error:
+            raise ScoringError(str(error)) from None
     return load_run_items(store, run, dataset, space, fields, cutoff, flag_kinds, with_last_seen)
 
 

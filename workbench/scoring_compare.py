@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from store import Run, Store
+from store import FlagSpec, Run, Store
 from workbench.metrics import (
     McNemarResult,
     MetricSummary,
@@ -95,8 +95,13 @@ class Comparison:
         return self._flips_filter("wrong", "right")
 
     def _flips_filter(self, in_a: str, in_b: str) -> str:
-        text = f"run:{filter_value(self.run_a.name)} {in_a} run:{filter_value(self.run_b.name)} {in_b}"
-        return text + (f" -flagged:{filter_value(self.excluded_flag)}" if self.excluded_flag else "")
+        if not self.excluded_flag:
+            return f"run:{filter_value(self.run_a.name)} {in_a} run:{filter_value(self.run_b.name)} {in_b}"
+        left_out = f"-flagged:{filter_value(self.excluded_flag)}"
+        if FlagSpec.parse(self.excluded_flag).per_run:  # @run: each run's own model, after its run: term
+            return (f"run:{filter_value(self.run_a.name)} {in_a} {left_out}"
+                    f" run:{filter_value(self.run_b.name)} {in_b} {left_out}")
+        return f"run:{filter_value(self.run_a.name)} {in_a} run:{filter_value(self.run_b.name)} {in_b} {left_out}"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@
     claim-type                             attr.claim_types (a list: one item, many slices)
     attr.NAME                              any free-form attribute (a list works the same way)
     flag:KIND                              yes / no: the claim carries a flag of that kind
+    flag:KIND@MODEL                        ... found for that model or naming none (@run: the run's)
     cutoff                                 before / after / unknown: claim date vs a model's cutoff
 
 Each field reads a raw value per claim with one SQL expression over `claims c`, and turns
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
+from store import FlagSpec, FlagSpecError
 from workbench.metrics import NO_VALUE, cutoff_bucket
 
 FLAG_YES, FLAG_NO = "yes", "no"
@@ -54,7 +56,7 @@ class SliceField:
         return self.kind == "attribute"
 
     def sql(self) -> tuple[str, list]:
-        """SQL over `claims c` giving the raw value, and its parameters (flags: see flag_sql)."""
+        """SQL over `claims c` giving the raw value, and its parameters (flags `@run`: see scoring_sql)."""
         if self.kind == "column":
             return self.key, []
         if self.kind == "cutoff":
@@ -62,7 +64,8 @@ class SliceField:
         if self.kind == "attribute":
             # json_array keeps the JSON type (a list stays a list, "3" stays a string).
             return "json_array(json_extract(c.attributes, ?))", [attribute_path(self.key)]
-        return flag_sql(), [self.key]
+        condition, params = FlagSpec.parse(self.key).condition()
+        return f"EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND {condition})", params
 
     def values(self, raw: object, cutoff: str | None = None) -> str | tuple[str, ...]:
         """The slice value(s) of one claim from its raw value (a tuple for lists)."""
@@ -73,11 +76,6 @@ class SliceField:
         if self.kind == "flag":
             return FLAG_YES if raw else FLAG_NO
         return attribute_values(raw)
-
-
-def flag_sql() -> str:
-    """1 when the claim carries a flag of the kind bound to the one parameter."""
-    return "EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND f.kind = ? COLLATE NOCASE)"
 
 
 def attribute_path(name: str) -> str:
@@ -98,9 +96,12 @@ def parse_field(text: str) -> SliceField:
         key = name[5:]
         shown = "claim-type" if key == "claim_types" else f"attr.{key}"
         return SliceField(shown, "attribute", key)
-    if lowered.startswith("flag:") and _NAME.match(name[5:] or "!"):
-        kind = name[5:]
-        return SliceField(f"flag:{kind}", "flag", kind)
+    if lowered.startswith("flag:"):
+        try:
+            spec = FlagSpec.parse(name[5:])
+        except FlagSpecError as error:
+            raise FieldError(str(error)) from None
+        return SliceField(f"flag:{spec}", "flag", str(spec))
     close = difflib.get_close_matches(raw.lower(), [*_COLUMNS, "cutoff", "claim-type"], n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
     raise FieldError(f"unknown field {raw!r}{hint} (known: {', '.join(KNOWN_FIELDS)})")

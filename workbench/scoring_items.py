@@ -18,7 +18,7 @@ import numpy as np
 
 from store import LabelSpace, Run, Store
 from workbench.metrics import NO_VALUE, OutcomeCoder
-from workbench.scoring_fields import FLAG_NO, FLAG_YES, SliceField, flag_sql
+from workbench.scoring_fields import FLAG_NO, FLAG_YES, SliceField
 from workbench.scoring_sql import (
     SEPARATOR,
     CodedField,
@@ -315,4 +315,4 @@ def slice_field_sort_key(slice_field: SliceField, value: str) -> tuple:
 
 
 __all__ = ["FieldColumn", "RunItems", "encode_field", "gold_case", "load_run_items", "outcome_case",
-           "slice_field_sort_key", "flag_sql"]
+           "slice_field_sort_key"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from store import LabelSpace, Store
+from store import FlagSpec, LabelSpace, Store
 from workbench.metrics import NO_VALUE, OutcomeCoder
 from workbench.scoring_fields import SliceField
 
@@ -152,7 +152,7 @@ def run_statement(run_id: int, space: LabelSpace, coded: list[CodedField],
 
     Columns: claim ids packed with gold and field codes; one text per string field; the
     claim ids of each outcome range; the newest answer's created_at if asked (live views
-    poll from it); the flagged claim ids per flag kind.
+    poll from it); the flagged claim ids per flag spec (contaminated, contaminated@MODEL, ...@run).
     """
     gold_sql, params = gold_case(space)
     terms, place = [gold_sql], len(space.labels) + len(space.excluded) + 1
@@ -176,8 +176,9 @@ def run_statement(run_id: int, space: LabelSpace, coded: list[CodedField],
         params.append(run_id)
     for kind in kinds:
         # No DISTINCT: a claim flagged twice is listed twice, which the decoder does not mind.
-        select.append("(SELECT group_concat(f.claim_id) FROM flags f WHERE f.kind = ? COLLATE NOCASE)")
-        params.append(kind)
+        condition, flag_params = FlagSpec.parse(kind).condition(run_id)
+        select.append(f"(SELECT group_concat(f.claim_id) FROM flags f WHERE {condition})")
+        params += flag_params
     sql = (f"SELECT {', '.join(select)} FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
            " WHERE rc.run_id = ?")
     return sql, params + [run_id], codes

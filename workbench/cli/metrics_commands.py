@@ -25,7 +25,7 @@ def _scoring_options(f):
     options = [
         click.option("--by", "by", multiple=True, metavar="FIELD", help=_BY_HELP),
         click.option("--exclude-flag", metavar="KIND",
-                     help="Also score without the claims flagged KIND (e.g. contaminated), side by side."),
+                     help="Also score without the claims flagged KIND (e.g. contaminated, contaminated@MODEL, contaminated@run: each run's own model), side by side."),
         click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE", help=_CUTOFF_HELP),
         click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
                      help="Bootstrap resamples for the 95% intervals (0: none)."),
@@ -72,7 +72,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
 @click.option("--by", metavar="FIELD", help=f"Deltas per slice of a field: {', '.join(KNOWN_FIELDS)}.")
-@click.option("--exclude-flag", metavar="KIND", help="Also compare without the claims flagged KIND.")
+@click.option("--exclude-flag", metavar="KIND", help="Also compare without the claims flagged KIND (KIND@run: either run's own model).")
 @click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE",
               help="Cutoff date(s) for --by cutoff.")
 @click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,

@@ -3,7 +3,8 @@
 A claim is flagged "contaminated" for a model and metric when its score s >= tau. The
 flags sit beside people's manual ones (source "pipeline", with model, metric, score and
 threshold), so `-flagged:contaminated` and `--exclude-flag contaminated` leave them out
-of any metric. Writing the flags of one model and metric replaces that set only.
+of any metric (`contaminated@MODEL` or `@run`: only one model's, see store.flag_specs).
+Writing the flags of one model and metric replaces that set only.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
 
+from store import FlagSpec, FlagSpecError
 from workbench.display import literal, printable
 from workbench.scoring import ScoringError
 from workbench.scoring_fields import FieldError, check_cutoff
@@ -347,11 +348,11 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
 
     @on(Input.Submitted, "#flag-kind")
     def _flag_kind_set(self, event: Input.Submitted) -> None:
-        kind = event.value.strip()
-        if not kind:
-            self.notify("a flag kind needs a name, e.g. contaminated", severity="warning")
+        try:
+            self.flag_kind = str(FlagSpec.parse(event.value))
+        except FlagSpecError as error:
+            self.notify(printable(error), severity="warning", markup=False)
             return
-        self.flag_kind = kind
         self.query_one("#metrics-body").focus()
         self._show_field()
         self._step()
