@@ -6,7 +6,6 @@ import threading
 
 import pytest
 
-from store import Store
 from tests.loopback_servers import Fault, LoopbackServer
 from tests.run_fixtures import load_mini, many_claims, write_mini
 from workbench.exporting import export_predictions

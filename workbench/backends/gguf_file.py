@@ -70,7 +70,8 @@ def read_metadata(path: Path) -> dict[str, Any]:
         version = _unpack(handle, "<I")
         if version not in (2, 3):
             raise NotGGUF(f"{path} is GGUF version {version}; versions 2 and 3 are supported")
-        _tensor_count, kv_count = _unpack(handle, "<Q"), _unpack(handle, "<Q")
+        _unpack(handle, "<Q")  # the tensor count: only the metadata after it is read
+        kv_count = _unpack(handle, "<Q")
         metadata = {}
         for _ in range(kv_count):
             key = _string(handle)

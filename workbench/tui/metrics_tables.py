@@ -77,7 +77,7 @@ def fill_breakdown(table: DataTable, update: PanelUpdate, intervals: IntervalSet
     exclude = update.config.exclude_flag
     table.clear(columns=True)
     table.add_column(literal(update.field_name or ""), key="value")
-    for name in BREAKDOWN_COLUMNS + ((f"n w/o", "macro-F1 w/o", "CI w/o") if exclude else ()):
+    for name in BREAKDOWN_COLUMNS + (("n w/o", "macro-F1 w/o", "CI w/o") if exclude else ()):
         table.add_column(Text(name), key=name)
     keys = []
     values = list(dict.fromkeys(v for n in update.runs for v in n.slices))
