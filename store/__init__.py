@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from store.annotations import CHECKED_CLEAN, AnnotationStore, FailureCategory, FlagChange
+from store.batches import BatchStore, RunBatch
 from store.claims import ClaimRow, ClaimStore, PageRequest, SORT_COLUMNS
 from store.connection import data_version, open_database
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
@@ -30,6 +31,7 @@ class Store:
         self.claims = ClaimStore(db)
         self.runs = RunStore(db)
         self.annotations = AnnotationStore(db)
+        self.batches = BatchStore(db)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
@@ -45,9 +47,9 @@ class Store:
 
 
 __all__ = [
-    "AnnotationStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
+    "AnnotationStore", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
     "CompiledFilter", "Dataset", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
-    "LabelSpace", "PageRequest", "Prediction", "Run", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
+    "LabelSpace", "PageRequest", "Prediction", "Run", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
     "check_flag_model", "compile_filter", "open_database",
 ]

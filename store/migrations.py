@@ -302,6 +302,30 @@ def m007_run_owner(db: Database) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
 
 
+@migrations()
+def m008_run_batches(db: Database) -> None:
+    """Requests handed to a provider's batch API: which batch, for which run, and its fate."""
+    db.executescript(
+        """
+        CREATE TABLE run_batches (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            provider TEXT NOT NULL,
+            batch_id TEXT NOT NULL,
+            requests INTEGER NOT NULL,
+            status TEXT NOT NULL DEFAULT 'submitted'
+                CHECK (status IN ('submitted', 'collected', 'failed')),
+            provider_status TEXT,
+            note TEXT,
+            submitted_at TEXT NOT NULL,
+            collected_at TEXT,
+            UNIQUE (provider, batch_id)
+        );
+        CREATE INDEX run_batches_run ON run_batches(run_id, status);
+        """
+    )
+
+
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:
     """Bring the schema up to date (or up to just before `stop_before`, for tests)."""
     migrations.apply(db, stop_before=stop_before)

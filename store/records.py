@@ -15,9 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 EvidenceKind = Literal["passage", "page", "qa", "article"]
 Importance = Literal["Main", "Sub", "Irrelevant"]
 PredictionStatus = Literal["ok", "abstain", "parse_failure", "error"]
-RunStatus = Literal["pending", "running", "finished", "cancelled", "failed", "interrupted"]
+RunStatus = Literal["pending", "running", "finished", "cancelled", "failed", "interrupted", "batched"]
 """Stored: pending, running, finished, cancelled, failed. "interrupted" is read, not stored: a
-run marked running whose process on this machine is gone (killed, crashed, powered off)."""
+run marked running whose process on this machine is gone (killed, crashed, powered off).
+"batched" is read too: a run whose requests wait in a provider's batch API."""
 
 
 class Record(BaseModel):
@@ -139,7 +140,8 @@ class Run(Record):
     versions: dict[str, Any] = Field(default_factory=dict)
     notes: str | None = None
     owner: str | None = None
-    """host:pid of the process executing the run while it is running."""
+    """host:pid of the process executing the run while it is running; BATCH_OWNER while its
+    requests wait in a provider's batch API."""
 
 
 class Prediction(Record):

@@ -12,6 +12,8 @@ from sqlite_utils import Database
 from store.records import Claim, Evidence, Prediction, Run, now_iso, to_json
 
 _RUN_JSON = ("model_identity", "params", "versions")
+BATCH_OWNER = "batch"
+"""The owner of a run whose requests wait in a provider's batch API (no process runs it)."""
 _PREDICTION_COLUMNS = [
     "run_id", "claim_id", "status", "verdict", "raw_verdict", "explanation", "raw_output",
     "parsed", "error", "attempts", "latency_s", "tokens_in", "tokens_out", "finish_reason",
@@ -125,6 +127,12 @@ class RunStore:
             self.db.execute("UPDATE runs SET status = ?, owner = ? WHERE id = ?", [status, owner, run_id])
             if stamp:
                 self.db.execute(f"UPDATE runs SET {stamp} = ? WHERE id = ?", [now_iso(), run_id])
+
+    def set_batched(self, run_id: int) -> None:
+        """Mark a run as waiting on a provider's batch API: it reads "batched", never "interrupted"."""
+        with self.db.atomic():
+            self.db.execute("UPDATE runs SET status = 'running', owner = ?, started_at = coalesce(started_at, ?)"
+                            " WHERE id = ?", [BATCH_OWNER, now_iso(), run_id])
 
     def claim_ids(self, run_id: int) -> list[int]:
         """The run's claims in their original order."""
@@ -274,7 +282,9 @@ def _dicts(cursor) -> list[dict]:
 def _run(row: dict) -> Run:
     for key in _RUN_JSON:
         row[key] = json.loads(row[key] or "{}")
-    if row["status"] == "running" and _owner_gone(row.get("owner")):
+    if row["status"] == "running" and row.get("owner") == BATCH_OWNER:
+        row["status"] = "batched"
+    elif row["status"] == "running" and _owner_gone(row.get("owner")):
         row["status"] = "interrupted"
     return Run.model_validate(row)
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
+from tests.loopback_batches import BatchDesk
+
 
 @dataclass
 class Fault:
@@ -70,6 +72,7 @@ class LoopbackServer:
         self.lock = threading.Lock()
         self.served_event = threading.Condition(self.lock)
         self._server = _Server(("127.0.0.1", 0), _handler_for(self))
+        self.batches = BatchDesk(self)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -123,9 +126,26 @@ def _handler_for(owner: LoopbackServer):
         def log_message(self, *args) -> None:  # keep test output clean
             pass
 
+        def do_GET(self) -> None:
+            self._batch_route("GET", b"")
+
+        def _batch_route(self, method: str, raw: bytes) -> None:
+            """Answer a batch API route (files, batches, results); False when it is not one."""
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            answer = owner.batches.handle(method, self.path, headers, raw)
+            with owner.lock:
+                owner.requests.append(Arrival(time.monotonic(), self.path, None, headers, "batch"))
+            if answer is None:
+                self._send(404, json.dumps({"error": {"type": "not_found", "message": self.path}}).encode())
+            else:
+                self._send(*answer)
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            if "/files" in self.path or "/batches" in self.path:
+                self._batch_route("POST", raw)
+                return
             try:
                 body = json.loads(raw)
             except ValueError:

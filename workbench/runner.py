@@ -24,7 +24,7 @@ from collections import deque
 from pathlib import Path
 from typing import Callable
 
-from store import CachedResponse, Claim, Prediction, RunProgress, Store
+from store import CachedResponse, Claim, Prediction, RunBatch, RunProgress, Store
 from store.records import to_json
 from workbench.backends import Backend, BackendError, Completion, CompletionRequest, open_backend
 from workbench.config import load_settings
@@ -40,7 +40,7 @@ from workbench.run_types import (
 __all__ = [
     "ItemFinished", "PreparedRun", "RunEvent", "RunFinished", "RunRequest", "RunSetupError", "RunStarted",
     "RunTask", "TaskAnswer", "TaskRunRequest", "cache_key", "execute_run", "items_per_second", "prepare_run",
-    "prepare_task_run", "run_blocking",
+    "prepare_task_run", "run_blocking", "verdict_prediction", "verdict_request", "waiting_message",
 ]
 CANCEL_POLL_S = 0.05
 CLAIM_BATCH = 64
@@ -57,6 +57,9 @@ async def execute_run(db_path: Path, prepared: PreparedRun,
     """
     store = Store.open(db_path)
     try:
+        waiting = store.batches.of_run(prepared.run.id, "submitted")
+        if waiting:  # sending those claims again would pay for them twice
+            raise RunSetupError(waiting_message(prepared.run.name, waiting))
         engine = _Engine(store, prepared, on_event, cancel or threading.Event())
         return await engine.run()
     finally:
@@ -70,6 +73,13 @@ def run_blocking(db_path: Path, prepared: PreparedRun,
     return asyncio.run(execute_run(db_path, prepared, on_event, cancel))
 
 
+def waiting_message(run_name: str, waiting: list[RunBatch]) -> str:
+    """What to do about a run whose requests are still out at a provider's batch API."""
+    ids = ", ".join(f"{row.provider} {row.batch_id}" for row in waiting)
+    return (f"run {run_name} waits on batch {ids}; `workbench batch collect {run_name}` reads its answers"
+            f" (`workbench batch cancel {run_name}` stops it)")
+
+
 def cache_key(identity: dict, request: CompletionRequest) -> str:
     """The response cache key: model identity + exact messages + sampling params."""
     return hashlib.sha256(to_json({
@@ -77,6 +87,27 @@ def cache_key(identity: dict, request: CompletionRequest) -> str:
         "temperature": request.temperature, "seed": request.seed, "json_schema": request.json_schema,
         "stop": request.stop,
     }).encode()).hexdigest()
+
+
+def verdict_request(prepared: PreparedRun, claim: Claim) -> CompletionRequest:
+    """What a verdict run asks the model about one claim (PromptError if it cannot be rendered)."""
+    rendered = render(claim, prepared.template, prepared.setting, prepared.json_answer)
+    params = prepared.params
+    return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
+                             params.get("seed"), rendered.json_schema)
+
+
+def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
+                       cached: bool) -> Prediction:
+    """A model's answer about one claim, parsed into the dataset's label space."""
+    answer = parse_answer(completion.text, prepared.label_space, tuple(prepared.template.output_fields[:1]),
+                          prepared.allowed_verdicts)
+    return Prediction(
+        run_id=prepared.run.id, claim_id=claim_id, status=answer.status, verdict=answer.verdict,
+        raw_verdict=answer.raw_verdict, explanation=answer.explanation, raw_output=completion.text,
+        parsed=answer.parsed, attempts=attempts, latency_s=completion.latency_s,
+        tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
+        finish_reason=completion.finish_reason, cached=cached)
 
 
 def items_per_second(done: int, started_at: str | None, finished_at: str | None) -> float | None:
@@ -206,14 +237,11 @@ class _Engine:
             await self._answer_task(claim, before)
             return
         try:
-            rendered = render(claim, self.prepared.template, self.prepared.setting, self.prepared.json_answer)
+            request = verdict_request(self.prepared, claim)
         except PromptError as error:
             self._finish(Prediction(run_id=self.run_id, claim_id=claim_id, status="error", error=str(error),
                                     attempts=before))
             return
-        request = CompletionRequest(rendered.messages, int(self.prepared.params["max_tokens"]),
-                                    float(self.prepared.params.get("temperature") or 0.0),
-                                    self.prepared.params.get("seed"), rendered.json_schema)
         key = cache_key(self.backend.identity, request)
         cached = self.store.runs.cached_response(key) if self.prepared.use_cache else None
         if cached is not None:
@@ -292,14 +320,7 @@ class _Engine:
                                                     completion.finish_reason)))
 
     def _prediction(self, claim_id: int, completion: Completion, attempts: int, cached: bool) -> Prediction:
-        answer = parse_answer(completion.text, self.prepared.label_space,
-                              tuple(self.prepared.template.output_fields[:1]), self.prepared.allowed_verdicts)
-        return Prediction(
-            run_id=self.run_id, claim_id=claim_id, status=answer.status, verdict=answer.verdict,
-            raw_verdict=answer.raw_verdict, explanation=answer.explanation, raw_output=completion.text,
-            parsed=answer.parsed, attempts=attempts, latency_s=completion.latency_s,
-            tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
-            finish_reason=completion.finish_reason, cached=cached)
+        return verdict_prediction(self.prepared, claim_id, completion, attempts, cached)
 
     def _finish(self, prediction: Prediction, cache: tuple[str, str, CachedResponse] | None = None) -> None:
         """Commit one item now (with its cache entry, if given), then count it and tell the listener."""

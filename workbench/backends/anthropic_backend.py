@@ -60,15 +60,18 @@ class AnthropicBackend:
             response = await self._get_client().messages.create(**self.arguments(request))
         except Exception as error:
             raise from_sdk_error(error, anthropic, [self._api_key]) from None
-        latency = time.perf_counter() - started
-        content = getattr(response, "content", None)
+        return self.completion(response, time.perf_counter() - started)
+
+    def completion(self, message: Any, latency: float) -> Completion:
+        """A Completion from the SDK's Message (a live answer, or one read back from a batch)."""
+        content = getattr(message, "content", None)
         if not isinstance(content, list):
-            raise malformed(f"no content list in {str(response)[:200]!r}", [self._api_key])
+            raise malformed(f"no content list in {str(message)[:200]!r}", [self._api_key])
         text = "".join(getattr(block, "text", "") or "" for block in content
                        if getattr(block, "type", None) == "text")
-        usage = getattr(response, "usage", None)
+        usage = getattr(message, "usage", None)
         return Completion(text, getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None),
-                          latency, getattr(response, "stop_reason", None))
+                          latency, getattr(message, "stop_reason", None))
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -100,9 +100,10 @@ class OpenAIBackend:
         except Exception as error:
             raise from_sdk_error(error, openai, [self._api_key]) from None
         latency = time.perf_counter() - started
-        return self._completion(answer, latency)
+        return self.completion(answer, latency)
 
-    def _completion(self, answer: Any, latency: float) -> Completion:
+    def completion(self, answer: Any, latency: float) -> Completion:
+        """A Completion from a Chat Completions JSON body (live, or a batch's output line)."""
         choices = answer.get("choices") if isinstance(answer, dict) else None
         if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise malformed(f"no choices in {str(answer)[:200]!r}", [self._api_key])

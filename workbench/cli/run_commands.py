@@ -19,7 +19,7 @@ from workbench.display import literal, one_line
 from workbench.run_params import parse_param_pairs
 from workbench.runner import (
     ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, items_per_second,
-    prepare_run, run_blocking,
+    prepare_run, run_blocking, waiting_message,
 )
 
 console = Console(highlight=False)
@@ -43,20 +43,28 @@ console = Console(highlight=False)
               help="temperature, max_tokens, seed, timeout, attempts, json, json_format, n_ctx, n_threads,"
                    " n_gpu_layers (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
+@click.option("--batch", "as_batch", is_flag=True,
+              help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
+                   " the answers (API models).")
 @db_path_option
 def run_command(dataset, filter_text, model, base_url, setting, prompt, concurrency, name, no_cache, resume,
-                params, limit) -> None:
+                params, limit, as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
     answered from the cache. Ctrl-C stops cleanly; --resume RUN picks up where it stopped.
+    With --batch the requests go to the provider's batch API instead (cheaper, within a day).
     """
+    if as_batch and not resume and model.startswith("gguf:"):
+        raise UserError("--batch needs an API model (openai:, anthropic:, or openai-compatible: with a server that"
+                        " implements /v1/batches); a GGUF model runs in process, without --batch")
     store = open_store()
     try:
         request = RunRequest(model=model, setting=setting, prompt=prompt, dataset=dataset, filter=filter_text,
                              base_url=base_url, params=parse_param_pairs(list(params)), concurrency=concurrency,
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
         prepared = prepare_run(store, request)
+        waiting = store.batches.of_run(prepared.run.id, "submitted")
     except RunSetupError as error:
         raise UserError(str(error)) from None
     finally:
@@ -64,6 +72,13 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
     _announce(prepared)
     if not prepared.pending_claim_ids:
         console.print("nothing left to do: every claim has an answer", markup=False)
+        return
+    if waiting:  # sending those claims again would pay for them twice
+        raise UserError(waiting_message(prepared.run.name, waiting))
+    if as_batch:
+        from workbench.cli.batch_commands import submit_from_cli
+
+        submit_from_cli(prepared)
         return
     finished = _execute_with_progress(prepared)
     _report(prepared, finished)

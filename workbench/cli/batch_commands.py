@@ -1,0 +1,147 @@
+"""Runs through the providers' batch APIs: `workbench run --batch`, then `workbench batch ...`.
+
+    workbench run --model openai:gpt-4.1-mini --dataset demo --batch   # submit, return at once
+    workbench batch status                                             # every batch, where it stands
+    workbench batch collect RUN [--wait]                               # read the answers back
+    workbench batch cancel RUN                                         # ask the provider to stop
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from workbench.batch_runs import BatchRunError, cancel_batches, collect_batches, submit_batch
+from workbench.cli import UserError, current_db_path, db_path_option, main
+from workbench.cli.data_commands import open_store
+from workbench.display import literal
+from workbench.runner import PreparedRun, RunRequest, RunSetupError, prepare_run
+
+console = Console(highlight=False)
+
+
+def submit_from_cli(prepared: PreparedRun) -> None:
+    """`workbench run --batch`: send the pending claims as one batch and say what comes next."""
+    try:
+        submitted = asyncio.run(submit_batch(current_db_path(), prepared))
+    except BatchRunError as error:
+        raise UserError(str(error)) from None
+    name = prepared.run.name
+    done = f"{submitted.cached:,} answered from the cache, {submitted.unrenderable:,} could not be rendered"
+    if submitted.batch is None:
+        console.print(f"nothing to send: {done}", markup=False)
+        return
+    console.print(f"submitted batch {submitted.batch.batch_id} to {submitted.batch.provider}:"
+                  f" {submitted.requests:,} requests ({done}).\nThe provider answers within a day;"
+                  f" `workbench batch collect {name}` reads the answers back (--wait to wait for them).",
+                  markup=False)
+
+
+@main.group("batch")
+def batch() -> None:
+    """Runs handed to a provider's batch API (OpenAI, Anthropic, OpenAI-compatible servers
+    with /v1/batches): submit with `workbench run ... --batch`, then status / collect / cancel."""
+
+
+@batch.command("status")
+@click.argument("run_ref", metavar="[RUN]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@db_path_option
+def status_command(run_ref: str | None, as_json: bool) -> None:
+    """The batches of one run, or of every run, as recorded (collect asks the provider)."""
+    store = open_store()
+    runs = [_run(store, run_ref)] if run_ref else store.runs.list()
+    rows = [{"run": run.name, "run_status": run.status, **batch_row.__dict__}
+            for run in runs for batch_row in store.batches.of_run(run.id)]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table("run", "provider", "batch", "requests", "state", "submitted", "note")
+    for row in rows:
+        state = row["status"] + (f" ({row['provider_status']})" if row["provider_status"] else "")
+        table.add_row(literal(row["run"]), row["provider"], literal(row["batch_id"]), f"{row['requests']:,}",
+                      state, row["submitted_at"], literal(row["note"] or ""))
+    console.print(table)
+    console.print(f"{len(rows):,} batches", markup=False)
+
+
+@batch.command("collect")
+@click.argument("run_ref", metavar="RUN")
+@click.option("--wait", is_flag=True, help="Ask again until every batch of the run has ended.")
+@click.option("--every", default=60.0, show_default=True, type=click.FloatRange(0.1),
+              help="Seconds between asks with --wait.")
+@db_path_option
+def collect_command(run_ref: str, wait: bool, every: float) -> None:
+    """Read the answers of the run's ended batches into predictions (and the cache)."""
+    prepared = _prepared(run_ref)
+    while True:
+        try:
+            collected = asyncio.run(collect_batches(current_db_path(), prepared))
+        except BatchRunError as error:
+            raise UserError(str(error)) from None
+        _report(prepared, collected)
+        if not (wait and collected.waiting):
+            break
+        time.sleep(every)
+    name, p = prepared.run.name, collected.progress
+    again = f"`workbench run --resume {name}` answers them live, `workbench run --resume {name} --batch` in a new batch"
+    if collected.failed:
+        reasons = "; ".join(f"{row.batch_id}: {state.failure}" for row, state in collected.failed)
+        raise UserError(f"the provider failed the whole batch ({reasons}); its claims are still pending: {again}")
+    if not collected.waiting and (p.error or p.missing):
+        # Non-zero, as a live run's: the run is not complete.
+        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer (see the errors with"
+                        f" `workbench predictions {name}`); {again}")
+
+
+@batch.command("cancel")
+@click.argument("run_ref", metavar="RUN")
+@db_path_option
+def cancel_command(run_ref: str) -> None:
+    """Ask the provider to stop the run's batches; `collect` then reads what was answered."""
+    prepared = _prepared(run_ref)
+    try:
+        cancelled = asyncio.run(cancel_batches(current_db_path(), prepared))
+    except BatchRunError as error:
+        raise UserError(str(error)) from None
+    if not cancelled:
+        console.print(f"run {prepared.run.name} has no batch out", markup=False)
+        return
+    console.print(f"asked to cancel {', '.join(b.batch_id for b in cancelled)}; once the provider has stopped,"
+                  f" `workbench batch collect {prepared.run.name}` reads what was answered", markup=False)
+
+
+def _report(prepared: PreparedRun, collected) -> None:
+    for row, state in collected.waiting:
+        console.print(f"batch {row.batch_id}: {state.status}, {state.succeeded + state.failed:,} of"
+                      f" {state.total or row.requests:,} done at the provider", markup=False)
+    for row, state in collected.collected:
+        console.print(f"batch {row.batch_id}: {state.status}; read back", markup=False)
+    p = collected.progress
+    line = (f"{collected.answers:,} answers recorded now; run {prepared.run.name}: {p.ok:,} ok, {p.abstain:,}"
+            f" abstained, {p.parse_failure:,} unparsed, {p.error:,} errors, {p.missing:,} not answered")
+    if collected.ignored:
+        line += f"; {collected.ignored:,} lines ignored (claims already answered or not in the run)"
+    console.print(line, markup=False)
+
+
+def _prepared(run_ref: str) -> PreparedRun:
+    store = open_store()
+    try:
+        return prepare_run(store, RunRequest(resume=run_ref))
+    except RunSetupError as error:
+        raise UserError(str(error)) from None
+    finally:
+        store.close()
+
+
+def _run(store, run_ref: str):
+    run = store.runs.get(run_ref)
+    if run is None:
+        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+    return run
