@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from store.annotations import CHECKED_CLEAN, AnnotationStore, FailureCategory, FlagChange
-from store.batches import BatchStore, RunBatch
+from store.batches import BatchBusy, BatchStore, RunBatch
 from store.claims import ClaimRow, ClaimStore, PageRequest, SORT_COLUMNS
 from store.connection import data_version, open_database
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
@@ -47,7 +47,7 @@ class Store:
 
 
 __all__ = [
-    "AnnotationStore", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
+    "AnnotationStore", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
     "CompiledFilter", "Dataset", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",

@@ -1,7 +1,10 @@
 """Requests a run handed to a provider's batch API: the batch ids, so nothing is orphaned.
 
-A batch is `submitted` until its results are read back into predictions (`collected`) or
-the provider gives up on the whole batch (`failed`, with the provider's reason).
+A row is reserved (`submitting`) before the requests leave, in one IMMEDIATE transaction
+with the check that the run has no other batch out: two submits of one run cannot both
+send. It becomes `submitted` with the provider's batch id, then `collected` once its
+answers are read back, or `failed` when the provider gives up on the whole batch. A user
+can mark a batch they no longer want to wait for `forgotten`.
 """
 
 from __future__ import annotations
@@ -12,13 +15,24 @@ from sqlite_utils import Database
 
 from store.records import now_iso
 
+OPEN = ("submitting", "submitted")
+"""A batch in these states still holds its run's claims."""
+
+
+class BatchBusy(Exception):
+    """The run already has a batch out (or a submit under way)."""
+
+    def __init__(self, waiting: list["RunBatch"]):
+        super().__init__("the run already has a batch out")
+        self.waiting = waiting
+
 
 @dataclass(frozen=True)
 class RunBatch:
     id: int
     run_id: int
     provider: str
-    batch_id: str
+    batch_id: str | None
     requests: int
     status: str
     provider_status: str | None
@@ -31,12 +45,39 @@ class BatchStore:
     def __init__(self, db: Database):
         self.db = db
 
-    def add(self, run_id: int, provider: str, batch_id: str, requests: int) -> RunBatch:
+    def reserve(self, run_id: int, provider: str, sizes: list[int]) -> list[RunBatch]:
+        """One `submitting` row per batch about to be sent; BatchBusy if the run has one out."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")  # the check and the insert, with no writer in between
+        try:
+            waiting = self._select(f"run_id = ? AND status IN {OPEN}", [run_id])
+            if waiting:
+                raise BatchBusy(waiting)
+            stamp = now_iso()
+            ids = [conn.execute("INSERT INTO run_batches (run_id, provider, requests, submitted_at)"
+                                " VALUES (?, ?, ?, ?)", [run_id, provider, size, stamp]).lastrowid for size in sizes]
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return [self.get(row_id) for row_id in ids]
+
+    def submitted(self, row_id: int, batch_id: str) -> RunBatch:
+        """The provider accepted the batch under `batch_id`."""
         with self.db.atomic():
-            cursor = self.db.execute(
-                "INSERT INTO run_batches (run_id, provider, batch_id, requests, submitted_at) VALUES (?, ?, ?, ?, ?)",
-                [run_id, provider, batch_id, requests, now_iso()])
-        return self.get(cursor.lastrowid)
+            self.db.execute("UPDATE run_batches SET status = 'submitted', batch_id = ? WHERE id = ?",
+                            [batch_id, row_id])
+        return self.get(row_id)
+
+    def annotate(self, row_id: int, note: str) -> None:
+        with self.db.atomic():
+            self.db.execute("UPDATE run_batches SET note = ? WHERE id = ?", [note, row_id])
+
+    def release(self, row_ids: list[int]) -> None:
+        """Reservations whose requests were never sent (the submit failed before them)."""
+        with self.db.atomic():
+            self.db.conn.executemany("DELETE FROM run_batches WHERE id = ? AND status = 'submitting'",
+                                     [(row_id,) for row_id in row_ids])
 
     def get(self, row_id: int) -> RunBatch:
         return self._select("id = ?", [row_id])[0]
@@ -47,11 +88,22 @@ class BatchStore:
             return self._select("run_id = ?", [run_id])
         return self._select("run_id = ? AND status = ?", [run_id, status])
 
+    def waiting(self, run_id: int) -> list[RunBatch]:
+        """The run's batches that still hold its claims (submitted, or a submit under way)."""
+        return self._select(f"run_id = ? AND status IN {OPEN}", [run_id])
+
     def close(self, row_id: int, status: str, provider_status: str | None, note: str | None = None) -> None:
         """The batch is done with: its results were read (collected) or it failed as a whole."""
         with self.db.atomic():
             self.db.execute("UPDATE run_batches SET status = ?, provider_status = ?, note = ?, collected_at = ?"
                             " WHERE id = ?", [status, provider_status, note, now_iso(), row_id])
+
+    def forget(self, run_id: int) -> list[RunBatch]:
+        """Stop waiting for the run's open batches (their answers will not be read)."""
+        waiting = self.waiting(run_id)
+        for row in waiting:
+            self.close(row.id, "forgotten", row.provider_status, "forgotten by the user")
+        return waiting
 
     def _select(self, where: str, params: list) -> list[RunBatch]:
         cursor = self.db.execute(f"SELECT * FROM run_batches WHERE {where} ORDER BY id", params)
@@ -59,4 +111,4 @@ class BatchStore:
         return [RunBatch(**dict(zip(names, row))) for row in cursor]
 
 
-__all__ = ["BatchStore", "RunBatch"]
+__all__ = ["BatchBusy", "BatchStore", "OPEN", "RunBatch"]

@@ -304,22 +304,26 @@ def m007_run_owner(db: Database) -> None:
 
 @migrations()
 def m008_run_batches(db: Database) -> None:
-    """Requests handed to a provider's batch API: which batch, for which run, and its fate."""
+    """Requests handed to a provider's batch API: which batch, for which run, and its fate.
+
+    A row is written (status submitting) before the requests leave, so two submits of one
+    run cannot race and a submit cut off mid-way is visible instead of orphaned.
+    """
     db.executescript(
         """
         CREATE TABLE run_batches (
             id INTEGER PRIMARY KEY,
             run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
             provider TEXT NOT NULL,
-            batch_id TEXT NOT NULL,
+            batch_id TEXT,
             requests INTEGER NOT NULL,
-            status TEXT NOT NULL DEFAULT 'submitted'
-                CHECK (status IN ('submitted', 'collected', 'failed')),
+            status TEXT NOT NULL DEFAULT 'submitting'
+                CHECK (status IN ('submitting', 'submitted', 'collected', 'failed', 'forgotten')),
             provider_status TEXT,
             note TEXT,
             submitted_at TEXT NOT NULL,
             collected_at TEXT,
-            UNIQUE (provider, batch_id)
+            UNIQUE (run_id, batch_id)
         );
         CREATE INDEX run_batches_run ON run_batches(run_id, status);
         """

@@ -4,6 +4,8 @@ Message Batches, on the same 127.0.0.1 server that answers live requests.
     server.batches.hold = True          # batches stay in progress until released
     server.batches.refuse = lambda body: "too long" if ... else None   # per-request failures
     server.batches.fail_next = "bad input file"                        # the whole next batch fails
+    server.batches.expire = True        # batches end "expired": half the requests answered
+    server.batches.create_status = 400  # the next create call is refused with this HTTP status
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ class BatchDesk:
         self.hold = False
         self.refuse: Callable[[dict], str | None] = lambda body: None
         self.fail_next: str | None = None
+        self.expire = False
+        self.create_status: int | None = None
+        self.deleted: list[str] = []
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.created: list[str] = []
@@ -44,18 +49,32 @@ class BatchDesk:
         parts = path.strip("/").split("/")  # v1, files|batches, id, ...
         if method == "POST" and parts == ["v1", "files"]:
             return self._upload(headers, raw)
+        if len(parts) >= 3 and parts[1] == "files" and parts[2] not in self.files:
+            return _error(404, f"no file {parts[2]}")
         if method == "GET" and len(parts) == 4 and parts[1] == "files" and parts[3] == "content":
             return 200, self.files[parts[2]]
+        if method == "DELETE" and len(parts) == 3 and parts[1] == "files":
+            self.deleted.append(parts[2])
+            return 200, json.dumps({"id": parts[2], "object": "file", "deleted": True}).encode()
         if method == "POST" and parts == ["v1", "batches"]:
+            if self.create_status:
+                status, self.create_status = self.create_status, None
+                return _error(status, f"injected {status} on batch create")
             return self._create_openai(json.loads(raw))
         if len(parts) >= 3 and parts[1] == "batches" and parts[2] in self.batches:
-            batch = self.batches[parts[2]]
-            if method == "POST" and parts[3:] == ["cancel"]:
-                batch.update(status="cancelled", request_counts={**batch["request_counts"], "failed": 0})
-            elif not self.hold and batch["status"] == "in_progress":
-                self._finish_openai(batch)
-            return 200, json.dumps(batch).encode()
+            return self._openai_batch(method, parts, self.batches[parts[2]])
         return None
+
+    def _openai_batch(self, method, parts, batch):
+        if method == "POST" and parts[3:] == ["cancel"]:
+            if batch["status"] not in ("validating", "in_progress"):
+                return _error(409, f"cannot cancel a batch with status {batch['status']!r}")
+            batch["status"] = "cancelling"  # the next look finds it cancelled, half answered
+        elif batch["status"] == "cancelling":
+            self._finish_openai(batch, "cancelled")
+        elif not self.hold and batch["status"] == "in_progress":
+            self._finish_openai(batch, "expired" if self.expire else "completed")
+        return 200, _public(batch)
 
     def _upload(self, headers, raw):
         form = BytesParser(policy=default_policy).parsebytes(
@@ -83,11 +102,19 @@ class BatchDesk:
         self.created.append(batch_id)
         return 200, json.dumps({k: v for k, v in batch.items() if not k.startswith("_")}).encode()
 
-    def _finish_openai(self, batch):
+    def _finish_openai(self, batch, status: str):
+        """End the batch: every request answered (completed), or only the first half
+        (expired: the rest get error lines; cancelled: the rest are simply not run)."""
         good, bad = [], []
-        for number, line in enumerate(batch.pop("_lines")):
+        lines = batch.pop("_lines")
+        for number, line in enumerate(lines):
             reason = self.refuse(line["body"])
             row = {"id": f"batch_req_{number}", "custom_id": line["custom_id"], "error": None}
+            if status != "completed" and number >= len(lines) // 2:
+                if status == "expired":
+                    bad.append({**row, "response": None, "error": {
+                        "code": "batch_expired", "message": "not run before the completion window ended"}})
+                continue
             if reason:
                 row["response"] = {"status_code": 400, "request_id": "r", "body": {
                     "error": {"message": reason, "type": "invalid_request_error"}}}
@@ -101,8 +128,8 @@ class BatchDesk:
                 file_id = f"file-{next(self._ids)}"
                 self.files[file_id] = "".join(json.dumps(r) + "\n" for r in rows).encode()
                 batch[key] = file_id
-        batch.update(status="completed", request_counts={"total": len(good) + len(bad), "completed": len(good),
-                                                         "failed": len(bad)})
+        batch.update(status=status, request_counts={"total": len(lines), "completed": len(good),
+                                                    "failed": len(bad)})
 
     # -- Anthropic: /v1/messages/batches ----------------------------------------------------
 
@@ -111,6 +138,9 @@ class BatchDesk:
         if parts[:3] != ["v1", "messages", "batches"]:
             return None
         if method == "POST" and len(parts) == 3:
+            if self.create_status:
+                status, self.create_status = self.create_status, None
+                return _error(status, f"injected {status} on batch create")
             batch_id = f"msgbatch_{next(self._ids)}"
             requests = json.loads(raw)["requests"]
             self.batches[batch_id] = {"id": batch_id, "type": "message_batch", "processing_status": "in_progress",
@@ -125,18 +155,21 @@ class BatchDesk:
             return None
         if parts[4:] == ["results"]:
             return 200, "".join(json.dumps(r) + "\n" for r in batch["_results"]).encode()
-        if method == "POST" and parts[4:] == ["cancel"]:
-            self._finish_anthropic(batch, cancelled=True)
-        elif not self.hold and batch["processing_status"] == "in_progress":
-            self._finish_anthropic(batch)
+        ended = batch["processing_status"] == "ended"
+        if method == "POST" and parts[4:] == ["cancel"] and not ended:
+            self._finish_anthropic(batch, "canceled")
+        elif not self.hold and not ended:
+            self._finish_anthropic(batch, "expired" if self.expire else None)
         return 200, _public(batch)
 
-    def _finish_anthropic(self, batch, cancelled: bool = False):
+    def _finish_anthropic(self, batch, stop: str | None = None):
+        """End the batch; with `stop` (canceled, expired) only the first half is answered."""
         counts = _anthropic_counts()
-        for item in batch.pop("_requests", []):
+        requests = batch.pop("_requests", [])
+        for number, item in enumerate(requests):
             reason = self.refuse(item["params"])
-            if cancelled:
-                result, kind = {"type": "canceled"}, "canceled"
+            if stop and number >= len(requests) // 2:
+                result, kind = {"type": stop}, stop
             elif reason:
                 result, kind = {"type": "errored", "error": {"type": "error", "error": {
                     "type": "invalid_request_error", "message": reason}}}, "errored"
@@ -148,6 +181,10 @@ class BatchDesk:
         port = self.owner._server.server_address[1]
         batch.update(processing_status="ended", request_counts=counts, ended_at="2026-01-01T01:00:00Z",
                      results_url=f"http://127.0.0.1:{port}/v1/messages/batches/{batch['id']}/results")
+
+
+def _error(status: int, message: str):
+    return status, json.dumps({"type": "error", "error": {"type": "loopback_error", "message": message}}).encode()
 
 
 def _anthropic_counts(**given) -> dict:

@@ -129,6 +129,9 @@ def _handler_for(owner: LoopbackServer):
         def do_GET(self) -> None:
             self._batch_route("GET", b"")
 
+        def do_DELETE(self) -> None:
+            self._batch_route("DELETE", b"")
+
         def _batch_route(self, method: str, raw: bytes) -> None:
             """Answer a batch API route (files, batches, results); False when it is not one."""
             headers = {name.lower(): value for name, value in self.headers.items()}

@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from store import Store
+from store import Run, Store
 from tests.loopback_servers import LoopbackServer
 from tests.run_fixtures import many_claims, write_mini
 from workbench.cli import main
@@ -135,18 +135,106 @@ def test_an_anthropic_message_batch_with_an_errored_request(batch_db):
     assert KEY.encode() not in batch_db.read_bytes()
 
 
-def test_cancelling_a_batch_leaves_its_claims_for_a_later_run(batch_db):
+def test_cancelling_a_batch_keeps_what_was_answered_and_frees_the_rest(batch_db):
     with LoopbackServer("anthropic") as server:
         server.batches.hold = True
         assert submit(batch_db, server, "anthropic:claude-test").exit_code == 0
         cancelled = cli(batch_db, "batch", "cancel", "b")
         assert cancelled.exit_code == 0 and "asked to cancel msgbatch_" in cancelled.output
         collected = cli(batch_db, "batch", "collect", "b")
-        assert "12 of 12 claims have no answer" in collected.output
-        assert {status for status, _, _ in predictions(batch_db).values()} == {"error"}
+        assert "6 of 12 claims have no answer" in collected.output  # the provider ran half before stopping
+        statuses = [status for status, _, _ in predictions(batch_db).values()]
+        assert statuses.count("ok") == 6 and statuses.count("error") == 6
+        assert "batch: canceled" in {error for _, _, error in predictions(batch_db).values()}
         server.batches.hold = False
         assert cli(batch_db, "run", "--resume", "b").exit_code == 0  # live, this time
+        assert len(server.answer_arrivals()) == 6
         assert {status for status, _, _ in predictions(batch_db).values()} == {"ok"}
+
+
+def test_an_expired_openai_batch_and_a_cancelled_one_give_what_they_have(batch_db):
+    with LoopbackServer("openai") as server:
+        server.batches.expire = True
+        assert submit(batch_db, server).exit_code == 0
+        assert "6 of 12 claims have no answer" in cli(batch_db, "batch", "collect", "b").output
+        errors = [error for status, _, error in predictions(batch_db).values() if status == "error"]
+        assert errors == ["batch: not run before the completion window ended"] * 6
+        server.batches.expire, server.batches.hold = False, True
+        assert submit(batch_db, server).exit_code == 0  # the six left, in a new batch
+        assert "asked to cancel batch_" in cli(batch_db, "batch", "cancel", "b").output
+        collected = cli(batch_db, "batch", "collect", "b")
+        assert "3 of 12 claims have no answer" in collected.output and "9 ok" in collected.output
+
+
+def test_a_big_run_is_split_to_fit_the_providers_limits(batch_db, monkeypatch):
+    from workbench.backends.batch_api import OpenAIBatches
+
+    monkeypatch.setattr(OpenAIBatches, "max_requests", 5)
+    with LoopbackServer("openai") as server:
+        result = submit(batch_db, server)
+        assert result.exit_code == 0, result.output
+        assert len(server.batches.created) == 3 and "12 requests" in result.output
+        assert cli(batch_db, "batch", "collect", "b").exit_code == 0
+        assert len(predictions(batch_db)) == 12
+
+
+def test_split_lines_respects_both_limits():
+    from workbench.batch_runs import split_lines
+
+    lines = ["x" * 9] * 7  # 10 bytes each with the newline
+    assert [len(c) for c in split_lines(lines, max_requests=3, max_bytes=1000)] == [3, 3, 1]
+    assert [len(c) for c in split_lines(lines, max_requests=100, max_bytes=25)] == [2, 2, 2, 1]
+    assert split_lines([], 3, 100) == []
+
+
+def test_a_refused_submit_sends_nothing_and_leaves_no_trace(batch_db):
+    with LoopbackServer("openai") as server:
+        server.batches.create_status = 400
+        refused = submit(batch_db, server)
+        assert refused.exit_code == 1 and "HTTP 400: injected 400 on batch create" in refused.output
+        assert server.batches.deleted == ["file-1"]  # the uploaded input file is removed again
+        assert json.loads(cli(batch_db, "batch", "status", "--json").output) == []
+        assert run_status(batch_db) != "batched"
+        assert submit(batch_db, server).exit_code == 0  # nothing blocks a second try
+
+
+def test_a_submit_whose_reply_was_lost_blocks_the_claims_until_forgotten(batch_db):
+    with LoopbackServer("openai") as server:
+        server.batches.create_status = 503  # the provider may or may not have made the batch
+        assert submit(batch_db, server).exit_code == 1
+        rows = json.loads(cli(batch_db, "batch", "status", "--json").output)
+        assert [row["status"] for row in rows] == ["submitting"] and "may have this batch" in rows[0]["note"]
+        for args in (["run", "--resume", "b"], ["run", "--resume", "b", "--batch"]):
+            refused = cli(batch_db, *args)
+            assert refused.exit_code == 1 and "never completed" in refused.output and "batch forget b" in refused.output
+        assert "never completed" in cli(batch_db, "batch", "collect", "b").output
+        forgot = cli(batch_db, "batch", "forget", "b")
+        assert forgot.exit_code == 0 and "forgot (unconfirmed submit of" in forgot.output
+        assert cli(batch_db, "run", "--resume", "b").exit_code == 0
+        assert len(predictions(batch_db)) == 12 and not server.batches.created
+
+
+def test_collect_leaves_a_run_without_batches_as_it_was(batch_db):
+    with LoopbackServer("openai") as server:
+        result = cli(batch_db, "run", "--dataset", "many", "--limit", "2", "--model", "openai:gpt-test",
+                     "--base-url", server.url, "--name", "b")
+        assert result.exit_code == 0, result.output
+        store = Store.open(batch_db)
+        store.runs.set_status(store.runs.get("b").id, "cancelled")
+        store.close()
+        assert cli(batch_db, "batch", "collect", "b").exit_code == 0
+        assert run_status(batch_db) == "cancelled"
+
+
+def test_two_submits_of_one_run_cannot_both_reserve(batch_db):
+    from store import BatchBusy
+
+    first, second = Store.open(batch_db), Store.open(batch_db)
+    run_id = first.runs.create(Run(name="r", dataset_id=1, model="openai:x"), [1, 2]).id
+    first.batches.reserve(run_id, "openai", [2])
+    with pytest.raises(BatchBusy):
+        second.batches.reserve(run_id, "openai", [2])
+    first.close(), second.close()
 
 
 def test_a_local_model_has_no_batch_api(batch_db):

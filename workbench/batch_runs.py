@@ -16,10 +16,11 @@ not send its claims again until the batch is collected or cancelled.
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from store import CachedResponse, Prediction, RunBatch, RunProgress, Store
+from store import BatchBusy, CachedResponse, Prediction, RunBatch, RunProgress, Store
 from store.records import to_json
 from workbench.backends import BackendError, Completion, open_backend
 from workbench.backends.batch_api import BatchAnswer, BatchState, batch_api
@@ -41,8 +42,8 @@ class BatchRunError(Exception):
 
 @dataclass
 class Submitted:
-    batch: RunBatch | None
-    """None when nothing needed sending (every claim cached or unrenderable)."""
+    batches: list[RunBatch] = field(default_factory=list)
+    """Empty when nothing needed sending (every claim cached or unrenderable)."""
     requests: int = 0
     cached: int = 0
     unrenderable: int = 0
@@ -51,6 +52,8 @@ class Submitted:
 @dataclass
 class Collected:
     waiting: list[tuple[RunBatch, BatchState]] = field(default_factory=list)
+    unconfirmed: list[RunBatch] = field(default_factory=list)
+    """Submits that were cut off: the provider may or may not have the batch."""
     collected: list[tuple[RunBatch, BatchState]] = field(default_factory=list)
     failed: list[tuple[RunBatch, BatchState]] = field(default_factory=list)
     answers: int = 0
@@ -61,26 +64,32 @@ class Collected:
 
 
 async def submit_batch(db_path: Path, prepared: PreparedRun) -> Submitted:
-    """Send every pending claim of the run as one batch; cached answers are recorded instead."""
+    """Send every pending claim of the run to the provider's batch API (split to fit its
+    limits); cached answers are recorded instead of sent."""
     if prepared.task is not None:
         raise BatchRunError("batches are for verdict runs; the contamination steps run live")
-    store = Store.open(db_path)
-    backend = None
-    try:
-        _refuse_if_waiting(store, prepared)
-        backend = open_backend(prepared.spec, prepared.params, load_settings())
-        api = batch_api(backend)
-        submitted, requests = Submitted(None), []
+    async with _session(db_path, prepared, live_check=True) as (store, backend, api):
+        submitted, lines = Submitted(), []
         for claim in _claims(store, prepared.pending_claim_ids):
-            _add_request(store, prepared, backend, claim, submitted, requests)
-        if requests:
-            batch_id = await api.submit(requests, prepared.run.name)
-            submitted.batch = store.batches.add(prepared.run.id, api.provider, batch_id, len(requests))
-            submitted.requests = len(requests)
-            store.runs.set_batched(prepared.run.id)
+            _add_request(store, prepared, backend, api, claim, submitted, lines)
+        chunks = split_lines(lines, api.max_requests, api.max_bytes)
+        if chunks:
+            await _send(store, prepared, api, chunks, submitted)
         elif not store.runs.pending_claim_ids(prepared.run.id):
             store.runs.set_status(prepared.run.id, "finished")
         return submitted
+
+
+@asynccontextmanager
+async def _session(db_path: Path, prepared: PreparedRun, live_check: bool = False):
+    """(store, backend, batch api) for one command; backend errors become BatchRunError."""
+    store = Store.open(db_path)
+    backend = None
+    try:
+        if live_check:
+            _refuse_if_live(store, prepared)
+        backend = open_backend(prepared.spec, prepared.params, load_settings())
+        yield store, backend, batch_api(backend)
     except BackendError as error:
         raise BatchRunError(error.message) from None
     finally:
@@ -89,8 +98,53 @@ async def submit_batch(db_path: Path, prepared: PreparedRun) -> Submitted:
         store.close()
 
 
-def _add_request(store: Store, prepared: PreparedRun, backend, claim, submitted: Submitted,
-                 requests: list) -> None:
+async def _send(store: Store, prepared: PreparedRun, api, chunks: list[list[str]], submitted: Submitted) -> None:
+    """Reserve a row per batch (refusing if the run has one out), then send them in turn.
+
+    A batch refused outright frees its row; one whose reply was lost (a timeout, a dropped
+    connection) may exist at the provider, so its row stays `submitting`, blocking the
+    run's claims until the user has checked and said `workbench batch forget`.
+    """
+    try:
+        rows = store.batches.reserve(prepared.run.id, api.provider, [len(chunk) for chunk in chunks])
+    except BatchBusy as busy:
+        raise BatchRunError(waiting_message(prepared.run.name, busy.waiting)) from None
+    sent = 0
+    try:
+        for row, chunk in zip(rows, chunks):
+            try:
+                batch_id = await api.submit(chunk, prepared.run.name)
+            except BackendError as error:
+                if error.retryable:
+                    store.batches.annotate(row.id, f"the submit was cut off ({error.message}): the provider may"
+                                                   " have this batch; check its dashboard")
+                    sent += 1
+                raise
+            submitted.batches.append(store.batches.submitted(row.id, batch_id))
+            submitted.requests += len(chunk)
+            store.runs.set_batched(prepared.run.id)
+            sent += 1
+    finally:
+        store.batches.release([row.id for row in rows[sent:]])
+
+
+def split_lines(lines: list[str], max_requests: int, max_bytes: int) -> list[list[str]]:
+    """The request lines in batches of at most `max_requests` lines and `max_bytes` bytes."""
+    chunks, current, size = [], [], 0
+    for line in lines:
+        length = len(line.encode()) + 1
+        if current and (len(current) >= max_requests or size + length > max_bytes):
+            chunks.append(current)
+            current, size = [], 0
+        current.append(line)
+        size += length
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _add_request(store: Store, prepared: PreparedRun, backend, api, claim, submitted: Submitted,
+                 lines: list[str]) -> None:
     """Queue one claim's request, or record it now (from the cache, or as unrenderable)."""
     attempts = store.runs.previous_attempts(prepared.run.id, claim.id)
     try:
@@ -106,18 +160,17 @@ def _add_request(store: Store, prepared: PreparedRun, backend, claim, submitted:
         store.runs.record(verdict_prediction(prepared, claim.id, completion, attempts, cached=True))
         submitted.cached += 1
         return
-    requests.append((f"{CUSTOM_ID_PREFIX}{claim.id}", request))
+    lines.append(api.line(f"{CUSTOM_ID_PREFIX}{claim.id}", request))
 
 
 async def collect_batches(db_path: Path, prepared: PreparedRun) -> Collected:
     """Read back every batch of the run that has ended; report those still at the provider."""
-    store = Store.open(db_path)
-    backend = None
-    try:
-        backend = open_backend(prepared.spec, prepared.params, load_settings())
-        api = batch_api(backend)
+    async with _session(db_path, prepared) as (store, backend, api):
         collected = Collected()
-        for row in store.batches.of_run(prepared.run.id, "submitted"):
+        for row in store.batches.waiting(prepared.run.id):
+            if row.status == "submitting":  # never confirmed by the provider: nothing to ask about
+                collected.unconfirmed.append(row)
+                continue
             state = await api.state(row.batch_id)
             if not state.ended:
                 collected.waiting.append((row, state))
@@ -129,35 +182,20 @@ async def collect_batches(db_path: Path, prepared: PreparedRun) -> Collected:
                 store.batches.close(row.id, "collected", state.status,
                                     f"{state.succeeded} answered, {state.failed} failed at the provider")
                 collected.collected.append((row, state))
-        if not collected.waiting and not store.batches.of_run(prepared.run.id, "submitted"):
+        closed = collected.collected or collected.failed
+        if closed and not store.batches.waiting(prepared.run.id):
             store.runs.set_status(prepared.run.id, "failed" if collected.failed else "finished")
         collected.progress = store.runs.progress(prepared.run.id)
         return collected
-    except BackendError as error:
-        raise BatchRunError(error.message) from None
-    finally:
-        if backend is not None:
-            await backend.aclose()
-        store.close()
 
 
 async def cancel_batches(db_path: Path, prepared: PreparedRun) -> list[RunBatch]:
     """Ask the provider to stop the run's batches; `collect` then reads what was answered."""
-    store = Store.open(db_path)
-    backend = None
-    try:
-        backend = open_backend(prepared.spec, prepared.params, load_settings())
-        api = batch_api(backend)
+    async with _session(db_path, prepared) as (store, _backend, api):
         waiting = store.batches.of_run(prepared.run.id, "submitted")
         for row in waiting:
             await api.cancel(row.batch_id)
         return waiting
-    except BackendError as error:
-        raise BatchRunError(error.message) from None
-    finally:
-        if backend is not None:
-            await backend.aclose()
-        store.close()
 
 
 def _record_answers(store: Store, prepared: PreparedRun, identity: dict, answers: list[BatchAnswer],
@@ -195,10 +233,19 @@ def _record_answer(store: Store, prepared: PreparedRun, identity: dict, identity
                                            completion.finish_reason)))
 
 
-def _refuse_if_waiting(store: Store, prepared: PreparedRun) -> None:
-    waiting = store.batches.of_run(prepared.run.id, "submitted")
-    if waiting:
-        raise BatchRunError(waiting_message(prepared.run.name, waiting))
+def _refuse_if_live(store: Store, prepared: PreparedRun) -> None:
+    run = store.runs.get(prepared.run.id)
+    if run.status == "running":
+        raise BatchRunError(f"run {run.name} is being answered live right now ({run.owner}); let it finish or"
+                            " cancel it first")
+
+
+def forget_batches(store: Store, run) -> list[RunBatch]:
+    """Stop waiting for the run's open batches, so its claims can be answered another way."""
+    forgotten = store.batches.forget(run.id)
+    if forgotten and store.runs.get(run.id).status == "batched":
+        store.runs.set_status(run.id, "cancelled")
+    return forgotten
 
 
 def _claims(store: Store, claim_ids: list[int]):
@@ -211,4 +258,5 @@ def _claim_id(custom_id: str) -> int | None:
     return int(number) if number.isdigit() else None
 
 
-__all__ = ["BatchRunError", "Collected", "Submitted", "cancel_batches", "collect_batches", "submit_batch"]
+__all__ = ["BatchRunError", "Collected", "Submitted", "cancel_batches", "collect_batches", "forget_batches",
+           "split_lines", "submit_batch"]

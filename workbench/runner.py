@@ -57,7 +57,7 @@ async def execute_run(db_path: Path, prepared: PreparedRun,
     """
     store = Store.open(db_path)
     try:
-        waiting = store.batches.of_run(prepared.run.id, "submitted")
+        waiting = store.batches.waiting(prepared.run.id)
         if waiting:  # sending those claims again would pay for them twice
             raise RunSetupError(waiting_message(prepared.run.name, waiting))
         engine = _Engine(store, prepared, on_event, cancel or threading.Event())
@@ -74,10 +74,15 @@ def run_blocking(db_path: Path, prepared: PreparedRun,
 
 
 def waiting_message(run_name: str, waiting: list[RunBatch]) -> str:
-    """What to do about a run whose requests are still out at a provider's batch API."""
-    ids = ", ".join(f"{row.provider} {row.batch_id}" for row in waiting)
-    return (f"run {run_name} waits on batch {ids}; `workbench batch collect {run_name}` reads its answers"
-            f" (`workbench batch cancel {run_name}` stops it)")
+    """What to do about a run whose requests are out at a provider's batch API."""
+    confirmed = [row for row in waiting if row.batch_id]
+    if confirmed:
+        ids = ", ".join(f"{row.provider} {row.batch_id}" for row in confirmed)
+        return (f"run {run_name} waits on batch {ids}; `workbench batch collect {run_name}` reads its answers"
+                f" (`workbench batch cancel {run_name}` stops it)")
+    return (f"run {run_name} has a batch submit that never completed (started {waiting[0].submitted_at});"
+            f" the provider may have it: check its dashboard, then `workbench batch forget {run_name}` frees"
+            " the claims")
 
 
 def cache_key(identity: dict, request: CompletionRequest) -> str:

@@ -22,6 +22,9 @@ from workbench.backends.http_errors import from_sdk_error
 from workbench.backends.openai_backend import OpenAIBackend
 
 COMPLETION_WINDOW = "24h"
+SUBMIT_TIMEOUT_S = 600.0
+"""Uploading a big batch takes far longer than one live request; a reply lost to a short
+timeout could leave a batch at the provider the workbench does not know about."""
 OPENAI_ENDS = {"completed", "failed", "expired", "cancelled"}
 """OpenAI batch statuses after which nothing more will arrive."""
 
@@ -58,18 +61,36 @@ class OpenAIBatches:
     def __init__(self, backend: OpenAIBackend):
         self.backend = backend
 
-    async def submit(self, requests: list[tuple[str, CompletionRequest]], label: str) -> str:
-        lines = [json.dumps({"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions",
-                             "body": self.backend.arguments(request)}, ensure_ascii=False)
-                 for custom_id, request in requests]
+    max_requests = 50_000
+    max_bytes = 190_000_000
+    """OpenAI's limits per batch: 50,000 requests and a 200 MB input file (with headroom)."""
+
+    def line(self, custom_id: str, request: CompletionRequest) -> str:
+        """The request as one line of the batch input file."""
+        return json.dumps({"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions",
+                           "body": self.backend.arguments(request)}, ensure_ascii=False)
+
+    async def submit(self, lines: list[str], label: str) -> str:
+        """Upload the lines as a file and create a batch on it; the batch id."""
         upload = ("workbench-batch.jsonl", ("\n".join(lines) + "\n").encode(), "application/jsonl")
+        client = self.backend._get_client().with_options(timeout=SUBMIT_TIMEOUT_S)
         async with self._calls():
-            client = self.backend._get_client()
             uploaded = await client.files.create(file=upload, purpose="batch")
-            batch = await client.batches.create(input_file_id=uploaded.id, endpoint="/v1/chat/completions",
-                                                completion_window=COMPLETION_WINDOW,
-                                                metadata={"workbench_run": label[:500]})
+        try:
+            async with self._calls():
+                batch = await client.batches.create(input_file_id=uploaded.id, endpoint="/v1/chat/completions",
+                                                    completion_window=COMPLETION_WINDOW,
+                                                    metadata={"workbench_run": label[:500]})
+        except BackendError:
+            await self._delete_quietly(client, uploaded.id)  # no batch: the file would only linger
+            raise
         return batch.id
+
+    async def _delete_quietly(self, client, file_id: str) -> None:
+        try:
+            await client.files.delete(file_id)
+        except Exception:  # the batch error is the one worth reporting
+            pass
 
     async def state(self, batch_id: str) -> BatchState:
         async with self._calls():
@@ -77,10 +98,11 @@ class OpenAIBatches:
         counts = batch.request_counts
         errors = getattr(batch, "errors", None)
         reasons = [e.message for e in (getattr(errors, "data", None) or []) if getattr(e, "message", None)]
+        failure = "; ".join(reasons)[:400] or (f"the batch {batch.status}" if batch.status == "failed" else None)
         return BatchState(batch.status, batch.status in OPENAI_ENDS,
                           getattr(counts, "completed", 0) or 0, getattr(counts, "failed", 0) or 0,
                           getattr(counts, "total", 0) or 0,
-                          "; ".join(reasons)[:400] or (f"the batch {batch.status}" if batch.status == "failed" else None))
+                          scrub(failure, [self.backend._api_key]) if failure else None)
 
     async def answers(self, batch_id: str) -> list[BatchAnswer]:
         async with self._calls():
@@ -100,7 +122,8 @@ class OpenAIBatches:
             custom_id = str(row["custom_id"])
         except (ValueError, KeyError, TypeError):
             return self._failed("", f"unreadable batch output line: {line[:200]!r}")
-        response, error = row.get("response") or {}, row.get("error")
+        response, error = row.get("response"), row.get("error")
+        response = response if isinstance(response, dict) else {}
         if error:
             return self._failed(custom_id, f"batch: {_message(error)}")
         if response.get("status_code") != 200:
@@ -126,10 +149,19 @@ class AnthropicBatches:
     def __init__(self, backend: AnthropicBackend):
         self.backend = backend
 
-    async def submit(self, requests: list[tuple[str, CompletionRequest]], label: str) -> str:
-        items = [{"custom_id": custom_id, "params": self._params(request)} for custom_id, request in requests]
+    max_requests = 100_000
+    max_bytes = 250_000_000
+    """Anthropic's limits per batch: 100,000 requests and 256 MB (with headroom)."""
+
+    def line(self, custom_id: str, request: CompletionRequest) -> str:
+        """The request as one item of the batch, in JSON."""
+        return json.dumps({"custom_id": custom_id, "params": self._params(request)}, ensure_ascii=False)
+
+    async def submit(self, lines: list[str], label: str) -> str:
+        """Create a Message Batch holding the items; the batch id."""
+        client = self.backend._get_client().with_options(timeout=SUBMIT_TIMEOUT_S)
         async with self._calls():
-            batch = await self.backend._get_client().messages.batches.create(requests=items)
+            batch = await client.messages.batches.create(requests=[json.loads(line) for line in lines])
         return batch.id
 
     def _params(self, request: CompletionRequest) -> dict[str, Any]:

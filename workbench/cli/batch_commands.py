@@ -4,6 +4,7 @@
     workbench batch status                                             # every batch, where it stands
     workbench batch collect RUN [--wait]                               # read the answers back
     workbench batch cancel RUN                                         # ask the provider to stop
+    workbench batch forget RUN                                         # stop waiting (frees the claims)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from workbench.batch_runs import BatchRunError, cancel_batches, collect_batches, submit_batch
+from workbench.batch_runs import BatchRunError, cancel_batches, collect_batches, forget_batches, submit_batch
 from workbench.cli import UserError, current_db_path, db_path_option, main
 from workbench.cli.data_commands import open_store
 from workbench.display import literal
@@ -33,19 +34,20 @@ def submit_from_cli(prepared: PreparedRun) -> None:
         raise UserError(str(error)) from None
     name = prepared.run.name
     done = f"{submitted.cached:,} answered from the cache, {submitted.unrenderable:,} could not be rendered"
-    if submitted.batch is None:
+    if not submitted.batches:
         console.print(f"nothing to send: {done}", markup=False)
         return
-    console.print(f"submitted batch {submitted.batch.batch_id} to {submitted.batch.provider}:"
-                  f" {submitted.requests:,} requests ({done}).\nThe provider answers within a day;"
-                  f" `workbench batch collect {name}` reads the answers back (--wait to wait for them).",
-                  markup=False)
+    ids = ", ".join(row.batch_id for row in submitted.batches)
+    console.print(f"submitted batch {ids} to {submitted.batches[0].provider}: {submitted.requests:,} requests"
+                  f" ({done}).\nThe provider answers within a day; `workbench batch collect {name}` reads the"
+                  " answers back (--wait to wait for them).", markup=False)
 
 
 @main.group("batch")
 def batch() -> None:
     """Runs handed to a provider's batch API (OpenAI, Anthropic, OpenAI-compatible servers
-    with /v1/batches): submit with `workbench run ... --batch`, then status / collect / cancel."""
+    with /v1/batches): submit with `workbench run ... --batch`, then status / collect /
+    cancel / forget."""
 
 
 @batch.command("status")
@@ -116,7 +118,26 @@ def cancel_command(run_ref: str) -> None:
                   f" `workbench batch collect {prepared.run.name}` reads what was answered", markup=False)
 
 
+@batch.command("forget")
+@click.argument("run_ref", metavar="RUN")
+@db_path_option
+def forget_command(run_ref: str) -> None:
+    """Stop waiting for the run's batches (their answers will not be read); frees its claims."""
+    store = open_store()
+    run = _run(store, run_ref)
+    forgotten = forget_batches(store, run)
+    if not forgotten:
+        console.print(f"run {run.name} has no batch out", markup=False)
+        return
+    ids = ", ".join(row.batch_id or f"(unconfirmed submit of {row.submitted_at})" for row in forgotten)
+    console.print(f"forgot {ids}; `workbench run --resume {run.name}` answers the claims live (or with --batch"
+                  " in a new batch)", markup=False)
+
+
 def _report(prepared: PreparedRun, collected) -> None:
+    for row in collected.unconfirmed:
+        console.print(f"a submit started {row.submitted_at} never completed: {row.note or 'cut off'};"
+                      f" `workbench batch forget {prepared.run.name}` once you have checked", markup=False)
     for row, state in collected.waiting:
         console.print(f"batch {row.batch_id}: {state.status}, {state.succeeded + state.failed:,} of"
                       f" {state.total or row.requests:,} done at the provider", markup=False)
@@ -133,6 +154,8 @@ def _report(prepared: PreparedRun, collected) -> None:
 def _prepared(run_ref: str) -> PreparedRun:
     store = open_store()
     try:
+        if _run(store, run_ref).model.startswith("gguf:"):
+            raise UserError(f"run {run_ref} uses a local GGUF model: it has no batches")
         return prepare_run(store, RunRequest(resume=run_ref))
     except RunSetupError as error:
         raise UserError(str(error)) from None

@@ -64,7 +64,7 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
                              base_url=base_url, params=parse_param_pairs(list(params)), concurrency=concurrency,
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
         prepared = prepare_run(store, request)
-        waiting = store.batches.of_run(prepared.run.id, "submitted")
+        waiting = store.batches.waiting(prepared.run.id)
     except RunSetupError as error:
         raise UserError(str(error)) from None
     finally:
