@@ -53,14 +53,28 @@ class BatchAnswer:
     error: str | None = None
 
 
-class OpenAIBatches:
-    """OpenAI's Batch API (files + batches) on the backend's own client."""
+class _ProviderBatches:
+    """What both providers' batch APIs share: the backend whose client and key they use."""
 
-    provider = "openai"
+    provider: str
+    sdk: Any
+    max_requests: int
+    max_bytes: int
 
-    def __init__(self, backend: OpenAIBackend):
+    def __init__(self, backend):
         self.backend = backend
 
+    def _failed(self, custom_id: str, reason: str) -> BatchAnswer:
+        return BatchAnswer(custom_id, error=scrub(reason, [self.backend._api_key]))
+
+    def _calls(self) -> "_SdkErrors":
+        return _SdkErrors(self.sdk, [self.backend._api_key])
+
+
+class OpenAIBatches(_ProviderBatches):
+    """OpenAI's Batch API (files + batches) on the backend's own client."""
+
+    provider, sdk = "openai", openai
     max_requests = 50_000
     max_bytes = 190_000_000
     """OpenAI's limits per batch: 50,000 requests and a 200 MB input file (with headroom)."""
@@ -134,21 +148,11 @@ class OpenAIBatches:
         except BackendError as problem:
             return BatchAnswer(custom_id, error=f"batch: {problem.message}")
 
-    def _failed(self, custom_id: str, reason: str) -> BatchAnswer:
-        return BatchAnswer(custom_id, error=scrub(reason, [self.backend._api_key]))
 
-    def _calls(self) -> "_SdkErrors":
-        return _SdkErrors(openai, [self.backend._api_key])
-
-
-class AnthropicBatches:
+class AnthropicBatches(_ProviderBatches):
     """Anthropic's Message Batches API on the backend's own client."""
 
-    provider = "anthropic"
-
-    def __init__(self, backend: AnthropicBackend):
-        self.backend = backend
-
+    provider, sdk = "anthropic", anthropic
     max_requests = 100_000
     max_bytes = 250_000_000
     """Anthropic's limits per batch: 100,000 requests and 256 MB (with headroom)."""
@@ -193,15 +197,11 @@ class AnthropicBatches:
         result = row.result
         if result.type != "succeeded":
             detail = getattr(getattr(getattr(result, "error", None), "error", None), "message", None)
-            reason = f"batch: {result.type}" + (f": {detail}" if detail else "")
-            return BatchAnswer(row.custom_id, error=scrub(reason, [self.backend._api_key]))
+            return self._failed(row.custom_id, f"batch: {result.type}" + (f": {detail}" if detail else ""))
         try:
             return BatchAnswer(row.custom_id, self.backend.completion(result.message, 0.0))
         except BackendError as problem:
             return BatchAnswer(row.custom_id, error=f"batch: {problem.message}")
-
-    def _calls(self) -> "_SdkErrors":
-        return _SdkErrors(anthropic, [self.backend._api_key])
 
 
 def batch_api(backend: Backend) -> OpenAIBatches | AnthropicBatches:
