@@ -112,3 +112,34 @@ async def test_cancel_stops_a_run_and_keeps_what_finished(demo_store, db_path):
         assert progress.total == total and progress.done < total
         assert app.runs.state.status == "cancelled"
         assert not app.runs.active
+
+
+async def test_the_dialogs_options_reach_the_run_and_a_bad_one_is_named(demo_store, db_path):
+    from tests.loopback_servers import LoopbackServer
+
+    claim_id = demo_store.claims.ids("dataset:demo")[0]
+    app = make_app(db_path)
+    with LoopbackServer("openai") as server:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, app)
+            app.browser.table.jump_to(claim_id)
+            await settle(pilot, app)
+            await pilot.press("r")
+            await settle(pilot, app)
+            dialog = app.screen
+            dialog.query_one("#run-model-kind").value = "openai-compatible"
+            await settle(pilot, app)
+            dialog.query_one("#run-model-name").value = "loop"
+            dialog.query_one("#run-base-url").value = server.url
+            dialog.query_one("#run-options").value = "concurrency=0"
+            await pilot.press("ctrl+s")
+            await settle(pilot, app)
+            assert "concurrency must be a whole number of at least 1" in rendered(dialog.query_one("#run-error"))
+            dialog.query_one("#run-options").value = "concurrency=2 temperature=0.5 max_tokens=64"
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: server.answer_arrivals() and not app.runs.active)
+            await settle(pilot, app)
+        run = demo_store.runs.list()[0]
+        assert (run.params["temperature"], run.params["max_tokens"]) == (0.5, 64)
+        sent = server.answer_arrivals()[0].body
+        assert sent["temperature"] == 0.5 and sent["max_tokens"] == 64

@@ -34,6 +34,8 @@ class RunChoice:
     claim_id: int | None = None
     marked: list[int] = field(default_factory=list)
     filter_text: str = ""
+    options: str = ""
+    """`key=value` words: concurrency, and any `--param` (temperature=0.2 max_tokens=256)."""
 
     @property
     def model(self) -> str:
@@ -51,17 +53,32 @@ class RunChoice:
             return "no claim is highlighted"
         if self.scope == "marked" and not self.marked:
             return "no rows are marked (space marks rows in the table)"
+        return self._options_problem()
+
+    def _options_problem(self) -> str | None:
+        words = self.options.split()
+        bad = [w for w in words if "=" not in w or not w.partition("=")[0]]
+        if bad:
+            return f"options are key=value words (e.g. concurrency=16 temperature=0.2), not {bad[0]!r}"
+        concurrency = self._option_pairs().get("concurrency")
+        if concurrency is not None and not (concurrency.isdigit() and int(concurrency) >= 1):
+            return f"concurrency must be a whole number of at least 1, not {concurrency!r}"
         return None
+
+    def _option_pairs(self) -> dict[str, str]:
+        return dict(word.split("=", 1) for word in self.options.split() if "=" in word)
 
     def request(self):
         """The runner's RunRequest for this choice."""
         from workbench.runner import RunRequest
 
         ids = {"claim": [self.claim_id], "marked": list(self.marked)}.get(self.scope)
+        params = self._option_pairs()
+        concurrency = params.pop("concurrency", None)
         return RunRequest(model=self.model, setting=self.setting, prompt=self.template,
                           filter="" if ids is not None else self.filter_text, claim_ids=ids,
                           base_url=self.base_url if self.model_kind == "openai-compatible" else None,
-                          name=self.name)
+                          name=self.name, params=params, concurrency=int(concurrency) if concurrency else None)
 
 
 def setting_names() -> list[str]:

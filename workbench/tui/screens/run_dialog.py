@@ -25,7 +25,9 @@ Run a model. Model: the embedded SmolLM2 (gguf:default, runs here on the CPU), a
 file, OpenAI or Anthropic (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY or [keys] in the
 config file), or any OpenAI-compatible server (give its URL). Setting: what the model
 sees (context x evidence, e.g. claim+time+full). Template: the wording (auto picks the
-one named after the claims' label space). Claims: the highlighted one, the marked rows
+one named after the claims' label space). Options: key=value words, concurrency and any
+of `workbench run --param` (temperature, max_tokens, seed, timeout, attempts, json,
+n_ctx, ...). Claims: the highlighted one, the marked rows
 or every claim matching the filter. The preview is the exact messages sent for the
 highlighted claim. ctrl+s (or the Start button) starts; progress shows in the browser
 and K cancels."""
@@ -78,6 +80,10 @@ and K cancels."""
                 with Horizontal(classes="form-row"):
                     yield Label("run name", classes="form-label")
                     yield Input(placeholder="(automatic)", compact=True, id="run-name")
+                with Horizontal(classes="form-row"):
+                    yield Label("options", classes="form-label")
+                    yield Input(placeholder="concurrency=16 temperature=0.2 max_tokens=256", compact=True,
+                                id="run-options")
                 with RadioSet(id="run-scope", compact=True):
                     yield RadioButton(Text(f"this claim ({self.claim_id})"), value=self.claim_id is not None
                                       and not self.marked, disabled=self.claim_id is None, id="scope-claim")
@@ -113,6 +119,7 @@ and K cancels."""
             template=str(self.query_one("#run-template", Select).value),
             name=self.query_one("#run-name", Input).value.strip() or None,
             scope=scope, claim_id=self.claim_id, marked=list(self.marked), filter_text=self.filter_text,
+            options=self.query_one("#run-options", Input).value,
         )
 
     def _show_model_rows(self) -> None:
