@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import struct
+import sys
 import threading
 import time
 from collections import deque
@@ -115,6 +116,13 @@ class LoopbackServer:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away (a killed or cancelled run) is expected, not news; the
+        default prints a traceback to stderr, which a CliRunner capturing stderr at that
+        moment would mix into the command's output."""
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
 
 
 def _handler_for(owner: LoopbackServer):

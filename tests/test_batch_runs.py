@@ -104,7 +104,7 @@ def test_a_batch_still_at_the_provider_is_waited_for_not_sent_twice(batch_db):
         done = cli(batch_db, "batch", "collect", "b", "--wait", "--every", "0.1")
         assert done.exit_code == 0, done.output
         assert len(predictions(batch_db)) == 12 and run_status(batch_db) == "finished"
-        assert json.loads(cli(batch_db, "batch", "status", "b", "--json").output)[0]["status"] == "collected"
+        assert json.loads(cli(batch_db, "batch", "status", "b", "--json").stdout)[0]["status"] == "collected"
 
 
 def test_a_batch_the_provider_rejects_leaves_every_claim_pending(batch_db):
@@ -193,7 +193,7 @@ def test_a_refused_submit_sends_nothing_and_leaves_no_trace(batch_db):
         refused = submit(batch_db, server)
         assert refused.exit_code == 1 and "HTTP 400: injected 400 on batch create" in refused.output
         assert server.batches.deleted == ["file-1"]  # the uploaded input file is removed again
-        assert json.loads(cli(batch_db, "batch", "status", "--json").output) == []
+        assert json.loads(cli(batch_db, "batch", "status", "--json").stdout) == []
         assert run_status(batch_db) != "batched"
         assert submit(batch_db, server).exit_code == 0  # nothing blocks a second try
 
@@ -202,7 +202,7 @@ def test_a_submit_whose_reply_was_lost_blocks_the_claims_until_forgotten(batch_d
     with LoopbackServer("openai") as server:
         server.batches.create_status = 503  # the provider may or may not have made the batch
         assert submit(batch_db, server).exit_code == 1
-        rows = json.loads(cli(batch_db, "batch", "status", "--json").output)
+        rows = json.loads(cli(batch_db, "batch", "status", "--json").stdout)
         assert [row["status"] for row in rows] == ["submitting"] and "may have this batch" in rows[0]["note"]
         for args in (["run", "--resume", "b"], ["run", "--resume", "b", "--batch"]):
             refused = cli(batch_db, *args)

@@ -113,7 +113,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating_answers(many_db):
         with _opened(many_db) as store:  # read after the kill: nothing can land in between
             before = {p.claim_id: p for p in store.runs.predictions(1)}
         assert 1 <= len(before) < 30
-        listed = json.loads(cli(many_db, "runs", "--json").output)
+        listed = json.loads(cli(many_db, "runs", "--json").stdout)
         assert listed[0]["status"] == "interrupted"  # not "running" forever
         result = cli(many_db, "run", "--resume", "crash")
     assert result.exit_code == 0, result.output
