@@ -6,6 +6,7 @@ Message Batches, on the same 127.0.0.1 server that answers live requests.
     server.batches.fail_next = "bad input file"                        # the whole next batch fails
     server.batches.expire = True        # batches end "expired": half the requests answered
     server.batches.create_status = 400  # the next create call is refused with this HTTP status
+    server.batches.lose_reply = True    # the next create makes the batch but answers 503
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class BatchDesk:
         self.fail_next: str | None = None
         self.expire = False
         self.create_status: int | None = None
+        self.lose_reply = False
         self.deleted: list[str] = []
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
@@ -60,7 +62,16 @@ class BatchDesk:
             if self.create_status:
                 status, self.create_status = self.create_status, None
                 return _error(status, f"injected {status} on batch create")
-            return self._create_openai(json.loads(raw))
+            made = self._create_openai(json.loads(raw))
+            if self.lose_reply:
+                self.lose_reply = False
+                return _error(503, "injected 503 after the batch was made")
+            return made
+        if method == "GET" and parts == ["v1", "batches"]:  # newest first, one page
+            data = [json.loads(_public(self.batches[b])) for b in reversed(self.created)]
+            return 200, json.dumps({"object": "list", "data": data, "has_more": False,
+                                    "first_id": data[0]["id"] if data else None,
+                                    "last_id": data[-1]["id"] if data else None}).encode()
         if len(parts) >= 3 and parts[1] == "batches" and parts[2] in self.batches:
             return self._openai_batch(method, parts, self.batches[parts[2]])
         return None
@@ -100,7 +111,7 @@ class BatchDesk:
             self.fail_next = None
         self.batches[batch_id] = batch
         self.created.append(batch_id)
-        return 200, json.dumps({k: v for k, v in batch.items() if not k.startswith("_")}).encode()
+        return 200, _public(batch)
 
     def _finish_openai(self, batch, status: str):
         """End the batch: every request answered (completed), or only the first half

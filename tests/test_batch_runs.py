@@ -198,20 +198,42 @@ def test_a_refused_submit_sends_nothing_and_leaves_no_trace(batch_db):
         assert submit(batch_db, server).exit_code == 0  # nothing blocks a second try
 
 
-def test_a_submit_whose_reply_was_lost_blocks_the_claims_until_forgotten(batch_db):
+@pytest.mark.parametrize("made", [True, False], ids=["the-batch-was-made", "it-was-not"])
+def test_a_submit_whose_reply_was_lost_is_settled_by_asking_the_provider(batch_db, made):
     with LoopbackServer("openai") as server:
-        server.batches.create_status = 503  # the provider may or may not have made the batch
+        if made:
+            server.batches.lose_reply = True  # the provider made the batch, the reply never came
+        else:
+            server.batches.create_status = 503  # the provider made nothing
         assert submit(batch_db, server).exit_code == 1
         rows = json.loads(cli(batch_db, "batch", "status", "--json").stdout)
         assert [row["status"] for row in rows] == ["submitting"] and "may have this batch" in rows[0]["note"]
         for args in (["run", "--resume", "b"], ["run", "--resume", "b", "--batch"]):
             refused = cli(batch_db, *args)
-            assert refused.exit_code == 1 and "never completed" in refused.output and "batch forget b" in refused.output
-        assert "never completed" in cli(batch_db, "batch", "collect", "b").output
+            assert refused.exit_code == 1 and "never completed" in refused.output
+        collected = cli(batch_db, "batch", "collect", "b")  # looks the tagged batch up
+        if made:
+            assert collected.exit_code == 0, collected.output
+            assert len(predictions(batch_db)) == 12 and len(server.batches.created) == 1
+        else:
+            assert "never reached the provider; its claims are free again" in " ".join(collected.output.split())
+            assert run_status(batch_db) == "cancelled"
+            assert cli(batch_db, "run", "--resume", "b").exit_code == 0
+            assert len(predictions(batch_db)) == 12 and not server.batches.created
+
+
+def test_a_lost_anthropic_submit_waits_for_the_user_to_forget_it(batch_db):
+    with LoopbackServer("anthropic") as server:
+        server.batches.create_status = 503
+        assert submit(batch_db, server, "anthropic:claude-test").exit_code == 1
+        waiting = cli(batch_db, "batch", "collect", "b")
+        said = " ".join(waiting.output.split())
+        assert "cannot be asked whether it made the batch" in said and "batch forget b" in said
+        assert cli(batch_db, "run", "--resume", "b").exit_code == 1
         forgot = cli(batch_db, "batch", "forget", "b")
         assert forgot.exit_code == 0 and "forgot (unconfirmed submit of" in forgot.output
         assert cli(batch_db, "run", "--resume", "b").exit_code == 0
-        assert len(predictions(batch_db)) == 12 and not server.batches.created
+        assert len(predictions(batch_db)) == 12
 
 
 def test_collect_leaves_a_run_without_batches_as_it_was(batch_db):

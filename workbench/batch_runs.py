@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from store import BatchBusy, CachedResponse, Prediction, RunBatch, RunProgress, Store
 from store.records import to_json
 from workbench.backends import BackendError, Completion, open_backend
-from workbench.backends.batch_api import BatchAnswer, BatchState, batch_api
+from workbench.backends.batch_api import SUBMIT_TIMEOUT_S, BatchAnswer, BatchState, batch_api
 from workbench.config import load_settings
 from workbench.prompting import PromptError
 from workbench.runner import (
@@ -54,6 +55,8 @@ class Collected:
     waiting: list[tuple[RunBatch, BatchState]] = field(default_factory=list)
     unconfirmed: list[RunBatch] = field(default_factory=list)
     """Submits that were cut off: the provider may or may not have the batch."""
+    released: list[RunBatch] = field(default_factory=list)
+    """Cut-off submits the provider has no batch for: their claims are free again."""
     collected: list[tuple[RunBatch, BatchState]] = field(default_factory=list)
     failed: list[tuple[RunBatch, BatchState]] = field(default_factory=list)
     answers: int = 0
@@ -113,7 +116,7 @@ async def _send(store: Store, prepared: PreparedRun, api, chunks: list[list[str]
     try:
         for row, chunk in zip(rows, chunks):
             try:
-                batch_id = await api.submit(chunk, prepared.run.name)
+                batch_id = await api.submit(chunk, prepared.run.name, batch_tag(row))
             except BackendError as error:
                 if error.retryable:
                     store.batches.annotate(row.id, f"the submit was cut off ({error.message}): the provider may"
@@ -168,9 +171,10 @@ async def collect_batches(db_path: Path, prepared: PreparedRun) -> Collected:
     async with _session(db_path, prepared) as (store, backend, api):
         collected = Collected()
         for row in store.batches.waiting(prepared.run.id):
-            if row.status == "submitting":  # never confirmed by the provider: nothing to ask about
-                collected.unconfirmed.append(row)
-                continue
+            if row.status == "submitting":
+                row = await _settle_unconfirmed(store, api, row, collected)
+                if row is None:
+                    continue
             state = await api.state(row.batch_id)
             if not state.ended:
                 collected.waiting.append((row, state))
@@ -182,11 +186,41 @@ async def collect_batches(db_path: Path, prepared: PreparedRun) -> Collected:
                 store.batches.close(row.id, "collected", state.status,
                                     f"{state.succeeded} answered, {state.failed} failed at the provider")
                 collected.collected.append((row, state))
-        closed = collected.collected or collected.failed
+        closed = collected.collected or collected.failed or collected.released
         if closed and not store.batches.waiting(prepared.run.id):
-            store.runs.set_status(prepared.run.id, "failed" if collected.failed else "finished")
+            store.runs.set_status(prepared.run.id, "failed" if collected.failed else
+                                  "finished" if collected.collected else "cancelled")
         collected.progress = store.runs.progress(prepared.run.id)
         return collected
+
+
+def batch_tag(row: RunBatch) -> str:
+    """What a batch made by this submit carries, so a lost reply can be looked up."""
+    return f"wb-{row.id}-{row.submitted_at}"
+
+
+async def _settle_unconfirmed(store: Store, api, row: RunBatch, collected: Collected) -> RunBatch | None:
+    """A submit whose reply never came: ask the provider (where it can tell) whether the
+    batch exists. Found: it is submitted. Not there: the row is closed and the claims are
+    free. A submit that may still be under way in another process is left alone."""
+    if row.note is None and _age_s(row.submitted_at) < 2 * SUBMIT_TIMEOUT_S:
+        collected.unconfirmed.append(row)
+        return None
+    could_tell, batch_id = await api.find(batch_tag(row))
+    if batch_id is not None:
+        store.runs.set_batched(row.run_id)
+        return store.batches.submitted(row.id, batch_id)
+    if could_tell:
+        store.batches.close(row.id, "failed", None, "the provider has no batch from this submit: it never got there")
+        collected.released.append(row)
+    else:
+        collected.unconfirmed.append(row)
+    return None
+
+
+def _age_s(stamp: str) -> float:
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return (datetime.now(timezone.utc) - moment).total_seconds()
 
 
 async def cancel_batches(db_path: Path, prepared: PreparedRun) -> list[RunBatch]:
@@ -258,5 +292,5 @@ def _claim_id(custom_id: str) -> int | None:
     return int(number) if number.isdigit() else None
 
 
-__all__ = ["BatchRunError", "Collected", "Submitted", "cancel_batches", "collect_batches", "forget_batches",
-           "split_lines", "submit_batch"]
+__all__ = ["BatchRunError", "Collected", "Submitted", "batch_tag", "cancel_batches", "collect_batches",
+           "forget_batches", "split_lines", "submit_batch"]

@@ -22,6 +22,10 @@ from workbench.backends.http_errors import from_sdk_error
 from workbench.backends.openai_backend import OpenAIBackend
 
 COMPLETION_WINDOW = "24h"
+TAG_KEY = "workbench_batch"
+"""Batch metadata naming the workbench submit that made it (OpenAI)."""
+LOOKUP_LIMIT = 1000
+"""How many of the account's newest batches `find` looks through before giving up."""
 SUBMIT_TIMEOUT_S = 600.0
 """Uploading a big batch takes far longer than one live request; a reply lost to a short
 timeout could leave a batch at the provider the workbench does not know about."""
@@ -84,8 +88,9 @@ class OpenAIBatches(_ProviderBatches):
         return json.dumps({"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions",
                            "body": self.backend.arguments(request)}, ensure_ascii=False)
 
-    async def submit(self, lines: list[str], label: str) -> str:
-        """Upload the lines as a file and create a batch on it; the batch id."""
+    async def submit(self, lines: list[str], label: str, tag: str) -> str:
+        """Upload the lines as a file and create a batch on it, tagged so `find` can tell
+        later whether a create whose reply was lost went through; the batch id."""
         upload = ("workbench-batch.jsonl", ("\n".join(lines) + "\n").encode(), "application/jsonl")
         client = self.backend._get_client().with_options(timeout=SUBMIT_TIMEOUT_S)
         async with self._calls():
@@ -94,11 +99,22 @@ class OpenAIBatches(_ProviderBatches):
             async with self._calls():
                 batch = await client.batches.create(input_file_id=uploaded.id, endpoint="/v1/chat/completions",
                                                     completion_window=COMPLETION_WINDOW,
-                                                    metadata={"workbench_run": label[:500]})
+                                                    metadata={"workbench_run": label[:500], TAG_KEY: tag})
         except BackendError:
             await self._delete_quietly(client, uploaded.id)  # no batch: the file would only linger
             raise
         return batch.id
+
+    async def find(self, tag: str) -> tuple[bool, str | None]:
+        """(could tell, batch id): the batch a submit tagged `tag` made, looked up among the
+        account's newest batches; (True, None) when none of them carries the tag."""
+        async with self._calls():
+            async for looked, batch in _numbered(self.backend._get_client().batches.list(limit=100)):
+                if (getattr(batch, "metadata", None) or {}).get(TAG_KEY) == tag:
+                    return True, batch.id
+                if looked + 1 >= LOOKUP_LIMIT:
+                    return False, None
+        return True, None
 
     async def _delete_quietly(self, client, file_id: str) -> None:
         try:
@@ -161,12 +177,16 @@ class AnthropicBatches(_ProviderBatches):
         """The request as one item of the batch, in JSON."""
         return json.dumps({"custom_id": custom_id, "params": self._params(request)}, ensure_ascii=False)
 
-    async def submit(self, lines: list[str], label: str) -> str:
-        """Create a Message Batch holding the items; the batch id."""
+    async def submit(self, lines: list[str], label: str, tag: str) -> str:
+        """Create a Message Batch holding the items; the batch id (batches carry no tag here)."""
         client = self.backend._get_client().with_options(timeout=SUBMIT_TIMEOUT_S)
         async with self._calls():
             batch = await client.messages.batches.create(requests=[json.loads(line) for line in lines])
         return batch.id
+
+    async def find(self, tag: str) -> tuple[bool, str | None]:
+        """Message Batches carry no metadata to look a lost submit up by: cannot tell."""
+        return False, None
 
     def _params(self, request: CompletionRequest) -> dict[str, Any]:
         params = self.backend.arguments(request)
@@ -229,6 +249,13 @@ class _SdkErrors:
         if not isinstance(error, Exception):
             return False
         raise from_sdk_error(error, self.sdk, self.secrets) from None
+
+
+async def _numbered(items):
+    number = 0
+    async for item in items:
+        yield number, item
+        number += 1
 
 
 def _message(error: Any) -> str:

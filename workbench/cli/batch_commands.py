@@ -135,9 +135,13 @@ def forget_command(run_ref: str) -> None:
 
 
 def _report(prepared: PreparedRun, collected) -> None:
+    for row in collected.released:
+        console.print(f"the submit started {row.submitted_at} never reached the provider; its claims are free"
+                      " again", markup=False)
     for row in collected.unconfirmed:
-        console.print(f"a submit started {row.submitted_at} never completed: {row.note or 'cut off'};"
-                      f" `workbench batch forget {prepared.run.name}` once you have checked", markup=False)
+        console.print(f"a submit started {row.submitted_at} never completed: {row.note or 'cut off'}; the"
+                      " provider cannot be asked whether it made the batch: check its dashboard, then"
+                      f" `workbench batch forget {prepared.run.name}`", markup=False)
     for row, state in collected.waiting:
         console.print(f"batch {row.batch_id}: {state.status}, {state.succeeded + state.failed:,} of"
                       f" {state.total or row.requests:,} done at the provider", markup=False)
