@@ -14,6 +14,7 @@ MODEL is spelt as runs store it (`workbench runs` shows it): gguf:default, opena
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 RUN_MODEL = "run"
@@ -37,7 +38,7 @@ class FlagSpec:
             raise FlagSpecError(f"flag spec {text!r} names no kind (e.g. contaminated, contaminated@MODEL)")
         if at and not model.strip():
             raise FlagSpecError(f"flag spec {text!r}: name a model after @, or `run` for the run's own model")
-        return cls(kind.strip(), model.strip() if at else None)
+        return cls(kind.strip(), _unquoted(model.strip()) if at else None)
 
     def __str__(self) -> str:
         return self.kind if self.model is None else f"{self.kind}@{self.model}"
@@ -65,6 +66,13 @@ class FlagSpec:
             clauses.append("(f.model = '' OR f.model = ?)")
             params.append(self.model)
         return " AND ".join(clauses) or "1", params
+
+
+def _unquoted(model: str) -> str:
+    """A model name typed in quotes (`contaminated@"gguf:/models/my model.gguf"`), unquoted."""
+    if len(model) >= 2 and model[0] == model[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", model[1:-1])
+    return model
 
 
 def check_flag_model(db, spec: FlagSpec) -> None:

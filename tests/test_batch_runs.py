@@ -85,8 +85,10 @@ def test_a_batch_still_at_the_provider_is_waited_for_not_sent_twice(batch_db):
         server.batches.hold = True
         assert submit(batch_db, server).exit_code == 0
         waiting = cli(batch_db, "batch", "collect", "b")
-        assert waiting.exit_code == 0, waiting.output
+        assert waiting.exit_code == 75, waiting.output  # not done, nothing wrong: ask again later
         assert "in_progress, 0 of 12 done at the provider" in waiting.output
+        as_json = json.loads(cli(batch_db, "batch", "collect", "b", "--json").stdout)
+        assert as_json["waiting"][0]["provider_status"] == "in_progress" and as_json["progress"]["missing"] == 12
         assert predictions(batch_db) == {}
         for args in (["run", "--resume", "b"], ["run", "--resume", "b", "--batch"]):
             refused = cli(batch_db, *args)
@@ -187,11 +189,13 @@ def test_split_lines_respects_both_limits():
     assert split_lines([], 3, 100) == []
 
 
-def test_a_refused_submit_sends_nothing_and_leaves_no_trace(batch_db):
+@pytest.mark.parametrize("status", [400, 429])
+def test_a_refused_submit_sends_nothing_and_leaves_no_trace(batch_db, status):
     with LoopbackServer("openai") as server:
-        server.batches.create_status = 400
+        server.batches.create_status = status
         refused = submit(batch_db, server)
-        assert refused.exit_code == 1 and "HTTP 400: injected 400 on batch create" in refused.output
+        assert refused.exit_code == 1 and f"HTTP {status}: injected {status} on batch create" in refused.output
+        assert "the provider refused this batch" in refused.output
         assert server.batches.deleted == ["file-1"]  # the uploaded input file is removed again
         assert json.loads(cli(batch_db, "batch", "status", "--json").stdout) == []
         assert run_status(batch_db) != "batched"
@@ -205,9 +209,11 @@ def test_a_submit_whose_reply_was_lost_is_settled_by_asking_the_provider(batch_d
             server.batches.lose_reply = True  # the provider made the batch, the reply never came
         else:
             server.batches.create_status = 503  # the provider made nothing
-        assert submit(batch_db, server).exit_code == 1
+        lost = submit(batch_db, server)
+        assert lost.exit_code == 1 and "may have made the batch" in lost.output
+        assert "`workbench batch collect b` asks the provider" in " ".join(lost.output.split())
         rows = json.loads(cli(batch_db, "batch", "status", "--json").stdout)
-        assert [row["status"] for row in rows] == ["submitting"] and "may have this batch" in rows[0]["note"]
+        assert [row["status"] for row in rows] == ["submitting"] and "cut off" in rows[0]["note"]
         for args in (["run", "--resume", "b"], ["run", "--resume", "b", "--batch"]):
             refused = cli(batch_db, *args)
             assert refused.exit_code == 1 and "never completed" in refused.output
@@ -217,7 +223,7 @@ def test_a_submit_whose_reply_was_lost_is_settled_by_asking_the_provider(batch_d
             assert len(predictions(batch_db)) == 12 and len(server.batches.created) == 1
         else:
             assert "never reached the provider; its claims are free again" in " ".join(collected.output.split())
-            assert run_status(batch_db) == "cancelled"
+            assert run_status(batch_db) == "pending"
             assert cli(batch_db, "run", "--resume", "b").exit_code == 0
             assert len(predictions(batch_db)) == 12 and not server.batches.created
 
@@ -232,6 +238,7 @@ def test_a_lost_anthropic_submit_waits_for_the_user_to_forget_it(batch_db):
         assert cli(batch_db, "run", "--resume", "b").exit_code == 1
         forgot = cli(batch_db, "batch", "forget", "b")
         assert forgot.exit_code == 0 and "forgot (unconfirmed submit of" in forgot.output
+        assert run_status(batch_db) == "pending"
         assert cli(batch_db, "run", "--resume", "b").exit_code == 0
         assert len(predictions(batch_db)) == 12
 

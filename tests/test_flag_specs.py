@@ -42,6 +42,20 @@ def test_a_model_qualified_flag_term_reads_that_models_flags_and_peoples(flagged
     assert ids("run:A -flagged:contaminated@run id<7") == [3, 5, 6]
 
 
+def test_a_model_name_with_spaces_is_quoted_after_the_at(flagged_store):
+    flagged_store.annotations.flag([5], "contaminated", source="pipeline", model="gguf:/models/my model.gguf",
+                                   metric="meteor")
+    assert flagged_store.claims.ids('flagged:contaminated@"gguf:/models/my model.gguf"') == [4, 5]
+    assert flagged_store.claims.ids('flagged:"contaminated@gguf:/models/my model.gguf"') == [4, 5]
+
+
+def test_a_comparison_will_not_break_down_by_either_runs_model(flagged_store):
+    with pytest.raises(ScoringError, match="could mean either run's model"):
+        compare_runs(flagged_store, "A", "B", by="flag:contaminated@run", resamples=0)
+    by_model = compare_runs(flagged_store, "A", "B", by="flag:contaminated@model-a", resamples=0).full
+    assert {s.value: s.shared for s in by_model.slices} == {"yes": 3, "no": 8}
+
+
 def test_a_misspelt_model_or_a_run_less_at_run_is_an_error_at_the_term(flagged_store):
     text = "label:Refuted flagged:contaminated@model-c"
     with pytest.raises(FilterError, match="no flag was found for model 'model-c'.*model-a, model-b") as caught:

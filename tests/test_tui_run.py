@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.test_tui_support import make_app, rendered, settle
@@ -143,3 +145,36 @@ async def test_the_dialogs_options_reach_the_run_and_a_bad_one_is_named(demo_sto
         assert (run.params["temperature"], run.params["max_tokens"]) == (0.5, 64)
         sent = server.answer_arrivals()[0].body
         assert sent["temperature"] == 0.5 and sent["max_tokens"] == 64
+
+
+async def test_the_dialog_will_not_send_claims_a_batch_holds(store, db_path, tmp_path):
+    from click.testing import CliRunner
+
+    from tests.loopback_servers import LoopbackServer
+    from tests.run_fixtures import many_claims, write_mini
+    from workbench.cli import main
+    from workbench.importers import import_file
+
+    import_file(store, write_mini(tmp_path, many_claims(6), name="many"), "jsonl")
+    with LoopbackServer("openai") as server:
+        server.batches.hold = True
+        args = ["--db", str(db_path), "run", "--model", "openai-compatible:loop", "--base-url", server.url,
+                "--name", "held", "--batch"]
+        submitted = await asyncio.to_thread(CliRunner().invoke, main, args)  # the CLI runs its own loop
+        assert submitted.exit_code == 0, submitted.output
+        app = make_app(db_path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, app)
+            await pilot.press("r")
+            await settle(pilot, app)
+            dialog = app.screen
+            dialog.query_one("#run-model-kind").value = "openai-compatible"
+            await settle(pilot, app)
+            dialog.query_one("#run-model-name").value = "loop"
+            dialog.query_one("#run-base-url").value = server.url
+            dialog.query_one("#scope-filter").value = True
+            await settle(pilot, app)
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: "waits on batch" in rendered(dialog.query_one("#run-error")))
+            assert isinstance(app.screen, RunDialog)  # still open, saying why
+        assert not server.answer_arrivals()

@@ -28,7 +28,7 @@ from workbench.backends.batch_api import SUBMIT_TIMEOUT_S, BatchAnswer, BatchSta
 from workbench.config import load_settings
 from workbench.prompting import PromptError
 from workbench.runner import (
-    CLAIM_BATCH, PreparedRun, cache_key, verdict_prediction, verdict_request, waiting_message,
+    CLAIM_BATCH, PreparedRun, cache_key, unconfirmed_advice, verdict_prediction, verdict_request, waiting_message,
 )
 
 CUSTOM_ID_PREFIX = "claim-"
@@ -104,9 +104,9 @@ async def _session(db_path: Path, prepared: PreparedRun, live_check: bool = Fals
 async def _send(store: Store, prepared: PreparedRun, api, chunks: list[list[str]], submitted: Submitted) -> None:
     """Reserve a row per batch (refusing if the run has one out), then send them in turn.
 
-    A batch refused outright frees its row; one whose reply was lost (a timeout, a dropped
-    connection) may exist at the provider, so its row stays `submitting`, blocking the
-    run's claims until the user has checked and said `workbench batch forget`.
+    A batch the provider refused outright frees its row. One whose reply was lost (a
+    timeout, a dropped connection, a 5xx) may exist at the provider, so its row stays
+    `submitting`, holding the run's claims until `collect` has asked (or `forget`).
     """
     try:
         rows = store.batches.reserve(prepared.run.id, api.provider, [len(chunk) for chunk in chunks])
@@ -118,17 +118,26 @@ async def _send(store: Store, prepared: PreparedRun, api, chunks: list[list[str]
             try:
                 batch_id = await api.submit(chunk, prepared.run.name, batch_tag(row))
             except BackendError as error:
-                if error.retryable:
-                    store.batches.annotate(row.id, f"the submit was cut off ({error.message}): the provider may"
-                                                   " have this batch; check its dashboard")
-                    sent += 1
-                raise
+                if not _maybe_made(error):
+                    done = f" ({sent} earlier batch(es) of this run went out)" if sent else ""
+                    raise BatchRunError(f"{error.message}; the provider refused this batch{done}; submit again"
+                                        " later to send what is left") from None
+                store.batches.annotate(row.id, f"the submit was cut off ({error.message})")
+                sent += 1
+                raise BatchRunError(f"{error.message}; the provider may have made the batch all the same:"
+                                    f" {unconfirmed_advice(api.provider, prepared.run.name)}") from None
             submitted.batches.append(store.batches.submitted(row.id, batch_id))
             submitted.requests += len(chunk)
             store.runs.set_batched(prepared.run.id)
             sent += 1
     finally:
         store.batches.release([row.id for row in rows[sent:]])
+
+
+def _maybe_made(error: BackendError) -> bool:
+    """Could the provider have made the batch although the call failed? Yes when no clear
+    answer came back (a timeout, a dropped connection) or the server broke (5xx)."""
+    return error.status is None or error.status >= 500
 
 
 def split_lines(lines: list[str], max_requests: int, max_bytes: int) -> list[list[str]]:
@@ -188,8 +197,9 @@ async def collect_batches(db_path: Path, prepared: PreparedRun) -> Collected:
                 collected.collected.append((row, state))
         closed = collected.collected or collected.failed or collected.released
         if closed and not store.batches.waiting(prepared.run.id):
+            # Nothing collected and nothing failed: the run is back where it was before the submit.
             store.runs.set_status(prepared.run.id, "failed" if collected.failed else
-                                  "finished" if collected.collected else "cancelled")
+                                  "finished" if collected.collected else "pending")
         collected.progress = store.runs.progress(prepared.run.id)
         return collected
 
@@ -278,7 +288,7 @@ def forget_batches(store: Store, run) -> list[RunBatch]:
     """Stop waiting for the run's open batches, so its claims can be answered another way."""
     forgotten = store.batches.forget(run.id)
     if forgotten and store.runs.get(run.id).status == "batched":
-        store.runs.set_status(run.id, "cancelled")
+        store.runs.set_status(run.id, "pending")  # nothing under way: a resume answers the claims
     return forgotten
 
 

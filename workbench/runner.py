@@ -40,7 +40,8 @@ from workbench.run_types import (
 __all__ = [
     "ItemFinished", "PreparedRun", "RunEvent", "RunFinished", "RunRequest", "RunSetupError", "RunStarted",
     "RunTask", "TaskAnswer", "TaskRunRequest", "cache_key", "execute_run", "items_per_second", "prepare_run",
-    "prepare_task_run", "run_blocking", "verdict_prediction", "verdict_request", "waiting_message",
+    "prepare_task_run", "run_blocking", "unconfirmed_advice", "verdict_prediction", "verdict_request",
+    "waiting_message",
 ]
 CANCEL_POLL_S = 0.05
 CLAIM_BATCH = 64
@@ -81,8 +82,16 @@ def waiting_message(run_name: str, waiting: list[RunBatch]) -> str:
         return (f"run {run_name} waits on batch {ids}; `workbench batch collect {run_name}` reads its answers"
                 f" (`workbench batch cancel {run_name}` stops it)")
     return (f"run {run_name} has a batch submit that never completed (started {waiting[0].submitted_at});"
-            f" the provider may have it: check its dashboard, then `workbench batch forget {run_name}` frees"
-            " the claims")
+            f" {unconfirmed_advice(waiting[0].provider, run_name)}")
+
+
+def unconfirmed_advice(provider: str, run_name: str) -> str:
+    """How to settle a submit whose reply was lost (OpenAI can be asked; Anthropic cannot)."""
+    if provider == "openai":
+        return (f"`workbench batch collect {run_name}` asks the provider whether it made the batch, and"
+                " collects it or frees the claims")
+    return (f"{provider} cannot be asked whether it made the batch: look in its console, then"
+            f" `workbench batch forget {run_name}` frees the claims")
 
 
 def cache_key(identity: dict, request: CompletionRequest) -> str:

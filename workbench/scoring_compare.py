@@ -217,6 +217,9 @@ def compare_runs(
 ) -> ComparisonReport:
     """Compare run B against run A (all shared items, and without flagged ones)."""
     fields = parse_fields([by] if by else [])
+    if any(f.kind == "flag" and FlagSpec.parse(f.key).per_run for f in fields):
+        raise ScoringError(f"in a comparison, {fields[0].name} could mean either run's model: name the model"
+                           " (flag:KIND@MODEL) to break both runs down the same way")
     kinds = [exclude_flag] if exclude_flag else []
     a = read_items(store, run_a, fields, cutoffs[0], kinds)
     b = read_items(store, run_b, fields, cutoffs[1], kinds)

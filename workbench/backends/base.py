@@ -40,12 +40,14 @@ class BackendError(Exception):
     """
 
     def __init__(self, message: str, retryable: bool = False, retry_after: float | None = None,
-                 fatal: bool = False):
+                 fatal: bool = False, status: int | None = None):
         super().__init__(message)
         self.message = message
         self.retryable = retryable
         self.retry_after = retry_after
         self.fatal = fatal
+        self.status = status
+        """The HTTP status the server answered with, if it answered at all."""
 
 
 class Backend(Protocol):

@@ -70,7 +70,8 @@ def _status_error(error, secrets: list[str | None]) -> BackendError:
     if status in FATAL_STATUS:
         message += {401: " (check the API key)", 403: " (the key lacks access)",
                     404: " (check the model name and base URL)"}[status]
-    return BackendError(message, retryable=retryable, retry_after=retry_after, fatal=status in FATAL_STATUS)
+    return BackendError(message, retryable=retryable, retry_after=retry_after, fatal=status in FATAL_STATUS,
+                        status=status)
 
 
 def _body_message(error) -> str:

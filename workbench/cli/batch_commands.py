@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 
@@ -21,9 +22,11 @@ from workbench.batch_runs import BatchRunError, cancel_batches, collect_batches,
 from workbench.cli import UserError, current_db_path, db_path_option, main
 from workbench.cli.data_commands import open_store
 from workbench.display import literal
-from workbench.runner import PreparedRun, RunRequest, RunSetupError, prepare_run
+from workbench.runner import PreparedRun, RunRequest, RunSetupError, prepare_run, unconfirmed_advice
 
 console = Console(highlight=False)
+STILL_OUT = 75
+"""`batch collect`'s exit status while answers are still at the provider (EX_TEMPFAIL)."""
 
 
 def submit_from_cli(prepared: PreparedRun) -> None:
@@ -38,7 +41,7 @@ def submit_from_cli(prepared: PreparedRun) -> None:
         console.print(f"nothing to send: {done}", markup=False)
         return
     ids = ", ".join(row.batch_id for row in submitted.batches)
-    console.print(f"submitted batch {ids} to {submitted.batches[0].provider}: {submitted.requests:,} requests"
+    console.print(f"submitted batch {ids} to {prepared.spec.scheme}: {submitted.requests:,} requests"
                   f" ({done}).\nThe provider answers within a day; `workbench batch collect {name}` reads the"
                   " answers back (--wait to wait for them).", markup=False)
 
@@ -64,6 +67,8 @@ def status_command(run_ref: str | None, as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     table = Table("run", "provider", "batch", "requests", "state", "submitted", "note")
+    for column in table.columns[:3]:  # the names other commands take: wrap them, never cut them
+        column.overflow = "fold"
     for row in rows:
         state = row["status"] + (f" ({row['provider_status']})" if row["provider_status"] else "")
         table.add_row(literal(row["run"]), row["provider"], literal(row["batch_id"]), f"{row['requests']:,}",
@@ -77,28 +82,62 @@ def status_command(run_ref: str | None, as_json: bool) -> None:
 @click.option("--wait", is_flag=True, help="Ask again until every batch of the run has ended.")
 @click.option("--every", default=60.0, show_default=True, type=click.FloatRange(0.1),
               help="Seconds between asks with --wait.")
+@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
 @db_path_option
-def collect_command(run_ref: str, wait: bool, every: float) -> None:
-    """Read the answers of the run's ended batches into predictions (and the cache)."""
+def collect_command(run_ref: str, wait: bool, every: float, as_json: bool) -> None:
+    """Read the answers of the run's ended batches into predictions (and the cache).
+
+    Exit status: 0 when every claim has an answer, 75 while answers are still at the
+    provider (collect again later), 1 when claims are left without one.
+    """
     prepared = _prepared(run_ref)
     while True:
         try:
             collected = asyncio.run(collect_batches(current_db_path(), prepared))
         except BatchRunError as error:
             raise UserError(str(error)) from None
-        _report(prepared, collected)
+        if as_json:
+            click.echo(json.dumps(_collected_json(prepared, collected), ensure_ascii=False))
+        else:
+            _report(prepared, collected)
         if not (wait and collected.waiting):
             break
         time.sleep(every)
+    _exit_for(prepared, collected, as_json)
+
+
+def _exit_for(prepared: PreparedRun, collected, quiet: bool) -> None:
+    """Non-zero unless the run is complete: 75 while answers are still out, else 1."""
     name, p = prepared.run.name, collected.progress
     again = f"`workbench run --resume {name}` answers them live, `workbench run --resume {name} --batch` in a new batch"
     if collected.failed:
         reasons = "; ".join(f"{row.batch_id}: {state.failure}" for row, state in collected.failed)
         raise UserError(f"the provider failed the whole batch ({reasons}); its claims are still pending: {again}")
-    if not collected.waiting and (p.error or p.missing):
-        # Non-zero, as a live run's: the run is not complete.
-        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer (see the errors with"
-                        f" `workbench predictions {name}`); {again}")
+    if collected.waiting or collected.unconfirmed:
+        if not quiet:
+            console.print("answers are still at the provider: collect again later, or with --wait (exit status"
+                          f" {STILL_OUT})", markup=False)
+        raise SystemExit(STILL_OUT)
+    if p.error or p.missing:
+        errors = f" (the errors: `workbench predictions {name}`)" if p.error else ""
+        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer{errors}; {again}")
+
+
+def _collected_json(prepared: PreparedRun, collected) -> dict:
+    def batch(row, state=None) -> dict:
+        found = {"batch_id": row.batch_id, "submitted_at": row.submitted_at, "requests": row.requests}
+        if state is not None:
+            found.update(provider_status=state.status, succeeded=state.succeeded, failed=state.failed,
+                         failure=state.failure)
+        return found
+
+    return {"run": prepared.run.name, "answers_recorded": collected.answers, "lines_ignored": collected.ignored,
+            "waiting": [batch(r, s) for r, s in collected.waiting],
+            "collected": [batch(r, s) for r, s in collected.collected],
+            "failed": [batch(r, s) for r, s in collected.failed],
+            "unconfirmed": [batch(r) for r in collected.unconfirmed],
+            "released": [batch(r) for r in collected.released],
+            "progress": {**dataclasses.asdict(collected.progress), "missing": collected.progress.missing}}
 
 
 @batch.command("cancel")
@@ -139,9 +178,12 @@ def _report(prepared: PreparedRun, collected) -> None:
         console.print(f"the submit started {row.submitted_at} never reached the provider; its claims are free"
                       " again", markup=False)
     for row in collected.unconfirmed:
-        console.print(f"a submit started {row.submitted_at} never completed: {row.note or 'cut off'}; the"
-                      " provider cannot be asked whether it made the batch: check its dashboard, then"
-                      f" `workbench batch forget {prepared.run.name}`", markup=False)
+        if row.note is None and row.provider == "openai":  # maybe still going on in another process
+            console.print(f"a submit started {row.submitted_at} has not completed (it may still be under way);"
+                          " collect asks the provider about it once it is 20 minutes old", markup=False)
+        else:
+            console.print(f"a submit started {row.submitted_at} never completed ({row.note or 'cut off'}):"
+                          f" {unconfirmed_advice(row.provider, prepared.run.name)}", markup=False)
     for row, state in collected.waiting:
         console.print(f"batch {row.batch_id}: {state.status}, {state.succeeded + state.failed:,} of"
                       f" {state.total or row.requests:,} done at the provider", markup=False)

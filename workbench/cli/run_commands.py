@@ -123,7 +123,7 @@ def _report(prepared: PreparedRun, finished: RunFinished | None) -> None:
     p = finished.progress
     console.print(f"{finished.status}: {p.ok:,} ok, {p.abstain:,} abstained, {p.parse_failure:,} unparsed,"
                   f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
-                  f" tokens spent {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
+                  f" tokens spent by the run so far {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
     if finished.status == "failed":
         raise UserError(f"run {name} failed: {finished.message}\nfix that, then `workbench run --resume {name}`")
     if finished.status == "cancelled":

@@ -104,8 +104,9 @@ class RunControl:
         if self.state.status in ("starting", "running", "cancelling"):
             self.state.status = "cancelled" if self._cancel and self._cancel.is_set() else (
                 "finished" if ok else "failed")
-            if error is not None:
-                self.state.message = f"{type(error).__name__}: {error}"
+            if error is not None:  # a user-facing error says it all; anything else names its type
+                known = type(error).__name__ in ("RunSetupError", "BackendError")
+                self.state.message = str(error) if known else f"{type(error).__name__}: {error}"
         if self.state.status == "failed" and self.state.message:
             self.app.notify(f"run {printable(self.state.name)} failed: {printable(self.state.message)}",
                             severity="error", markup=False, timeout=10)

@@ -176,12 +176,17 @@ and K cancels."""
 
     @work(thread=True, exclusive=True, group="run-prepare", exit_on_error=False)
     def _prepare(self, choice: RunChoice) -> None:
-        from workbench.runner import RunSetupError, prepare_run
+        from workbench.runner import RunSetupError, prepare_run, waiting_message
 
+        store = self.app.stores.get()
         try:
-            prepared = prepare_run(self.app.stores.get(), choice.request())
+            prepared = prepare_run(store, choice.request())
         except RunSetupError as error:
             self.post_message(self.Prepared(None, str(error)))
+            return
+        waiting = store.batches.waiting(prepared.run.id)
+        if waiting and prepared.pending_claim_ids:  # its claims are out at a batch API: never twice
+            self.post_message(self.Prepared(None, waiting_message(prepared.run.name, waiting)))
             return
         self.post_message(self.Prepared(prepared, None))
 
