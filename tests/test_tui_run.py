@@ -116,6 +116,18 @@ async def test_cancel_stops_a_run_and_keeps_what_finished(demo_store, db_path):
         assert not app.runs.active
 
 
+async def open_dialog_on_server(pilot, app, url: str) -> RunDialog:
+    """Open the run dialog with an OpenAI-compatible model named "loop" at `url`."""
+    await pilot.press("r")
+    await settle(pilot, app)
+    dialog = app.screen
+    dialog.query_one("#run-model-kind").value = "openai-compatible"
+    await settle(pilot, app)
+    dialog.query_one("#run-model-name").value = "loop"
+    dialog.query_one("#run-base-url").value = url
+    return dialog
+
+
 async def test_the_dialogs_options_reach_the_run_and_a_bad_one_is_named(demo_store, db_path):
     from tests.loopback_servers import LoopbackServer
 
@@ -126,13 +138,7 @@ async def test_the_dialogs_options_reach_the_run_and_a_bad_one_is_named(demo_sto
             await settle(pilot, app)
             app.browser.table.jump_to(claim_id)
             await settle(pilot, app)
-            await pilot.press("r")
-            await settle(pilot, app)
-            dialog = app.screen
-            dialog.query_one("#run-model-kind").value = "openai-compatible"
-            await settle(pilot, app)
-            dialog.query_one("#run-model-name").value = "loop"
-            dialog.query_one("#run-base-url").value = server.url
+            dialog = await open_dialog_on_server(pilot, app, server.url)
             dialog.query_one("#run-options").value = "concurrency=0"
             await pilot.press("ctrl+s")
             await settle(pilot, app)
@@ -165,13 +171,7 @@ async def test_the_dialog_will_not_send_claims_a_batch_holds(store, db_path, tmp
         app = make_app(db_path)
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot, app)
-            await pilot.press("r")
-            await settle(pilot, app)
-            dialog = app.screen
-            dialog.query_one("#run-model-kind").value = "openai-compatible"
-            await settle(pilot, app)
-            dialog.query_one("#run-model-name").value = "loop"
-            dialog.query_one("#run-base-url").value = server.url
+            dialog = await open_dialog_on_server(pilot, app, server.url)
             dialog.query_one("#scope-filter").value = True
             await settle(pilot, app)
             await pilot.press("ctrl+s")
