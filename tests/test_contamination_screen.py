@@ -11,6 +11,7 @@ from textual.app import App
 from textual.widgets import DataTable, Static
 
 from tests.test_contamination_scoring import EVIDENCE, ORACLE, make_scores
+from tests.test_tui_support import until
 from workbench.contamination.flagging import pick_group, write_flags
 from workbench.contamination.score_table import score_values
 from workbench.tui.contamination_screen import ContaminationScreen
@@ -28,14 +29,6 @@ class Host(App):
 
     def on_flags_changed(self, message: FlagsChanged) -> None:
         self.flag_changes.append(message)
-
-
-async def until(pilot, condition, rounds: int = 3000) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the contamination screen never got there")
 
 
 def text_of(screen, selector: str) -> str:

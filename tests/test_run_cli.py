@@ -112,7 +112,8 @@ def test_a_killed_run_resumes_without_losing_or_repeating_answers(many_db):
         assert process.returncode == -signal.SIGKILL
         with _opened(many_db) as store:  # read after the kill: nothing can land in between
             before = {p.claim_id: p for p in store.runs.predictions(1)}
-        assert 1 <= len(before) < 30
+        assert before, "nothing was committed before the kill"
+        assert len(before) < 30, "the run finished before the kill: nothing was left to resume"
         listed = json.loads(cli(many_db, "runs", "--json").stdout)
         assert listed[0]["status"] == "interrupted"  # not "running" forever
         result = cli(many_db, "run", "--resume", "crash")

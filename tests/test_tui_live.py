@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 from store import Store
-from tests.test_tui_support import add_run, make_app, rendered, settle, wrong_label
+from tests.test_tui_support import add_run, make_app, rendered, settle, until, wrong_label
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.widgets.verdicts import VerdictList
-
-
-async def until(pilot, condition, rounds: int = 2000) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the app never noticed the other connection's write")
 
 
 async def test_a_run_written_by_another_process_appears_in_the_table(demo_store, db_path):

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Input, Static
 
 from store import Prediction, Store
 from tests.test_scoring import RUN_A, RUN_B, make_run
+from tests.test_tui_support import until
 from workbench.tui.metrics_screen import ConfusionTable, MetricsScreen
 
 
@@ -31,15 +32,6 @@ class Host(App):
 
     def show_claims(self, filter_text: str) -> None:
         self.shown.append(filter_text)
-
-
-async def until(pilot, condition, rounds: int = 3000) -> None:
-    """Let the app run (timers, workers, messages) until `condition` holds; no sleeps."""
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the metrics view never got there")
 
 
 def settled(screen: MetricsScreen) -> bool:

@@ -6,20 +6,11 @@ import asyncio
 
 import pytest
 
-from tests.test_tui_support import make_app, rendered, settle
+from tests.test_tui_support import make_app, rendered, settle, until
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.screens.run_dialog import RunDialog
 from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.widgets.verdicts import VerdictList
-
-
-async def until(pilot, condition, rounds: int = 2000) -> None:
-    """Wait on a state of the app (each round waits for the app to go idle, no fixed sleeps)."""
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the app never reached the expected state")
 
 
 async def test_the_dialog_previews_the_exact_prompt_for_the_highlighted_claim(demo_store, db_path):

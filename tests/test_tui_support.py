@@ -88,6 +88,16 @@ async def settle(pilot, app) -> None:
     await pilot.pause()
 
 
+async def until(pilot, condition, rounds: int = 3000) -> None:
+    """Let the app run (timers, workers, messages) until `condition` holds; each round waits
+    for the app to go idle, no fixed sleeps."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError("the app never reached the expected state")
+
+
 def make_app(db_path: Path, **kwargs):
     from workbench.tui.app import WorkbenchApp
 

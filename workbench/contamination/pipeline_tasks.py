@@ -119,13 +119,10 @@ def _messages(template: TaskTemplate, values: dict[str, str]) -> list[dict[str, 
 
 
 @dataclass
-class ArticleTask:
-    """Step 1: the target model writes a fact-checking article without evidence."""
+class _TemplatedTask:
+    """A pipeline step worded by a task template (the run records its name and hash)."""
 
     template: TaskTemplate
-    kind: str = "article"
-    tries: int = 1
-    source: str = "the claim alone (no evidence)"
 
     @property
     def template_name(self) -> str:
@@ -134,6 +131,15 @@ class ArticleTask:
     @property
     def template_hash(self) -> str:
         return self.template.content_hash
+
+
+@dataclass
+class ArticleTask(_TemplatedTask):
+    """Step 1: the target model writes a fact-checking article without evidence."""
+
+    kind: str = "article"
+    tries: int = 1
+    source: str = "the claim alone (no evidence)"
 
     def configuration(self) -> dict[str, Any]:
         return {"template": self.template.name, "template_hash": self.template.content_hash}
@@ -151,27 +157,18 @@ class ArticleTask:
 
 
 @dataclass
-class ExtractTask:
+class ExtractTask(_TemplatedTask):
     """Step 2: an extractor model lists an article's evidence sentences.
 
     `article_run_id` None reads the oracle fact-check (claim.article_text); otherwise the
     article is that run's answer for the claim.
     """
 
-    template: TaskTemplate
     article_run_id: int | None = None
     article_run_name: str | None = None
     max_evidence: int = DEFAULT_MAX_EVIDENCE
     kind: str = "extract"
     tries: int = EXTRACT_TRIES
-
-    @property
-    def template_name(self) -> str:
-        return self.template.name
-
-    @property
-    def template_hash(self) -> str:
-        return self.template.content_hash
 
     @property
     def source(self) -> str:
