@@ -151,11 +151,12 @@ class RunStore:
         )
         return [r[0] for r in rows]
 
-    def previous_attempts(self, run_id: int, claim_id: int) -> int:
-        row = self.db.execute(
-            "SELECT attempts FROM predictions WHERE run_id = ? AND claim_id = ?", [run_id, claim_id]
-        ).fetchone()
-        return row[0] if row else 0
+    def errored_attempts(self, run_id: int) -> dict[int, int]:
+        """claim id -> calls already spent, for the claims whose last try ended in an error
+        (the only claims with a prediction that are asked again)."""
+        rows = self.db.execute("SELECT claim_id, attempts FROM predictions WHERE run_id = ? AND status = 'error'",
+                               [run_id])
+        return dict(rows.fetchall())
 
     def record(self, prediction: Prediction,
                cache: tuple[str, str, CachedResponse] | None = None) -> None:

@@ -73,8 +73,9 @@ async def submit_batch(db_path: Path, prepared: PreparedRun) -> Submitted:
         raise BatchRunError("batches are for verdict runs; the contamination steps run live")
     async with _session(db_path, prepared, live_check=True) as (store, backend, api):
         submitted, lines = Submitted(), []
+        spent = store.runs.errored_attempts(prepared.run.id)
         for claim in _claims(store, prepared.pending_claim_ids):
-            _add_request(store, prepared, backend, api, claim, submitted, lines)
+            _add_request(store, prepared, backend, api, claim, spent.get(claim.id, 0), submitted, lines)
         chunks = split_lines(lines, api.max_requests, api.max_bytes)
         if chunks:
             await _send(store, prepared, api, chunks, submitted)
@@ -155,10 +156,9 @@ def split_lines(lines: list[str], max_requests: int, max_bytes: int) -> list[lis
     return chunks
 
 
-def _add_request(store: Store, prepared: PreparedRun, backend, api, claim, submitted: Submitted,
+def _add_request(store: Store, prepared: PreparedRun, backend, api, claim, attempts: int, submitted: Submitted,
                  lines: list[str]) -> None:
     """Queue one claim's request, or record it now (from the cache, or as unrenderable)."""
-    attempts = store.runs.previous_attempts(prepared.run.id, claim.id)
     try:
         request = verdict_request(prepared, claim)
     except PromptError as error:
@@ -254,17 +254,18 @@ def _record_answers(store: Store, prepared: PreparedRun, identity: dict, answers
         else:
             collected.ignored += 1
     identity_text = to_json(identity)
+    spent = store.runs.errored_attempts(prepared.run.id)
     claims = list(_claims(store, list(by_claim)))
     for start in range(0, len(claims), COMMIT_EVERY):
         with store.db.atomic():
             for claim in claims[start:start + COMMIT_EVERY]:
-                _record_answer(store, prepared, identity, identity_text, claim, by_claim[claim.id])
+                _record_answer(store, prepared, identity, identity_text, claim, by_claim[claim.id],
+                               spent.get(claim.id, 0) + 1)
                 collected.answers += 1
 
 
 def _record_answer(store: Store, prepared: PreparedRun, identity: dict, identity_text: str, claim,
-                   answer: BatchAnswer) -> None:
-    attempts = store.runs.previous_attempts(prepared.run.id, claim.id) + 1
+                   answer: BatchAnswer, attempts: int) -> None:
     if answer.completion is None:
         store.runs.record(Prediction(run_id=prepared.run.id, claim_id=claim.id, status="error",
                                      error=answer.error, attempts=attempts))

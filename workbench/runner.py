@@ -187,10 +187,7 @@ class _Engine:
     async def run(self) -> RunProgress:
         pending = self.store.runs.pending_claim_ids(self.run_id)
         self.progress = self.store.runs.progress(self.run_id)
-        # claim id -> calls already spent, for the claims whose last try ended in an error
-        # (the only claims with a prediction that are answered again).
-        self.errored = {p.claim_id: p.attempts
-                        for p in self.store.runs.predictions(self.run_id, "p.status = ?", ["error"])}
+        self.errored = self.store.runs.errored_attempts(self.run_id)
         self.store.runs.set_status(self.run_id, "running")
         self.emit(RunStarted(self.run_id, self.prepared.run.name, self.progress.total, len(pending)))
         try:
