@@ -7,7 +7,7 @@ Run: PYTHONPATH=. python bench/bench_metrics.py
 (b) LiveMetrics per-record cost over 100,000 predictions with 3 slice fields, against
     scikit-learn recomputing macro-F1 + MCC once on the 100,000 items.
 (c) Recomputing a whole panel (overall + 3 breakdowns + confusion) from rows in memory.
-(d) The same panel recomputed from the database (workbench.scoring: one statement per
+(d) The same panel recomputed from the database (workbench.scoring.runs: one statement per
     run, then numpy) for 100,000 predictions, against scikit-learn computing the same
     numbers (accuracy, per-class P/R/F1, macro-F1, MCC, confusion matrix; overall and
     per slice) on arrays already in memory, and against a plain fetchall + scikit-learn.
@@ -131,7 +131,7 @@ def bench_live(n: int = 100_000) -> None:
 
 def recompute_panel(rows) -> Panel:
     """Full panel from (gold, outcome, slice values) rows already in memory ((d) reads the
-    same kind of panel from the database with workbench.scoring)."""
+    same kind of panel from the database with workbench.scoring.runs)."""
     return panel_from_rows(rows, CLASSES, ABSTAIN, SLICE_FIELDS)
 
 
@@ -247,7 +247,7 @@ def bench_database(n: int = 100_000) -> None:
     import tempfile
     from pathlib import Path
 
-    from workbench.scoring import parse_fields, read_items, summaries
+    from workbench.scoring.runs import parse_fields, read_items, summaries
 
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
@@ -270,7 +270,7 @@ def bench_database(n: int = 100_000) -> None:
         assert np.array_equal(sk["overall"]["confusion"], overall.confusion.counts)
         print(f"(d) full panel from the database, {n:,} predictions (overall + {len(DB_FIELDS)} breakdowns"
               f" + confusion)   [setup {setup:.1f} s]")
-        print(f"    workbench.scoring:     {ours_cost * 1e3:8.1f} ms  (target < 100 ms)")
+        print(f"    workbench.scoring.runs:     {ours_cost * 1e3:8.1f} ms  (target < 100 ms)")
         print(f"    sklearn, arrays ready: {sk_cost * 1e3:8.1f} ms  -> ratio {sk_cost / ours_cost:5.1f} x")
         print(f"    fetchall + sklearn:    {naive_cost * 1e3:8.1f} ms  -> ratio {naive_cost / ours_cost:5.1f} x")
         print(f"    same numbers: macro-F1 {overall.macro_f1:.6f}, MCC {overall.mcc:.6f}, "
@@ -281,8 +281,8 @@ def bench_database(n: int = 100_000) -> None:
 
 def bench_live_database(store, run, arrivals: int = 100) -> None:
     from store import Prediction
-    from workbench.scoring import parse_fields
-    from workbench.scoring_live import load_live_run
+    from workbench.scoring.runs import parse_fields
+    from workbench.scoring.live import load_live_run
 
     fields = parse_fields(DB_FIELDS[:2])
     start = time.perf_counter()

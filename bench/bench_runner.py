@@ -34,7 +34,7 @@ from workbench.backends import CompletionRequest  # noqa: E402
 from workbench.backends.llama import LlamaBackend, completion_arguments, default_gguf_path  # noqa: E402
 from workbench.importers import import_file  # noqa: E402
 from workbench.prompting import render  # noqa: E402
-from workbench.runner import RunRequest, execute_run, prepare_run  # noqa: E402
+from workbench.runs.engine import RunRequest, execute_run, prepare_run  # noqa: E402
 
 KEY = "sk-bench-not-a-real-key"
 

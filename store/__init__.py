@@ -12,11 +12,13 @@ from sqlite_utils import Database
 from store.annotations import CHECKED_CLEAN, AnnotationStore, FailureCategory, FlagChange
 from store.batches import BatchBusy, BatchStore, RunBatch
 from store.claims import ClaimRow, ClaimStore, PageRequest, SORT_COLUMNS
+from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
 from store.connection import data_version, open_database
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
 from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
 from store.migrations import apply_migrations
+from store.scoring import ScoringStore
 from store.records import Claim, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
 from store.runs import CachedResponse, RunProgress, RunStore
 
@@ -32,11 +34,17 @@ class Store:
         self.runs = RunStore(db)
         self.annotations = AnnotationStore(db)
         self.batches = BatchStore(db)
+        self.contamination = ContaminationStore(db)
+        self.scoring = ScoringStore(db)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
         """Open (creating and migrating if needed) the database file at `path`."""
         return cls(open_database(path))
+
+    def transaction(self):
+        """A context in which every write commits together (or, on an exception, none does)."""
+        return self.db.atomic()
 
     def data_version(self) -> int:
         """Changes when another connection commits (what live views poll)."""
@@ -48,8 +56,8 @@ class Store:
 
 __all__ = [
     "AnnotationStore", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
-    "CompiledFilter", "Dataset", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
+    "CompiledFilter", "ContaminationStore", "Dataset", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
-    "LabelSpace", "PageRequest", "Prediction", "Run", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
+    "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
     "check_flag_model", "compile_filter", "open_database",
 ]

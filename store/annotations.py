@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from store.flag_specs import FlagSpec, check_flag_model
 from store.records import Flag, now_iso
 
 CHECKED_CLEAN = "not-contaminated"
@@ -91,6 +92,10 @@ class AnnotationStore:
                 self.db.execute("DELETE FROM flags WHERE id = ?", [flag_id])
             for flag in change.removed:
                 self._insert(flag, keep_id=True)
+
+    def check_spec(self, spec: FlagSpec) -> None:
+        """FlagSpecError when the spec names a model nothing was found for (see check_flag_model)."""
+        check_flag_model(self.db, spec)
 
     def flags_for(self, claim_id: int) -> list[Flag]:
         """Every flag on a claim."""

@@ -206,6 +206,28 @@ class ClaimStore:
         return {r[0] for r in self._over_selection(
             claim_ids, "SELECT c.id FROM claims c {join} WHERE " + compiled.where, compiled.params)}
 
+    def datasets_matching(self, filter_text: str, limit: int | None = None) -> list[int]:
+        """Ids of the datasets the matching claims come from (at most `limit` of them)."""
+        compiled = self.compile(filter_text)
+        sql = f"SELECT DISTINCT c.dataset_id FROM claims c WHERE {compiled.where}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [r[0] for r in self.db.execute(sql, compiled.params)]
+
+    def attribute_names(self, filter_text: str) -> list[str]:
+        """Every attribute name any matching claim has, sorted."""
+        compiled = self.compile(filter_text)
+        rows = self.db.execute(
+            f"SELECT DISTINCT a.key FROM claims c, json_each(c.attributes) a WHERE {compiled.where}"
+            " ORDER BY a.key", compiled.params)
+        return [key for (key,) in rows]
+
+    def reference(self, claim_id: int) -> tuple[str, str | None, str] | None:
+        """(external id, gold label, dataset name) of one claim, without its evidence."""
+        return self.db.execute(
+            "SELECT c.external_id, c.label, d.name FROM claims c JOIN datasets d ON d.id = c.dataset_id"
+            " WHERE c.id = ?", [claim_id]).fetchone()
+
     def _over_selection(self, claim_ids: list[int], sql: str, params: list | None = None) -> list[tuple]:
         """Run `sql` over just these claims, held in a temporary table (any number of ids)."""
         conn = self.db.conn

@@ -128,6 +128,11 @@ class RunStore:
             if stamp:
                 self.db.execute(f"UPDATE runs SET {stamp} = ? WHERE id = ?", [now_iso(), run_id])
 
+    def statuses(self, run_ids: list[int]) -> dict[int, str]:
+        """run id -> status, for the runs that exist."""
+        marks = ", ".join("?" * len(run_ids))
+        return dict(self.db.execute(f"SELECT id, status FROM runs WHERE id IN ({marks})", run_ids).fetchall())
+
     def set_batched(self, run_id: int) -> None:
         """Mark a run as waiting on a provider's batch API: it reads "batched", never "interrupted"."""
         with self.db.atomic():

@@ -14,7 +14,7 @@ from workbench.backends.gguf_file import read_metadata
 from workbench.backends.llama import LlamaBackend, default_gguf_path
 from workbench.parsing import parse_answer
 from workbench.labels import JSFACTCHECK
-from workbench.runner import RunRequest, RunSetupError, execute_run, prepare_run
+from workbench.runs.engine import RunRequest, RunSetupError, execute_run, prepare_run
 
 pytestmark = pytest.mark.slow
 SCHEMA = {"type": "object", "properties": {

@@ -13,7 +13,7 @@ from tests.loopback_servers import LoopbackServer
 from tests.run_fixtures import many_claims, write_mini
 from workbench.cli import main
 from workbench.importers import import_file
-from workbench.runner import RunRequest, RunSetupError, prepare_run, run_blocking
+from workbench.runs.engine import RunRequest, RunSetupError, prepare_run, run_blocking
 
 KEY = "sk-batch-secret-4242"
 
@@ -181,7 +181,7 @@ def test_a_big_run_is_split_to_fit_the_providers_limits(batch_db, monkeypatch):
 
 
 def test_split_lines_respects_both_limits():
-    from workbench.batch_runs import split_lines
+    from workbench.runs.batch import split_lines
 
     lines = ["x" * 9] * 7  # 10 bytes each with the newline
     assert [len(c) for c in split_lines(lines, max_requests=3, max_bytes=1000)] == [3, 3, 1]

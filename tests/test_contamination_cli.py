@@ -18,7 +18,7 @@ from tests.run_fixtures import load_mini
 from tests.test_contamination_scoring import EVIDENCE, ORACLE, make_scores
 from workbench.cli import main
 from workbench.contamination.flagging import pick_group, write_flags
-from workbench.contamination.score_table import score_rows, score_values
+
 from workbench.contamination.sweep import sweep
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def test_show_aligns_the_matched_pairs_with_their_scores(scored, db_path):
     paired = [line for line in lines if "1.00" in line]
     assert len(paired) == 1 and paired[0].count("[1] The trial") == 2  # oracle [1] beside generated [1]
     text = " ".join(result.output.split())
-    (row,) = score_rows(scored, "gguf:A", "meteor", claim_id=2)
+    (row,) = scored.contamination.score_rows("gguf:A", "meteor", claim_id=2)
     assert f"s = {row.score:.3f}" in text and "/ 3 oracle sentences; 2 generated" in text and "tau 0.25" in text
     assert "flagged contaminated" in text and "gguf:B" not in text
 
@@ -61,7 +61,7 @@ def test_summary_reports_S_and_the_share_flagged(scored, db_path):
     result = cli(db_path, "summary", "--json")
     assert result.exit_code == 0, result.output
     rows = {r["target_model"]: r for r in json.loads(result.output)["scores"]}
-    scores = score_values(scored, "gguf:A", "meteor")
+    scores = scored.contamination.score_values("gguf:A", "meteor")
     assert rows["gguf:A"]["mean_score"] == pytest.approx(sum(scores.values()) / 4)
     assert rows["gguf:A"]["scorable"] == 4 and rows["gguf:A"]["tau"] == 0.25
     assert rows["gguf:A"]["flagged"] == rows["gguf:A"]["would_flag"] == 2 and rows["gguf:A"]["share_flagged"] == 0.5
@@ -87,7 +87,7 @@ def test_mark_and_sweep_find_the_tau_that_agrees_with_people(scored, db_path):
     result = cli(db_path, "sweep", "--model", "gguf:A", "--metric", "meteor", "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    scores = score_values(scored, "gguf:A", "meteor")
+    scores = scored.contamination.score_values("gguf:A", "meteor")
     assert report["best_agreement"] == 1.0 and scores[3] < report["best_tau"] <= scores[2]
     assert report["best_tau"] == sweep(scores, {1: True, 2: True, 3: False, 4: False}).best_tau
     assert len(report["table"]) == 101

@@ -18,9 +18,9 @@ from workbench.backends.llama import LlamaBackend
 from workbench.cli import main
 from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline, run_pipeline
 from workbench.contamination.pipeline_evidence import generated_side, oracle_side
-from workbench.contamination.score_table import score_rows
+
 from workbench.demo import load_demo
-from workbench.run_types import ItemFinished
+from workbench.runs.types import ItemFinished
 
 pytestmark = pytest.mark.slow
 SMALL = dict(model="gguf:default", extractor="gguf:default", params={"max_tokens": 48},
@@ -114,7 +114,7 @@ def test_every_step_is_a_stored_run_with_its_answers(piped):
 def test_scores_keep_their_pairs_and_lie_in_zero_to_one(piped):
     store = piped.store()
     known = oracle_known(store, piped.first[0])
-    rows = {r.claim_id: r for r in score_rows(store, "gguf:default", "meteor")}
+    rows = {r.claim_id: r for r in store.contamination.score_rows("gguf:default", "meteor")}
     assert set(rows) == {1, 2}
     for claim_id, row in rows.items():
         claim = store.claims.get(claim_id)
@@ -135,7 +135,7 @@ def test_scores_keep_their_pairs_and_lie_in_zero_to_one(piped):
 def test_flags_agree_with_tau(piped):
     outcome, _ = piped.first
     store = piped.store()
-    rows = score_rows(store, "gguf:default", "meteor")
+    rows = store.contamination.score_rows("gguf:default", "meteor")
     flagged = store.annotations.flagged_claim_ids("contaminated", "gguf:default", "meteor", "pipeline")
     assert outcome.tau == 0.25
     assert flagged == {r.claim_id for r in rows if r.scorable and r.score >= 0.25}
@@ -169,8 +169,8 @@ def test_the_embedding_metric_reuses_every_model_step(piped):
     outcome, _ = piped.run(metric="embedding")
     assert outcome.status == "finished" and outcome.tau == 0.6 and piped.calls.count == before
     store = piped.store()
-    rows = score_rows(store, "gguf:default", "embedding")
-    meteor = {r.claim_id: r.scorable for r in score_rows(store, "gguf:default", "meteor")}
+    rows = store.contamination.score_rows("gguf:default", "embedding")
+    meteor = {r.claim_id: r.scorable for r in store.contamination.score_rows("gguf:default", "meteor")}
     assert {r.claim_id: r.scorable for r in rows} == meteor  # the same evidence, scored another way
     assert all(0 <= r.score <= 1 for r in rows if r.scorable)
     flagged = store.annotations.flagged_claim_ids("contaminated", "gguf:default", "embedding", "pipeline")
@@ -212,7 +212,7 @@ def test_cli_run_on_averitec_claims_uses_the_qa_pairs_as_oracle(piped):
     assert "S =" in result.output and "flagged at tau 0.60" in result.output
     store = piped.store()
     averitec = store.claims.ids('dataset:"demo-averitec"')[:2]
-    rows = [r for r in score_rows(store, "gguf:default", "embedding") if r.claim_id in averitec]
+    rows = [r for r in store.contamination.score_rows("gguf:default", "embedding") if r.claim_id in averitec]
     assert len(rows) == 2
     for row in rows:
         claim = store.claims.get(row.claim_id)

@@ -13,7 +13,7 @@ from workbench.contamination.flagging import (
 from workbench.contamination.meteor import MeteorScorer
 from workbench.contamination.pipeline_evidence import aligned_rows
 from workbench.contamination.pipeline_tasks import parse_evidence_list
-from workbench.contamination.score_table import ScoreRow, save_scores, score_rows, score_values
+from store.contamination import ScoreRow
 from workbench.contamination.similarity import PairScorer, parse_metric, score_claim
 from workbench.contamination.sweep import sweep
 
@@ -66,7 +66,7 @@ def make_scores(store, target: str = "gguf:A", metric: str = "meteor", scorer: P
         rows.append(ScoreRow(claim_id, target, extractor, scorer.metric.name, result.score, result.scorable,
                              result.n_oracle, result.n_generated, [list(p) for p in result.pairs],
                              article.id, oracle.id, generated.id))
-    save_scores(store, rows)
+    store.contamination.save_scores(rows)
     return rows
 
 
@@ -167,8 +167,8 @@ def test_combine_flags_the_intersection_under_combined_names(demo_store, embeddi
     assert demo_store.annotations.flagged_claim_ids("contaminated", "gguf:A&gguf:B", "meteor") == {1, 2}
     _, flags = combine_flags(demo_store, ["gguf:A"], ["meteor", "embedding"])
     assert [(f.claim_id, f.model, f.metric) for f in flags] == [(1, "gguf:A", "meteor&embedding")]
-    scores = score_values(demo_store, "gguf:A", "meteor")
-    assert flags[0].score == pytest.approx(min(scores[1], score_values(demo_store, "gguf:A", "embedding")[1]))
+    scores = demo_store.contamination.score_values("gguf:A", "meteor")
+    assert flags[0].score == pytest.approx(min(scores[1], demo_store.contamination.score_values("gguf:A", "embedding")[1]))
     with pytest.raises(ContaminationError, match="two or more"):
         combine_flags(demo_store, ["gguf:A"], ["meteor"])
     with pytest.raises(ContaminationError, match="no contamination scores for model gguf:C"):
@@ -197,22 +197,22 @@ def test_sweep_with_a_single_best_tau_and_unscored_labels():
 
 def test_score_rows_round_trip(demo_store):
     rows = make_scores(demo_store)
-    again = {r.claim_id: r for r in score_rows(demo_store, "gguf:A", "meteor")}
+    again = {r.claim_id: r for r in demo_store.contamination.score_rows("gguf:A", "meteor")}
     assert again[2].pairs == rows[1].pairs and again[2].external_id == "js-002"
-    assert [r.claim_id for r in score_rows(demo_store, scorable_only=True)][0] == 1  # highest first
+    assert [r.claim_id for r in demo_store.contamination.score_rows(scorable_only=True)][0] == 1  # highest first
 
 
 @pytest.mark.parametrize("top, ticks", [(0, [0, 1]), (3, [0, 1, 2, 3]), (7, [0, 2, 4, 6, 7]),
                                         (300, [0, 75, 150, 225, 300])])
 def test_histogram_counts_are_labelled_with_whole_numbers(top, ticks):
-    from workbench.contamination.charts import count_ticks, histogram_counts
+    from workbench.render.charts import count_ticks, histogram_counts
 
     assert count_ticks(top) == ticks
     assert histogram_counts([0.0, 0.049, 0.05, 1.0]) == [2, 1] + [0] * 17 + [1]
 
 
 def test_histogram_chart_shows_the_counts_and_tau():
-    from workbench.contamination.charts import as_text, draw_histogram
+    from workbench.render.charts import as_text, draw_histogram
 
     text = as_text(draw_histogram, [0.0, 0.0, 0.0, 0.11], 0.25, "", True, width=60, height=8)
     rows = [line for line in text.splitlines() if "┤" in line]

@@ -13,8 +13,8 @@ from textual.widgets import DataTable, Static
 from tests.test_contamination_scoring import EVIDENCE, ORACLE, make_scores
 from tests.test_tui_support import until
 from workbench.contamination.flagging import pick_group, write_flags
-from workbench.contamination.score_table import score_values
-from workbench.tui.contamination_screen import ContaminationScreen
+
+from workbench.tui.screens.contamination.screen import ContaminationScreen
 from workbench.tui.messages import FlagsChanged
 
 
@@ -45,7 +45,7 @@ def scored(demo_store):
 
 
 async def test_pairs_threshold_and_accept_at_80x24(scored, db_path):
-    scores = score_values(scored, "gguf:A", "meteor")
+    scores = scored.contamination.score_values("gguf:A", "meteor")
     screen = ContaminationScreen(db_path, claim_id=2)
     app = Host(screen)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -14,7 +14,7 @@ from store import Store
 from tests.loopback_servers import LoopbackServer
 from workbench.cli import main
 from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline, run_pipeline
-from workbench.contamination.score_table import score_rows
+
 
 NUDGE = "could not be read as JSON"
 
@@ -74,7 +74,7 @@ def test_unreadable_json_is_asked_again_with_a_nudge_and_a_new_seed(demo_store, 
     generated = demo_store.runs.get(outcome.runs["generated evidence"])
     for p in demo_store.runs.predictions(generated.id):
         assert p.status == "ok" and p.attempts == 2 and len(p.parsed["evidence"]) == 2
-    rows = score_rows(demo_store, "openai-compatible:target", "meteor")
+    rows = demo_store.contamination.score_rows("openai-compatible:target", "meteor")
     # The model reproduced both oracle sentences (the claim and the records line).
     assert len(rows) == 2 and all(r.score > 0.95 and len(r.pairs) == 2 for r in rows)
     assert demo_store.annotations.flagged_claim_ids("contaminated", "openai-compatible:target", "meteor") == {1, 2}
@@ -91,7 +91,7 @@ def test_answers_that_never_parse_are_recorded_failures(demo_store, db_path):
     for p in demo_store.runs.predictions(oracle.id):
         assert p.status == "parse_failure" and p.attempts == 3 and p.parsed is None
         assert p.raw_output == "I would rather not answer in JSON."
-    rows = score_rows(demo_store, "openai-compatible:target", "meteor")
+    rows = demo_store.contamination.score_rows("openai-compatible:target", "meteor")
     assert [(r.scorable, r.score, r.article_run_id) for r in rows] == [(False, None, None)] * 2  # never 0
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from store import FilterError, FlagSpec, FlagSpecError, Prediction, Run
-from workbench.scoring import ScoringError, score_run
-from workbench.scoring_compare import compare_runs
+from workbench.scoring.runs import ScoringError, score_run
+from workbench.scoring.compare import compare_runs
 
 
 def make_run(store, name, model, answers):

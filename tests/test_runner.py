@@ -10,7 +10,7 @@ from tests.loopback_servers import Fault, LoopbackServer
 from tests.run_fixtures import load_mini, many_claims, write_mini
 from workbench.exporting import export_predictions
 from workbench.importers import import_file
-from workbench.runner import (
+from workbench.runs.engine import (
     ItemFinished, RunFinished, RunRequest, RunSetupError, RunStarted, execute_run, prepare_run,
 )
 

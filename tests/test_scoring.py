@@ -17,7 +17,7 @@ from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from store import Prediction, Run
 from workbench.metrics import NO_VALUE, PARSE_FAILURE, corrections, mcnemar, paired_bootstrap
-from workbench.scoring import (
+from workbench.scoring.runs import (
     ScoringError,
     parse_cutoffs,
     parse_fields,
@@ -26,8 +26,8 @@ from workbench.scoring import (
     score_runs,
     summaries,
 )
-from workbench.scoring_compare import compare_runs, filter_value
-from workbench.scoring_live import load_live_run
+from workbench.scoring.compare import compare_runs, filter_value
+from workbench.scoring.live import load_live_run
 
 JS = ["Supported", "Refuted", "NotEnoughInfo"]
 # claim id -> (status, verdict) for run A; 10 has no answer (missing).

@@ -10,8 +10,8 @@ from store import Prediction, Run
 from tests.test_scoring import RUN_A, make_run
 from tests.test_tui_support import add_run
 from workbench.metrics import API_ERROR, MISSING, PARSE_FAILURE, LiveMetrics
-from workbench.scoring import parse_fields, score_run
-from workbench.scoring_live import load_live_run
+from workbench.scoring.runs import parse_fields, score_run
+from workbench.scoring.live import load_live_run
 
 CLASSES = ["true", "false"]
 OUTCOMES = CLASSES + ["unknown", PARSE_FAILURE, API_ERROR, MISSING]
@@ -70,7 +70,7 @@ def test_a_run_over_datasets_without_a_dataset_id_is_scored(demo_store):
 def test_a_run_mixing_label_spaces_is_refused(demo_store):
     import pytest
 
-    from workbench.scoring import ScoringError
+    from workbench.scoring.runs import ScoringError
 
     ids = demo_store.claims.ids("dataset:demo")[:2] + demo_store.claims.ids("dataset:demo-realfact")[:2]
     demo_store.runs.create(Run(name="mixed", model="m"), ids)

@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Input, Static
 from store import Prediction, Store
 from tests.test_scoring import RUN_A, RUN_B, make_run
 from tests.test_tui_support import until
-from workbench.tui.metrics_screen import ConfusionTable, MetricsScreen
+from workbench.tui.screens.metrics.screen import ConfusionTable, MetricsScreen
 
 
 class Host(App):
@@ -238,7 +238,7 @@ async def test_hostile_names_show_as_typed(demo_store, db_path):
 
 def test_enter_on_a_gold_label_opens_that_whole_confusion_row():
     from workbench.metrics import summarise
-    from workbench.tui.metrics_tables import confusion_filter
+    from workbench.tui.screens.metrics.tables import confusion_filter
 
     summary = summarise(["Supported", "Refuted"], ["Refuted", "Refuted"], ["Supported", "Refuted"])
     assert confusion_filter("r1", summary, 0, -1) == "run:r1 label:Supported predicted -status:error"

@@ -5,8 +5,8 @@ contamination view on the highlighted claim, and the browser opens on a filter f
 from __future__ import annotations
 
 from tests.test_tui_support import add_run, gold, make_app, settle
-from workbench.tui.contamination_screen import ContaminationScreen
-from workbench.tui.metrics_screen import MetricsScreen
+from workbench.tui.screens.contamination.screen import ContaminationScreen
+from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.widgets.filter_bar import FilterBar
 

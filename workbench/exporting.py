@@ -52,13 +52,10 @@ def dataset_header(store: Store, filter_text: str) -> dict | None:
     """The generic format's `_dataset` line when every matching claim is from one dataset:
     re-importing then keeps its name and label space (a true/false space is not mistaken
     for another, and an export is never read as a RealFactBench-shaped file)."""
-    compiled = store.claims.compile(filter_text)
-    rows = store.db.execute(
-        f"SELECT DISTINCT c.dataset_id FROM claims c WHERE {compiled.where} LIMIT 2", compiled.params
-    ).fetchall()
-    if len(rows) != 1:
+    dataset_ids = store.claims.datasets_matching(filter_text, limit=2)
+    if len(dataset_ids) != 1:
         return None
-    dataset = store.datasets.by_id(rows[0][0])
+    dataset = store.datasets.by_id(dataset_ids[0])
     space = dataset.label_space
     header = {"name": dataset.name, "label_space": {"name": space.name, "labels": space.labels,
                                                     "abstain": space.abstain, "excluded": space.excluded}}
@@ -70,11 +67,7 @@ def dataset_header(store: Store, filter_text: str) -> dict | None:
 def attribute_columns(store: Store, filter_text: str) -> list[str]:
     """`attr.NAME` for every attribute any matching claim has (a CSV header is written
     before the rows, so it must know them all up front)."""
-    compiled = store.claims.compile(filter_text)
-    rows = store.db.execute(
-        f"SELECT DISTINCT a.key FROM claims c, json_each(c.attributes) a WHERE {compiled.where}"
-        " ORDER BY a.key", compiled.params)
-    return [f"attr.{key}" for (key,) in rows]
+    return [f"attr.{key}" for key in store.claims.attribute_names(filter_text)]
 
 
 def iter_claims(store: Store, filter_text: str) -> Iterator[Claim]:
@@ -111,9 +104,7 @@ def export_predictions(store: Store, runs: list[Run], filter_text: str, format: 
         compiled = store.claims.compile(filter_text)
         for run in runs:
             for p in store.runs.predictions(run.id, compiled.where, list(compiled.params)):
-                claim = store.db.execute(
-                    "SELECT c.external_id, c.label, d.name FROM claims c JOIN datasets d"
-                    " ON d.id = c.dataset_id WHERE c.id = ?", [p.claim_id]).fetchone()
+                claim = store.claims.reference(p.claim_id)
                 yield {"run": run.name, "model": run.model, "setting": run.setting, "prompt": run.prompt_name,
                        "claim_id": p.claim_id, "dataset": claim[2], "external_id": claim[0], "gold": claim[1],
                        **p.model_dump(include=set(_PREDICTION_COLUMNS))}

@@ -18,11 +18,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from workbench.batch_runs import BatchRunError, cancel_batches, collect_batches, forget_batches, submit_batch
+from workbench.runs.batch import BatchRunError, cancel_batches, collect_batches, forget_batches, submit_batch
 from workbench.cli import UserError, current_db_path, db_path_option, main
 from workbench.cli.data_commands import open_store
-from workbench.display import literal
-from workbench.runner import PreparedRun, RunRequest, RunSetupError, prepare_run, unconfirmed_advice
+from workbench.render.display import literal
+from workbench.runs.engine import PreparedRun, RunRequest, RunSetupError, prepare_run, unconfirmed_advice
 
 console = Console(highlight=False)
 STILL_OUT = 75

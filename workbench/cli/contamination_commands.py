@@ -21,19 +21,19 @@ from store import CHECKED_CLEAN, Store
 from workbench.cli import UserError, current_db_path, db_path_option, main
 from workbench.cli.cancellable import run_cancellable
 from workbench.cli import contamination_views as views
-from workbench.contamination import evidence_view
+from workbench.render import evidence_pairs
 from workbench.cli.data_commands import open_store
 from workbench.contamination.flagging import (
     CONTAMINATED, ContaminationError, combine_flags, combined_flag_sets, current_tau, pick_group, summarise,
 )
 from workbench.contamination.pipeline import ContaminationRequest, PipelineError, plan_pipeline, run_pipeline
 from workbench.contamination.pipeline_evidence import generated_side, oracle_side
-from workbench.contamination.score_table import score_groups, score_rows, score_values
+
 from workbench.contamination.similarity import METRIC_HELP
 from workbench.contamination.sweep import manual_labels, sweep
-from workbench.display import literal
-from workbench.run_params import parse_param_pairs
-from workbench.run_types import ItemFinished, RunSetupError
+from workbench.render.display import literal
+from workbench.runs.params import parse_param_pairs
+from workbench.runs.types import ItemFinished, RunSetupError
 
 console = Console(highlight=False)
 
@@ -141,7 +141,7 @@ def _finished(plan, outcome) -> None:
     finally:
         store.close()
     console.print(f"{outcome.scored:,} claims scored, {summary.scorable:,} scorable; S = "
-                  f"{evidence_view.number(summary.mean_score)}; flagged at tau {summary.tau:.2f}: {summary.would_flag:,}"
+                  f"{evidence_pairs.number(summary.mean_score)}; flagged at tau {summary.tau:.2f}: {summary.would_flag:,}"
                   f" of {summary.scorable:,}"
                   + (f" ({summary.share_flagged:.1%})" if summary.share_flagged is not None else ""), markup=False)
     if failures:
@@ -172,12 +172,12 @@ def show_command(claim_ref: str, model: str | None, metric: str | None, article:
     claim_id = store.claims.resolve(claim_ref)
     if claim_id is None:
         raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
-    rows = score_rows(store, _model_name(store, model), _metric_name(metric), claim_id=claim_id)
+    rows = store.contamination.score_rows(_model_name(store, model), _metric_name(metric), claim_id=claim_id)
     if not rows:
         raise UserError(f"claim {claim_ref} has no contamination score" + (" for that model/metric" if model or metric
                         else "") + "; run `workbench contamination run` first")
     claim = store.claims.get(claim_id)
-    console.print(evidence_view.claim_heading(claim))
+    console.print(evidence_pairs.claim_heading(claim))
     for row in rows:
         _show_row(store, claim, row, article)
 
@@ -190,8 +190,8 @@ def _show_row(store: Store, claim, row, article: bool) -> None:
                   style="bold")
     oracle = oracle_side(store, claim, row.oracle_run_id)
     generated = generated_side(store, claim.id, row.article_run_id, row.generated_run_id)
-    console.print(evidence_view.evidence_table(oracle, generated, row))
-    console.print(evidence_view.score_line(row, tau, flagged))
+    console.print(evidence_pairs.evidence_table(oracle, generated, row))
+    console.print(evidence_pairs.score_line(row, tau, flagged))
     if article and row.article_run_id is not None:
         prediction = store.runs.prediction(row.article_run_id, claim.id)
         console.print(views.article_block(prediction.raw_output if prediction else None))
@@ -212,7 +212,7 @@ def summary_command(model, metric, dataset, tau, as_json) -> None:
         if store.datasets.get(dataset) is None:
             raise UserError(f"no dataset {dataset!r}")
         claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
-    summaries = [summarise(store, g, tau, claim_ids) for g in score_groups(store, _model_name(store, model),
+    summaries = [summarise(store, g, tau, claim_ids) for g in store.contamination.score_groups(_model_name(store, model),
                                                                           _metric_name(metric))]
     if claim_ids is not None:  # a model/metric with no scores in that dataset says nothing about it
         summaries = [s for s in summaries if s.claims]
@@ -289,7 +289,7 @@ def _resolve_all(store: Store, refs) -> list[int]:
 @db_path_option
 def sweep_command(model, metric, as_json) -> None:
     """Agreement of the pipeline's flag (s >= tau) with people's labels, tau from 0 to 1."""
-    from workbench.contamination.charts import as_text, draw_sweep
+    from workbench.render.charts import as_text, draw_sweep
 
     store = open_store()
     try:
@@ -297,7 +297,7 @@ def sweep_command(model, metric, as_json) -> None:
     except ContaminationError as error:
         raise UserError(str(error)) from None
     labels = manual_labels(store)
-    scores = score_values(store, group.target_model, group.metric, group.extractor_model)
+    scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model)
     if not any(c in scores for c in labels.by_claim):
         raise UserError(f"none of the {len(labels.by_claim):,} claims people labelled has a score for"
                         f" {group.target_model} / {group.metric}; label scored claims with"
@@ -320,11 +320,11 @@ def _model_name(store: Store, text: str | None) -> str | None:
     """A model as stored: as typed if scores know it, else with a gguf path made absolute
     (as `contamination run` stores it)."""
     from workbench.backends import ModelSpecError, parse_model_spec
-    from workbench.run_setup import stored_model_text
+    from workbench.runs.setup import stored_model_text
 
     if not text or "&" in text:
         return text
-    known = {g.target_model for g in score_groups(store)}
+    known = {g.target_model for g in store.contamination.score_groups()}
     if text in known:
         return text
     try:

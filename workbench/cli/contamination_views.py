@@ -9,10 +9,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from workbench.contamination.evidence_view import number
+from workbench.render.evidence_pairs import number
 from workbench.contamination.flagging import GroupSummary
 from workbench.contamination.sweep import SweepResult
-from workbench.display import literal, one_line
+from workbench.render.display import literal, one_line
 
 SWEEP_SHOWN_EVERY = 5  # table rows every 0.05
 

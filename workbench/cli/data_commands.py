@@ -13,10 +13,10 @@ from rich.table import Table
 from store import DatasetConflict, FilterError, PageRequest, Store
 from workbench import labels
 from workbench.cli import UserError, current_db_path, db_path_option, main
-from workbench.display import fit_widths, literal, one_line
+from workbench.render.display import fit_widths, literal, one_line
 from workbench.exporting import EXPORT_FORMATS, export_claims, export_predictions
 from workbench.importers import FORMATS, BadInput, import_file
-from workbench.showing import claim_panels
+from workbench.render.claims import claim_panels
 
 console = Console(highlight=False)
 

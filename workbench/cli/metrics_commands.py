@@ -10,8 +10,8 @@ from rich.console import Console
 
 from workbench.cli import UserError, db_path_option, main
 from workbench.cli.data_commands import open_store
-from workbench.reporting import REPORT_FORMATS, comparison_report_dict, report_dict, write_report
-from workbench.scoring import DEFAULT_RESAMPLES, DEFAULT_SEED, KNOWN_FIELDS, ScoringError, score_runs
+from workbench.render.reports import REPORT_FORMATS, comparison_report_dict, report_dict, write_report
+from workbench.scoring.runs import DEFAULT_RESAMPLES, DEFAULT_SEED, KNOWN_FIELDS, ScoringError, score_runs
 
 console = Console(highlight=False)
 
@@ -57,7 +57,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
 
     See the README, "Metrics", for the exact definitions.
     """
-    from workbench.scoring_tables import run_report
+    from workbench.render.scores import run_report
 
     reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed)
     if as_json:
@@ -83,9 +83,9 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
 def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as_json) -> None:
     """Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap
     p-values, McNemar, the correction rate CoR, and the claims that flipped."""
-    from workbench.scoring import parse_cutoffs, resolve_run
-    from workbench.scoring_compare import compare_runs
-    from workbench.scoring_tables import comparison_view
+    from workbench.scoring.runs import parse_cutoffs, resolve_run
+    from workbench.scoring.compare import compare_runs
+    from workbench.render.scores import comparison_view
 
     store = open_store()
     try:

@@ -11,7 +11,7 @@ from rich.rule import Rule
 from workbench.cli import UserError, db_path_option, main
 from workbench.cli.data_commands import open_store
 from workbench.config import load_settings
-from workbench.display import literal
+from workbench.render.display import literal
 from workbench.prompt_templates import TemplateError, available_templates, load_template, read_template
 from workbench.prompting import CONTEXTS, EVIDENCE, PromptError, parse_setting, render
 

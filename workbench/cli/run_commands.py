@@ -15,9 +15,9 @@ from store import Store
 from workbench.cli import UserError, current_db_path, db_path_option, main
 from workbench.cli.cancellable import run_cancellable
 from workbench.cli.data_commands import open_store
-from workbench.display import literal, one_line
-from workbench.run_params import parse_param_pairs
-from workbench.runner import (
+from workbench.render.display import literal, one_line
+from workbench.runs.params import parse_param_pairs
+from workbench.runs.engine import (
     ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, items_per_second,
     prepare_run, run_blocking, waiting_message,
 )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from store import Flag, FlagChange, Store
-from workbench.contamination.score_table import ScoreGroup, score_groups, score_values
+from store.contamination import ScoreGroup
 from workbench.contamination.similarity import default_tau
 
 CONTAMINATED = "contaminated"
@@ -28,7 +28,7 @@ def pick_group(store: Store, target: str | None, metric: str | None,
                extractor: str | None = None) -> ScoreGroup:
     """The (target, extractor, metric) with scores that matches (the newest extractor when
     only that differs); a clear error when none, or several models or metrics, match."""
-    groups = [g for g in score_groups(store, target, metric)
+    groups = [g for g in store.contamination.score_groups(target, metric)
               if extractor is None or g.extractor_model == extractor]
     if not groups:
         wanted = " ".join(f"{k} {v}" for k, v in (("model", target), ("metric", metric), ("extractor", extractor))
@@ -44,7 +44,7 @@ def pick_group(store: Store, target: str | None, metric: str | None,
 
 def flags_at(store: Store, group: ScoreGroup, tau: float) -> list[Flag]:
     """The pipeline flags a threshold gives: every scorable claim with s >= tau."""
-    scores = score_values(store, group.target_model, group.metric, group.extractor_model)
+    scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model)
     note = f"s >= tau; evidence extracted by {group.extractor_model}"
     return [Flag(claim_id=claim_id, kind=CONTAMINATED, source="pipeline", model=group.target_model,
                  metric=group.metric, score=score, threshold=tau, note=note)
@@ -59,10 +59,8 @@ def write_flags(store: Store, group: ScoreGroup, tau: float) -> FlagChange:
 
 def current_tau(store: Store, target: str, metric: str) -> float:
     """The threshold of the stored flags for a model and metric, else the default."""
-    row = store.db.execute(
-        "SELECT threshold FROM flags WHERE kind = ? AND source = 'pipeline' AND model = ? AND metric = ?"
-        " AND threshold IS NOT NULL ORDER BY id DESC LIMIT 1", [CONTAMINATED, target, metric]).fetchone()
-    return float(row[0]) if row else default_tau(metric)
+    stored = store.contamination.pipeline_threshold(CONTAMINATED, target, metric)
+    return default_tau(metric) if stored is None else stored
 
 
 def combined_names(models: list[str], metrics: list[str]) -> tuple[str, str]:
@@ -91,13 +89,11 @@ def combine_flags(store: Store, models: list[str], metrics: list[str]) -> tuple[
 
 def _part(store: Store, model: str, metric: str) -> dict[int, float]:
     """claim id -> score of the pipeline flags of one model and metric."""
-    if not score_groups(store, model, metric):
+    if not store.contamination.score_groups(model, metric):
         raise ContaminationError(f"no contamination scores for model {model} and metric {metric}; run"
                                  " `workbench contamination run` for it first")
-    rows = store.db.execute(
-        "SELECT claim_id, score FROM flags WHERE kind = ? AND source = 'pipeline' AND model = ? AND metric = ?",
-        [CONTAMINATED, model, metric])
-    return {claim_id: score if score is not None else 0.0 for claim_id, score in rows}
+    scores = store.contamination.pipeline_flag_scores(CONTAMINATED, model, metric)
+    return {claim_id: score if score is not None else 0.0 for claim_id, score in scores.items()}
 
 
 @dataclass
@@ -130,7 +126,8 @@ def summarise(store: Store, group: ScoreGroup, tau: float | None = None,
     """S, the share flagged at tau (default: the stored flags' tau) and the flag count,
     over all the group's claims or only `claim_ids`."""
     tau = current_tau(store, group.target_model, group.metric) if tau is None else tau
-    scores = score_values(store, group.target_model, group.metric, group.extractor_model, include_unscorable=True)
+    scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model,
+                                              include_unscorable=True)
     flagged = store.annotations.flagged_claim_ids(CONTAMINATED, group.target_model, group.metric, "pipeline")
     if claim_ids is not None:
         scores = {c: s for c, s in scores.items() if c in claim_ids}
@@ -144,10 +141,7 @@ def summarise(store: Store, group: ScoreGroup, tau: float | None = None,
 def combined_flag_sets(store: Store, claim_ids: set[int] | None = None) -> list[tuple[str, str, int]]:
     """(model, metric, claims) of every combined (intersection) flag set, counting only
     `claim_ids` when given (a set with none of them is left out)."""
-    rows = store.db.execute(
-        "SELECT model, metric, claim_id FROM flags WHERE kind = ? AND source = 'pipeline'"
-        " AND (instr(model, ?) OR instr(metric, ?)) ORDER BY model, metric",
-        [CONTAMINATED, JOIN, JOIN])
+    rows = store.contamination.combined_flag_rows(CONTAMINATED, JOIN)
     counts: dict[tuple[str, str], int] = {}
     for model, metric, claim_id in rows:
         if claim_ids is None or claim_id in claim_ids:

@@ -34,11 +34,10 @@ from workbench.contamination.pipeline_tasks import (
 )
 from workbench.contamination.similarity import Metric, MetricError, parse_metric
 from workbench.prompt_templates import TemplateError
-from workbench.run_params import effective_params
-from workbench.run_setup import stored_model_text
-from workbench.run_types import PreparedRun, RunEvent, RunSetupError
+from workbench.runs.params import effective_params
+from workbench.runs.setup import stored_model_text
+from workbench.runs.types import PreparedRun, RunEvent, RunSetupError
 
-CHUNK = 500
 
 
 class PipelineError(ValueError):
@@ -122,7 +121,7 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
     if request.max_evidence < 1:
         raise PipelineError("--max-evidence must be at least 1")
     claim_ids = _select_claims(store, request)
-    with_article, with_qa = _oracle_sources(store, claim_ids)
+    with_article, with_qa = store.contamination.oracle_sources(claim_ids)
     qa_only = [c for c in claim_ids if c in with_qa and c not in with_article]
     missing = [c for c in claim_ids if c not in with_article and c not in with_qa]
     if len(missing) == len(claim_ids):
@@ -161,19 +160,6 @@ def _select_claims(store: Store, request: ContaminationRequest) -> list[int]:
     if not ids:
         raise PipelineError("no claims match" + (f" {request.filter!r}" if request.filter else ""))
     return ids
-
-
-def _oracle_sources(store: Store, claim_ids: list[int]) -> tuple[set[int], set[int]]:
-    """(claims with an oracle article text, claims with question-answer evidence)."""
-    articles, qa = set(), set()
-    for start in range(0, len(claim_ids), CHUNK):
-        chunk = claim_ids[start:start + CHUNK]
-        marks = ", ".join("?" * len(chunk))
-        articles |= {r[0] for r in store.db.execute(
-            f"SELECT id FROM claims WHERE id IN ({marks}) AND trim(coalesce(article_text, '')) != ''", chunk)}
-        qa |= {r[0] for r in store.db.execute(
-            f"SELECT DISTINCT claim_id FROM evidence WHERE kind = 'qa' AND claim_id IN ({marks})", chunk)}
-    return articles, qa
 
 
 def run_pipeline(db_path: Path, plan: PipelinePlan,

@@ -10,10 +10,10 @@ from workbench.backends import parse_model_spec
 from workbench.contamination.flagging import current_tau, pick_group, write_flags
 from workbench.contamination.pipeline_evidence import generated_side, oracle_side, qa_evidence
 from workbench.contamination.pipeline_tasks import ArticleTask, ExtractTask
-from workbench.contamination.score_table import ScoreRow, save_scores
+from store.contamination import ScoreRow
 from workbench.contamination.similarity import ClaimScore, PairScorer, score_claim
-from workbench.run_setup import prepare_task_run
-from workbench.run_types import RunFinished, RunSetupError, TaskRunRequest
+from workbench.runs.setup import prepare_task_run
+from workbench.runs.types import RunFinished, RunSetupError, TaskRunRequest
 
 if TYPE_CHECKING:
     from workbench.contamination.pipeline import PipelineOutcome, PipelinePlan
@@ -90,7 +90,7 @@ class PipelineSteps:
                              self.request.extractor_base_url, self.request.extractor_params)
 
     def _execute(self, step: str, task, model: str, claim_ids: list[int], name: str, base_url, params) -> int:
-        from workbench.runner import run_blocking
+        from workbench.runs.engine import run_blocking
 
         if self.cancel.is_set():
             raise StepStopped("cancelled", None)
@@ -139,7 +139,7 @@ class PipelineSteps:
                 article_run if in_articles else None,
                 oracle_run if claim_id in with_article else None,
                 generated_run if in_articles else None))
-        save_scores(self.store, rows)
+        self.store.contamination.save_scores(rows)
         return rows
 
     def _sides(self, claim_id: int, oracle_run, article_run, generated_run, missing: set[int],

@@ -5,7 +5,7 @@ ExtractTask: an extractor model lists the evidence sentences of an article as JS
 article is either the claim's oracle fact-check (claim.article_text) or the answer an
 article run gave for the claim.
 
-Both are RunTask objects (workbench.run_types): the run engine renders, caches,
+Both are RunTask objects (workbench.runs.types): the run engine renders, caches,
 retries, commits and resumes them exactly as it does verdict runs.
 """
 
@@ -26,7 +26,7 @@ from workbench.prompt_templates import (
     CLAIM_FIELDS, TemplateError, available_templates, placeholders, template_dirs,
 )
 from workbench.prompting import PromptError, RenderedPrompt, marked_response
-from workbench.run_types import TaskAnswer
+from workbench.runs.types import TaskAnswer
 
 ARTICLE_TEMPLATE = "contamination_article"
 EXTRACT_TEMPLATE = "contamination_extract"

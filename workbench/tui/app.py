@@ -13,7 +13,7 @@ from textual.worker import Worker, WorkerState
 
 from store import FlagChange, Store
 from workbench.config import Settings, load_settings
-from workbench.display import printable
+from workbench.render.display import printable
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.db import ThreadStores
 from workbench.tui.errors import ReportsWorkerErrors
@@ -152,13 +152,13 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     def action_metrics(self) -> None:
         """Open the metrics view on the runs shown as columns (v chooses them; the first is
         the focus run, and the view compares the second against it)."""
-        from workbench.tui.metrics_screen import MetricsScreen  # loaded on first use: start-up stays fast
+        from workbench.tui.screens.metrics.screen import MetricsScreen  # loaded on first use: start-up stays fast
 
         self.push_screen(MetricsScreen(self.db_path, list(self.browser.table.query.run_ids)))
 
     def action_contamination(self) -> None:
         """Open the contamination view on the highlighted claim."""
-        from workbench.tui.contamination_screen import ContaminationScreen
+        from workbench.tui.screens.contamination.screen import ContaminationScreen
 
         row = self.browser.table.current
         self.push_screen(ContaminationScreen(self.db_path, claim_id=row.id if row else None))

@@ -12,7 +12,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from workbench.display import one_line
+from workbench.render.display import one_line
 from workbench.tui.screens.claim_actions import run_term
 
 PRESETS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.worker import Worker, WorkerState
 
-from workbench.display import one_line
+from workbench.render.display import one_line
 
 
 def describe(error: BaseException | None) -> str:

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from store import Store
 from workbench.config import Settings
-from workbench.display import literal, printable
+from workbench.render.display import literal, printable
 
 MODEL_KINDS = [
     ("default", "gguf:default (embedded SmolLM2, CPU)"),
@@ -70,7 +70,7 @@ class RunChoice:
 
     def request(self):
         """The runner's RunRequest for this choice."""
-        from workbench.runner import RunRequest
+        from workbench.runs.engine import RunRequest
 
         ids = {"claim": [self.claim_id], "marked": list(self.marked)}.get(self.scope)
         params = self._option_pairs()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from store import RunProgress
-from workbench.display import printable
+from workbench.render.display import printable
 
 
 class RunEvent(Message):
@@ -67,7 +67,7 @@ class RunControl:
 
     def _execute(self, prepared, cancel: threading.Event):
         """Runs on a worker thread: never touches widgets, posts events instead."""
-        from workbench.runner import run_blocking
+        from workbench.runs.engine import run_blocking
 
         return run_blocking(self.app.db_path, prepared, on_event=lambda e: self.app.post_message(RunEvent(e)),
                             cancel=cancel)

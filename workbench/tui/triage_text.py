@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from workbench.display import literal, printable
+from workbench.render.display import literal, printable
 from workbench.tui.bundles import TriageItem
-from workbench.tui.looks import field_line, verdict_line
+from workbench.render.verdicts import field_line, verdict_line
 
 
 def answer_body(item: TriageItem) -> Text:

@@ -15,7 +15,7 @@ from textual.worker import get_current_worker
 
 from store import FilterError, Run
 from store.filters import parse_terms
-from workbench.display import one_line, printable
+from workbench.render.display import one_line, printable
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import CatalogueLoaded, Counted, DataChanged
 from workbench.tui.paging import ClaimQuery

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual import work
 
 from store import SORT_COLUMNS, Run
-from workbench.display import printable
+from workbench.render.display import printable
 from workbench.tui.messages import FlagsChanged
 from workbench.tui.paging import ClaimQuery, row_key
 from workbench.tui.screens.flag_dialog import FlagDialog, FlagRequest

@@ -14,7 +14,7 @@ from textual.worker import get_current_worker
 
 from workbench.tui.bundles import ClaimBundle, load_bundle
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.tui.evidence_text import (claim_body, claim_header, full_body, pages_body, qa_body,
+from workbench.render.claim_text import (claim_body, claim_header, full_body, pages_body, qa_body,
                                          reference_body)
 from workbench.tui.messages import DataChanged
 from workbench.tui.widgets.run_status import RunStatus

@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from workbench.display import literal, printable
+from workbench.render.display import literal, printable
 
 
 class TextPrompt(ModalScreen[str | None]):

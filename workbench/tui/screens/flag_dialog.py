@@ -14,7 +14,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from store import CHECKED_CLEAN
-from workbench.display import one_line, printable
+from workbench.render.display import one_line, printable
 
 DEFAULT_KIND = "contaminated"
 

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 from textual.worker import get_current_worker
 
-from workbench.display import literal, printable
+from workbench.render.display import literal, printable
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.run_preview import MODEL_KINDS, RunChoice, preview_text, setting_names, template_names
 
@@ -176,7 +176,7 @@ and K cancels."""
 
     @work(thread=True, exclusive=True, group="run-prepare", exit_on_error=False)
     def _prepare(self, choice: RunChoice) -> None:
-        from workbench.runner import RunSetupError, prepare_run, waiting_message
+        from workbench.runs.engine import RunSetupError, prepare_run, waiting_message
 
         store = self.app.stores.get()
         try:

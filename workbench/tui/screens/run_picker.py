@@ -11,7 +11,7 @@ from textual.widgets import Label, SelectionList
 from textual.widgets.selection_list import Selection
 
 from store import Run
-from workbench.display import printable
+from workbench.render.display import printable
 
 
 def run_label(run: Run) -> Text:

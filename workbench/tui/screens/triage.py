@@ -13,10 +13,10 @@ from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from store import PageRequest
-from workbench.display import printable
+from workbench.render.display import printable
 from workbench.tui.bundles import TriageItem, load_triage_item
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.tui.evidence_text import full_body, pages_body, qa_body, reference_body
+from workbench.render.claim_text import full_body, pages_body, qa_body, reference_body
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.detail import EvidenceText
 from workbench.tui.screens.dialogs import TextPrompt, TextViewer, plain_title

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from store import ClaimRow, Run
-from workbench.display import one_line, printable
-from workbench.tui.looks import flag_marks, verdict_mark
+from workbench.render.display import one_line, printable
+from workbench.render.verdicts import flag_marks, verdict_mark
 
 IMPORTANCE_SHORT = {"Main": "Main", "Sub": "Sub", "Irrelevant": "Irr"}
 

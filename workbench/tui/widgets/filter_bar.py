@@ -17,7 +17,7 @@ from textual.worker import get_current_worker
 
 from store import FilterError
 from store.filters import KNOWN_FIELDS
-from workbench.display import printable
+from workbench.render.display import printable
 from workbench.tui.errors import ReportsWorkerErrors
 
 _FIELD_NAMES = sorted({name for name in KNOWN_FIELDS if "NAME" not in name} | {"has", "flagged", "triage"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from workbench.display import one_line
+from workbench.render.display import one_line
 from workbench.tui.runs import RunState
 
 BAR_CELLS = 20

@@ -7,10 +7,10 @@ from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from workbench.display import literal
+from workbench.render.display import literal
 from workbench.tui.bundles import ClaimBundle
-from workbench.tui.evidence_text import verdict_item
-from workbench.tui.looks import legend
+from workbench.render.claim_text import verdict_item
+from workbench.render.verdicts import legend
 from workbench.tui.screens.dialogs import TextViewer, plain_title
 
 

@@ -26,7 +26,7 @@ from workbench.metrics import (
     paired_bootstrap_from_cells,
     summarise_slot_counts,
 )
-from workbench.scoring import (
+from workbench.scoring.runs import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     ScoringError,
@@ -34,7 +34,7 @@ from workbench.scoring import (
     read_items,
     without_flagged,
 )
-from workbench.scoring_items import RunItems
+from workbench.scoring.items import RunItems
 
 COMPARED_METRICS = ("accuracy", "macro_f1", "mcc", "unknown_rate", "parse_failure_rate")
 PAIRED_METRICS = {"macro_f1": macro_f1, "accuracy": accuracy}

@@ -6,9 +6,9 @@ from textual import on
 from textual.screen import Screen
 from textual.widgets import DataTable
 
-from workbench.display import printable
-from workbench.scoring_compare import filter_value
-from workbench.tui.metrics_tables import ConfusionTable, confusion_filter, slice_filter
+from workbench.render.display import printable
+from workbench.scoring.compare import filter_value
+from workbench.tui.screens.metrics.tables import ConfusionTable, confusion_filter, slice_filter
 
 
 class OpensClaimsFromTables(Screen):

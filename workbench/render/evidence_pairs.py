@@ -10,8 +10,8 @@ from rich.text import Text
 
 from store import Claim
 from workbench.contamination.pipeline_evidence import EvidenceSide, aligned_rows
-from workbench.contamination.score_table import ScoreRow
-from workbench.display import literal
+from store.contamination import ScoreRow
+from workbench.render.display import literal
 
 
 def number(value: float | None, digits: int = 3) -> str:

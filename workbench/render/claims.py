@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from store import Claim, Dataset, Flag
-from workbench.display import literal, printable
+from workbench.render.display import literal, printable
 from workbench.evidence import full_window, page_windows, qa_pairs, qa_text, reference_passages
 
 

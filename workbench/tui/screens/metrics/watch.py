@@ -16,7 +16,7 @@ from pathlib import Path
 
 from store import Run
 from workbench.metrics import Interval, MetricSummary, PairedComparison
-from workbench.scoring import (
+from workbench.scoring.runs import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     ScoringError,
@@ -24,9 +24,9 @@ from workbench.scoring import (
     parse_fields,
     without_flagged,
 )
-from workbench.scoring_compare import Comparison, compare_items
-from workbench.scoring_items import RunItems
-from workbench.scoring_live import LiveRun, flag_signature, load_live_run
+from workbench.scoring.compare import Comparison, compare_items
+from workbench.scoring.items import RunItems
+from workbench.scoring.live import LiveRun, flag_signature, load_live_run
 from workbench.tui.db import ThreadStores
 
 BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "flag:{kind}", "cutoff")
@@ -167,9 +167,8 @@ class MetricsWatcher:
         ids = [live.run.id for live in self._lives]
         if not ids:
             return ()
-        marks = ", ".join("?" * len(ids))
-        rows = dict(store.db.execute(f"SELECT id, status FROM runs WHERE id IN ({marks})", ids).fetchall())
-        return tuple(rows.get(i) for i in ids)
+        statuses = store.runs.statuses(ids)
+        return tuple(statuses.get(i) for i in ids)
 
     def _update(self) -> PanelUpdate:
         config = self._config

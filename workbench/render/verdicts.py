@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from store import Prediction
-from workbench.display import literal, one_line, printable
+from workbench.render.display import literal, one_line, printable
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,9 @@ from workbench.backends import Backend, BackendError, Completion, CompletionRequ
 from workbench.config import load_settings
 from workbench.parsing import parse_answer
 from workbench.prompting import PromptError, render
-from workbench.retry import CallOutcome, RetryGate, RetryPolicy, call_with_retries
-from workbench.run_setup import prepare_run, prepare_task_run
-from workbench.run_types import (
+from workbench.runs.retry import CallOutcome, RetryGate, RetryPolicy, call_with_retries
+from workbench.runs.setup import prepare_run, prepare_task_run
+from workbench.runs.types import (
     ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, RunStarted, RunTask, TaskAnswer,
     TaskRunRequest,
 )

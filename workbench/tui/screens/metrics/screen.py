@@ -21,21 +21,21 @@ from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
 
 from store import FlagSpec, FlagSpecError
-from workbench.display import literal, printable
-from workbench.scoring import ScoringError
-from workbench.scoring_fields import FieldError, check_cutoff
+from workbench.render.display import literal, printable
+from workbench.scoring.runs import ScoringError
+from workbench.scoring.fields import FieldError, check_cutoff
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
-from workbench.tui.metrics_panels import class_panel, compare_panel, header_line, overall_panel, plot_breakdown
-from workbench.tui.metrics_drilldown import OpensClaimsFromTables
-from workbench.tui.metrics_tables import (
+from workbench.tui.screens.metrics.panels import class_panel, compare_panel, header_line, overall_panel, plot_breakdown
+from workbench.tui.screens.metrics.drilldown import OpensClaimsFromTables
+from workbench.tui.screens.metrics.tables import (
     ConfusionTable,
     fill_breakdown,
     fill_confusion,
     fill_flips,
     keeping_cursor,
 )
-from workbench.tui.metrics_watch import (
+from workbench.tui.screens.metrics.watch import (
     BREAKDOWN_FIELDS,
     IntervalSet,
     MetricsWatcher,

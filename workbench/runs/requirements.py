@@ -11,7 +11,7 @@ from collections import Counter
 from store import Store
 from workbench.prompt_templates import Template
 from workbench.prompting import Setting, describe_need, lacks, needs
-from workbench.run_types import RunSetupError
+from workbench.runs.types import RunSetupError
 
 # Filters that prove a need is met (a claim they match certainly has it).
 _SURE_FILTERS = {

@@ -9,10 +9,10 @@ from __future__ import annotations
 from rich.text import Text
 
 from store import Claim, Flag, Prediction, Run
-from workbench.display import literal, printable
+from workbench.render.display import literal, printable
 from workbench.evidence import Window, full_window, page_windows, qa_pairs, reference_passages
-from workbench.showing import highlighted
-from workbench.tui.looks import field_line, verdict_line
+from workbench.render.claims import highlighted
+from workbench.render.verdicts import field_line, verdict_line
 
 PASSAGE = "bold reverse"
 NONE = Text("(none for this claim)", style="dim italic")

@@ -1,5 +1,5 @@
 """The run engine's public data: what a user asks for, what a prepared run holds, and the
-events a run reports. `workbench.runner` re-exports all of it."""
+events a run reports. `workbench.runs.engine` re-exports all of it."""
 
 from __future__ import annotations
 

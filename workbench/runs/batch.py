@@ -27,7 +27,7 @@ from workbench.backends import BackendError, Completion, open_backend
 from workbench.backends.batch_api import SUBMIT_TIMEOUT_S, BatchAnswer, BatchState, batch_api
 from workbench.config import load_settings
 from workbench.prompting import PromptError
-from workbench.runner import (
+from workbench.runs.engine import (
     CLAIM_BATCH, PreparedRun, cache_key, unconfirmed_advice, verdict_prediction, verdict_request, waiting_message,
 )
 
@@ -257,7 +257,7 @@ def _record_answers(store: Store, prepared: PreparedRun, identity: dict, answers
     spent = store.runs.errored_attempts(prepared.run.id)
     claims = list(_claims(store, list(by_claim)))
     for start in range(0, len(claims), COMMIT_EVERY):
-        with store.db.atomic():
+        with store.transaction():
             for claim in claims[start:start + COMMIT_EVERY]:
                 _record_answer(store, prepared, identity, identity_text, claim, by_claim[claim.id],
                                spent.get(claim.id, 0) + 1)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from workbench.display import literal, one_line
+from workbench.render.display import literal, one_line
 from workbench.metrics import NO_VALUE, PARSE_FAILURE, MetricSummary
-from workbench.reporting import number
-from workbench.scoring_compare import filter_value
-from workbench.scoring_fields import FLAG_NO, FLAG_YES
-from workbench.tui.metrics_panels import ci_text, run_intervals
-from workbench.tui.metrics_watch import IntervalSet, PanelUpdate, RunIntervals
+from workbench.render.reports import number
+from workbench.scoring.compare import filter_value
+from workbench.scoring.fields import FLAG_NO, FLAG_YES
+from workbench.tui.screens.metrics.panels import ci_text, run_intervals
+from workbench.tui.screens.metrics.watch import IntervalSet, PanelUpdate, RunIntervals
 
 
 class ConfusionTable(DataTable):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.run_types import RunSetupError
+from workbench.runs.types import RunSetupError
 
 PARAM_TYPES: dict[str, type] = {
     "temperature": float, "max_tokens": int, "seed": int, "timeout": float, "attempts": int,

@@ -2,7 +2,7 @@
 
 Every claim in the run's subset becomes one item: its gold label, its outcome (a
 predicted value, an API error, or missing) and its slice values. The statement
-(scoring_sql) scans run_claims x claims once and the run's predictions index once, and
+(store.scoring) scans run_claims x claims once and the run's predictions index once, and
 ships each column as one group_concat string; parsing those is C-speed, where fetching
 100,000 row tuples is not.
 """
@@ -18,16 +18,11 @@ import numpy as np
 
 from store import LabelSpace, Run, Store
 from workbench.metrics import NO_VALUE, OutcomeCoder
-from workbench.scoring_fields import FLAG_NO, FLAG_YES, SliceField
-from workbench.scoring_sql import (
-    SEPARATOR,
-    CodedField,
-    coded_fields,
-    gold_case,
-    outcome_base,
-    outcome_case,
-    run_statement,
-)
+from workbench.scoring.fields import FLAG_NO, FLAG_YES, SliceField
+from store.scoring import SEPARATOR, CodedColumn, OutcomeCodes
+
+_MAX_PACKED = 1 << 24
+"""Claim id times every code base stays far below 2**63 (SQLite would turn it into a REAL)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +43,57 @@ class FieldColumn:
     def items_with(self, value: str) -> np.ndarray:
         """Positions of the items in the slice `value`."""
         return self.members[self.codes == self.values.index(value)]
+
+
+@dataclass(frozen=True)
+class CodedField:
+    """A slice field that the store sends as a code: its column and each code's slice value."""
+
+    field: SliceField
+    column: CodedColumn
+    names: tuple[str | None, ...]
+    """The slice value of each code; None marks a value the column held no name for."""
+
+    @property
+    def base(self) -> int:
+        return self.column.base
+
+
+def outcome_codes(space: LabelSpace) -> OutcomeCodes:
+    """Outcome codes as RunItems keeps them: the confusion columns (classes, abstain,
+    parse failure), then API error, then missing. An abstention where the dataset has no
+    abstain label has no column of its own: it counts as a parse failure (unreadable)."""
+    coder = OutcomeCoder(space.labels, space.abstain)
+    k, m = len(coder.classes), len(coder.columns)
+    verdicts = {name: i for i, name in enumerate(space.labels)}
+    if space.abstain is not None:
+        verdicts[space.abstain] = k
+    abstain = k if space.abstain is not None else m - 1
+    return OutcomeCodes(verdicts, abstain, parse_failure=m - 1, error=m, missing=m + 1)
+
+
+def coded_fields(store: Store, fields: Sequence[SliceField], gold_base: int) -> list[CodedField]:
+    """The fields that can travel as codes: fixed vocabularies, then small indexed columns."""
+    coded, packed = [], gold_base
+    for slice_field in fields:
+        found = _coded(store, slice_field)
+        if found is not None and packed * found.base <= _MAX_PACKED:
+            coded.append(found)
+            packed *= found.base
+    return coded
+
+
+def _coded(store: Store, slice_field: SliceField) -> CodedField | None:
+    if slice_field.vocabulary:  # the schema allows nothing else: any other value is NO_VALUE
+        column = CodedColumn(slice_field.source, slice_field.vocabulary, open_ended=False)
+        return CodedField(slice_field, column, (*slice_field.vocabulary, NO_VALUE))
+    if slice_field.kind != "column":
+        return None
+    raws = store.scoring.column_values(slice_field.key)
+    if raws is None:
+        return None
+    names = (*(slice_field.values(raw or None) for raw in raws), NO_VALUE, None)
+    return CodedField(slice_field, CodedColumn(slice_field.source, tuple(raws), open_ended=True), names)
 
 
 @dataclass(frozen=True)
@@ -137,22 +183,20 @@ def load_run_items(
     done = {found.field.name for found in coded}
     string_fields = [f for f in fields if f.kind != "flag" and f.name != "label" and f.name not in done]
     kinds = list(dict.fromkeys([*flag_kinds, *(f.key for f in fields if f.kind == "flag")]))
-    sql, params, outcome_codes = run_statement(run.id, space, coded, string_fields, kinds, with_last_seen)
-    row = store.db.execute(sql, params).fetchone()
-    claim_ids, gold, codes, order = _unpack(row[0], gold_base, coded)
-    after = 1 + len(string_fields) + len(outcome_codes)
-    outcome = _outcomes(claim_ids, row[1 + len(string_fields):after], outcome_codes, space)
-    last_seen = row[after] if with_last_seen else None
-    flag_texts = row[after + with_last_seen:]
-    flagged = {kind: _members(claim_ids, _ints(text)) for kind, text in zip(kinds, flag_texts)}
+    codes = outcome_codes(space)
+    read = store.scoring.read_run(run.id, space, codes, [found.column for found in coded],
+                                  [f.source for f in string_fields], kinds, with_last_seen)
+    claim_ids, gold, field_codes, order = _unpack(read.packed, gold_base, coded)
+    outcome = _outcomes(claim_ids, read.outcome_ids, read.outcome_codes, codes.missing)
+    flagged = {kind: _members(claim_ids, _ints(text)) for kind, text in zip(kinds, read.flagged_ids)}
     columns = {}
-    for found, field_codes in zip(coded, codes):
-        column = _named_column(found, field_codes)
+    for found, codes_of_field in zip(coded, field_codes):
+        column = _named_column(found, codes_of_field)
         columns[found.field.name] = column or _read_slowly(store, run.id, found.field, cutoff)
-    for position, slice_field in enumerate(string_fields):
-        raws = _strings(row[1 + position], len(claim_ids))
+    for text, slice_field in zip(read.strings, string_fields):
+        raws = _strings(text, len(claim_ids))
         if raws is None:  # a value held the separator: read this field row by row
-            raws = _raw_values_slowly(store, run.id, slice_field)
+            raws = store.scoring.raw_values(run.id, slice_field.source)
         elif order is not None:
             raws = [raws[i] for i in order]
         columns[slice_field.name] = encode_field(slice_field, raws, cutoff)
@@ -162,7 +206,7 @@ def load_run_items(
         elif slice_field.kind == "flag":
             columns[slice_field.name] = _flag_column(slice_field, flagged[slice_field.key])
     return RunItems(run, dataset, space, claim_ids, gold, outcome, {f.name: columns[f.name] for f in fields},
-                    flagged, cutoff, last_seen or None)
+                    flagged, cutoff, read.last_seen or None)
 
 
 def _unpack(text: str | None, gold_base: int, coded: list[CodedField]):
@@ -219,10 +263,10 @@ def _members(claim_ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 
 
 def _outcomes(claim_ids: np.ndarray, texts: Sequence[str | None], codes: Sequence[int],
-              space: LabelSpace) -> np.ndarray:
-    """Each item's outcome code from the claim ids listed per outcome code; MISSING where
+              missing: int) -> np.ndarray:
+    """Each item's outcome code from the claim ids listed per outcome code; `missing` where
     the run has no prediction for the claim."""
-    outcome = np.full(len(claim_ids), outcome_base(space) - 1, dtype=np.int64)
+    outcome = np.full(len(claim_ids), missing, dtype=np.int64)
     ids = [_ints(text) for text in texts]
     if any(len(group) for group in ids):
         position, known = _positions(claim_ids, np.concatenate(ids))
@@ -232,17 +276,7 @@ def _outcomes(claim_ids: np.ndarray, texts: Sequence[str | None], codes: Sequenc
 
 def _read_slowly(store: Store, run_id: int, slice_field: SliceField, cutoff: str | None) -> FieldColumn:
     """A coded field met a value written after its values were read: read it row by row."""
-    return encode_field(slice_field, _raw_values_slowly(store, run_id, slice_field), cutoff)
-
-
-def _raw_values_slowly(store: Store, run_id: int, slice_field: SliceField) -> list:
-    expr, params = slice_field.sql()
-    rows = store.db.execute(
-        f"SELECT {expr} FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
-        " WHERE rc.run_id = ? ORDER BY rc.claim_id",
-        params + [run_id],
-    )
-    return ["" if value is None else value for (value,) in rows]
+    return encode_field(slice_field, store.scoring.raw_values(run_id, slice_field.source), cutoff)
 
 
 def encode_field(slice_field: SliceField, raws: list, cutoff: str | None) -> FieldColumn:
@@ -314,5 +348,5 @@ def slice_field_sort_key(slice_field: SliceField, value: str) -> tuple:
     return (1, 0, value.casefold() + "\0" + value)
 
 
-__all__ = ["FieldColumn", "RunItems", "encode_field", "gold_case", "load_run_items", "outcome_case",
+__all__ = ["CodedField", "FieldColumn", "RunItems", "encode_field", "load_run_items", "outcome_codes",
            "slice_field_sort_key"]

@@ -12,7 +12,7 @@ from workbench.contamination.flagging import (
     CONTAMINATED, ContaminationError, current_tau, pick_group, write_flags,
 )
 from workbench.contamination.pipeline_evidence import EvidenceSide, generated_side, oracle_side
-from workbench.contamination.score_table import ScoreGroup, ScoreRow, score_groups, score_rows, score_values
+from store.contamination import ScoreGroup, ScoreRow
 from workbench.contamination.sweep import SweepResult, manual_labels, sweep
 
 TOP_CLAIMS = 300  # the list shows the highest-scoring claims; the counts cover all of them
@@ -56,18 +56,18 @@ def read_overview(db_path: Path, model: str | None, metric: str | None, index: i
     claim `claim_id` joins the top of the list when its score is lower."""
     store = Store.open(db_path)
     try:
-        groups = score_groups(store)
+        groups = store.contamination.score_groups()
         group = _choose(store, groups, model, metric, index)
         if group is None:
             return Overview(groups, None)
-        scores = score_values(store, group.target_model, group.metric, group.extractor_model)
+        scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model)
         flagged = store.annotations.flagged_claim_ids(CONTAMINATED, group.target_model, group.metric, "pipeline")
         labels = manual_labels(store)
         result = sweep(scores, labels.by_claim) if any(c in scores for c in labels.by_claim) else None
-        top = score_rows(store, group.target_model, group.metric, group.extractor_model, scorable_only=True,
+        top = store.contamination.score_rows(group.target_model, group.metric, group.extractor_model, scorable_only=True,
                          limit=TOP_CLAIMS)
         if claim_id is not None and all(row.claim_id != claim_id for row in top):
-            top = score_rows(store, group.target_model, group.metric, group.extractor_model,
+            top = store.contamination.score_rows(group.target_model, group.metric, group.extractor_model,
                              claim_id=claim_id) + top
         return Overview(groups, group, sorted(scores.values()), current_tau(store, group.target_model, group.metric),
                         len(flagged), top, result, sum(c in scores for c in labels.by_claim))
@@ -90,7 +90,7 @@ def read_claim(db_path: Path, group: ScoreGroup, claim_id: int) -> ClaimDetail |
     """One claim's evidence on both sides, its pairs and whether it is flagged now."""
     store = Store.open(db_path)
     try:
-        rows = score_rows(store, group.target_model, group.metric, group.extractor_model, claim_id=claim_id)
+        rows = store.contamination.score_rows(group.target_model, group.metric, group.extractor_model, claim_id=claim_id)
         if not rows:
             return None
         row, claim = rows[0], store.claims.get(claim_id)

@@ -10,11 +10,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from workbench.display import literal, one_line, printable
+from workbench.render.display import literal, one_line, printable
 from workbench.metrics import Interval, MetricSummary
-from workbench.reporting import interval_text, number
-from workbench.scoring_compare import Comparison
-from workbench.tui.metrics_watch import IntervalSet, PanelUpdate, RunIntervals
+from workbench.render.reports import interval_text, number
+from workbench.scoring.compare import Comparison
+from workbench.tui.screens.metrics.watch import IntervalSet, PanelUpdate, RunIntervals
 
 UPDATING = "updating…"
 

@@ -20,9 +20,9 @@ from workbench.config import load_settings
 from workbench.labels import normalise
 from workbench.prompt_templates import Template, TemplateError, available_templates, load_template
 from workbench.prompting import PromptError, Setting, answer_mode, check_setting, parse_setting
-from workbench.run_params import configuration_params, effective_params
-from workbench.run_requirements import check_claims_have
-from workbench.run_types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
+from workbench.runs.params import configuration_params, effective_params
+from workbench.runs.requirements import check_claims_have
+from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
 
 VERSIONED_PACKAGES = ("factcheck-workbench", "llama-cpp-python", "openai", "anthropic")
 

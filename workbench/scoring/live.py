@@ -20,9 +20,9 @@ import numpy as np
 
 from store import Store
 from workbench.metrics import API_ERROR, MISSING, NO_VALUE, LiveMetrics, MetricSummary
-from workbench.scoring import read_items
-from workbench.scoring_fields import SliceField
-from workbench.scoring_items import RunItems, outcome_case
+from workbench.scoring.runs import read_items
+from workbench.scoring.fields import SliceField
+from workbench.scoring.items import RunItems, outcome_codes
 
 RECHECK_SECONDS = 2
 """How far before the newest seen timestamp each poll reads again. Timestamps have
@@ -135,26 +135,15 @@ def changed_predictions(store: Store, items: RunItems, since: str | None
                         ) -> tuple[list[tuple[int, int]], str | None]:
     """(claim id, outcome code) of the run's predictions written at or after `since`
     (less RECHECK_SECONDS), and the newest created_at among them."""
-    outcome_sql, params = outcome_case(items.space)
-    sql = f"SELECT p.claim_id, {outcome_sql}, p.created_at FROM predictions p WHERE p.run_id = ?"
-    params = [*params, items.run.id]
-    if since:
-        sql += " AND p.created_at >= ?"
-        params.append(_earlier(since, RECHECK_SECONDS))
-    rows = store.db.execute(sql, params).fetchall()
+    rows = store.scoring.outcomes_since(items.run.id, outcome_codes(items.space),
+                                        _earlier(since, RECHECK_SECONDS) if since else None)
     newest = max((row[2] for row in rows), default=None)
     return [(row[0], row[1]) for row in rows], newest
 
 
 def flag_signature(store: Store, kind: str | None) -> tuple:
     """Changes whenever a flag of `kind` is added or removed (live panels then re-read)."""
-    if not kind:
-        return ()
-    row = store.db.execute(
-        "SELECT count(*), ifnull(max(id), 0), ifnull(max(created_at), '') FROM flags"
-        " WHERE kind = ? COLLATE NOCASE", [kind],
-    ).fetchone()
-    return tuple(row)
+    return store.scoring.flag_signature(kind) if kind else ()
 
 
 def _earlier(stamp: str, seconds: int) -> str:

@@ -7,8 +7,8 @@
     flag:KIND@MODEL                        ... found for that model or naming none (@run: the run's)
     cutoff                                 before / after / unknown: claim date vs a model's cutoff
 
-Each field reads a raw value per claim with one SQL expression over `claims c`, and turns
-it into slice values in Python; the batch loader and the live poller share both halves.
+The store reads each field's raw value per claim (its `source`); `values` turns it into
+slice values; the batch loader and the live poller share both halves.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from datetime import date
 from functools import lru_cache
 
 from store import FlagSpec, FlagSpecError
+from store.scoring import FieldSource
 from workbench.metrics import NO_VALUE, cutoff_bucket
 
 FLAG_YES, FLAG_NO = "yes", "no"
-_COLUMNS = {"importance": "c.importance", "task": "c.task", "domain": "c.domain", "label": "c.label"}
+_COLUMNS = ("importance", "task", "domain", "label")
 _ALIASES = {"claim-type": "attr.claim_types", "claim_type": "attr.claim_types",
             "claim-types": "attr.claim_types", "claim_types": "attr.claim_types",
             "flagged": "flag:contaminated", "contaminated": "flag:contaminated", "gold": "label"}
@@ -46,7 +47,7 @@ class SliceField:
     kind: str
     """column, attribute, flag or cutoff."""
     key: str
-    """The column expression, attribute name or flag kind."""
+    """The column name, attribute name or flag kind."""
     vocabulary: tuple[str, ...] = ()
     """Every value the column can hold, when the schema fixes them (importance)."""
 
@@ -55,17 +56,10 @@ class SliceField:
         """An item may fall in several slices (attributes holding lists)."""
         return self.kind == "attribute"
 
-    def sql(self) -> tuple[str, list]:
-        """SQL over `claims c` giving the raw value, and its parameters (flags `@run`: see scoring_sql)."""
-        if self.kind == "column":
-            return self.key, []
-        if self.kind == "cutoff":
-            return "c.claim_date", []
-        if self.kind == "attribute":
-            # json_array keeps the JSON type (a list stays a list, "3" stays a string).
-            return "json_array(json_extract(c.attributes, ?))", [attribute_path(self.key)]
-        condition, params = FlagSpec.parse(self.key).condition()
-        return f"EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND {condition})", params
+    @property
+    def source(self) -> FieldSource:
+        """Where the store reads this field's raw value from."""
+        return FieldSource(self.kind, self.key)
 
     def values(self, raw: object, cutoff: str | None = None) -> str | tuple[str, ...]:
         """The slice value(s) of one claim from its raw value (a tuple for lists)."""
@@ -78,18 +72,13 @@ class SliceField:
         return attribute_values(raw)
 
 
-def attribute_path(name: str) -> str:
-    """The JSON path of a top-level attribute (quoted, as the filter language does)."""
-    return '$."' + name.replace('"', "") + '"'
-
-
 def parse_field(text: str) -> SliceField:
     """A breakdown field from what the user typed; FieldError names the problem."""
     raw = (text or "").strip()
     name = _ALIASES.get(raw.lower(), raw)
     lowered = name.lower()
     if lowered in _COLUMNS:
-        return SliceField(lowered, "column", _COLUMNS[lowered], _VOCABULARIES.get(lowered, ()))
+        return SliceField(lowered, "column", lowered, _VOCABULARIES.get(lowered, ()))
     if lowered == "cutoff":
         return SliceField("cutoff", "cutoff", "claim_date")
     if lowered.startswith("attr.") and _NAME.match(name[5:] or "!"):

@@ -15,10 +15,10 @@ import math
 import re
 from collections.abc import Sequence
 
-from workbench.display import printable
+from workbench.render.display import printable
 from workbench.metrics import Interval, MetricSummary
-from workbench.scoring import RunReport, RunScores, Scores
-from workbench.scoring_compare import Comparison, ComparisonReport
+from workbench.scoring.runs import RunReport, RunScores, Scores
+from workbench.scoring.compare import Comparison, ComparisonReport
 
 REPORT_FORMATS = ("md", "json", "csv")
 

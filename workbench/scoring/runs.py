@@ -12,27 +12,26 @@ scored. Comparisons of two runs live in scoring_compare; live panels in scoring_
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from store import FlagSpec, FlagSpecError, LabelSpace, Run, Store, check_flag_model
+from store import FlagSpec, FlagSpecError, LabelSpace, Run, Store
 from workbench.metrics import (
     Interval,
     MetricSummary,
     bootstrap_cis_from_cells,
     summarise_slot_tallies,
 )
-from workbench.scoring_fields import (
+from workbench.scoring.fields import (
     KNOWN_FIELDS,
     FieldError,
     SliceField,
     check_cutoff,
     parse_field,
 )
-from workbench.scoring_items import RunItems, load_run_items
+from workbench.scoring.items import RunItems, load_run_items
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
@@ -94,24 +93,16 @@ def resolve_run(store: Store, reference: str | int) -> tuple[Run, str, LabelSpac
         raise ScoringError(f"run {run.name!r} is a contamination-pipeline step (kind {run.kind!r}), not a"
                            " fact-checking run; only fact-checking runs have scores")
     # A run made over several datasets that share a label space has no dataset_id.
-    where, params = ("d.id = ?", [run.dataset_id]) if run.dataset_id is not None else (
-        "d.id IN (SELECT DISTINCT c.dataset_id FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
-        " WHERE rc.run_id = ?)", [run.id])
-    # Straight to the rows: DatasetStore.list() counts every dataset's claims.
-    rows = store.db.execute(
-        "SELECT d.name, d.label_space, d.labels, d.abstain_label, d.excluded_labels FROM datasets d"
-        f" WHERE {where} ORDER BY d.name", params,
-    ).fetchall()
+    rows = store.scoring.label_spaces_of_run(run.id, run.dataset_id)
     if not rows:
         raise ScoringError(f"run {run.name!r} has no claims from any dataset to score it against")
-    spaces = {(r[2], r[3]) for r in rows}
-    if len(spaces) > 1:
+    if len({(tuple(space.labels), space.abstain) for _, space in rows}) > 1:
         raise ScoringError(f"run {run.name!r} mixes datasets with different label spaces "
-                           f"({', '.join(r[0] for r in rows)}); score each dataset's runs separately")
-    _, space_name, labels, abstain, _ = rows[0]
-    excluded = list(dict.fromkeys(label for r in rows for label in json.loads(r[4])))
-    space = LabelSpace(name=space_name, labels=json.loads(labels), abstain=abstain, excluded=excluded)
-    return run, "+".join(r[0] for r in rows), space
+                           f"({', '.join(name for name, _ in rows)}); score each dataset's runs separately")
+    first = rows[0][1]
+    excluded = list(dict.fromkeys(label for _, space in rows for label in space.excluded))
+    space = LabelSpace(name=first.name, labels=first.labels, abstain=first.abstain, excluded=excluded)
+    return run, "+".join(name for name, _ in rows), space
 
 
 def parse_fields(names: Sequence[str]) -> list[SliceField]:
@@ -159,7 +150,7 @@ def read_items(
         raise ScoringError(f"the cutoff breakdown needs a date for run {run.name!r} (--cutoff DATE)")
     for spec in [*flag_kinds, *(f.key for f in fields if f.kind == "flag")]:
         try:
-            check_flag_model(store.db, FlagSpec.parse(spec))
+            store.annotations.check_spec(FlagSpec.parse(spec))
         except FlagSpecError as error:
             raise ScoringError(str(error)) from None
     return load_run_items(store, run, dataset, space, fields, cutoff, flag_kinds, with_last_seen)
