@@ -9,18 +9,23 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from store.annotations import CHECKED_CLEAN, AnnotationStore, FailureCategory, FlagChange
+from store.annotations import (
+    CHECKED_CLEAN,
+    AnnotationStore,
+    FailureCategory,
+    FlagChange,
+)
 from store.batches import BatchBusy, BatchStore, RunBatch
-from store.claims import ClaimRow, ClaimStore, PageRequest, SORT_COLUMNS
-from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
+from store.claims import SORT_COLUMNS, ClaimRow, ClaimStore, PageRequest
 from store.connection import data_version, open_database
+from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
-from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
 from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
+from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
 from store.migrations import apply_migrations
-from store.scoring import ScoringStore
 from store.records import Claim, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
 from store.runs import CachedResponse, RunProgress, RunStore
+from store.scoring import ScoringStore
 
 
 class Store:

@@ -41,6 +41,8 @@ _OPERATORS = ("<=", ">=", ":", "<", ">", "=")
 _TERM = re.compile(r'(-?)(?:"((?:[^"\\]|\\.)*)"|([^\s"]+(?:"(?:[^"\\]|\\.)*")?))')
 _FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)(<=|>=|:|<|>|=)(.*)$", re.S)
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][0-9:.]+Z?)?)?)?$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters (tab, newline and carriage return separate terms like spaces)."""
 
 _COLUMN_FIELDS = {
     "label": "c.label",
@@ -113,6 +115,10 @@ class CompiledFilter:
 
 def parse_terms(text: str) -> list[Term]:
     """Split the filter into terms, keeping each one's position for error messages."""
+    control = _CONTROL.search(text)
+    if control:  # e.g. a pasted NUL, which SQLite's full-text engine cannot take
+        raise FilterError(f"a filter is plain text, and this one holds the control character"
+                          f" \\x{ord(control.group()):02x}", control.start(), control.end())
     terms: list[Term] = []
     pos = 0
     while pos < len(text):

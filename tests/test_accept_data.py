@@ -188,3 +188,25 @@ def test_the_wrong_format_says_so_before_any_label_space_clash(tmp_path):
     assert clash.exit_code == 1
     assert ("dataset 'mine' already exists with labels Supported, Refuted, NotEnoughInfo;"
             " this file's labels are true, false (abstain unknown)") in clash.output
+
+
+@pytest.mark.parametrize("name, text", [
+    ("deep.json", "[" * 100_000 + "]" * 100_000),
+    ("deep.jsonl", '{"id": "a", "claim": "c", "label": "Supported", "attributes": {"x": '
+     + "[" * 100_000 + "]" * 100_000 + "}}\n"),
+])
+def test_json_nested_too_deeply_is_one_clear_error_and_changes_nothing(tmp_path, name, text):
+    """Python's JSON parser stops at about 1,000 levels with a RecursionError: a broken file."""
+    db = tmp_path / "w.db"
+    assert run("--db", db, "import", write_jsonl(tmp_path / "ok.jsonl", [
+        {"id": "x", "claim": "kept", "label": "Supported"}])).exit_code == 0
+    before = sqlite3.connect(db).execute("SELECT count(*) FROM claims").fetchone()
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["--db", str(db), "import", str(path), "--format", "jsonl"
+                                       if name.endswith("l") else "averitec"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: {path}{':1' if name.endswith('l') else ''}: invalid JSON: nested too deeply to read"
+        " (over about 1,000 levels)"]
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM claims").fetchone() == before

@@ -10,8 +10,16 @@ import pytest
 from textual.binding import Binding
 
 from store import FILTER_HELP
-from tests.test_tui_support import REPO_ROOT, add_run, make_app, rendered, screen_text, settle
+from tests.test_tui_support import (
+    REPO_ROOT,
+    add_run,
+    make_app,
+    rendered,
+    screen_text,
+    settle,
+)
 from workbench.config import load_settings
+from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.dialogs import ConfirmDialog, TextPrompt, TextViewer
 from workbench.tui.screens.flag_dialog import FlagDialog
 from workbench.tui.screens.help import HelpScreen, binding_classes
@@ -19,7 +27,7 @@ from workbench.tui.screens.run_picker import RunPicker
 
 
 def all_binding_owners() -> list[type]:
-    owners = [owner for _, owner in binding_classes()] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
+    owners = [owner for _, owner in binding_classes(WorkbenchApp)] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
                                                           HelpScreen]
     return list(dict.fromkeys(owners))
 

@@ -19,9 +19,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import click
 from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from workbench.errors import WorkbenchError
 
 
 def config_path() -> Path:
@@ -63,10 +64,10 @@ def _login_name() -> str:
         return "annotator"
 
 
-class ConfigError(click.ClickException):
+class ConfigError(WorkbenchError):
     """A config file or WORKBENCH_* variable that cannot be used.
 
-    A ClickException, so every command prints it as one line and exits 1. The message
+    A WorkbenchError, so every command prints it as one line and exits 1. The message
     names the file and the setting but never repeats the value: it may be an API key.
     """
 

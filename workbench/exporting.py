@@ -14,7 +14,6 @@ from pathlib import Path
 
 from store import Claim, Run, Store
 
-EXPORT_FORMATS = ["jsonl", "csv"]
 _CLAIM_CSV_COLUMNS = ["id", "claim", "label", "question", "response", "claim_start", "claim_end",
                       "reference_time", "claim_date", "importance", "task", "domain", "source",
                       "article_url", "article_text", "justification", "evidence"]

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.errors import WorkbenchError
+
 BUILTIN_DIR = Path(__file__).resolve().parents[1] / "prompts"
 CLAIM_FIELDS = {
     "claim": "the claim text", "question": "the question the claim's answer replied to",
@@ -36,7 +38,7 @@ ALWAYS = {"verdicts"}
 _PARTS = {"system": {"context", "evidence", "answer"}, "user": {"context", "evidence", "answer"}}
 
 
-class TemplateError(ValueError):
+class TemplateError(WorkbenchError, ValueError):
     """A template file that cannot be used; the message names the file and the key."""
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from store import Claim
 from workbench import evidence as windows
+from workbench.errors import WorkbenchError
 from workbench.prompt_templates import Template, placeholders
 
 CONTEXTS = {
@@ -29,7 +30,7 @@ EVIDENCE_NEEDS = {
 }
 
 
-class PromptError(ValueError):
+class PromptError(WorkbenchError, ValueError):
     """A setting, template or claim that cannot make a prompt; the message says why."""
 
 

@@ -15,12 +15,13 @@ from typing import Any
 
 from workbench.backends.base import Backend, BackendError
 from workbench.config import Settings, api_key, config_path, load_settings
+from workbench.errors import WorkbenchError
 
 SCHEMES = ("gguf", "openai", "anthropic", "openai-compatible")
 DEFAULT_MODEL = "gguf:default"
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(WorkbenchError, ValueError):
     """A model spec or its options cannot be used; the message says how to fix it."""
 
 

@@ -13,16 +13,18 @@ import asyncio
 import dataclasses
 import json
 import time
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from workbench.runs.batch import BatchRunError, cancel_batches, collect_batches, forget_batches, submit_batch
-from workbench.cli import UserError, current_db_path, db_path_option, main
-from workbench.cli.data_commands import open_store
+from workbench.cli import UserError, current_db_path, db_path_option
+from workbench.cli.opening import open_store
 from workbench.render.display import literal
-from workbench.runs.engine import PreparedRun, RunRequest, RunSetupError, prepare_run, unconfirmed_advice
+
+if TYPE_CHECKING:
+    from workbench.runs.types import PreparedRun
 
 console = Console(highlight=False)
 STILL_OUT = 75
@@ -31,10 +33,9 @@ STILL_OUT = 75
 
 def submit_from_cli(prepared: PreparedRun) -> None:
     """`workbench run --batch`: send the pending claims as one batch and say what comes next."""
-    try:
-        submitted = asyncio.run(submit_batch(current_db_path(), prepared))
-    except BatchRunError as error:
-        raise UserError(str(error)) from None
+    from workbench.runs.batch import submit_batch
+
+    submitted = asyncio.run(submit_batch(current_db_path(), prepared))
     name = prepared.run.name
     done = f"{submitted.cached:,} answered from the cache, {submitted.unrenderable:,} could not be rendered"
     if not submitted.batches:
@@ -46,7 +47,7 @@ def submit_from_cli(prepared: PreparedRun) -> None:
                   " answers back (--wait to wait for them).", markup=False)
 
 
-@main.group("batch")
+@click.group("batch")
 def batch() -> None:
     """Runs handed to a provider's batch API (OpenAI, Anthropic, OpenAI-compatible servers
     with /v1/batches): submit with `workbench run ... --batch`, then status / collect /
@@ -90,12 +91,11 @@ def collect_command(run_ref: str, wait: bool, every: float, as_json: bool) -> No
     Exit status: 0 when every claim has an answer, 75 while answers are still at the
     provider (collect again later), 1 when claims are left without one.
     """
+    from workbench.runs.batch import collect_batches
+
     prepared = _prepared(run_ref)
     while True:
-        try:
-            collected = asyncio.run(collect_batches(current_db_path(), prepared))
-        except BatchRunError as error:
-            raise UserError(str(error)) from None
+        collected = asyncio.run(collect_batches(current_db_path(), prepared))
         if as_json:
             click.echo(json.dumps(_collected_json(prepared, collected), ensure_ascii=False))
         else:
@@ -145,11 +145,10 @@ def _collected_json(prepared: PreparedRun, collected) -> dict:
 @db_path_option
 def cancel_command(run_ref: str) -> None:
     """Ask the provider to stop the run's batches; `collect` then reads what was answered."""
+    from workbench.runs.batch import cancel_batches
+
     prepared = _prepared(run_ref)
-    try:
-        cancelled = asyncio.run(cancel_batches(current_db_path(), prepared))
-    except BatchRunError as error:
-        raise UserError(str(error)) from None
+    cancelled = asyncio.run(cancel_batches(current_db_path(), prepared))
     if not cancelled:
         console.print(f"run {prepared.run.name} has no batch out", markup=False)
         return
@@ -162,6 +161,8 @@ def cancel_command(run_ref: str) -> None:
 @db_path_option
 def forget_command(run_ref: str) -> None:
     """Stop waiting for the run's batches (their answers will not be read); frees its claims."""
+    from workbench.runs.batch import forget_batches
+
     store = open_store()
     run = _run(store, run_ref)
     forgotten = forget_batches(store, run)
@@ -174,6 +175,8 @@ def forget_command(run_ref: str) -> None:
 
 
 def _report(prepared: PreparedRun, collected) -> None:
+    from workbench.runs.engine import unconfirmed_advice
+
     for row in collected.released:
         console.print(f"the submit started {row.submitted_at} never reached the provider; its claims are free"
                       " again", markup=False)
@@ -198,13 +201,13 @@ def _report(prepared: PreparedRun, collected) -> None:
 
 
 def _prepared(run_ref: str) -> PreparedRun:
+    from workbench.runs.engine import RunRequest, prepare_run
+
     store = open_store()
     try:
         if _run(store, run_ref).model.startswith("gguf:"):
             raise UserError(f"run {run_ref} uses a local GGUF model: it has no batches")
         return prepare_run(store, RunRequest(resume=run_ref))
-    except RunSetupError as error:
-        raise UserError(str(error)) from None
     finally:
         store.close()
 

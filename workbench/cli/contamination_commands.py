@@ -15,30 +15,16 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from store import CHECKED_CLEAN, Store
-from workbench.cli import UserError, current_db_path, db_path_option, main
-from workbench.cli.cancellable import run_cancellable
-from workbench.cli import contamination_views as views
-from workbench.render import evidence_pairs
-from workbench.cli.data_commands import open_store
-from workbench.contamination.flagging import (
-    CONTAMINATED, ContaminationError, combine_flags, combined_flag_sets, current_tau, pick_group, summarise,
-)
-from workbench.contamination.pipeline import ContaminationRequest, PipelineError, plan_pipeline, run_pipeline
-from workbench.contamination.pipeline_evidence import generated_side, oracle_side
-
-from workbench.contamination.similarity import METRIC_HELP
-from workbench.contamination.sweep import manual_labels, sweep
+from workbench.choices import CONTAMINATION_METRICS
+from workbench.cli import UserError, current_db_path, db_path_option
+from workbench.cli.opening import open_store
 from workbench.render.display import literal
-from workbench.runs.params import parse_param_pairs
-from workbench.runs.types import ItemFinished, RunSetupError
 
 console = Console(highlight=False)
 
 
-@main.group("contamination")
+@click.group("contamination")
 def contamination() -> None:
     """Find claims a model already knows (contamination), flag them, check the flags."""
 
@@ -49,7 +35,7 @@ def contamination() -> None:
               help="The model that lists evidence sentences from articles.")
 @click.option("--dataset", help="Only claims of this dataset.")
 @click.option("--where", "filter_text", default="", help="Filter the claims (see `workbench filter-help`).")
-@click.option("--metric", default="meteor", show_default=True, help=METRIC_HELP)
+@click.option("--metric", default="meteor", show_default=True, help=CONTAMINATION_METRICS)
 @click.option("--tau", type=float, help="Flag at s >= tau (default: 0.25 METEOR, 0.6 embeddings, or the"
                                        " threshold the stored flags were set at).")
 @click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
@@ -71,6 +57,9 @@ def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_c
     cached: the same command again continues, or reuses finished steps without calling a
     model), and each claim's score keeps its matched pairs. Ctrl-C loses nothing finished.
     """
+    from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
+    from workbench.runs.params import parse_param_pairs
+
     store = open_store()
     try:
         request = ContaminationRequest(
@@ -79,8 +68,6 @@ def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_c
             extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
             extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence)
         plan = plan_pipeline(store, request)
-    except (PipelineError, RunSetupError) as error:
-        raise UserError(str(error)) from None
     finally:
         store.close()
     _announce(plan)
@@ -100,6 +87,18 @@ def _announce(plan) -> None:
 
 def _run_with_progress(plan):
     """The pipeline in a worker thread, so Ctrl-C lands here and cancels cleanly."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from workbench.cli.cancellable import run_cancellable
+    from workbench.contamination.pipeline import run_pipeline
+    from workbench.runs.types import ItemFinished
+
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[counts]}"), TimeRemainingColumn()]
     with Progress(*columns, console=console) as bar:
@@ -133,6 +132,10 @@ def _stopped(outcome) -> None:
 
 
 def _finished(plan, outcome) -> None:
+    from store import Store
+    from workbench.contamination.flagging import pick_group, summarise
+    from workbench.render.contamination import number
+
     store = Store.open(current_db_path())
     try:
         group = pick_group(store, plan.target, plan.metric.name, plan.extractor)
@@ -141,7 +144,7 @@ def _finished(plan, outcome) -> None:
     finally:
         store.close()
     console.print(f"{outcome.scored:,} claims scored, {summary.scorable:,} scorable; S = "
-                  f"{evidence_pairs.number(summary.mean_score)}; flagged at tau {summary.tau:.2f}: {summary.would_flag:,}"
+                  f"{number(summary.mean_score)}; flagged at tau {summary.tau:.2f}: {summary.would_flag:,}"
                   f" of {summary.scorable:,}"
                   + (f" ({summary.share_flagged:.1%})" if summary.share_flagged is not None else ""), markup=False)
     if failures:
@@ -150,7 +153,7 @@ def _finished(plan, outcome) -> None:
                   markup=False)
 
 
-def _unreadable(store: Store, runs: dict[str, str]) -> str:
+def _unreadable(store, runs: dict[str, str]) -> str:
     parts = []
     for step, name in runs.items():
         run = store.runs.get(name)
@@ -168,6 +171,8 @@ def _unreadable(store: Store, runs: dict[str, str]) -> str:
 @db_path_option
 def show_command(claim_ref: str, model: str | None, metric: str | None, article: bool) -> None:
     """One claim: oracle and generated evidence side by side, matched pairs aligned."""
+    from workbench.render.contamination import claim_heading
+
     store = open_store()
     claim_id = store.claims.resolve(claim_ref)
     if claim_id is None:
@@ -177,12 +182,16 @@ def show_command(claim_ref: str, model: str | None, metric: str | None, article:
         raise UserError(f"claim {claim_ref} has no contamination score" + (" for that model/metric" if model or metric
                         else "") + "; run `workbench contamination run` first")
     claim = store.claims.get(claim_id)
-    console.print(evidence_pairs.claim_heading(claim))
+    console.print(claim_heading(claim))
     for row in rows:
         _show_row(store, claim, row, article)
 
 
-def _show_row(store: Store, claim, row, article: bool) -> None:
+def _show_row(store, claim, row, article: bool) -> None:
+    from workbench.contamination.flagging import CONTAMINATED, current_tau
+    from workbench.contamination.pipeline_evidence import generated_side, oracle_side
+    from workbench.render.contamination import article_block, evidence_table, score_line
+
     tau = current_tau(store, row.target_model, row.metric)
     flagged = claim.id in store.annotations.flagged_claim_ids(CONTAMINATED, row.target_model, row.metric, "pipeline")
     console.print()
@@ -190,11 +199,11 @@ def _show_row(store: Store, claim, row, article: bool) -> None:
                   style="bold")
     oracle = oracle_side(store, claim, row.oracle_run_id)
     generated = generated_side(store, claim.id, row.article_run_id, row.generated_run_id)
-    console.print(evidence_pairs.evidence_table(oracle, generated, row))
-    console.print(evidence_pairs.score_line(row, tau, flagged))
+    console.print(evidence_table(oracle, generated, row))
+    console.print(score_line(row, tau, flagged))
     if article and row.article_run_id is not None:
         prediction = store.runs.prediction(row.article_run_id, claim.id)
-        console.print(views.article_block(prediction.raw_output if prediction else None))
+        console.print(article_block(prediction.raw_output if prediction else None))
 
 
 @contamination.command("summary")
@@ -206,14 +215,17 @@ def _show_row(store: Store, claim, row, article: bool) -> None:
 @db_path_option
 def summary_command(model, metric, dataset, tau, as_json) -> None:
     """S (the mean claim score over scorable claims) and the share flagged, per model and metric."""
+    from workbench.contamination.flagging import combined_flag_sets, summarise
+    from workbench.render.contamination import combined_table, summary_table
+
     store = open_store()
     claim_ids = None
     if dataset:
         if store.datasets.get(dataset) is None:
             raise UserError(f"no dataset {dataset!r}")
         claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
-    summaries = [summarise(store, g, tau, claim_ids) for g in store.contamination.score_groups(_model_name(store, model),
-                                                                          _metric_name(metric))]
+    groups = store.contamination.score_groups(_model_name(store, model), _metric_name(metric))
+    summaries = [summarise(store, g, tau, claim_ids) for g in groups]
     if claim_ids is not None:  # a model/metric with no scores in that dataset says nothing about it
         summaries = [s for s in summaries if s.claims]
     combined = combined_flag_sets(store, claim_ids)
@@ -225,9 +237,9 @@ def summary_command(model, metric, dataset, tau, as_json) -> None:
     if not summaries:
         raise UserError("no contamination scores" + (" for that model/metric" if model or metric else "")
                         + (f" in dataset {dataset!r}" if dataset else "") + "; run `workbench contamination run` first")
-    console.print(views.summary_table(summaries))
+    console.print(summary_table(summaries))
     if combined:
-        console.print(views.combined_table(combined))
+        console.print(combined_table(combined))
 
 
 @contamination.command("combine")
@@ -236,11 +248,10 @@ def summary_command(model, metric, dataset, tau, as_json) -> None:
 @db_path_option
 def combine_command(models, metrics) -> None:
     """Flag claims that every given model and metric flagged (model "A&B", metric "meteor&embedding")."""
+    from workbench.contamination.flagging import combine_flags
+
     store = open_store()
-    try:
-        change, flags = combine_flags(store, [_model_name(store, m) for m in models], [_metric_name(x) for x in metrics])
-    except ContaminationError as error:
-        raise UserError(str(error)) from None
+    change, flags = combine_flags(store, [_model_name(store, m) for m in models], [_metric_name(x) for x in metrics])
     name = f"model {' & '.join(models)}, metric {' & '.join(metrics)}"
     console.print(f"{len(flags):,} claims flagged contaminated by every one of {name}"
                   f" ({len(change.removed):,} earlier combined flags replaced)", markup=False)
@@ -255,7 +266,9 @@ def combine_command(models, metrics) -> None:
 @db_path_option
 def mark_command(claim_refs, label, note) -> None:
     """Record people's contamination labels (what `contamination sweep` checks tau against)."""
+    from store import CHECKED_CLEAN
     from workbench.config import load_settings
+    from workbench.contamination.flagging import CONTAMINATED
 
     if label is None:
         raise UserError("say which mark: --contaminated, --clean or --clear")
@@ -271,7 +284,7 @@ def mark_command(claim_refs, label, note) -> None:
     console.print(f"{len(ids):,} claims marked {kind} ({len(change.added_ids):,} new)", markup=False)
 
 
-def _resolve_all(store: Store, refs) -> list[int]:
+def _resolve_all(store, refs) -> list[int]:
     ids, unknown = [], []
     for ref in refs:
         claim_id = store.claims.resolve(ref)
@@ -289,13 +302,13 @@ def _resolve_all(store: Store, refs) -> list[int]:
 @db_path_option
 def sweep_command(model, metric, as_json) -> None:
     """Agreement of the pipeline's flag (s >= tau) with people's labels, tau from 0 to 1."""
+    from workbench.contamination.flagging import pick_group
+    from workbench.contamination.sweep import manual_labels, sweep
     from workbench.render.charts import as_text, draw_sweep
+    from workbench.render.contamination import sweep_table, sweep_verdict
 
     store = open_store()
-    try:
-        group = pick_group(store, _model_name(store, model), _metric_name(metric))
-    except ContaminationError as error:
-        raise UserError(str(error)) from None
+    group = pick_group(store, _model_name(store, model), _metric_name(metric))
     labels = manual_labels(store)
     scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model)
     if not any(c in scores for c in labels.by_claim):
@@ -308,15 +321,15 @@ def sweep_command(model, metric, as_json) -> None:
                                "conflicting_labels": labels.conflicting}, indent=2))
         return
     console.print(literal(f"model {group.target_model} · metric {group.metric} · extractor {group.extractor_model}"))
-    console.print(views.sweep_table(result))
+    console.print(sweep_table(result))
     console.print(as_text(draw_sweep, result.taus, result.agreement, result.best_tau, width=70, height=14),
                   markup=False, highlight=False)
-    console.print(views.sweep_verdict(result))
+    console.print(sweep_verdict(result))
     if labels.conflicting:
         console.print(f"{len(labels.conflicting)} claims carry both marks and were left out", markup=False)
 
 
-def _model_name(store: Store, text: str | None) -> str | None:
+def _model_name(store, text: str | None) -> str | None:
     """A model as stored: as typed if scores know it, else with a gguf path made absolute
     (as `contamination run` stores it)."""
     from workbench.backends import ModelSpecError, parse_model_spec

@@ -10,34 +10,30 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from store import DatasetConflict, FilterError, PageRequest, Store
-from workbench import labels
-from workbench.cli import UserError, current_db_path, db_path_option, main
+from workbench.choices import EXPORT_FORMATS, IMPORT_FORMATS
+from workbench.cli import UserError, current_db_path, db_path_option
+from workbench.cli.opening import open_store
 from workbench.render.display import fit_widths, literal, one_line
-from workbench.exporting import EXPORT_FORMATS, export_claims, export_predictions
-from workbench.importers import FORMATS, BadInput, import_file
-from workbench.render.claims import claim_panels
 
 console = Console(highlight=False)
 
 
-def open_store(create: bool = False) -> Store:
-    """The store for this invocation; reading commands refuse to create an empty file."""
-    path = current_db_path()
-    if not create and not path.exists():
-        raise UserError(f"no database at {path}; import a file first (workbench import FILE) or pass --db")
-    return Store.open(path)
-
-
-@main.command("import")
+@click.command("import")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "format_", type=click.Choice(FORMATS), default="auto", show_default=True)
+@click.option("--format", "format_", type=click.Choice(IMPORT_FORMATS), default="auto", show_default=True)
 @click.option("--dataset", "dataset_name", help="Dataset name (default: from the file).")
-@click.option("--label-space", type=click.Choice(sorted(labels.BUILTIN_SPACES)),
-              help="Label space for a generic file without a header.")
+@click.option("--label-space", metavar="NAME",
+              help="A built-in label space (averitec, jsfactcheck, realfactbench) for a generic file without"
+                   " a header.")
 @db_path_option
 def import_command(file: Path, format_: str, dataset_name: str | None, label_space: str | None) -> None:
     """Load a benchmark file into the database (all of it, or nothing)."""
+    from store import DatasetConflict
+    from workbench import labels
+    from workbench.importers import BadInput, import_file
+
+    if label_space and label_space not in labels.BUILTIN_SPACES:
+        raise UserError(f"unknown label space {label_space!r}; built-in: {', '.join(sorted(labels.BUILTIN_SPACES))}")
     space = labels.BUILTIN_SPACES[label_space] if label_space else None
     db_path = current_db_path()
     created = not db_path.exists()
@@ -62,7 +58,7 @@ def _remove_database(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-@main.command("datasets")
+@click.command("datasets")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @db_path_option
 def datasets_command(as_json: bool) -> None:
@@ -87,7 +83,7 @@ def datasets_command(as_json: bool) -> None:
     console.print(table)
 
 
-@main.command("claims")
+@click.command("claims")
 @click.option("--where", "filter_text", default="", help="Filter (see `workbench filter-help`).")
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(1))
 @click.option("--sort", type=click.Choice(["id", "label", "importance", "task", "domain", "date"]),
@@ -96,6 +92,8 @@ def datasets_command(as_json: bool) -> None:
 @db_path_option
 def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> None:
     """List claims matching a filter."""
+    from store import FilterError, PageRequest
+
     store = open_store()
     try:
         rows = store.claims.page(PageRequest(filter=filter_text, sort=sort, limit=limit))
@@ -144,12 +142,14 @@ def _claims_table(rows: list, width: int) -> Table:
     return table
 
 
-@main.command("show")
+@click.command("show")
 @click.argument("claim_ref")
 @click.option("--json", "as_json", is_flag=True, help="Print the claim and its evidence as JSON.")
 @db_path_option
 def show_command(claim_ref: str, as_json: bool) -> None:
     """Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID."""
+    from workbench.render.claims import claim_panels
+
     store = open_store()
     claim_id = store.claims.resolve(claim_ref)
     if claim_id is None:
@@ -163,7 +163,7 @@ def show_command(claim_ref: str, as_json: bool) -> None:
         console.print(renderable)
 
 
-@main.command("export")
+@click.command("export")
 @click.option("--what", type=click.Choice(["claims", "predictions"]), required=True)
 @click.option("--format", "format_", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True)
 @click.option("--where", "filter_text", default="", help="Filter claims (see `workbench filter-help`).")
@@ -173,6 +173,9 @@ def show_command(claim_ref: str, as_json: bool) -> None:
 def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[str, ...],
                    output: Path | None) -> None:
     """Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout."""
+    from store import FilterError
+    from workbench.exporting import export_claims, export_predictions
+
     store = open_store()
     try:
         if what == "claims":
@@ -188,7 +191,7 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
         console.print(f"wrote {written:,} {what} to {output}", markup=False)
 
 
-@main.command("filter-help")
+@click.command("filter-help")
 @db_path_option
 def filter_help_command() -> None:
     """Explain the filter language used by --where and the TUI's filter bar."""
@@ -197,14 +200,14 @@ def filter_help_command() -> None:
     click.echo(FILTER_HELP)
 
 
-def _run(store: Store, reference: str):
+def _run(store, reference: str):
     run = store.runs.get(reference)
     if run is None:
         raise UserError(f"no run {reference!r}; `workbench runs` lists them")
     return run
 
 
-@main.command("demo")
+@click.command("demo")
 @click.option("--no-tui", is_flag=True, help="Load the demo data and list it instead of opening the TUI.")
 @db_path_option
 def demo_command(no_tui: bool) -> None:

@@ -8,14 +8,18 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from workbench.cli import UserError, db_path_option, main
-from workbench.cli.data_commands import open_store
-from workbench.render.reports import REPORT_FORMATS, comparison_report_dict, report_dict, write_report
-from workbench.scoring.runs import DEFAULT_RESAMPLES, DEFAULT_SEED, KNOWN_FIELDS, ScoringError, score_runs
+from workbench.choices import (
+    BREAKDOWN_FIELDS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    REPORT_FORMATS,
+)
+from workbench.cli import UserError, db_path_option
+from workbench.cli.opening import open_store
 
 console = Console(highlight=False)
 
-_BY_HELP = f"Break scores down by a field (repeatable): {', '.join(KNOWN_FIELDS)}."
+_BY_HELP = f"Break scores down by a field (repeatable): {', '.join(BREAKDOWN_FIELDS)}."
 _CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); "
                 "adds the before/after breakdown.")
 
@@ -37,16 +41,16 @@ def _scoring_options(f):
 
 
 def _reports(runs, by, exclude_flag, cutoffs, resamples, seed):
+    from workbench.scoring.runs import score_runs
+
     store = open_store()
     try:
         return score_runs(store, list(runs), list(by), exclude_flag, list(cutoffs), resamples, seed)
-    except ScoringError as error:
-        raise UserError(str(error)) from None
     finally:
         store.close()
 
 
-@main.command("metrics")
+@click.command("metrics")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
 @_scoring_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every number, interval and count).")
@@ -57,6 +61,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
 
     See the README, "Metrics", for the exact definitions.
     """
+    from workbench.render.reports import report_dict
     from workbench.render.scores import run_report
 
     reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed)
@@ -68,10 +73,10 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
         console.print()
 
 
-@main.command("compare")
+@click.command("compare")
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
-@click.option("--by", metavar="FIELD", help=f"Deltas per slice of a field: {', '.join(KNOWN_FIELDS)}.")
+@click.option("--by", metavar="FIELD", help=f"Deltas per slice of a field: {', '.join(BREAKDOWN_FIELDS)}.")
 @click.option("--exclude-flag", metavar="KIND", help="Also compare without the claims flagged KIND (KIND@run: either run's own model).")
 @click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE",
               help="Cutoff date(s) for --by cutoff.")
@@ -83,9 +88,10 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
 def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as_json) -> None:
     """Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap
     p-values, McNemar, the correction rate CoR, and the claims that flipped."""
-    from workbench.scoring.runs import parse_cutoffs, resolve_run
-    from workbench.scoring.compare import compare_runs
+    from workbench.render.reports import comparison_report_dict
     from workbench.render.scores import comparison_view
+    from workbench.scoring.compare import compare_runs
+    from workbench.scoring.runs import parse_cutoffs, resolve_run
 
     store = open_store()
     try:
@@ -93,8 +99,6 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as
         runs = [resolve_run(store, ref)[0] for ref in (run_a, run_b)]
         report = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs],
                               resamples, seed)
-    except ScoringError as error:
-        raise UserError(str(error)) from None
     finally:
         store.close()
     if as_json:
@@ -103,7 +107,7 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as
     console.print(comparison_view(report))
 
 
-@main.command("report")
+@click.command("report")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
 @click.option("--format", "format_", type=click.Choice(REPORT_FORMATS), default="md", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -113,6 +117,8 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as
 def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, seed) -> None:
     """Write a report to paste into a paper: Markdown tables with the definitions under
     them, JSON with everything, or CSV with one row per run x slice."""
+    from workbench.render.reports import write_report
+
     reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed)
     text = write_report(reports, format_)
     if output is None:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from workbench.cli import UserError, main
+from workbench.cli import UserError
 
 
-@main.command("nlp-data")
+@click.command("nlp-data")
 @click.option(
     "--dir",
     "target",

@@ -8,17 +8,14 @@ import click
 from rich.console import Console
 from rich.rule import Rule
 
-from workbench.cli import UserError, db_path_option, main
-from workbench.cli.data_commands import open_store
-from workbench.config import load_settings
+from workbench.cli import UserError, db_path_option
+from workbench.cli.opening import open_store
 from workbench.render.display import literal
-from workbench.prompt_templates import TemplateError, available_templates, load_template, read_template
-from workbench.prompting import CONTEXTS, EVIDENCE, PromptError, parse_setting, render
 
 console = Console(highlight=False)
 
 
-@main.command("prompt")
+@click.command("prompt")
 @click.argument("claim_ref")
 @click.option("--setting", default="claim", show_default=True, help="CONTEXT[+EVIDENCE].")
 @click.option("--prompt", default="auto", show_default=True, help="Template name (auto: the claim's label space).")
@@ -28,6 +25,10 @@ console = Console(highlight=False)
 @db_path_option
 def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_json: bool) -> None:
     """Print exactly the messages a run would send for one claim."""
+    from workbench.config import load_settings
+    from workbench.prompt_templates import available_templates, load_template
+    from workbench.prompting import parse_setting, render
+
     store = open_store()
     claim_id = store.claims.resolve(claim_ref)
     if claim_id is None:
@@ -39,11 +40,8 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
     if prompt == "auto" and space.name not in available_templates(prompts_dir):
         raise UserError(f"--prompt auto uses the template named after the label space, and there is no"
                         f" {space.name!r} template; pass --prompt NAME (`workbench prompts` lists them)")
-    try:
-        template = load_template(space.name if prompt == "auto" else prompt, prompts_dir)
-        rendered = render(claim, template, parse_setting(setting), json_answer)
-    except (TemplateError, PromptError) as error:
-        raise UserError(str(error)) from None
+    template = load_template(space.name if prompt == "auto" else prompt, prompts_dir)
+    rendered = render(claim, template, parse_setting(setting), json_answer)
     if as_json:
         click.echo(json.dumps({"messages": rendered.messages, "json_schema": rendered.json_schema},
                               indent=2, ensure_ascii=False))
@@ -56,11 +54,19 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
         console.print(json.dumps(rendered.json_schema, ensure_ascii=False), markup=False)
 
 
-@main.command("prompts")
+@click.command("prompts")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @db_path_option
 def prompts_command(as_json: bool) -> None:
     """List the prompt templates, their label spaces and settings."""
+    from workbench.config import load_settings
+    from workbench.prompt_templates import (
+        TemplateError,
+        available_templates,
+        read_template,
+    )
+    from workbench.prompting import CONTEXTS, EVIDENCE
+
     rows = []
     for name, path in available_templates(load_settings().prompts_dir).items():
         try:

@@ -4,28 +4,32 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 
 import click
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
-from store import Store
-from workbench.cli import UserError, current_db_path, db_path_option, main
+from workbench.cli import UserError, current_db_path, db_path_option
 from workbench.cli.cancellable import run_cancellable
-from workbench.cli.data_commands import open_store
+from workbench.cli.opening import open_store
 from workbench.render.display import literal, one_line
-from workbench.runs.params import parse_param_pairs
-from workbench.runs.engine import (
-    ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, items_per_second,
-    prepare_run, run_blocking, waiting_message,
-)
+
+if TYPE_CHECKING:
+    from workbench.runs.types import PreparedRun, RunEvent, RunFinished
 
 console = Console(highlight=False)
 
 
-@main.command("run")
+@click.command("run")
 @click.option("--dataset", help="Only claims of this dataset.")
 @click.option("--where", "filter_text", default="", help="Filter the claims (see `workbench filter-help`).")
 @click.option("--model", default="gguf:default", show_default=True,
@@ -58,6 +62,9 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
     if as_batch and not resume and model.startswith("gguf:"):
         raise UserError("--batch needs an API model (openai:, anthropic:, or openai-compatible: with a server that"
                         " implements /v1/batches); a GGUF model runs in process, without --batch")
+    from workbench.runs.engine import RunRequest, prepare_run, waiting_message
+    from workbench.runs.params import parse_param_pairs
+
     store = open_store()
     try:
         request = RunRequest(model=model, setting=setting, prompt=prompt, dataset=dataset, filter=filter_text,
@@ -65,8 +72,6 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
         prepared = prepare_run(store, request)
         waiting = store.batches.waiting(prepared.run.id)
-    except RunSetupError as error:
-        raise UserError(str(error)) from None
     finally:
         store.close()
     _announce(prepared)
@@ -94,6 +99,8 @@ def _announce(prepared: PreparedRun) -> None:
 
 def _execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
     """Run in a worker thread so Ctrl-C lands here and cancels cleanly."""
+    from workbench.runs.engine import ItemFinished, RunFinished, run_blocking
+
     outcome, db_path = {}, current_db_path()
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[counts]}"), TextColumn("{task.fields[rate]}"), TimeRemainingColumn()]
@@ -135,7 +142,7 @@ def _report(prepared: PreparedRun, finished: RunFinished | None) -> None:
                         f" why); `workbench run --resume {name}` retries them")
 
 
-@main.command("runs")
+@click.command("runs")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @db_path_option
 def runs_command(as_json: bool) -> None:
@@ -166,7 +173,9 @@ def _short(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
 
 
-def _run_summary(store: Store, run) -> dict:
+def _run_summary(store, run) -> dict:
+    from workbench.runs.engine import items_per_second
+
     p = store.runs.progress(run.id)
     return {"id": run.id, "name": run.name, "status": run.status, "model": run.model, "prompt": run.prompt_name,
             "setting": run.setting, "total": p.total, "ok": p.ok, "abstain": p.abstain,
@@ -177,7 +186,7 @@ def _run_summary(store: Store, run) -> dict:
             "created_at": run.created_at, "started_at": run.started_at, "finished_at": run.finished_at}
 
 
-@main.command("predictions")
+@click.command("predictions")
 @click.argument("run_ref", metavar="RUN")
 @click.option("--wrong", is_flag=True, help="Only answers that miss the gold label (as the filter `wrong`).")
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(1))

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from workbench.cli import UserError, main
+from workbench.cli import UserError
 
 
-@main.command("score-evidence")
+@click.command("score-evidence")
 @click.option("--gold", "gold_path", required=True, metavar="GOLD.json",
               type=click.Path(dir_okay=False, path_type=Path),
               help="Gold claims in AVeriTeC format (questions, answers, label).")

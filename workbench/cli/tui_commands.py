@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from workbench.cli import UserError, current_db_path, db_path_option, main
+import click
+
+from workbench.cli import UserError, current_db_path, db_path_option
 
 
-@main.command("tui")
+@click.command("tui")
 @db_path_option
 def tui_command() -> None:
     """Open the workbench TUI: browse claims and evidence, run models, flag, triage.

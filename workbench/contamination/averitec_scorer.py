@@ -18,6 +18,7 @@ import numpy as np
 
 from workbench.contamination.matching import matched_score
 from workbench.contamination.meteor import MeteorScorer
+from workbench.errors import WorkbenchError
 
 LABELS = ("Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking")
 THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.4, 0.5)
@@ -27,7 +28,7 @@ PARALLEL_FROM = 100  # fewer claims score faster in one process than a pool star
 WORKERS = 2
 
 
-class EvidenceDataError(ValueError):
+class EvidenceDataError(WorkbenchError, ValueError):
     """Input that cannot be scored; the message names the file, record and field."""
 
 

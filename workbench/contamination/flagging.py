@@ -15,12 +15,13 @@ from itertools import product
 from store import Flag, FlagChange, Store
 from store.contamination import ScoreGroup
 from workbench.contamination.similarity import default_tau
+from workbench.errors import WorkbenchError
 
 CONTAMINATED = "contaminated"
 JOIN = "&"
 
 
-class ContaminationError(ValueError):
+class ContaminationError(WorkbenchError, ValueError):
     """A request the stored contamination data cannot answer; the message says why."""
 
 

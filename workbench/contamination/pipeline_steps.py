@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from store import Store
+from store.contamination import ScoreRow
 from workbench.backends import parse_model_spec
 from workbench.contamination.flagging import current_tau, pick_group, write_flags
-from workbench.contamination.pipeline_evidence import generated_side, oracle_side, qa_evidence
+from workbench.contamination.pipeline_evidence import (
+    generated_side,
+    oracle_side,
+    qa_evidence,
+)
+from workbench.contamination.pipeline_plan import PipelineOutcome, PipelinePlan
 from workbench.contamination.pipeline_tasks import ArticleTask, ExtractTask
-from store.contamination import ScoreRow
 from workbench.contamination.similarity import ClaimScore, PairScorer, score_claim
 from workbench.runs.setup import prepare_task_run
 from workbench.runs.types import RunFinished, RunSetupError, TaskRunRequest
-
-if TYPE_CHECKING:
-    from workbench.contamination.pipeline import PipelineOutcome, PipelinePlan
 
 ORACLE_STEP, ARTICLE_STEP, GENERATED_STEP = "oracle evidence", "articles", "generated evidence"
 
@@ -38,8 +39,7 @@ class PipelineSteps:
         self.request = plan.request
         self.runs: dict[str, str] = {}
 
-    def run(self) -> "PipelineOutcome":
-        from workbench.contamination.pipeline import PipelineOutcome
+    def run(self) -> PipelineOutcome:
 
         try:
             oracle_run = self._oracle_step() if self.plan.article_claims else None

@@ -23,7 +23,11 @@ from store import Claim, Store
 from workbench.config import load_settings
 from workbench.parsing import MAX_JSON_STARTS
 from workbench.prompt_templates import (
-    CLAIM_FIELDS, TemplateError, available_templates, placeholders, template_dirs,
+    CLAIM_FIELDS,
+    TemplateError,
+    available_templates,
+    placeholders,
+    template_dirs,
 )
 from workbench.prompting import PromptError, RenderedPrompt, marked_response
 from workbench.runs.types import TaskAnswer

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.choices import CONTAMINATION_METRICS
 from workbench.contamination.matching import hungarian_match
+from workbench.errors import WorkbenchError
 
 DEFAULT_TAU = {"meteor": 0.25, "embedding": 0.6}
-METRIC_HELP = "meteor | embedding | embedding:MODEL_DIR"
 
 
-class MetricError(ValueError):
+class MetricError(WorkbenchError, ValueError):
     """A metric name that cannot be used; the message says what is accepted."""
 
 
@@ -57,7 +58,7 @@ def parse_metric(text: str) -> Metric:
             return Metric("embedding", "embedding", check_model_dir(default_model_dir()))
         folder = check_model_dir(Path(path))
         return Metric(f"embedding:{folder}", "embedding", folder)
-    raise MetricError(f"unknown metric {raw!r}; use {METRIC_HELP}")
+    raise MetricError(f"unknown metric {raw!r}; use {CONTAMINATION_METRICS}")
 
 
 def metric_family(name: str) -> str:

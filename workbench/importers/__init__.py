@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from store import Dataset, ImportCounts, LabelSpace, Store
+from workbench.choices import IMPORT_FORMATS
 from workbench.importers.averitec import read_averitec
 from workbench.importers.common import Draft, ParsedFile, finish, stream
 from workbench.importers.prefetch import read_ahead
@@ -23,7 +24,7 @@ READERS: dict[str, Callable[[Path, str], Draft]] = {
     "jsfactcheck": read_jsfactcheck,
     "realfactbench": read_realfactbench,
 }
-FORMATS = ["auto", *READERS]
+FORMATS = IMPORT_FORMATS
 
 __all__ = ["BadInput", "FORMATS", "ParsedFile", "detect_format", "import_file", "load_file"]
 
@@ -81,14 +82,14 @@ def _first_record(path: Path, text: str) -> dict:
         decoder = json.JSONDecoder()
         try:
             value, _ = decoder.raw_decode(stripped, stripped.index("[") + 1 + _skip(stripped[1:]))
-        except (json.JSONDecodeError, ValueError):
+        except (ValueError, RecursionError):
             return {}
         return value if isinstance(value, dict) else {}
     for line in stripped.splitlines():
         if line.strip():
             try:
                 value = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 return {}
             return value if isinstance(value, dict) else {}
     return {}

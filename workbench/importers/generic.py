@@ -12,7 +12,7 @@ from pathlib import Path
 from workbench import labels
 from workbench.importers.common import Draft, DraftClaim, locate_claim, locate_passage
 from workbench.importers.reading import (
-    LONG_FIELD_CHARS, BadInput, Located, RecordReader, iter_jsonl,
+    LONG_FIELD_CHARS, BadInput, Located, RecordReader, decode_json, iter_jsonl,
 )
 
 _SHORT = ["question", "source", "task", "domain", "article_url"]
@@ -72,11 +72,7 @@ def _csv_record(path: Path, line: int, row: dict) -> dict:
         if column.startswith("attr."):
             record["attributes"][column[5:]] = _attribute_cell(value)
         elif column == "evidence":
-            try:
-                record["evidence"] = json.loads(value)
-            except json.JSONDecodeError as error:
-                raise BadInput(path, f"invalid JSON in the evidence cell: {error.msg}", line=line,
-                               field="evidence") from None
+            record["evidence"] = decode_json(path, value, line, field="evidence")
         elif column in ("claim_start", "claim_end"):
             if not value.strip().isdigit():
                 raise BadInput(path, f"must be a whole number, not {value!r}", line=line, field=column)
@@ -92,7 +88,7 @@ def _attribute_cell(value: str):
     if value.startswith(("[", "{")):
         try:
             return json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             pass
     return value
 

@@ -9,13 +9,15 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from workbench.errors import WorkbenchError
+
 SHORT_FIELD_CHARS = 20_000
 """Claim text, labels, ids, names: longer than this is a broken file, not a claim."""
 LONG_FIELD_CHARS = 16_000_000
 """Pages, responses, articles: a 10 MB evidence page is fine; 16 M characters is not."""
 
 
-class BadInput(ValueError):
+class BadInput(WorkbenchError, ValueError):
     """A problem in an input file, located as precisely as we can."""
 
     def __init__(self, path: Path | str, message: str, line: int | None = None,
@@ -63,16 +65,27 @@ def read_text(path: Path) -> str:
         ) from None
 
 
+def decode_json(path: Path, text: str, line: int | None = None, field: str | None = None) -> Any:
+    """json.loads, with every way it can fail as a BadInput naming where. A value nested
+    too deeply for the parser (Python's recursion limit) is a broken file like any other."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        where = f" in the {field} cell" if field else ""
+        raise BadInput(path, f"invalid JSON{where}: {error.msg} (column {error.colno})",
+                       line=error.lineno + (line - 1 if line else 0), field=field) from None
+    except RecursionError:
+        raise BadInput(path, "invalid JSON: nested too deeply to read (over about 1,000 levels)",
+                       line=line, field=field) from None
+
+
 def iter_jsonl(path: Path, text: str) -> Iterator[Located]:
     """One JSON object per non-blank line."""
     record = 0
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise BadInput(path, f"invalid JSON: {error.msg} (column {error.colno})", line=number) from None
+        value = decode_json(path, line, number)
         if not isinstance(value, dict):
             raise BadInput(path, f"expected a JSON object, got {type(value).__name__}", line=number)
         yield Located(number, record, value)
@@ -81,10 +94,7 @@ def iter_jsonl(path: Path, text: str) -> Iterator[Located]:
 
 def iter_json_array(path: Path, text: str) -> Iterator[Located]:
     """The objects of a top-level JSON array, each with the line it starts on."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise BadInput(path, f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
+    document = decode_json(path, text)
     if not isinstance(document, list):
         raise BadInput(path, "expected a JSON array of claims at the top level")
     starts = _element_lines(text, len(document))

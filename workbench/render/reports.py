@@ -15,12 +15,11 @@ import math
 import re
 from collections.abc import Sequence
 
-from workbench.render.display import printable
+from workbench.choices import REPORT_FORMATS
 from workbench.metrics import Interval, MetricSummary
-from workbench.scoring.runs import RunReport, RunScores, Scores
+from workbench.render.display import printable
 from workbench.scoring.compare import Comparison, ComparisonReport
-
-REPORT_FORMATS = ("md", "json", "csv")
+from workbench.scoring.runs import RunReport, RunScores, Scores
 
 DEFINITIONS = """\
 Definitions. Classes are the dataset's gold labels; items whose gold label the dataset

@@ -7,11 +7,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from workbench.render.display import literal
 from workbench.metrics import MetricSummary
+from workbench.render.display import literal
 from workbench.render.reports import excluded_text, interval_text, number, subsets
-from workbench.scoring.runs import RunReport, Scores
 from workbench.scoring.compare import Comparison, ComparisonReport
+from workbench.scoring.runs import RunReport, Scores
 
 
 def with_ci(scores: Scores | None, name: str) -> Text:

@@ -24,11 +24,23 @@ from pathlib import Path
 from store import BatchBusy, CachedResponse, Prediction, RunBatch, RunProgress, Store
 from store.records import to_json
 from workbench.backends import BackendError, Completion, open_backend
-from workbench.backends.batch_api import SUBMIT_TIMEOUT_S, BatchAnswer, BatchState, batch_api
+from workbench.backends.batch_api import (
+    SUBMIT_TIMEOUT_S,
+    BatchAnswer,
+    BatchState,
+    batch_api,
+)
 from workbench.config import load_settings
+from workbench.errors import WorkbenchError
 from workbench.prompting import PromptError
 from workbench.runs.engine import (
-    CLAIM_BATCH, PreparedRun, cache_key, unconfirmed_advice, verdict_prediction, verdict_request, waiting_message,
+    CLAIM_BATCH,
+    PreparedRun,
+    cache_key,
+    unconfirmed_advice,
+    verdict_prediction,
+    verdict_request,
+    waiting_message,
 )
 
 CUSTOM_ID_PREFIX = "claim-"
@@ -37,7 +49,7 @@ COMMIT_EVERY = 500
 provider until then, and one commit per answer would make collecting 100k answers slow)."""
 
 
-class BatchRunError(Exception):
+class BatchRunError(WorkbenchError):
     """A batch request that cannot go ahead; the message says why and what to do."""
 
 

@@ -26,14 +26,28 @@ from typing import Callable
 
 from store import CachedResponse, Claim, Prediction, RunBatch, RunProgress, Store
 from store.records import to_json
-from workbench.backends import Backend, BackendError, Completion, CompletionRequest, open_backend
+from workbench.backends import (
+    Backend,
+    BackendError,
+    Completion,
+    CompletionRequest,
+    open_backend,
+)
 from workbench.config import load_settings
 from workbench.parsing import parse_answer
 from workbench.prompting import PromptError, render
-from workbench.runs.retry import CallOutcome, RetryGate, RetryPolicy, call_with_retries
+from workbench.runs.retry import RetryGate, RetryPolicy, call_with_retries
 from workbench.runs.setup import prepare_run, prepare_task_run
 from workbench.runs.types import (
-    ItemFinished, PreparedRun, RunEvent, RunFinished, RunRequest, RunSetupError, RunStarted, RunTask, TaskAnswer,
+    ItemFinished,
+    PreparedRun,
+    RunEvent,
+    RunFinished,
+    RunRequest,
+    RunSetupError,
+    RunStarted,
+    RunTask,
+    TaskAnswer,
     TaskRunRequest,
 )
 
@@ -150,6 +164,18 @@ class _Spent:
         self.latency_s += completion.latency_s
 
 
+@dataclasses.dataclass
+class _Answer:
+    """What asking for one completion gave: the completion (None after an error), whether
+    the cache gave it, the model calls made, and the cache entry a fresh answer makes."""
+
+    completion: Completion | None
+    cached: bool
+    calls: int
+    error: BackendError | None = None
+    cache_entry: tuple[str, str, CachedResponse] | None = None
+
+
 class _ClaimFeed:
     """The pending claims in run order, read a batch at a time just ahead of the workers
     (two queries per batch instead of two per claim; never the whole list in memory)."""
@@ -242,25 +268,23 @@ class _Engine:
 
     async def _answer(self, claim: Claim) -> None:
         """Render, answer (from the cache or the model), parse, commit, report."""
-        claim_id = claim.id
-        before = self.errored.get(claim_id, 0)
+        before = self.errored.get(claim.id, 0)
         if self.prepared.task is not None:
             await self._answer_task(claim, before)
             return
         try:
             request = verdict_request(self.prepared, claim)
         except PromptError as error:
-            self._finish(Prediction(run_id=self.run_id, claim_id=claim_id, status="error", error=str(error),
-                                    attempts=before))
+            self._finish_with_error(claim.id, str(error), before)
             return
-        key = cache_key(self.backend.identity, request)
-        cached = self.store.runs.cached_response(key) if self.prepared.use_cache else None
-        if cached is not None:
-            completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason)
-            self._finish(self._prediction(claim_id, completion, before, cached=True))
+        answer = await self._complete(request)
+        attempts = before + answer.calls
+        if answer.completion is None:
+            self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
             return
-        outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
-        self._settle(claim_id, key, outcome, before)
+        # The answer and its cache entry in one transaction: one commit per answer.
+        self._finish(verdict_prediction(self.prepared, claim.id, answer.completion, attempts, answer.cached),
+                     cache=answer.cache_entry)
 
     async def _answer_task(self, claim, before: int) -> None:
         """A task run's item: render and parse by the task; an unreadable answer is asked
@@ -269,29 +293,28 @@ class _Engine:
         try:
             first = task.render(self.store, claim)
         except PromptError as error:
-            self._finish(Prediction(run_id=self.run_id, claim_id=claim.id, status="error", error=str(error),
-                                    attempts=before))
+            self._finish_with_error(claim.id, str(error), before)
             return
         attempts, spent = before, _Spent()
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
-            completion, cached, calls, error = await self._complete(self._task_request(rendered, attempt))
-            attempts += calls
-            if completion is None:
-                self._finish(Prediction(run_id=self.run_id, claim_id=claim.id, status="error",
-                                        error=error.message, attempts=attempts))
-                if error.fatal:
-                    self.fatal = error.message
+            answer = await self._complete(self._task_request(rendered, attempt))
+            attempts += answer.calls
+            if answer.completion is None:
+                self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
                 return
+            if answer.cache_entry is not None:  # a try that is not the last is kept all the same
+                self.store.runs.cache_response(*answer.cache_entry)
+            completion = answer.completion
             spent.add(completion)
-            answer = task.parse(completion.text)
-            if answer.status == "ok":
+            parsed = task.parse(completion.text)
+            if parsed.status == "ok":
                 break
         self._finish(Prediction(
-            run_id=self.run_id, claim_id=claim.id, status=answer.status, explanation=answer.explanation,
-            raw_output=completion.text, parsed=answer.parsed, attempts=attempts, latency_s=spent.latency_s,
+            run_id=self.run_id, claim_id=claim.id, status=parsed.status, explanation=parsed.explanation,
+            raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, latency_s=spent.latency_s,
             tokens_in=spent.tokens_in, tokens_out=spent.tokens_out, finish_reason=completion.finish_reason,
-            cached=cached))
+            cached=answer.cached))
 
     def _task_request(self, rendered, attempt: int) -> CompletionRequest:
         """A task's request; each retry gets the next seed (with the nudge, a new answer)."""
@@ -300,38 +323,27 @@ class _Engine:
         return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
                                  None if seed is None else int(seed) + attempt, rendered.json_schema)
 
-    async def _complete(self, request: CompletionRequest):
-        """(completion, from cache, model calls made, error): the cache first, else the
-        model with retries; a fresh answer is cached the moment it arrives."""
+    async def _complete(self, request: CompletionRequest) -> _Answer:
+        """The one way to an answer: the response cache first, else the model with retries."""
         key = cache_key(self.backend.identity, request)
         cached = self.store.runs.cached_response(key) if self.prepared.use_cache else None
         if cached is not None:
             completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason)
-            return completion, True, 0, None
+            return _Answer(completion, cached=True, calls=0)
         outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
         completion = outcome.completion
-        if completion is not None:
-            self.store.runs.cache_response(key, self.identity_text, CachedResponse(
-                completion.text, completion.tokens_in, completion.tokens_out, completion.finish_reason))
-        return completion, False, outcome.calls, outcome.error
+        if completion is None:
+            return _Answer(None, cached=False, calls=outcome.calls, error=outcome.error)
+        entry = (key, self.identity_text, CachedResponse(completion.text, completion.tokens_in,
+                                                         completion.tokens_out, completion.finish_reason))
+        return _Answer(completion, cached=False, calls=outcome.calls, cache_entry=entry)
 
-    def _settle(self, claim_id: int, key: str, outcome: CallOutcome, before: int) -> None:
-        attempts = before + outcome.calls
-        if outcome.completion is None:
-            error = outcome.error
-            self._finish(Prediction(run_id=self.run_id, claim_id=claim_id, status="error", error=error.message,
-                                    attempts=attempts))
-            if error.fatal:
-                self.fatal = error.message
-            return
-        completion = outcome.completion
-        # The answer and its cache entry in one transaction: one commit per answer.
-        self._finish(self._prediction(claim_id, completion, attempts, cached=False), cache=(
-            key, self.identity_text, CachedResponse(completion.text, completion.tokens_in, completion.tokens_out,
-                                                    completion.finish_reason)))
-
-    def _prediction(self, claim_id: int, completion: Completion, attempts: int, cached: bool) -> Prediction:
-        return verdict_prediction(self.prepared, claim_id, completion, attempts, cached)
+    def _finish_with_error(self, claim_id: int, message: str, attempts: int, fatal: bool = False) -> None:
+        """Record an item that got no answer; a fatal error (a refused key) stops the run."""
+        self._finish(Prediction(run_id=self.run_id, claim_id=claim_id, status="error", error=message,
+                                attempts=attempts))
+        if fatal:
+            self.fatal = message
 
     def _finish(self, prediction: Prediction, cache: tuple[str, str, CachedResponse] | None = None) -> None:
         """Commit one item now (with its cache entry, if given), then count it and tell the listener."""

@@ -15,11 +15,28 @@ from pathlib import Path
 
 from store import FilterError, LabelSpace, Run, Store
 from store.records import to_json
-from workbench.backends import BackendError, ModelSpec, ModelSpecError, open_backend, parse_model_spec
+from workbench.backends import (
+    BackendError,
+    ModelSpec,
+    ModelSpecError,
+    open_backend,
+    parse_model_spec,
+)
 from workbench.config import load_settings
 from workbench.labels import normalise
-from workbench.prompt_templates import Template, TemplateError, available_templates, load_template
-from workbench.prompting import PromptError, Setting, answer_mode, check_setting, parse_setting
+from workbench.prompt_templates import (
+    Template,
+    TemplateError,
+    available_templates,
+    load_template,
+)
+from workbench.prompting import (
+    PromptError,
+    Setting,
+    answer_mode,
+    check_setting,
+    parse_setting,
+)
 from workbench.runs.params import configuration_params, effective_params
 from workbench.runs.requirements import check_claims_have
 from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest

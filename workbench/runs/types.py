@@ -8,6 +8,7 @@ from typing import Any, Protocol, Union
 
 from store import Claim, LabelSpace, Prediction, Run, RunProgress, Store
 from workbench.backends import ModelSpec
+from workbench.errors import WorkbenchError
 from workbench.prompt_templates import Template
 from workbench.prompting import RenderedPrompt, Setting
 
@@ -97,7 +98,7 @@ class TaskRunRequest:
     subset_filter: str | None = None
 
 
-class RunSetupError(Exception):
+class RunSetupError(WorkbenchError):
     """A clear message for the user, raised before any work starts."""
 
 

@@ -8,7 +8,6 @@ missing answer). Every delta is run B minus run A.
 from __future__ import annotations
 
 import dataclasses
-
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from workbench.metrics import (
     paired_bootstrap_from_cells,
     summarise_slot_counts,
 )
+from workbench.scoring.items import RunItems
 from workbench.scoring.runs import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -34,7 +34,6 @@ from workbench.scoring.runs import (
     read_items,
     without_flagged,
 )
-from workbench.scoring.items import RunItems
 
 COMPARED_METRICS = ("accuracy", "macro_f1", "mcc", "unknown_rate", "parse_failure_rate")
 PAIRED_METRICS = {"macro_f1": macro_f1, "accuracy": accuracy}

@@ -22,6 +22,8 @@ from functools import lru_cache
 
 from store import FlagSpec, FlagSpecError
 from store.scoring import FieldSource
+from workbench.choices import BREAKDOWN_FIELDS
+from workbench.errors import WorkbenchError
 from workbench.metrics import NO_VALUE, cutoff_bucket
 
 FLAG_YES, FLAG_NO = "yes", "no"
@@ -31,11 +33,10 @@ _ALIASES = {"claim-type": "attr.claim_types", "claim_type": "attr.claim_types",
             "flagged": "flag:contaminated", "contaminated": "flag:contaminated", "gold": "label"}
 _VOCABULARIES = {"importance": ("Main", "Sub", "Irrelevant")}  # the schema's CHECK allows no other
 _NAME = re.compile(r"^[A-Za-z0-9_\-. /]+$")
-KNOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "attr.NAME", "flag:KIND", "cutoff")
-"""What `--by` and the TUI accept, as shown to users."""
+KNOWN_FIELDS = BREAKDOWN_FIELDS
 
 
-class FieldError(ValueError):
+class FieldError(WorkbenchError, ValueError):
     """A breakdown field or cutoff date the user typed cannot be used."""
 
 

@@ -17,9 +17,9 @@ from typing import Sequence
 import numpy as np
 
 from store import LabelSpace, Run, Store
+from store.scoring import SEPARATOR, CodedColumn, OutcomeCodes
 from workbench.metrics import NO_VALUE, OutcomeCoder
 from workbench.scoring.fields import FLAG_NO, FLAG_YES, SliceField
-from store.scoring import SEPARATOR, CodedColumn, OutcomeCodes
 
 _MAX_PACKED = 1 << 24
 """Claim id times every code base stays far below 2**63 (SQLite would turn it into a REAL)."""

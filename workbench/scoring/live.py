@@ -20,9 +20,9 @@ import numpy as np
 
 from store import Store
 from workbench.metrics import API_ERROR, MISSING, NO_VALUE, LiveMetrics, MetricSummary
-from workbench.scoring.runs import read_items
 from workbench.scoring.fields import SliceField
 from workbench.scoring.items import RunItems, outcome_codes
+from workbench.scoring.runs import read_items
 
 RECHECK_SECONDS = 2
 """How far before the newest seen timestamp each poll reads again. Timestamps have

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from store import FlagSpec, FlagSpecError, LabelSpace, Run, Store
+from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
+from workbench.errors import WorkbenchError
 from workbench.metrics import (
     Interval,
     MetricSummary,
@@ -33,13 +35,11 @@ from workbench.scoring.fields import (
 )
 from workbench.scoring.items import RunItems, load_run_items
 
-DEFAULT_RESAMPLES = 1000
-DEFAULT_SEED = 0
 DEFAULT_FLAG = "contaminated"
 INTERVAL_METRICS = ("accuracy", "macro_f1")
 
 
-class ScoringError(ValueError):
+class ScoringError(WorkbenchError, ValueError):
     """A run, field, date or pairing that cannot be scored; the message names it."""
 
 

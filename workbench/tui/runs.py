@@ -7,12 +7,11 @@ browser sees results land through PRAGMA data_version like any other writer's.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
 from textual.message import Message
 
-from store import RunProgress
 from workbench.render.display import printable
+from workbench.tui.widgets.run_status import RunState, RunStatus
 
 
 class RunEvent(Message):
@@ -21,21 +20,6 @@ class RunEvent(Message):
     def __init__(self, event):
         super().__init__()
         self.event = event
-
-
-@dataclass
-class RunState:
-    """What the progress bar shows."""
-
-    run_id: int | None = None
-    name: str = ""
-    total: int = 0
-    done: int = 0
-    progress: RunProgress | None = None
-    status: str = "idle"
-    """idle, starting, running, cancelling, finished, cancelled, failed."""
-    message: str | None = None
-    """Why a run failed (from the runner), shown beside the bar."""
 
 
 class RunControl:
@@ -115,7 +99,5 @@ class RunControl:
         self.app.data_changed()
 
     def _changed(self) -> None:
-        from workbench.tui.widgets.run_status import RunStatus
-
         for widget in self.app.screen.query(RunStatus):
             widget.show_state(self.state)

@@ -38,7 +38,7 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
-class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
+class ClaimsScreen(ReportsWorkerErrors, Screen):
     """Every claim under the filter, a page at a time."""
 
     BINDINGS = [
@@ -75,6 +75,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         self._last_count = 0.0
         self._recount_timer = None
         self._epoch = 0
+        self.actions = ClaimActions(self)
 
     def compose(self) -> ComposeResult:
         stores = self.app.stores
@@ -121,7 +122,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         self.table.show(query, claim_id)
         if text != self._counted_filter:
             self.count = None  # a re-count of the same filter keeps showing the old figure
-        self._show_status()
+        self.show_status()
 
     def _query(self, text: str, named_runs: list[str]) -> ClaimQuery:
         catalogue = self.app.catalogue
@@ -170,7 +171,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         self.filter_bar.input.focus()
         if self._counted_filter == self.table.good_query.filter:
             self.count = self.table.total  # the table still shows the last good filter, so its count
-            self._show_status()
+            self.show_status()
 
     @on(ClaimTable.Loaded)
     def _loaded(self, message: ClaimTable.Loaded) -> None:
@@ -190,7 +191,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         elif self._count_stale:
             self._recount_soon()
         self._locate()
-        self._show_status()
+        self.show_status()
 
     def _start_count(self) -> None:
         self._count_stale = False
@@ -229,7 +230,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         index = window.index_of(first_id)
         if self.table.query == query and window.offset is None and index is not None:
             window.offset = count - index
-            self._show_status()
+            self.show_status()
 
     @work(thread=True, exclusive=True, group="count", exit_on_error=False)
     def _count(self, text: str) -> None:
@@ -249,15 +250,16 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
             self._counted_filter = message.filter_text
             self.count = message.count
             self.table.total = message.count
-            self._show_status()
+            self.show_status()
 
     # -- status line -------------------------------------------------------------------
 
     @on(ClaimTable.Highlighted)
     def _highlighted(self) -> None:
-        self._show_status()
+        self.show_status()
 
-    def _show_status(self) -> None:
+    def show_status(self) -> None:
+        """The status line: count, position, sort, marks, focus run."""
         table = self.table
         total = self.app.catalogue.total_claims
         line = Text(no_wrap=True, overflow="ellipsis")  # one line: a wrapped tail would be cut off unseen
@@ -293,7 +295,7 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
         named = [t.value for t in parse_terms(table.good_query.filter) if t.field == "run"]
         if self._run_columns(named) != table.query.run_ids:
             table.requery(self._query(table.good_query.filter, named))
-        self._show_status()
+        self.show_status()
 
     def _refresh_data(self) -> None:
         self._epoch = self.app.data_epoch
@@ -313,7 +315,41 @@ class ClaimsScreen(ClaimActions, ReportsWorkerErrors, Screen):
 
     @on(ClaimTable.SortClicked)
     def _sort_clicked(self, message: ClaimTable.SortClicked) -> None:
-        self.sort_by(message.sort)
+        self.actions.sort_by(message.sort)
+
+    # The bindings' actions on claims live in ClaimActions.
+    def action_sort(self) -> None:
+        self.actions.sort()
+
+    def action_reverse(self) -> None:
+        self.actions.reverse()
+
+    def action_clear_marks(self) -> None:
+        self.actions.clear_marks()
+
+    def action_copy_id(self) -> None:
+        self.actions.copy_id()
+
+    def action_choose_runs(self) -> None:
+        self.actions.pick_runs()
+
+    def action_view(self, view: str) -> None:
+        self.actions.show_view(view)
+
+    def action_next_error(self) -> None:
+        self.actions.step_error(forward=True)
+
+    def action_previous_error(self) -> None:
+        self.actions.step_error(forward=False)
+
+    def action_triage(self) -> None:
+        self.actions.triage()
+
+    def action_run(self) -> None:
+        self.actions.run()
+
+    def action_flag(self) -> None:
+        self.actions.flag()
 
     @on(ClaimTable.Opened)
     def _opened(self, message: ClaimTable.Opened) -> None:

@@ -14,7 +14,7 @@ from textual.worker import get_current_worker
 
 from workbench.tui.bundles import ClaimBundle, load_bundle
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.render.claim_text import (claim_body, claim_header, full_body, pages_body, qa_body,
+from workbench.render.claims import (claim_body, claim_header, full_body, pages_body, qa_body,
                                          reference_body)
 from workbench.tui.messages import DataChanged
 from workbench.tui.widgets.run_status import RunStatus
@@ -162,7 +162,7 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
 
         browser = self.app.browser
         dialog = FlagDialog(self.claim_id, [], "", None, list(self.app.catalogue.flag_kinds))
-        self.app.push_screen(dialog, browser.flag_requested)
+        self.app.push_screen(dialog, browser.actions.flag_requested)
 
     def action_error(self, forward: bool) -> None:
         if self.bundle is None:
@@ -171,4 +171,4 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
         sort = browser.table.query.sort
         claim = self.bundle.claim
         value = getattr(claim, SORT_FIELDS.get(sort, sort))
-        browser.step_error(forward, key=(value, claim.id), then=self.show_claim)
+        browser.actions.step_error(forward, key=(value, claim.id), then=self.show_claim)

@@ -16,7 +16,7 @@ from store import PageRequest
 from workbench.render.display import printable
 from workbench.tui.bundles import TriageItem, load_triage_item
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.render.claim_text import full_body, pages_body, qa_body, reference_body
+from workbench.render.claims import full_body, pages_body, qa_body, reference_body
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.detail import EvidenceText
 from workbench.tui.screens.dialogs import TextPrompt, TextViewer, plain_title

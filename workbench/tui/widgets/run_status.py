@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.widgets import Static
 
+from store import RunProgress
 from workbench.render.display import one_line
-from workbench.tui.runs import RunState
 
 BAR_CELLS = 20
+
+
+@dataclass
+class RunState:
+    """What the progress bar shows."""
+
+    run_id: int | None = None
+    name: str = ""
+    total: int = 0
+    done: int = 0
+    progress: RunProgress | None = None
+    status: str = "idle"
+    """idle, starting, running, cancelling, finished, cancelled, failed."""
+    message: str | None = None
+    """Why a run failed (from the runner), shown beside the bar."""
 
 
 def progress_line(state: RunState) -> Text:

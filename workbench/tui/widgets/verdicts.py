@@ -9,7 +9,7 @@ from textual.widgets.option_list import Option
 
 from workbench.render.display import literal
 from workbench.tui.bundles import ClaimBundle
-from workbench.render.claim_text import verdict_item
+from workbench.render.claims import verdict_item
 from workbench.render.verdicts import legend
 from workbench.tui.screens.dialogs import TextViewer, plain_title
 

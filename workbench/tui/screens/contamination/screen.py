@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
 from workbench.render.charts import draw_histogram, draw_sweep
-from workbench.render.evidence_pairs import claim_heading, evidence_table, score_line
+from workbench.render.contamination import claim_heading, evidence_table, score_line
 from workbench.render.display import literal, one_line, printable
 from workbench.tui.screens.contamination.data import ClaimDetail, Overview, accept_flags, read_claim, read_overview
 from workbench.tui.errors import ReportsWorkerErrors

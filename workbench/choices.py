@@ -1,0 +1,16 @@
+"""What the command line offers before anything heavy is loaded: the names of formats and
+the defaults its options show. The modules that implement them import these from here, so
+each list exists once and `workbench --help` need not import numpy or the store."""
+
+IMPORT_FORMATS = ("auto", "jsonl", "csv", "averitec", "jsfactcheck", "realfactbench")
+EXPORT_FORMATS = ("jsonl", "csv")
+REPORT_FORMATS = ("md", "json", "csv")
+
+DEFAULT_RESAMPLES = 1000
+"""Bootstrap resamples for the 95% intervals."""
+DEFAULT_SEED = 0
+BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "attr.NAME", "flag:KIND", "cutoff")
+"""What `--by` and the TUI accept, as shown to users."""
+
+CONTAMINATION_METRICS = "meteor | embedding | embedding:MODEL_DIR"
+"""How the contamination pipeline's --metric is spelt."""

@@ -1,0 +1,15 @@
+"""Opening the database a command works on."""
+
+from __future__ import annotations
+
+from workbench.cli import UserError, current_db_path
+
+
+def open_store(create: bool = False):
+    """The store for this invocation; reading commands refuse to create an empty file."""
+    from store import Store
+
+    path = current_db_path()
+    if not create and not path.exists():
+        raise UserError(f"no database at {path}; import a file first (workbench import FILE) or pass --db")
+    return Store.open(path)
