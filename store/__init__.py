@@ -5,6 +5,7 @@ This package imports neither `workbench` nor `textual` (a test keeps it so).
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -18,6 +19,7 @@ from store.annotations import (
 from store.batches import BatchBusy, BatchStore, RunBatch
 from store.claims import SORT_COLUMNS, ClaimRow, ClaimStore, PageRequest
 from store.connection import data_version, open_database
+from store.problems import DatabaseProblem, as_problem
 from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
 from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
@@ -44,8 +46,20 @@ class Store:
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
-        """Open (creating and migrating if needed) the database file at `path`."""
-        return cls(open_database(path))
+        """Open (creating and migrating if needed) the database file at `path`; a
+        DatabaseProblem says in one line what is wrong with it, if anything is."""
+        db = open_database(path)
+        try:
+            return cls(db)
+        except DatabaseProblem as problem:  # named as the user gave it, not as SQLite resolved it
+            db.close()
+            raise DatabaseProblem(path, problem.what) from None
+        except sqlite3.Error as error:  # a migration met a lock or a read-only file
+            db.close()
+            problem = as_problem(error, path)
+            if problem is None:
+                raise
+            raise problem from None
 
     def transaction(self):
         """A context in which every write commits together (or, on an exception, none does)."""
@@ -61,7 +75,7 @@ class Store:
 
 __all__ = [
     "AnnotationStore", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
-    "CompiledFilter", "ContaminationStore", "Dataset", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
+    "CompiledFilter", "ContaminationStore", "Dataset", "DatabaseProblem", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
     "check_flag_model", "compile_filter", "open_database",

@@ -2,29 +2,47 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import sqlite_utils
 
-BUSY_TIMEOUT_MS = 10_000
+from store.problems import BUSY_TIMEOUT_MS, DatabaseProblem, as_problem, check_path
 
 
 def open_database(path: str | Path) -> sqlite_utils.Database:
     """Open (or create) the database file with WAL, foreign keys and a busy timeout.
 
+    A path that cannot hold the database (a folder, a missing folder, a file that is not
+    SQLite, no permission, a lock held too long) is a DatabaseProblem naming it.
     One connection per thread: sqlite3 connections refuse to cross threads, which is
     what we want (a TUI worker opens its own).
     """
-    db = sqlite_utils.Database(Path(path), execute_plugins=False)
-    conn = db.conn
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    # WAL lets the TUI read while a run in another process writes.
-    conn.execute("PRAGMA journal_mode = WAL")
-    # NORMAL in WAL mode survives a killed process (kill -9 loses nothing committed);
-    # only an OS crash or power loss can drop the last transactions.
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA foreign_keys = ON")
+    path = Path(path)
+    check_path(path)
+    try:
+        db = sqlite_utils.Database(path, execute_plugins=False)
+        conn = db.conn
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # WAL lets the TUI read while a run in another process writes.
+        conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode survives a killed process (kill -9 loses nothing committed);
+        # only an OS crash or power loss can drop the last transactions.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
+    except sqlite3.Error as error:
+        problem = as_problem(error, path)
+        if problem is None:
+            raise
+        raise problem from None
     return db
+
+
+def database_path(db: sqlite_utils.Database) -> str:
+    """The file a connection is open on (for messages)."""
+    rows = db.execute("PRAGMA database_list").fetchall()
+    return next((row[2] for row in rows if row[1] == "main"), "") or "the database"
 
 
 def data_version(db: sqlite_utils.Database) -> int:
@@ -33,3 +51,6 @@ def data_version(db: sqlite_utils.Database) -> int:
     The TUI polls this to notice a run writing from another terminal.
     """
     return db.execute("PRAGMA data_version").fetchone()[0]
+
+
+__all__ = ["BUSY_TIMEOUT_MS", "DatabaseProblem", "data_version", "database_path", "open_database"]

@@ -76,13 +76,17 @@ def _unquoted(model: str) -> str:
 
 
 def check_flag_model(db, spec: FlagSpec) -> None:
-    """FlagSpecError when the spec names a model no flag was found for (most often a typo,
-    which would otherwise quietly count people's flags only)."""
+    """FlagSpecError when the spec names a model no flag was found for and the pipeline never
+    scored (most often a typo, which would otherwise quietly count people's flags only)."""
     if spec.model is None or spec.per_run:
         return
-    if db.execute("SELECT 1 FROM flags WHERE model = ? LIMIT 1", [spec.model]).fetchone():
+    # A model the contamination pipeline scored has flags, even if none: zero of them.
+    if db.execute("SELECT 1 FROM flags WHERE model = ? UNION ALL SELECT 1 FROM contamination_scores"
+                  " WHERE target_model = ? LIMIT 1", [spec.model, spec.model]).fetchone():
         return
-    known = [r[0] for r in db.execute("SELECT DISTINCT model FROM flags WHERE model != '' ORDER BY model LIMIT 8")]
+    known = [r[0] for r in db.execute(
+        "SELECT model FROM flags WHERE model != '' UNION SELECT target_model FROM contamination_scores"
+        " ORDER BY 1 LIMIT 8")]
     listing = f"flags name {', '.join(known)}" if known else "no flag names a model yet"
     raise FlagSpecError(f"no flag was found for model {spec.model!r} ({listing}; models are spelt as"
                         " `workbench runs` shows them)")

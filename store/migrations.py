@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
+from store.connection import database_path
+from store.problems import DatabaseProblem
+
 migrations = Migrations("workbench")
+KNOWN: list[str] = []
+"""Every migration this version has, in order."""
+
+
+def migration(function):
+    """Register the next numbered migration."""
+    KNOWN.append(function.__name__)
+    return migrations()(function)
 
 BUILTIN_FAILURE_CATEGORIES = [
     # slug, name, key, description
@@ -22,7 +33,7 @@ BUILTIN_FAILURE_CATEGORIES = [
 ]
 
 
-@migrations()
+@migration
 def m001_core_tables(db: Database) -> None:
     """Datasets, claims, evidence, runs and predictions."""
     db.executescript(
@@ -149,7 +160,7 @@ def m001_core_tables(db: Database) -> None:
     )
 
 
-@migrations()
+@migration
 def m002_full_text_search(db: Database) -> None:
     """FTS5 over claim text and evidence, kept in sync by triggers."""
     db.executescript(
@@ -190,7 +201,7 @@ def m002_full_text_search(db: Database) -> None:
     )
 
 
-@migrations()
+@migration
 def m003_flags_and_triage(db: Database) -> None:
     """Flags (contamination and others), failure categories, triage, judgments."""
     db.executescript(
@@ -256,7 +267,7 @@ def m003_flags_and_triage(db: Database) -> None:
         )
 
 
-@migrations()
+@migration
 def m004_contamination_scores(db: Database) -> None:
     """Per-claim contamination scores with their matched evidence pairs."""
     db.executescript(
@@ -284,25 +295,25 @@ def m004_contamination_scores(db: Database) -> None:
     )
 
 
-@migrations()
+@migration
 def m005_prediction_arrival_index(db: Database) -> None:
     """Live panels poll a run's predictions by arrival time."""
     db.execute("CREATE INDEX predictions_run_created ON predictions(run_id, created_at)")
 
 
-@migrations()
+@migration
 def m006_prediction_outcome_index(db: Database) -> None:
     """Scores read a run's predictions as index ranges, one per outcome (no table reads)."""
     db.execute("CREATE INDEX predictions_run_outcome ON predictions(run_id, status, verdict, claim_id)")
 
 
-@migrations()
+@migration
 def m007_run_owner(db: Database) -> None:
     """Which process is executing a run, so a killed one reads "interrupted", not "running"."""
     db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
 
 
-@migrations()
+@migration
 def m008_run_batches(db: Database) -> None:
     """Requests handed to a provider's batch API: which batch, for which run, and its fate.
 
@@ -331,5 +342,12 @@ def m008_run_batches(db: Database) -> None:
 
 
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:
-    """Bring the schema up to date (or up to just before `stop_before`, for tests)."""
+    """Bring the schema up to date (or up to just before `stop_before`, for tests).
+
+    A database a newer version has upgraded is refused: this version would misread it.
+    """
+    unknown = [m.name for m in migrations.applied(db) if m.name not in KNOWN]
+    if unknown:
+        raise DatabaseProblem(database_path(db), f"was upgraded by a newer version of the workbench (its schema has"
+                              f" {unknown[-1]}; this version knows up to {KNOWN[-1]}): upgrade the workbench")
     migrations.apply(db, stop_before=stop_before)

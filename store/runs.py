@@ -128,6 +128,12 @@ class RunStore:
             if stamp:
                 self.db.execute(f"UPDATE runs SET {stamp} = ? WHERE id = ?", [now_iso(), run_id])
 
+    def error_causes(self, run_id: int, limit: int = 5) -> list[tuple[str, int]]:
+        """The run's distinct error messages with how many claims ended with each, most first."""
+        return self.db.execute(
+            "SELECT ifnull(error, 'no message'), count(*) FROM predictions WHERE run_id = ? AND status = 'error'"
+            " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?", [run_id, limit]).fetchall()
+
     def statuses(self, run_ids: list[int]) -> dict[int, str]:
         """run id -> status, for the runs that exist."""
         marks = ", ".join("?" * len(run_ids))

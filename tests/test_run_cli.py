@@ -160,11 +160,11 @@ class _opened:
 
 def test_a_run_whose_claims_all_fail_exits_non_zero(many_db, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    # Nothing listens on port 9: every request fails to connect.
+    # Nothing listens on port 9: the server cannot be reached, so the run stops and says why.
     result = cli(many_db, "run", "--dataset", "mini", "--limit", "2", "--model", "openai:gpt-4o-mini",
                  "--base-url", "http://127.0.0.1:9/v1", "--param", "attempts=1")
     assert result.exit_code == 1, result.output
-    assert "2 of 2 claims have no answer" in result.output and "--resume" in result.output
+    assert "connection refused by 127.0.0.1:9" in result.output and "--resume" in result.output
 
 
 def test_auto_prompt_on_a_label_space_without_a_template_says_what_to_do(store, db_path, tmp_path):

@@ -76,11 +76,13 @@ def load_settings() -> Settings:
     """Settings from the config file, overridden by WORKBENCH_* variables."""
     values: dict[str, Any] = {}
     path = config_path()
-    if path.is_file():
-        try:
+    try:
+        if path.is_file():
             values = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-            raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except OSError as error:  # e.g. a folder on the way that this user may not enter
+        raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from None
     try:
         return Settings(**values)
     except ValidationError as error:

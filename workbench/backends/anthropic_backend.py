@@ -59,7 +59,7 @@ class AnthropicBackend:
         try:
             response = await self._get_client().messages.create(**self.arguments(request))
         except Exception as error:
-            raise from_sdk_error(error, anthropic, [self._api_key]) from None
+            raise from_sdk_error(error, anthropic, [self._api_key], self.base_url) from None
         return self.completion(response, time.perf_counter() - started)
 
     def completion(self, message: Any, latency: float) -> Completion:

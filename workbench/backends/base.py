@@ -40,7 +40,7 @@ class BackendError(Exception):
     """
 
     def __init__(self, message: str, retryable: bool = False, retry_after: float | None = None,
-                 fatal: bool = False, status: int | None = None):
+                 fatal: bool = False, status: int | None = None, unreachable: bool = False):
         super().__init__(message)
         self.message = message
         self.retryable = retryable
@@ -48,6 +48,9 @@ class BackendError(Exception):
         self.fatal = fatal
         self.status = status
         """The HTTP status the server answered with, if it answered at all."""
+        self.unreachable = unreachable
+        """The server could not be reached at all (DNS, refused connection, TLS): tried
+        again, and when the tries run out no other item can reach it either."""
 
 
 class Backend(Protocol):

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import email.utils
 import json
+import socket
+import ssl
 import time
 from types import ModuleType
+from urllib.parse import urlsplit
 
 from workbench.backends.base import BackendError, scrub
 
@@ -21,18 +24,11 @@ RETRYABLE_STATUS = {408, 409, 425, 429}
 FATAL_STATUS = {401, 403, 404}
 
 
-def from_sdk_error(error: Exception, sdk: ModuleType, secrets: list[str | None]) -> BackendError:
-    """The BackendError for an exception raised by an SDK call."""
-    dropped = _dropped_connection(error)
-    if isinstance(error, sdk.APIConnectionError) and dropped is not None:
-        detail = f" ({type(dropped).__name__}{': ' + str(dropped) if str(dropped) else ''})"
-        return BackendError(scrub(f"connection failed{detail}", secrets)[:MESSAGE_CHARS], retryable=True)
-    if isinstance(error, sdk.APITimeoutError):
-        return BackendError("the request timed out", retryable=True)
-    if isinstance(error, sdk.APIConnectionError):
-        cause = error.__cause__ or error.__context__
-        detail = f" ({type(cause).__name__}{': ' + str(cause) if str(cause) else ''})" if cause else ""
-        return BackendError(scrub(f"connection failed{detail}", secrets)[:MESSAGE_CHARS], retryable=True)
+def from_sdk_error(error: Exception, sdk: ModuleType, secrets: list[str | None],
+                   base_url: str | None = None) -> BackendError:
+    """The BackendError for an exception raised by an SDK call to `base_url`."""
+    if isinstance(error, (sdk.APIConnectionError, sdk.APITimeoutError)):
+        return network_error(error, secrets, urlsplit(base_url).netloc if base_url else None)
     if isinstance(error, sdk.APIResponseValidationError):
         return malformed(f"the response did not match the API's schema: {error}", secrets)
     if isinstance(error, sdk.APIStatusError):
@@ -42,24 +38,70 @@ def from_sdk_error(error: Exception, sdk: ModuleType, secrets: list[str | None])
     return BackendError(scrub(f"{type(error).__name__}: {error}", secrets)[:MESSAGE_CHARS])
 
 
-def _dropped_connection(error: BaseException) -> BaseException | None:
-    """The reset or refused connection behind an SDK error, if that is what it was.
+def network_error(error: BaseException, secrets: list[str | None], host: str | None = None) -> BackendError:
+    """What went wrong on the way to the server, told apart: a DNS failure, a refused
+    connection and a TLS failure mean the server cannot be reached at all (`unreachable`);
+    a dropped connection or a timeout may pass. The SDKs call most of these a timeout or a
+    connection error; the cause is further down the exception chain."""
+    chain = _chain(error)
+    names = {type(link).__name__ for link in chain}
+    for link in chain:
+        if isinstance(link, socket.gaierror) or type(link).__name__ == "ClientConnectorDNSError":
+            name = getattr(link, "host", None) or (host or "").rsplit(":", 1)[0] or None
+            return _unreachable(f"DNS lookup failed: cannot resolve {name or 'the host name'} ({_reason(link)})",
+                                secrets)
+    for link in chain:
+        if isinstance(link, ssl.SSLError) or type(link).__name__ in _TLS_NAMES:
+            return _unreachable(f"TLS handshake failed: {_reason(link)}", secrets)
+    for link in chain:
+        if isinstance(link, ConnectionRefusedError):
+            where = _host_of(chain) or host
+            return _unreachable(f"connection refused by {where or 'the server'} (is the server running?)", secrets)
+    dropped = next((link for link in chain if isinstance(link, ConnectionError) or type(link).__name__ in
+                    _DROPPED_NAMES), None)
+    if dropped is not None:
+        return BackendError(scrub(f"connection failed: the server dropped it ({type(dropped).__name__}"
+                                  f"{': ' + str(dropped) if str(dropped) else ''})", secrets)[:MESSAGE_CHARS],
+                            retryable=True)
+    if "APITimeoutError" in names or any(isinstance(link, TimeoutError) for link in chain):
+        return BackendError("the request timed out (no answer within the timeout; --param timeout=SECONDS)",
+                            retryable=True)
+    return BackendError(scrub(f"connection failed ({_reason(chain[-1])})", secrets)[:MESSAGE_CHARS], retryable=True)
 
-    The SDK's aiohttp transport reports a dropped connection as a connect *timeout*;
-    the original exception is still in the chain, and users should see what happened.
-    """
+
+def _unreachable(message: str, secrets: list[str | None]) -> BackendError:
+    return BackendError(scrub(message, secrets)[:MESSAGE_CHARS], retryable=True, unreachable=True)
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    """The exception and its causes, outermost first."""
     seen: set[int] = set()
+    links: list[BaseException] = []
     link: BaseException | None = error
     while link is not None and id(link) not in seen:
         seen.add(id(link))
-        if isinstance(link, ConnectionError) or type(link).__name__ in _DROPPED_NAMES:
-            return link
+        links.append(link)
         link = link.__cause__ or link.__context__
+    return links
+
+
+def _host_of(chain: list[BaseException]) -> str | None:
+    """host:port from aiohttp's connector errors, when one is in the chain."""
+    for link in chain:
+        key = getattr(link, "_conn_key", None) or getattr(link, "conn_key", None)
+        if key is not None and getattr(key, "host", None):
+            return f"{key.host}:{key.port}"
     return None
 
 
-# aiohttp's names for a connection that was reset, refused or closed mid-answer.
-_DROPPED_NAMES = {"ServerDisconnectedError", "ClientOSError", "ClientConnectorError"}
+def _reason(link: BaseException) -> str:
+    reason = getattr(link, "reason", None) or getattr(link, "strerror", None) or str(link) or type(link).__name__
+    return str(reason)
+
+
+# aiohttp's names for a connection that was reset, refused or closed mid-answer, and for TLS failures.
+_DROPPED_NAMES = {"ServerDisconnectedError", "ClientOSError", "ClientConnectorError", "RemoteProtocolError"}
+_TLS_NAMES = {"ClientConnectorCertificateError", "ClientConnectorSSLError", "ClientSSLError"}
 
 
 def _status_error(error, secrets: list[str | None]) -> BackendError:

@@ -98,7 +98,7 @@ class OpenAIBackend:
                                                      body=self.arguments(request))
             answer = json.loads(response.content)
         except Exception as error:
-            raise from_sdk_error(error, openai, [self._api_key]) from None
+            raise from_sdk_error(error, openai, [self._api_key], self.base_url) from None
         latency = time.perf_counter() - started
         return self.completion(answer, latency)
 

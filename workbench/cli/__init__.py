@@ -9,8 +9,10 @@ starts in a few hundredths of a second however many commands there are.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -52,6 +54,18 @@ class UserError(click.ClickException):
     """A problem the user can fix; printed without a traceback, exit status 1."""
 
 
+class OneLineUsageError(click.UsageError):
+    """A command typed wrong (an unknown option, a value not among the choices): one line
+    with where to look, exit status 2 (as click, argparse and most command-line tools)."""
+
+    def __init__(self, error: click.UsageError):
+        super().__init__(error.format_message(), error.ctx)
+
+    def show(self, file=None) -> None:
+        where = f" (see `{self.ctx.command_path} --help`)" if self.ctx is not None else ""
+        click.echo(f"Error: {self.format_message()}{where}", file=file, err=file is None)
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported on first use (see COMMANDS).
 
@@ -72,11 +86,45 @@ class LazyGroup(click.Group):
             self.add_command(getattr(module, attribute), name)
         return super().get_command(ctx, name)
 
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise OneLineUsageError(error) from None
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except WorkbenchError as error:
             raise UserError(str(error)) from None
+        except click.UsageError as error:
+            if isinstance(error, OneLineUsageError):
+                raise
+            raise OneLineUsageError(error) from None
+        except BrokenPipeError:
+            _quiet_closed_pipe()
+        except Exception as error:
+            problem = _database_problem(error, ctx)
+            if problem is None:
+                raise
+            raise UserError(problem) from None
+
+
+def _quiet_closed_pipe() -> None:
+    """The reader of our output went away (`workbench export | head -1`): stop without a
+    word, with the status a shell gives a process that SIGPIPE ends (128 + 13)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # nothing more reaches the closed pipe at exit
+    raise SystemExit(141)
+
+
+def _database_problem(error: Exception, ctx: click.Context) -> str | None:
+    """One line for what a database error says about the file (a lock held too long, a
+    read-only file, ...); None for any other error."""
+    from store.problems import as_problem
+
+    problem = as_problem(error, (ctx.obj or {}).get("db_path") or "the database")
+    return str(problem) if problem else None
 
 
 @click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
@@ -94,8 +142,17 @@ def main(ctx: click.Context, db: str | None) -> None:
     ctx.obj["db_path"] = resolve_db_path(db)
 
 
-def db_path_option(f):
-    """Let a subcommand also take --db after its name (`workbench claims --db x.db`)."""
+def shared_options(f):
+    """What every command shares: --db after its name too (`workbench claims --db x.db`),
+    and the config file checked before the command does anything (a broken one stops every
+    command with one line naming the file and the setting)."""
+
+    @functools.wraps(f)
+    def checked(*args, **kwargs):
+        from workbench.config import load_settings
+
+        load_settings()  # ConfigError (a WorkbenchError): one line, exit 1
+        return f(*args, **kwargs)
 
     def remember(ctx: click.Context, _param, value):
         if value:
@@ -111,7 +168,7 @@ def db_path_option(f):
         callback=remember,
         is_eager=True,
         help="SQLite database file.",
-    )(f)
+    )(checked)
 
 
 def current_db_path() -> Path:

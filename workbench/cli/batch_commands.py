@@ -19,7 +19,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from workbench.cli import UserError, current_db_path, db_path_option
+from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.display import literal
 
@@ -48,6 +48,7 @@ def submit_from_cli(prepared: PreparedRun) -> None:
 
 
 @click.group("batch")
+@shared_options
 def batch() -> None:
     """Runs handed to a provider's batch API (OpenAI, Anthropic, OpenAI-compatible servers
     with /v1/batches): submit with `workbench run ... --batch`, then status / collect /
@@ -57,7 +58,7 @@ def batch() -> None:
 @batch.command("status")
 @click.argument("run_ref", metavar="[RUN]", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@db_path_option
+@shared_options
 def status_command(run_ref: str | None, as_json: bool) -> None:
     """The batches of one run, or of every run, as recorded (collect asks the provider)."""
     store = open_store()
@@ -84,7 +85,7 @@ def status_command(run_ref: str | None, as_json: bool) -> None:
 @click.option("--every", default=60.0, show_default=True, type=click.FloatRange(0.1),
               help="Seconds between asks with --wait.")
 @click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
-@db_path_option
+@shared_options
 def collect_command(run_ref: str, wait: bool, every: float, as_json: bool) -> None:
     """Read the answers of the run's ended batches into predictions (and the cache).
 
@@ -142,7 +143,7 @@ def _collected_json(prepared: PreparedRun, collected) -> dict:
 
 @batch.command("cancel")
 @click.argument("run_ref", metavar="RUN")
-@db_path_option
+@shared_options
 def cancel_command(run_ref: str) -> None:
     """Ask the provider to stop the run's batches; `collect` then reads what was answered."""
     from workbench.runs.batch import cancel_batches
@@ -158,7 +159,7 @@ def cancel_command(run_ref: str) -> None:
 
 @batch.command("forget")
 @click.argument("run_ref", metavar="RUN")
-@db_path_option
+@shared_options
 def forget_command(run_ref: str) -> None:
     """Stop waiting for the run's batches (their answers will not be read); frees its claims."""
     from workbench.runs.batch import forget_batches

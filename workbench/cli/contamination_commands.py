@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 
 from workbench.choices import CONTAMINATION_METRICS
-from workbench.cli import UserError, current_db_path, db_path_option
+from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.display import literal
 
@@ -25,6 +25,7 @@ console = Console(highlight=False)
 
 
 @click.group("contamination")
+@shared_options
 def contamination() -> None:
     """Find claims a model already knows (contamination), flag them, check the flags."""
 
@@ -48,7 +49,7 @@ def contamination() -> None:
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
 @click.option("--max-evidence", default=10, show_default=True, type=click.IntRange(1),
               help="At most this many evidence sentences per article.")
-@db_path_option
+@shared_options
 def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_cache, params, extractor_params,
                 base_url, extractor_base_url, concurrency, max_evidence) -> None:
     """Run the contamination pipeline and flag claims with s >= tau.
@@ -127,7 +128,7 @@ def _stopped(outcome) -> None:
     if outcome.status == "cancelled":
         console.print("cancelled; run the same command again to continue", markup=False)
         raise SystemExit(130)
-    raise UserError(f"the pipeline stopped: {outcome.message or outcome.status}\nfix that, then run the same"
+    raise UserError(f"the pipeline stopped: {outcome.message or outcome.status}; fix that, then run the same"
                     " command again to continue")
 
 
@@ -168,7 +169,7 @@ def _unreadable(store, runs: dict[str, str]) -> str:
 @click.option("--model", help="Only this target model.")
 @click.option("--metric", help="Only this metric.")
 @click.option("--article", is_flag=True, help="Also print the target model's article.")
-@db_path_option
+@shared_options
 def show_command(claim_ref: str, model: str | None, metric: str | None, article: bool) -> None:
     """One claim: oracle and generated evidence side by side, matched pairs aligned."""
     from workbench.render.contamination import claim_heading
@@ -212,7 +213,7 @@ def _show_row(store, claim, row, article: bool) -> None:
 @click.option("--dataset", help="Only claims of this dataset.")
 @click.option("--tau", type=float, help="Count flags at this tau instead of the stored flags' tau.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@db_path_option
+@shared_options
 def summary_command(model, metric, dataset, tau, as_json) -> None:
     """S (the mean claim score over scorable claims) and the share flagged, per model and metric."""
     from workbench.contamination.flagging import combined_flag_sets, summarise
@@ -245,7 +246,7 @@ def summary_command(model, metric, dataset, tau, as_json) -> None:
 @contamination.command("combine")
 @click.option("--model", "models", multiple=True, required=True, help="A target model (repeat for several).")
 @click.option("--metric", "metrics", multiple=True, required=True, help="A metric (repeat for several).")
-@db_path_option
+@shared_options
 def combine_command(models, metrics) -> None:
     """Flag claims that every given model and metric flagged (model "A&B", metric "meteor&embedding")."""
     from workbench.contamination.flagging import combine_flags
@@ -263,7 +264,7 @@ def combine_command(models, metrics) -> None:
 @click.option("--clean", "label", flag_value="clean", help="Checked by a person: not contaminated.")
 @click.option("--clear", "label", flag_value="clear", help="Take both marks off.")
 @click.option("--note", help="Why (stored on the flag).")
-@db_path_option
+@shared_options
 def mark_command(claim_refs, label, note) -> None:
     """Record people's contamination labels (what `contamination sweep` checks tau against)."""
     from store import CHECKED_CLEAN
@@ -299,7 +300,7 @@ def _resolve_all(store, refs) -> list[int]:
 @click.option("--model", help="The target model (needed when several have scores).")
 @click.option("--metric", help="The metric (needed when several have scores).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every tau).")
-@db_path_option
+@shared_options
 def sweep_command(model, metric, as_json) -> None:
     """Agreement of the pipeline's flag (s >= tau) with people's labels, tau from 0 to 1."""
     from workbench.contamination.flagging import pick_group

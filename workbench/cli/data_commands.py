@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from workbench.choices import EXPORT_FORMATS, IMPORT_FORMATS
-from workbench.cli import UserError, current_db_path, db_path_option
+from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.display import fit_widths, literal, one_line
 
@@ -25,7 +25,7 @@ console = Console(highlight=False)
 @click.option("--label-space", metavar="NAME",
               help="A built-in label space (averitec, jsfactcheck, realfactbench) for a generic file without"
                    " a header.")
-@db_path_option
+@shared_options
 def import_command(file: Path, format_: str, dataset_name: str | None, label_space: str | None) -> None:
     """Load a benchmark file into the database (all of it, or nothing)."""
     from store import DatasetConflict
@@ -60,7 +60,7 @@ def _remove_database(path: Path) -> None:
 
 @click.command("datasets")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@db_path_option
+@shared_options
 def datasets_command(as_json: bool) -> None:
     """List the datasets in the database."""
     store = open_store()
@@ -89,7 +89,7 @@ def datasets_command(as_json: bool) -> None:
 @click.option("--sort", type=click.Choice(["id", "label", "importance", "task", "domain", "date"]),
               default="id", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
-@db_path_option
+@shared_options
 def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> None:
     """List claims matching a filter."""
     from store import FilterError, PageRequest
@@ -106,9 +106,17 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
             click.echo(json.dumps(record, ensure_ascii=False))
         return
     console.print(_claims_table(rows, console.width))
-    datasets = {row.dataset for row in rows}
-    only = f" (dataset {one_line(datasets.pop())})" if len(datasets) == 1 else ""
-    console.print(f"{len(rows):,} shown of {total:,} matching{only}", markup=False)
+    console.print(f"{len(rows):,} shown of {total:,} matching{_datasets_note(store, filter_text)}", markup=False)
+
+
+def _datasets_note(store, filter_text: str) -> str:
+    """' (dataset demo)' or ' (datasets a, b)': every dataset the matching claims come from."""
+    ids = store.claims.datasets_matching(filter_text, limit=6)
+    names = [one_line(store.datasets.by_id(i).name) for i in ids[:5]]
+    if not names:
+        return ""
+    more = ", ..." if len(ids) > 5 else ""
+    return f" (dataset{'s' if len(ids) > 1 else ''} {', '.join(sorted(names))}{more})"
 
 
 def _claims_table(rows: list, width: int) -> Table:
@@ -145,7 +153,7 @@ def _claims_table(rows: list, width: int) -> Table:
 @click.command("show")
 @click.argument("claim_ref")
 @click.option("--json", "as_json", is_flag=True, help="Print the claim and its evidence as JSON.")
-@db_path_option
+@shared_options
 def show_command(claim_ref: str, as_json: bool) -> None:
     """Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID."""
     from workbench.render.claims import claim_panels
@@ -169,7 +177,7 @@ def show_command(claim_ref: str, as_json: bool) -> None:
 @click.option("--where", "filter_text", default="", help="Filter claims (see `workbench filter-help`).")
 @click.option("--run", "run_refs", multiple=True, help="Run name or id (predictions; repeatable).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="File to write (default: stdout).")
-@db_path_option
+@shared_options
 def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[str, ...],
                    output: Path | None) -> None:
     """Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout."""
@@ -185,6 +193,8 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
             written = export_predictions(store, runs, filter_text, format_, output)
     except FilterError as error:
         raise UserError(f"bad filter: {error}") from None
+    except BrokenPipeError:
+        raise  # the reader went away (| head): the group ends quietly
     except OSError as error:  # a missing folder, a directory, no permission: nothing is written
         raise UserError(f"cannot write {output}: {error.strerror or error}") from None
     if output:
@@ -192,7 +202,7 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
 
 
 @click.command("filter-help")
-@db_path_option
+@shared_options
 def filter_help_command() -> None:
     """Explain the filter language used by --where and the TUI's filter bar."""
     from store import FILTER_HELP
@@ -209,7 +219,7 @@ def _run(store, reference: str):
 
 @click.command("demo")
 @click.option("--no-tui", is_flag=True, help="Load the demo data and list it instead of opening the TUI.")
-@db_path_option
+@shared_options
 def demo_command(no_tui: bool) -> None:
     """Load the bundled demo datasets (idempotent) and open the workbench on them."""
     from workbench.demo import load_demo
@@ -226,4 +236,6 @@ def demo_command(no_tui: bool) -> None:
         click.get_current_context().invoke(claims_command, filter_text="dataset:demo", limit=30,
                                            sort="id", as_json=False)
         return
-    run_workbench(current_db_path())
+    status = run_workbench(current_db_path())
+    if status:
+        raise SystemExit(status)

@@ -14,7 +14,7 @@ from workbench.choices import (
     DEFAULT_SEED,
     REPORT_FORMATS,
 )
-from workbench.cli import UserError, db_path_option
+from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
 
 console = Console(highlight=False)
@@ -54,7 +54,7 @@ def _reports(runs, by, exclude_flag, cutoffs, resamples, seed):
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
 @_scoring_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every number, interval and count).")
-@db_path_option
+@shared_options
 def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -> None:
     """Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate,
     parse-failure and error rates, coverage, confusion matrix, baselines, breakdowns.
@@ -84,7 +84,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
               help="Paired bootstrap resamples (0: no paired test).")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, with every flipped claim id.")
-@db_path_option
+@shared_options
 def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as_json) -> None:
     """Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap
     p-values, McNemar, the correction rate CoR, and the claims that flipped."""
@@ -113,7 +113,7 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="File to write (default: stdout).")
 @_scoring_options
-@db_path_option
+@shared_options
 def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, seed) -> None:
     """Write a report to paste into a paper: Markdown tables with the definitions under
     them, JSON with everything, or CSV with one row per run x slice."""

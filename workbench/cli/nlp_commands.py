@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from workbench.cli import UserError
+from workbench.cli import UserError, shared_options
 
 
 @click.command("nlp-data")
@@ -23,6 +23,7 @@ from workbench.cli import UserError
     is_flag=True,
     help="Skip NLTK's own downloader; use Debian's WordNet and the PyPI wheel directly.",
 )
+@shared_options
 def nlp_data(target: Path | None, no_download: bool) -> None:
     """Install WordNet 3.0 and punkt_tab for METEOR evidence scoring."""
     import nltk

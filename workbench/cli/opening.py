@@ -8,8 +8,10 @@ from workbench.cli import UserError, current_db_path
 def open_store(create: bool = False):
     """The store for this invocation; reading commands refuse to create an empty file."""
     from store import Store
+    from store.problems import check_path
 
     path = current_db_path()
+    check_path(path)  # a folder, a missing folder, no permission: said before "no database"
     if not create and not path.exists():
         raise UserError(f"no database at {path}; import a file first (workbench import FILE) or pass --db")
     return Store.open(path)

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.rule import Rule
 
-from workbench.cli import UserError, db_path_option
+from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.display import literal
 
@@ -22,7 +22,7 @@ console = Console(highlight=False)
 @click.option("--answer", type=click.Choice(["template", "json", "text"]), default="template", show_default=True,
               help="Ask for a JSON or a plain-text answer (as --param json=... in a run).")
 @click.option("--json", "as_json", is_flag=True, help="Print the messages (and JSON schema) as JSON.")
-@db_path_option
+@shared_options
 def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_json: bool) -> None:
     """Print exactly the messages a run would send for one claim."""
     from workbench.config import load_settings
@@ -56,7 +56,7 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
 
 @click.command("prompts")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@db_path_option
+@shared_options
 def prompts_command(as_json: bool) -> None:
     """List the prompt templates, their label spaces and settings."""
     from workbench.config import load_settings

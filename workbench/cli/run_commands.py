@@ -18,7 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from workbench.cli import UserError, current_db_path, db_path_option
+from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.cancellable import run_cancellable
 from workbench.cli.opening import open_store
 from workbench.render.display import literal, one_line
@@ -50,7 +50,7 @@ console = Console(highlight=False)
 @click.option("--batch", "as_batch", is_flag=True,
               help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
                    " the answers (API models).")
-@db_path_option
+@shared_options
 def run_command(dataset, filter_text, model, base_url, setting, prompt, concurrency, name, no_cache, resume,
                 params, limit, as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
@@ -132,19 +132,32 @@ def _report(prepared: PreparedRun, finished: RunFinished | None) -> None:
                   f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
                   f" tokens spent by the run so far {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
     if finished.status == "failed":
-        raise UserError(f"run {name} failed: {finished.message}\nfix that, then `workbench run --resume {name}`")
+        raise UserError(f"run {name} failed: {finished.message}; fix that, then `workbench run --resume {name}`")
     if finished.status == "cancelled":
         console.print(f"cancelled; continue with: workbench run --resume {name}", markup=False)
         raise SystemExit(130)
     if p.error or p.missing:
+        print_error_causes(prepared.run.id)
         # Non-zero, so a script notices: the run is not complete.
-        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer (the errors above say"
-                        f" why); `workbench run --resume {name}` retries them")
+        causes = " (why: above)" if p.error else ""
+        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer{causes};"
+                        f" `workbench run --resume {name}` retries them")
+
+
+def print_error_causes(run_id: int) -> None:
+    """Each distinct error of a run with the number of claims it ended, most frequent first."""
+    store = open_store()
+    try:
+        causes = store.runs.error_causes(run_id)
+    finally:
+        store.close()
+    for message, count in causes:
+        console.print(f"  {count:,} × {one_line(message, 200)}", markup=False)
 
 
 @click.command("runs")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@db_path_option
+@shared_options
 def runs_command(as_json: bool) -> None:
     """List runs with their status, counts, tokens and speed."""
     store = open_store()
@@ -191,7 +204,7 @@ def _run_summary(store, run) -> dict:
 @click.option("--wrong", is_flag=True, help="Only answers that miss the gold label (as the filter `wrong`).")
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(1))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON lines (every field, raw output included).")
-@db_path_option
+@shared_options
 def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) -> None:
     """A run's answers beside the gold labels."""
     store = open_store()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from workbench.cli import UserError
+from workbench.cli import UserError, shared_options
 
 
 @click.command("score-evidence")
@@ -19,6 +19,7 @@ from workbench.cli import UserError
               help="Predictions (evidence [question, answer], pred_label), same order.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON, including per-claim scores, instead of a table.")
+@shared_options
 def score_evidence_command(gold_path: Path, pred_path: Path, as_json: bool) -> None:
     """Score predicted evidence and labels with the official AVeriTeC conventions.
 

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import click
 
-from workbench.cli import UserError, current_db_path, db_path_option
+from workbench.cli import UserError, current_db_path, shared_options
 
 
 @click.command("tui")
-@db_path_option
+@shared_options
 def tui_command() -> None:
     """Open the workbench TUI: browse claims and evidence, run models, flag, triage.
 
     Keys: ? for help, ctrl+p for the command palette, q to quit. The same runs in a browser
     with `textual serve "python -m workbench.tui --db FILE"` (needs textual-dev).
     """
+    from store.problems import check_path
+
     path = current_db_path()
+    check_path(path)
     if not path.exists():
         raise UserError(f"no database at {path}; import a file first (workbench import FILE),"
                         " try `workbench demo`, or pass --db")
     from workbench.tui import run_workbench
 
-    run_workbench(path)
+    status = run_workbench(path)  # a DatabaseProblem is printed in one line by the group
+    if status:
+        raise SystemExit(status)

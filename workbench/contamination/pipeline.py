@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from store import FilterError, Store
-from workbench.backends import ModelSpecError, parse_model_spec
+from workbench.backends import ModelSpecError
 from workbench.contamination.embedding import EmbeddingModelError
 from workbench.contamination.pipeline_plan import (
     ContaminationRequest,
@@ -41,7 +41,7 @@ from workbench.contamination.pipeline_tasks import (
 )
 from workbench.contamination.similarity import Metric, MetricError, parse_metric
 from workbench.prompt_templates import TemplateError
-from workbench.runs.params import effective_params
+from workbench.runs.preflight import ModelCall, preflight
 from workbench.runs.setup import stored_model_text
 from workbench.runs.types import PreparedRun, RunEvent, RunSetupError
 
@@ -50,11 +50,11 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
     """Check everything that can be checked without a model; PipelineError if something is wrong."""
     try:
         metric = parse_metric(request.metric)
-        target_spec = parse_model_spec(request.model, request.base_url)
-        extractor_spec = parse_model_spec(request.extractor, request.extractor_base_url)
-        effective_params(request.params, target_spec.scheme)
-        effective_params(request.extractor_params, extractor_spec.scheme)
-        target, extractor = stored_model_text(target_spec), stored_model_text(extractor_spec)
+        # Every model the steps will call, checked now: a missing key is said before any work.
+        target_model, extractor_model = preflight([
+            ModelCall("target model", request.model, request.base_url, request.params),
+            ModelCall("extractor", request.extractor, request.extractor_base_url, request.extractor_params)])
+        target, extractor = stored_model_text(target_model.spec), stored_model_text(extractor_model.spec)
         article_template = load_task_template(ARTICLE_TEMPLATE, "article")
         extract_template = load_task_template(EXTRACT_TEMPLATE, "extract")
     except (MetricError, EmbeddingModelError, ModelSpecError, TemplateError, RunSetupError) as error:

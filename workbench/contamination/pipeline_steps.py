@@ -40,7 +40,6 @@ class PipelineSteps:
         self.runs: dict[str, str] = {}
 
     def run(self) -> PipelineOutcome:
-
         try:
             oracle_run = self._oracle_step() if self.plan.article_claims else None
             article_run = self._article_step(oracle_run)

@@ -44,3 +44,11 @@ def fit_widths(natural: list[int], minimum: list[int], budget: int) -> list[int]
             break
         widths[widest] -= 1
     return widths
+
+
+def run_names(runs, width: int) -> list[str]:
+    """Each run's name on one line in `width` cells; where two cut names would read alike,
+    the run's id leads ("#12 smollm2-jsf…"), as the claims table's columns and `run:12` do."""
+    cut = [one_line(run.name, width) for run in runs]
+    return [name if cut.count(name) == 1 else one_line(f"#{run.id} {run.name}", width)
+            for name, run in zip(cut, runs)]

@@ -107,8 +107,9 @@ async def call_with_retries(call: Callable[[], Awaitable[Completion]], policy: R
             malformed += error.message.startswith("malformed response")
             out_of_tries = calls >= policy.attempts or malformed >= MAX_MALFORMED
             if not error.retryable or error.fatal or out_of_tries:
-                if error.retryable and out_of_tries:
-                    error = BackendError(f"{error.message} (gave up after {calls} attempts)", retryable=True)
+                if error.retryable and out_of_tries:  # an unreachable server stops the run
+                    error = BackendError(f"{error.message} (gave up after {calls} attempts)", retryable=True,
+                                         fatal=error.unreachable, unreachable=error.unreachable)
                 return CallOutcome(None, calls, error)
             delay = backoff_delay(policy, calls, error.retry_after)
             if error.retry_after is not None:

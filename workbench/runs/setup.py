@@ -16,11 +16,8 @@ from pathlib import Path
 from store import FilterError, LabelSpace, Run, Store
 from store.records import to_json
 from workbench.backends import (
-    BackendError,
     ModelSpec,
     ModelSpecError,
-    open_backend,
-    parse_model_spec,
 )
 from workbench.config import load_settings
 from workbench.labels import normalise
@@ -37,7 +34,8 @@ from workbench.prompting import (
     check_setting,
     parse_setting,
 )
-from workbench.runs.params import configuration_params, effective_params
+from workbench.runs.params import configuration_params
+from workbench.runs.preflight import ModelCall, preflight
 from workbench.runs.requirements import check_claims_have
 from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
 
@@ -62,8 +60,8 @@ def prepare_run(store: Store, request: RunRequest) -> PreparedRun:
 
 def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> PreparedRun:
     settings = load_settings()
-    spec = parse_model_spec(request.model, request.base_url)
-    params = effective_params(request.params, spec.scheme)
+    model = preflight([ModelCall("model", request.model, request.base_url, request.params)], settings)[0]
+    spec, params, backend = model.spec, model.params, model.backend
     setting = parse_setting(request.setting)
     claim_ids = _select_claims(store, request)
     space, dataset_id = _label_space(store, claim_ids)
@@ -72,7 +70,6 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
     json_answer = answer_mode(template, params.get("json")) == "json"
     allowed = _allowed_verdicts(template, space)
     check_claims_have(store, claim_ids, template, setting, json_answer)
-    backend = _backend(spec, params, settings)
     key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
     run, resumed = _find_or_create(store, request, resuming, key, spec, template, setting, params,
                                    backend.identity, claim_ids, dataset_id)
@@ -90,14 +87,10 @@ def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:
     its newest run: unfinished claims are answered, finished ones stay. With use_cache
     False a finished run is not reused: a new run asks the model again.
     """
-    try:
-        spec = parse_model_spec(request.model, request.base_url)
-    except ModelSpecError as error:
-        raise RunSetupError(str(error)) from None
     if not request.claim_ids:
         raise RunSetupError(f"no claims for the {request.task.kind} step")
-    params = effective_params(request.params, spec.scheme)
-    backend = _backend(spec, params, load_settings())
+    model = preflight([ModelCall(request.task.kind, request.model, request.base_url, request.params)])[0]
+    spec, params, backend = model.spec, model.params, model.backend
     key = task_config_key(backend.identity, request.task, params, request.claim_ids)
     latest = store.runs.latest_with_config(key)
     unfinished = latest is not None and (latest.status != "finished" or store.runs.pending_claim_ids(latest.id))
@@ -145,16 +138,6 @@ def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
         return _prepare(store, again, resuming=run)
     except (ModelSpecError, TemplateError, PromptError, FilterError) as error:
         raise RunSetupError(f"cannot resume {run.name}: {error}") from None
-
-
-def _backend(spec: ModelSpec, params: dict, settings):
-    try:
-        backend = open_backend(spec, params, settings)
-        if spec.scheme == "gguf":
-            backend.load()  # a file llama.cpp cannot load is reported before any work
-        return backend
-    except BackendError as error:
-        raise RunSetupError(error.message) from None
 
 
 def _select_claims(store: Store, request: RunRequest) -> list[int]:

@@ -9,11 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def run_workbench(db_path: str | Path) -> None:
-    """Open the workbench on a database file (created and migrated if needed)."""
+def run_workbench(db_path: str | Path) -> int:
+    """Open the workbench on a database file (created and migrated if needed); returns the
+    app's exit status (non-zero when it stopped on an error).
+
+    The database is opened once before the terminal is taken over, so a path that cannot
+    be used (store.DatabaseProblem) is raised here, with the terminal untouched.
+    """
+    from store import Store
+
+    Store.open(db_path).close()
     from workbench.tui.app import WorkbenchApp
 
-    WorkbenchApp(db_path).run()
+    app = WorkbenchApp(db_path)
+    app.run()
+    return app.return_code or 0
 
 
 __all__ = ["run_workbench"]

@@ -13,7 +13,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", default=os.environ.get("WORKBENCH_DB") or "workbench.db",
                         help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db)")
     args = parser.parse_args(argv)
-    run_workbench(args.db)
+    from store import DatabaseProblem
+
+    try:
+        status = run_workbench(args.db)
+    except DatabaseProblem as problem:
+        parser.exit(1, f"Error: {problem}\n")
+    raise SystemExit(status)
 
 
 if __name__ == "__main__":

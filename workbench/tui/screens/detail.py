@@ -160,8 +160,9 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
     def action_flag(self) -> None:
         from workbench.tui.screens.flag_dialog import FlagDialog
 
-        browser = self.app.browser
-        dialog = FlagDialog(self.claim_id, [], "", None, list(self.app.catalogue.flag_kinds))
+        browser = self.app.browser  # the claims matching the browser's filter, as from there
+        dialog = FlagDialog(self.claim_id, [], browser.table.good_query.filter, browser.count,
+                            list(self.app.catalogue.flag_kinds))
         self.app.push_screen(dialog, browser.actions.flag_requested)
 
     def action_error(self, forward: bool) -> None:

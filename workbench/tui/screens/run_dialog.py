@@ -9,9 +9,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
+from textual.widgets import Button, Input, Label, RadioSet, Select, Static
 from textual.worker import get_current_worker
 
+from workbench.tui.widgets.choosers import MarkedRadioButton
 from workbench.render.display import literal, printable
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.run_preview import MODEL_KINDS, RunChoice, preview_text, setting_names, template_names
@@ -85,12 +86,12 @@ and K cancels."""
                     yield Input(placeholder="concurrency=16 temperature=0.2 max_tokens=256", compact=True,
                                 id="run-options")
                 with RadioSet(id="run-scope", compact=True):
-                    yield RadioButton(Text(f"this claim ({self.claim_id})"), value=self.claim_id is not None
+                    yield MarkedRadioButton(Text(f"this claim ({self.claim_id})"), value=self.claim_id is not None
                                       and not self.marked, disabled=self.claim_id is None, id="scope-claim")
-                    yield RadioButton(Text(f"marked rows ({len(self.marked):,})"), value=bool(self.marked),
+                    yield MarkedRadioButton(Text(f"marked rows ({len(self.marked):,})"), value=bool(self.marked),
                                       disabled=not self.marked, id="scope-marked")
                     count = "counting…" if self.count is None else f"{self.count:,}"
-                    yield RadioButton(Text(f"every claim matching the filter ({count})"),
+                    yield MarkedRadioButton(Text(f"every claim matching the filter ({count})"),
                                       value=self.claim_id is None and not self.marked, id="scope-filter")
                 yield Label(Text(f"prompt for claim {self.claim_id}" if self.claim_id is not None
                                  else "prompt preview (no claim highlighted)", style="bold"))

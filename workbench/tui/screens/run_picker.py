@@ -12,6 +12,7 @@ from textual.widgets.selection_list import Selection
 
 from store import Run
 from workbench.render.display import printable
+from workbench.tui.widgets.choosers import MarkedSelectionList
 
 
 def run_label(run: Run) -> Text:
@@ -46,7 +47,7 @@ its errors, abstentions and parse failures, t triages it."""
             yield Label("Runs shown in the table (space ticks, enter accepts)", classes="dialog-title")
             if not self.runs:
                 yield Label("no runs yet: press r in the browser to start one", markup=False)
-            yield SelectionList[int](
+            yield MarkedSelectionList(
                 *[Selection(run_label(run), run.id, run.id in self.chosen) for run in self.runs],
                 id="run-list",
             )

@@ -74,6 +74,8 @@ that does not exist or an unbalanced quote is underlined with the reason below."
     BINDINGS = [
         Binding("escape", "leave", "Back to table", id="filter.leave",
                 tooltip="Leave the filter bar without applying the text"),
+        Binding("tab", "complete", "Complete", show=False, id="filter.complete",
+                tooltip="Take the suggested field name (with no suggestion: the next widget)"),
     ]
 
     class Applied(Message):
@@ -127,6 +129,15 @@ that does not exist or an unbalanced quote is underlined with the reason below."
 
     def action_leave(self) -> None:
         self.post_message(self.Left())
+
+    def action_complete(self) -> None:
+        """Tab: accept the suggestion shown after the cursor, else move focus on as usual."""
+        field = self.input
+        suggestion = getattr(field, "_suggestion", "")  # Textual keeps it private; right arrow takes it too
+        if field.has_focus and field.cursor_at_end and len(suggestion) > len(field.value):
+            field.action_cursor_right()
+        else:
+            self.screen.focus_next()
 
     @on(Input.Submitted, "#filter-input")
     def _submitted(self, event: Input.Submitted) -> None:

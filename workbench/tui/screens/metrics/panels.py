@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from workbench.render.display import literal, one_line, printable
+from workbench.render.display import literal, one_line, printable, run_names
 from workbench.metrics import Interval, MetricSummary
 from workbench.render.reports import interval_text, number
 from workbench.scoring.compare import Comparison
@@ -43,8 +43,9 @@ def _value_with_ci(value: float, interval: Interval | None, fresh: bool, scored:
 def _columns(update: PanelUpdate) -> list[tuple[Text, int, bool]]:
     """(header, run index, filtered) per value column of the overall panel."""
     columns = []
+    names = run_names([numbers.run for numbers in update.runs], 24)
     for index, numbers in enumerate(update.runs):
-        columns.append((literal(one_line(numbers.run.name, 24), "bold"), index, False))
+        columns.append((literal(names[index], "bold"), index, False))
         if numbers.filtered is not None:
             columns.append((Text(f"w/o {one_line(update.config.flag_kind, 16)}", style="italic"), index, True))
     return columns
@@ -102,10 +103,11 @@ def class_panel(update: PanelUpdate) -> Table:
         table.add_column(Text(f"F1 w/o {one_line(update.config.flag_kind, 14)}"), justify="right")
     if not update.runs:
         return table
+    names = run_names([numbers.run for numbers in update.runs], 20)
     for index, label in enumerate(update.runs[0].overall.classes):
-        for numbers in update.runs:
+        for numbers, name in zip(update.runs, names):
             c = numbers.overall.per_class[index]
-            cells = [literal(label), literal(one_line(numbers.run.name, 20)), number(c.precision),
+            cells = [literal(label), literal(name), number(c.precision),
                      number(c.recall), number(c.f1), f"{c.support:,}"]
             if exclude:
                 cells.append(number(numbers.filtered.per_class[index].f1) if numbers.filtered else "")
@@ -149,12 +151,13 @@ def plot_breakdown(plt, update: PanelUpdate) -> None:
         plt.title("no breakdown yet")
         return
     series, names = [], []
-    for numbers in update.runs:
+    distinct = run_names([numbers.run for numbers in update.runs], 200)
+    for numbers, name in zip(update.runs, distinct):
         series.append([_f1(numbers.slices.get(v)) for v in values])
-        names.append(_plot_label(numbers.run.name))
+        names.append(_plot_label(name))
         if numbers.filtered_slices is not None:
             series.append([_f1(numbers.filtered_slices.get(v)) for v in values])
-            names.append(_plot_label(f"{numbers.run.name} w/o {update.config.flag_kind}"))
+            names.append(_plot_label(f"{name} w/o {update.config.flag_kind}"))
     labels = [_plot_label(v, 14) for v in values]
     if len(series) == 1:
         plt.bar(labels, series[0])

@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
 
 from store import FlagSpec, FlagSpecError
-from workbench.render.display import literal, printable
+from workbench.render.display import literal, printable, run_names
 from workbench.scoring.runs import ScoringError
 from workbench.scoring.fields import FieldError, check_cutoff
 from workbench.tui.errors import ReportsWorkerErrors
@@ -284,8 +284,9 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
         if len(tables) != len(update.runs):
             holder.remove_children()
             tables = [ConfusionTable(i, id=f"confusion-{i}") for i in range(len(update.runs))]
-            for numbers, table in zip(update.runs, tables):
-                title = literal(numbers.run.name, "bold")
+            names = run_names([numbers.run for numbers in update.runs], 200)
+            for name, table in zip(names, tables):
+                title = literal(name, "bold")
                 holder.mount(Label(title, classes="confusion-title"))
                 holder.mount(table)
         for numbers, table in zip(update.runs, tables):

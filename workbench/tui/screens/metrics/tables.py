@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from workbench.render.display import literal, one_line
+from workbench.render.display import literal, one_line, run_names
 from workbench.metrics import NO_VALUE, PARSE_FAILURE, MetricSummary
 from workbench.render.reports import number
 from workbench.scoring.compare import filter_value
@@ -81,6 +81,7 @@ def fill_breakdown(table: DataTable, update: PanelUpdate, intervals: IntervalSet
         table.add_column(Text(name), key=name)
     keys = []
     values = list(dict.fromkeys(v for n in update.runs for v in n.slices))
+    names = run_names([numbers.run for numbers in update.runs], 20)
     for value in values:
         for index, numbers in enumerate(update.runs):
             s = numbers.slices.get(value)
@@ -88,7 +89,7 @@ def fill_breakdown(table: DataTable, update: PanelUpdate, intervals: IntervalSet
                 continue
             found = run_intervals(intervals, index, False)
             ci = found.slices.get(value, {}) if found else {}
-            cells = [literal(one_line(value, 28)), literal(one_line(numbers.run.name, 20)), f"{s.scored:,}",
+            cells = [literal(one_line(value, 28)), literal(names[index]), f"{s.scored:,}",
                      number(s.accuracy), ci_text(ci.get("accuracy"), fresh, s.scored), number(s.macro_f1),
                      ci_text(ci.get("macro_f1"), fresh, s.scored), number(s.mcc), number(s.unknown_rate),
                      number(s.coverage)]
