@@ -178,12 +178,14 @@ def test_export_to_a_missing_folder_or_a_directory_is_a_clear_error(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary file left
 
 
-def test_the_wrong_format_says_so_before_any_label_space_clash(tmp_path):
+def test_the_wrong_profile_or_label_space_is_refused_clearly(tmp_path):
     db = tmp_path / "w.db"
     path = write_jsonl(tmp_path / "mine.jsonl", [{"id": 1, "claim": "a", "label": "Refuted"}])
     run("--db", db, "import", path)
+    # Issue 12: formats and profiles are apart; the AVeriTeC profile reads JSONL too, and its
+    # label space is not the dataset's.
     result = run("--db", db, "import", path, "--format", "averitec")
-    assert result.exit_code == 1 and "expected a JSON array of claims" in result.output
+    assert result.exit_code == 1 and "dataset 'mine' already exists with labels Supported" in result.output
     clash = run("--db", db, "import", DEMO_DATA / "realfactbench.json", "--dataset", "mine")
     assert clash.exit_code == 1
     assert ("dataset 'mine' already exists with labels Supported, Refuted, NotEnoughInfo;"

@@ -54,9 +54,9 @@ def test_bad_input_exits_non_zero_with_location_and_no_write(tmp_path):
     run("--db", db, "import", DEMO_DATA / "averitec.json", "--dataset", "x")
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 2, "claim": "b"}\n')
-    result = run("--db", db, "import", bad, "--dataset", "x")
+    result = run("--db", db, "import", bad, "--dataset", "x", "--strict")  # without --strict: a warning
     assert result.exit_code == 1
-    assert f"{bad}:2, field 'label': is required" in result.output
+    assert f"{bad}:2, field 'label': no gold label" in result.output
     assert json.loads(run("--db", db, "datasets", "--json").output)[0]["claim_count"] == 18
 
 

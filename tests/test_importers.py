@@ -9,7 +9,7 @@ import pytest
 
 from store import PageRequest
 from tests.conftest import AVERITEC_DEV, DEMO_DATA, require_shared
-from workbench.importers import BadInput, import_file, load_file
+from workbench.importers import BadInput, ImportRequest, import_file, load_file, run_import
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:
@@ -141,36 +141,61 @@ def db_snapshot(store) -> tuple:
 BAD_JSONL = {
     "malformed JSON": ('{"id": 1, "claim": "ok", "label": "Refuted"}\n{"id": 2, "claim": \n', 2, None, "invalid JSON"),
     "wrong type": ('{"id": 1, "claim": ["x"], "label": "Refuted"}\n', 1, "claim", "must be text"),
-    "missing field": ('{"id": 1, "label": "Refuted"}\n', 1, "claim", "is required"),
+    "missing field": ('{"id": 1, "label": "Refuted"}\n', 1, "claim", "no record has claim text"),
     "unknown label": ('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 2, "claim": "b", "label": "Maybe"}\n',
                       2, None, "'Maybe'"),
     "duplicate id": ('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 1, "claim": "b", "label": "Refuted"}\n',
                      2, "id", "duplicate id '1' (first on line 1)"),
+}
+# Content oddities: imported with a warning; --strict refuses them, located the same way (issue 12).
+ODD_JSONL = {
     "bad importance": ('{"id": 1, "claim": "a", "label": "Refuted", "importance": "Huge"}\n', 1, "importance",
-                       "must be one of Main, Sub, Irrelevant"),
+                       "is not one of Main, Sub, Irrelevant"),
     "bad date": ('{"id": 1, "claim": "a", "label": "Refuted", "claim_date": "yesterday"}\n', 1, "claim_date",
                  "not a date"),
     "quote not in page": ('{"id": 1, "claim": "a", "label": "Refuted", "evidence": [{"kind": "page", '
                           '"text": "abc", "passage": "xyz"}]}\n', 1, "evidence[0].passage", "does not occur"),
-    "unknown field": ('{"id": 1, "claim": "a", "label": "Refuted", "lable": "x"}\n', 1, "lable", "unknown field"),
+    "no claim text": ('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 2, "claim": "", "label": "Refuted"}\n',
+                      2, "claim", "no claim text"),
 }
 
 
-@pytest.mark.parametrize("case", sorted(BAD_JSONL))
+@pytest.mark.parametrize("case", sorted(BAD_JSONL) + sorted(ODD_JSONL))
 def test_bad_jsonl_gives_one_located_error_and_writes_nothing(store, tmp_path, case):
     good = write_jsonl(tmp_path / "good.jsonl", [{"id": "g", "claim": "fine", "label": "Refuted"}])
     import_file(store, good, "jsonl")
     before = db_snapshot(store)
-    text, line, field, fragment = BAD_JSONL[case]
+    text, line, field, fragment = BAD_JSONL.get(case) or ODD_JSONL[case]
     bad = tmp_path / "good.jsonl"  # same dataset name: a failed update must not touch it either
     bad.write_text(text, encoding="utf-8")
     with pytest.raises(BadInput) as caught:
-        import_file(store, bad, "jsonl")
+        run_import(store, ImportRequest(bad, "jsonl", strict=case in ODD_JSONL))
     error = caught.value
     assert error.path == str(bad) and error.line == line
     assert error.field == field or field is None
     assert fragment in str(error) and str(bad) in str(error)
     assert db_snapshot(store) == before
+
+
+@pytest.mark.parametrize("case", sorted(ODD_JSONL))
+def test_content_oddities_import_with_a_located_warning(store, tmp_path, case):
+    text, line, field, fragment = ODD_JSONL[case]
+    path = tmp_path / "odd.jsonl"
+    path.write_text('{"_dataset": {"name": "odd", "label_space": "jsfactcheck"}}\n' + text, encoding="utf-8")
+    report = run_import(store, ImportRequest(path))
+    (warning,) = report.warnings.items
+    assert (warning.line, warning.field) == (line + 1, field) and fragment in warning.message
+    assert report.counts.added == (1 if case != "no claim text" else 1)
+
+
+def test_unknown_fields_are_kept_as_attributes(store, tmp_path):
+    path = write_jsonl(tmp_path / "extra.jsonl", [{"id": 1, "claim": "a", "label": "Refuted", "lable": "x",
+                                                   "meta": {"k": [1, 2]}}])
+    report = run_import(store, ImportRequest(path))
+    claim = store.claims.get(store.claims.resolve("extra:1"))
+    assert claim.attributes == {"lable": "x", "meta": {"k": [1, 2]}}
+    assert any("lable" in note and "attr.NAME" in note for note in report.warnings.notes)
+    assert store.claims.count("attr.lable:x") == 1
 
 
 def test_non_utf8_bytes_name_the_line(store, tmp_path):
@@ -193,8 +218,10 @@ def test_empty_file_and_directory_are_clear_errors(store, tmp_path):
     empty.write_text("\n  \n")
     with pytest.raises(BadInput, match="empty.jsonl: the file is empty"):
         import_file(store, empty)
-    with pytest.raises(BadInput, match="is a directory, not a file"):
-        import_file(store, tmp_path)
+    folder = tmp_path / "nothing"
+    folder.mkdir()
+    with pytest.raises(BadInput, match="nothing: holds no data files"):
+        import_file(store, folder)
     with pytest.raises(BadInput, match="no such file"):
         import_file(store, tmp_path / "absent.jsonl")
 
@@ -215,7 +242,7 @@ def test_csv_errors_name_line_and_field(store, tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("id,claim,label\n1,fine,Refuted\n2,,Refuted\n", encoding="utf-8")
     with pytest.raises(BadInput) as caught:
-        import_file(store, path)
+        run_import(store, ImportRequest(path, strict=True))
     assert (caught.value.line, caught.value.field) == (3, "claim")
     path.write_text("id,claim,label\n1,fine,Refuted,extra\n", encoding="utf-8")
     with pytest.raises(BadInput, match="bad.csv:2: this row has 4 cells; the header has 3"):
@@ -226,7 +253,7 @@ def test_averitec_errors_name_record_and_nested_field(tmp_path):
     path = tmp_path / "av.json"
     path.write_text(json.dumps([
         {"claim": "x", "label": "Refuted", "questions": []},
-        {"claim": "y", "label": "Refuted", "questions": [{"question": "q?", "answers": [{"answer": ["no"]}]}]},
+        {"claim": "y", "label": "Refuted", "questions": [{"question": "q?", "answers": [{"answer": {"no": 1}}]}]},
     ], indent=1), encoding="utf-8")
     with pytest.raises(BadInput) as caught:
         load_file(path, "averitec")
@@ -234,16 +261,18 @@ def test_averitec_errors_name_record_and_nested_field(tmp_path):
     assert error.record == 1 and error.field == "questions[0].answers[0].answer" and error.line == 7
 
 
-def test_labels_that_fit_no_space_are_named(tmp_path):
-    path = write_jsonl(tmp_path / "odd.jsonl", [{"id": 1, "claim": "a", "label": "Perhaps"}])
-    with pytest.raises(BadInput, match="'Perhaps'.*fit no known label space"):
-        load_file(path)
+def test_labels_that_fit_no_built_in_space_are_the_files_own(tmp_path):
+    path = write_jsonl(tmp_path / "odd.jsonl", [{"id": 1, "claim": "a", "label": "Perhaps"},
+                                                {"id": 2, "claim": "b", "label": "Surely"}])
+    parsed = load_file(path)
+    assert parsed.dataset.label_space.labels == ["Perhaps", "Surely"]
+    assert [c.label for c in parsed.claims] == ["Perhaps", "Surely"]
 
 
 def test_failed_import_leaves_fts_and_pages_consistent(store, tmp_path):
     write_jsonl(tmp_path / "a.jsonl", [{"id": 1, "claim": "lighthouse keeper", "label": "Refuted"}])
     import_file(store, tmp_path / "a.jsonl")
-    (tmp_path / "a.jsonl").write_text('{"id": 1, "claim": "submarine", "label": "Refuted"}\n{"id": 2}\n')
+    (tmp_path / "a.jsonl").write_text('{"id": 1, "claim": "submarine", "label": "Refuted"}\n{"id": 2,\n')
     with pytest.raises(BadInput):
         import_file(store, tmp_path / "a.jsonl")
     assert store.claims.count('"lighthouse"') == 1 and store.claims.count('"submarine"') == 0

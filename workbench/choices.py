@@ -2,7 +2,8 @@
 the defaults its options show. The modules that implement them import these from here, so
 each list exists once and `workbench --help` need not import numpy or the store."""
 
-IMPORT_FORMATS = ("auto", "jsonl", "csv", "averitec", "jsfactcheck", "realfactbench")
+IMPORT_FORMATS = ("auto", "jsonl", "json", "csv", "tsv", "parquet", "arrow")
+"""File formats `workbench import --format` reads (auto: from the file name, else its first bytes)."""
 EXPORT_FORMATS = ("jsonl", "csv")
 REPORT_FORMATS = ("md", "json", "csv")
 

@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     """API keys from the config file, by provider (openai, anthropic)."""
     prompts_dir: Path | None = None
     """An extra folder of prompt templates (added to the built-in ones)."""
+    profiles_dir: Path | None = None
+    """A folder of import profiles (default: profiles/ beside the config file)."""
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings,

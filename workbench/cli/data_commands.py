@@ -10,52 +10,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from workbench.choices import EXPORT_FORMATS, IMPORT_FORMATS
+from workbench.choices import EXPORT_FORMATS
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.display import fit_widths, literal, one_line
 
 console = Console(highlight=False)
-
-
-@click.command("import")
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "format_", type=click.Choice(IMPORT_FORMATS), default="auto", show_default=True)
-@click.option("--dataset", "dataset_name", help="Dataset name (default: from the file).")
-@click.option("--label-space", metavar="NAME",
-              help="A built-in label space (averitec, jsfactcheck, realfactbench) for a generic file without"
-                   " a header.")
-@shared_options
-def import_command(file: Path, format_: str, dataset_name: str | None, label_space: str | None) -> None:
-    """Load a benchmark file into the database (all of it, or nothing)."""
-    from store import DatasetConflict
-    from workbench import labels
-    from workbench.importers import BadInput, import_file
-
-    if label_space and label_space not in labels.BUILTIN_SPACES:
-        raise UserError(f"unknown label space {label_space!r}; built-in: {', '.join(sorted(labels.BUILTIN_SPACES))}")
-    space = labels.BUILTIN_SPACES[label_space] if label_space else None
-    db_path = current_db_path()
-    created = not db_path.exists()
-    store = open_store(create=True)
-    try:
-        dataset, counts = import_file(store, file, format_, dataset_name, space)
-    except (BadInput, DatasetConflict) as error:
-        store.close()
-        if created:  # a failed first import leaves no empty database behind
-            _remove_database(db_path)
-        raise UserError(str(error)) from None
-    console.print(
-        f"{literal(dataset.name)}: {counts.added:,} added, {counts.updated:,} updated, "
-        f"{counts.unchanged:,} unchanged ({dataset.claim_count:,} claims, labels "
-        f"{', '.join(dataset.label_space.labels)})",
-        markup=False,
-    )
-
-
-def _remove_database(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 @click.command("datasets")

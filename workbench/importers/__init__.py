@@ -1,99 +1,117 @@
-"""Importing benchmark files into the store: detect the format, read everything,
-validate everything, then write it in one transaction."""
+"""Importing benchmark files into the store: a reader per file format, a profile or field
+mapping per benchmark, the label space, then every claim checked and written in one
+transaction (all of it, or nothing).
+
+    report = run_import(store, ImportRequest(Path("climate-fever.jsonl")))
+    report.dataset, report.counts, report.warnings.summary()
+    preview = dry_run(ImportRequest(Path("liar/train.tsv"), label_maps=["pants-fire=false"]))
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from store import Dataset, ImportCounts, LabelSpace, Store
+from store import Claim, Dataset, ImportCounts, LabelSpace, Store
 from workbench.choices import IMPORT_FORMATS
-from workbench.importers.averitec import read_averitec
-from workbench.importers.common import Draft, ParsedFile, finish, stream
+from workbench.importers.common import LabelReader
+from workbench.importers.mapping import MappingError
+from workbench.importers.pipeline import ImportPlan, ImportRequest, checked_claims, label_reader, plan_import
 from workbench.importers.prefetch import read_ahead
-from workbench.importers.generic import HEADER_KEY, read_csv, read_jsonl
-from workbench.importers.jsfactcheck import read_jsfactcheck
-from workbench.importers.reading import BadInput, read_text
-from workbench.importers.realfactbench import read_realfactbench
+from workbench.importers.reading import BadInput
+from workbench.importers.warnings import ImportWarnings
 
-READERS: dict[str, Callable[[Path, str], Draft]] = {
-    "jsonl": read_jsonl,
-    "csv": read_csv,
-    "averitec": read_averitec,
-    "jsfactcheck": read_jsfactcheck,
-    "realfactbench": read_realfactbench,
-}
 FORMATS = IMPORT_FORMATS
 
-__all__ = ["BadInput", "FORMATS", "ParsedFile", "detect_format", "import_file", "load_file"]
+
+@dataclass
+class ImportReport:
+    """What an import did: the dataset, its counts, and what it met on the way."""
+
+    dataset: Dataset
+    counts: ImportCounts
+    plan: ImportPlan
+    label_counts: Counter
+    """Gold label -> claims (None: claims without a gold label)."""
+
+    @property
+    def warnings(self) -> ImportWarnings:
+        return self.plan.warnings
+
+
+@dataclass
+class DryRun:
+    """What an import would do, with nothing written."""
+
+    plan: ImportPlan
+    space: LabelSpace
+    claims: int
+    first: list[Claim] = field(default_factory=list)
+    label_counts: Counter = field(default_factory=Counter)
+
+    @property
+    def warnings(self) -> ImportWarnings:
+        return self.plan.warnings
+
+
+def run_import(store: Store, request: ImportRequest) -> ImportReport:
+    """Load a file into the store: all of it, or (on any error) nothing.
+
+    The file is read in a helper thread while the store writes what is ready: SQLite
+    releases the GIL while it inserts and indexes, so the two overlap.
+    """
+    plan = plan_import(request)
+    known = store.datasets.get(plan.name)  # an update keeps the dataset's label space
+    reader = label_reader(plan, known.label_space if known else None)
+    dataset = _dataset(plan, reader)
+    counts: Counter = Counter()
+    written = store.datasets.import_claims(dataset, read_ahead(checked_claims(plan, reader, counts)))
+    return ImportReport(store.datasets.get(dataset.name), written, plan, counts)
+
+
+def dry_run(request: ImportRequest, show: int = 3) -> DryRun:
+    """Read and check the whole file as an import would, keeping the first claims to show."""
+    plan = plan_import(request)
+    reader = label_reader(plan)
+    counts: Counter = Counter()
+    first, total = [], 0
+    for fields, _ in checked_claims(plan, reader, counts):
+        if len(first) < show:
+            first.append(Claim.model_validate({**fields, "dataset": plan.name}))
+        total += 1
+    return DryRun(plan, reader.space, total, first, counts)
+
+
+def _dataset(plan: ImportPlan, reader: LabelReader) -> Dataset:
+    notes = (plan.header or {}).get("notes")
+    return Dataset(name=plan.name, source_format=plan.mapping.name, label_space=reader.space,
+                   source_path=str(plan.source.path), notes=str(notes) if notes else None)
+
+
+def import_file(store: Store, path: Path, format: str = "auto", dataset_name: str | None = None,
+                label_space: LabelSpace | None = None) -> tuple[Dataset, ImportCounts]:
+    """The plain call: a file (format or profile name, or auto) into the store."""
+    report = run_import(store, ImportRequest(Path(path), format, dataset=dataset_name, label_space=label_space))
+    return report.dataset, report.counts
+
+
+@dataclass
+class ParsedFile:
+    """A whole file, validated and ready to write (what load_file returns)."""
+
+    dataset: Dataset
+    claims: list[Claim]
 
 
 def load_file(path: Path, format: str = "auto", dataset_name: str | None = None,
               label_space: LabelSpace | None = None) -> ParsedFile:
     """Read and validate a whole file without touching any database."""
-    return finish(_draft(Path(path), format), dataset_name, label_space)
+    plan = plan_import(ImportRequest(Path(path), format, dataset=dataset_name, label_space=label_space))
+    reader = label_reader(plan)
+    claims = [Claim.model_validate(fields) for fields, _ in checked_claims(plan, reader, Counter())]
+    return ParsedFile(_dataset(plan, reader), claims)
 
 
-def import_file(store: Store, path: Path, format: str = "auto", dataset_name: str | None = None,
-                label_space: LabelSpace | None = None) -> tuple[Dataset, ImportCounts]:
-    """Load a file into the store: all of it, or (on any error) nothing.
-
-    The file is parsed in a helper thread while the store writes what is ready: SQLite
-    releases the GIL while it inserts and indexes, so the two overlap.
-    """
-    claim_stream = stream(_draft(Path(path), format), dataset_name, label_space)
-    counts = store.datasets.import_claims(claim_stream.dataset, read_ahead(claim_stream.claims))
-    return store.datasets.get(claim_stream.dataset.name), counts
-
-
-def _draft(path: Path, format: str) -> Draft:
-    text = read_text(path)
-    if format == "auto":
-        format = detect_format(path, text)
-    if format not in READERS:
-        raise BadInput(path, f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
-    return READERS[format](path, text)
-
-
-def detect_format(path: Path, text: str) -> str:
-    """Guess the format from the file name and the first record."""
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        return "csv"
-    first = _first_record(path, text)
-    keys = set(first)
-    if HEADER_KEY in keys:
-        return "jsonl"
-    if "questions" in keys and "claim" in keys:
-        return "averitec"
-    if "candidates" in keys or "reference" in keys or "factuality" in keys:
-        return "jsfactcheck"
-    if "task" in keys and str(first.get("label", "")).upper() in ("TRUE", "FALSE"):
-        return "realfactbench"
-    if text.lstrip().startswith("["):
-        raise BadInput(path, "cannot tell which format this JSON array is; pass --format")
-    return "jsonl"
-
-
-def _first_record(path: Path, text: str) -> dict:
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        decoder = json.JSONDecoder()
-        try:
-            value, _ = decoder.raw_decode(stripped, stripped.index("[") + 1 + _skip(stripped[1:]))
-        except (ValueError, RecursionError):
-            return {}
-        return value if isinstance(value, dict) else {}
-    for line in stripped.splitlines():
-        if line.strip():
-            try:
-                value = json.loads(line)
-            except (ValueError, RecursionError):
-                return {}
-            return value if isinstance(value, dict) else {}
-    return {}
-
-
-def _skip(text: str) -> int:
-    return len(text) - len(text.lstrip())
+__all__ = ["BadInput", "DryRun", "FORMATS", "ImportReport", "ImportRequest", "MappingError", "ParsedFile",
+           "dry_run", "import_file", "load_file", "run_import"]

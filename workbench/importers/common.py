@@ -1,114 +1,144 @@
-"""What every importer shares: drafts of claims, label normalisation, duplicate ids,
-offsets of quoted passages, and validation into store records."""
+"""What every import shares: draft claims, the label space a file's labels go into,
+duplicate ids, and a digest of each claim's content (tells updated from unchanged)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from store import Claim, Dataset, LabelSpace
+from store import LabelSpace
 from workbench import labels
 from workbench.importers.reading import BadInput, RecordReader
+from workbench.importers.warnings import ImportWarning, ImportWarnings
 
 
 @dataclass
 class DraftClaim:
-    """A claim read from a file, before labels are normalised and it is validated."""
+    """A claim read from a file, before its label is put in the label space."""
 
     reader: RecordReader
     fields: dict
-    """Keyword arguments for store.Claim; `raw_label` holds the file's label."""
+    """store.Claim's fields; `raw_label` holds the file's label (None: no gold label)."""
     source_names: dict[str, str] = field(default_factory=dict)
-    """Claim field -> the file's name for it, for error messages (text -> claim)."""
+    """Claim field -> the file's name for it, for messages (text -> claim)."""
 
 
 @dataclass
-class Draft:
-    """One file being read: what its header said, and its claims as they are read."""
+class LabelReader:
+    """Turns the file's labels into gold labels of one label space."""
 
-    path: Path
-    source_format: str
-    name_hint: str
-    claims: Iterable[DraftClaim]
-    """Read lazily, so writing can start while the rest of the file is parsed."""
-    label_space: LabelSpace | None = None
-    notes: str | None = None
+    space: LabelSpace
+    map: dict[str, str] = field(default_factory=dict)
+    """File label -> label, before the space's own spellings (keys compared squashed)."""
+    own: bool = False
+    """The space is the file's own labels (no synonyms: only case and spacing are forgiven)."""
+
+    def __post_init__(self):
+        self._map = {labels.squash(key): value for key, value in self.map.items()}
+        self._own = {labels.squash(name): name for name in self.space.all_gold}
+
+    def gold(self, raw: str) -> str | None:
+        """The gold label for a file label, or None when the space has no place for it."""
+        mapped = self.map.get(raw) or self._map.get(labels.squash(raw), raw)
+        if self.own:
+            return self._own.get(labels.squash(mapped))
+        return labels.normalise_gold(mapped, self.space)
 
 
-@dataclass
-class ParsedFile:
-    """A whole file, validated and ready to write."""
-
-    dataset: Dataset
-    claims: list[Claim]
-    hashes: list[str]
-    """A digest of each claim's imported content (tells updated from unchanged)."""
+def own_space(name: str, classes: list[str], abstain: str | None = None,
+              excluded: list[str] | None = None) -> LabelSpace:
+    """A label space made of a file's own labels (excluded ones kept but not scored)."""
+    excluded = [label for label in (excluded or []) if label]
+    gold = [label for label in classes if label not in excluded and label != abstain]
+    return LabelSpace(name=name, labels=gold, abstain=abstain, excluded=excluded)
 
 
-@dataclass
-class ClaimStream:
-    """The dataset a file describes and its checked claims, produced one by one.
+def check_claims(drafts: Iterable[DraftClaim], reader: LabelReader | None, warnings: ImportWarnings,
+                 counts: Counter, path) -> Iterator[tuple[dict, str]]:
+    """Gold labels into the space, duplicate ids refused, each claim with its digest.
 
-    Each claim is a mapping of store.Claim's fields (evidence as a list of mappings):
-    the readers have already checked every field's type, size and allowed values, and
-    building a million pydantic objects only to take them apart again would dominate
-    the import.
-
-    Iterating raises BadInput at the first bad record (or, for unknown labels, after
-    the last one, naming them all): the import that consumes it rolls back.
+    A label the space has no place for is remembered, and after the last claim they are
+    named together with their counts (nothing is written). A claim without a label is
+    kept unlabelled (left out of scores); `counts` gathers the gold labels.
     """
-
-    dataset: Dataset
-    claims: Iterator[tuple[dict, str]]
-
-
-def stream(draft: Draft, dataset_name: str | None = None,
-           label_space: LabelSpace | None = None) -> ClaimStream:
-    """Normalise labels, check ids and validate each claim as it is read."""
-    items: Iterable[DraftClaim] = draft.claims
-    space = label_space or draft.label_space
-    if space is None:
-        items = list(items)  # the label space is known only once every label is seen
-        space = _detect_space(draft, items)
-    dataset = Dataset(
-        name=dataset_name or draft.name_hint, source_format=draft.source_format,
-        label_space=space, source_path=str(draft.path), notes=draft.notes,
-    )
-    return ClaimStream(dataset, _checked(draft.path, items, space))
-
-
-def finish(draft: Draft, dataset_name: str | None = None,
-           label_space: LabelSpace | None = None) -> ParsedFile:
-    """The whole file read and validated, nothing written (a dry run)."""
-    claim_stream = stream(draft, dataset_name, label_space)
-    pairs = list(claim_stream.claims)
-    claims = [Claim.model_validate(fields) for fields, _ in pairs]
-    return ParsedFile(claim_stream.dataset, claims, [digest for _, digest in pairs])
-
-
-def _checked(path: Path, items: Iterable[DraftClaim], space: LabelSpace) -> Iterator[tuple[dict, str]]:
-    seen: dict[str, int] = {}
-    unknown: dict[str, tuple[int, str]] = {}
-    for item in items:
-        _check_duplicate_id(item, seen)
-        raw = item.fields["raw_label"]
-        item.fields["label"] = labels.normalise_gold(raw, space)
-        if item.fields["label"] is None:
-            unknown.setdefault(raw, (item.reader.located.line, item.source_names.get("raw_label", "label")))
-            continue
-        yield item.fields, content_hash(item.fields)
-    if not seen:
+    seen: dict[str, int | None] = {}
+    unknown: Counter[str] = Counter()
+    first_unknown: dict[str, DraftClaim] = {}
+    unlabelled: list[ImportWarning] = []
+    total = 0
+    for draft in drafts:
+        total += 1
+        _check_duplicate_id(draft, seen)
+        raw = draft.fields["raw_label"]
+        if raw is None:
+            draft.fields["label"] = None
+            counts[None] += 1
+            unlabelled.append(_no_label(draft))
+        else:
+            gold = reader.gold(raw) if reader is not None else None
+            if gold is None:
+                unknown[raw] += 1
+                first_unknown.setdefault(raw, draft)
+                continue
+            _note_recased(draft, raw, gold, reader, warnings)
+            draft.fields["label"] = gold
+            counts[gold] += 1
+        yield draft.fields, content_hash(draft.fields)
+    if not total:
         raise BadInput(path, "no claims in the file")
     if unknown:
-        listed = ", ".join(f"{label!r} (line {line})" for label, (line, _) in unknown.items())
-        line, field_name = min(unknown.values())
-        raise BadInput(
-            path, f"unknown labels {listed}; the {space.name} label space has {', '.join(space.all_gold)}",
-            line=line, field=field_name,
+        raise _unknown_labels(unknown, first_unknown, reader)
+    if unlabelled and len(unlabelled) < total:
+        for warning in unlabelled:  # some claims have a label and these do not: an oddity each
+            warnings.add(warning)
+
+
+def _no_label(draft: DraftClaim) -> ImportWarning:
+    located = draft.reader.located
+    return ImportWarning(str(draft.reader.path), "no gold label (kept unlabelled, left out of scores)",
+                         located.line, located.record if located.line is None else None,
+                         draft.source_names.get("raw_label", "label"), "claim without a gold label")
+
+
+def _note_recased(draft: DraftClaim, raw: str, gold: str, reader: LabelReader, warnings: ImportWarnings) -> None:
+    if reader.own and raw != gold and raw not in reader.map and labels.squash(raw) == labels.squash(gold):
+        located = draft.reader.located
+        warnings.add(ImportWarning(str(draft.reader.path), f"label {raw!r} read as {gold!r}", located.line,
+                                   located.record if located.line is None else None,
+                                   draft.source_names.get("raw_label", "label"), "label in another case"))
+
+
+def _unknown_labels(unknown: Counter, first: dict[str, DraftClaim], reader: LabelReader | None) -> BadInput:
+    listed = ", ".join(f"{label!r} ({count:,}, first on {_where(first[label])})" for label, count in
+                       unknown.most_common())
+    draft = min(first.values(), key=lambda d: (d.reader.located.record, d.reader.located.line or 0))
+    if reader is None:
+        return draft.reader.fail(draft.source_names.get("raw_label", "label"), f"no label space for labels {listed}")
+    space = reader.space
+    return draft.reader.fail(
+        draft.source_names.get("raw_label", "label"),
+        f"unknown labels {listed}; the {space.name} label space has {', '.join(space.all_gold)} (map them with"
+        " --label-map FILE_LABEL=LABEL, or import with --label-space own)")
+
+
+def _where(draft: DraftClaim) -> str:
+    located = draft.reader.located
+    return f"line {located.line}" if located.line is not None else f"record {located.record}"
+
+
+def _check_duplicate_id(draft: DraftClaim, seen: dict[str, int | None]) -> None:
+    external_id = draft.fields["external_id"]
+    located = draft.reader.located
+    if external_id in seen:
+        first = seen[external_id]
+        raise draft.reader.fail(
+            draft.source_names.get("external_id", "id"),
+            f"duplicate id {external_id!r} (first on {'line' if located.line is not None else 'record'} {first})",
         )
+    seen[external_id] = located.line if located.line is not None else located.record
 
 
 def content_hash(fields: dict) -> str:
@@ -129,56 +159,3 @@ def _canonical(value):
     if type(value) is list:
         return [_canonical(item) for item in value]
     return value
-
-
-def _detect_space(draft: Draft, items: list[DraftClaim]) -> LabelSpace:
-    if not items:
-        raise BadInput(draft.path, "no claims in the file")
-    raw = {item.fields["raw_label"] for item in items}
-    space = labels.detect_space(raw)
-    if space is not None:
-        return space
-    # The space that explains most labels; the unknown-label error then names the rest.
-    best = max(labels.BUILTIN_SPACES.values(),
-               key=lambda s: sum(labels.normalise_gold(label, s) is not None for label in raw))
-    if any(labels.normalise_gold(label, best) for label in raw):
-        return best
-    first = items[0]
-    raise first.reader.fail(
-        first.source_names.get("raw_label", "label"),
-        f"the gold labels ({', '.join(repr(x) for x in sorted(raw)[:10])}) fit no known label space"
-        f" ({', '.join(labels.BUILTIN_SPACES)}); pass --label-space or add a _dataset header",
-    )
-
-
-def _check_duplicate_id(item: DraftClaim, seen: dict[str, int]) -> None:
-    external_id = item.fields["external_id"]
-    if external_id in seen:
-        raise item.reader.fail(
-            item.source_names.get("external_id", "id"),
-            f"duplicate id {external_id!r} (first on line {seen[external_id]})",
-        )
-    seen[external_id] = item.reader.located.line
-
-
-def locate_claim(fields: dict) -> None:
-    """Find the claim's place in its response when the file gave no offsets."""
-    response, text = fields.get("response"), fields.get("text")
-    if response and text and fields.get("claim_start") is None:
-        start = response.find(text)
-        if start >= 0:
-            fields["claim_start"], fields["claim_end"] = start, start + len(text)
-
-
-def locate_passage(reader: RecordReader, item: dict, field_name: str) -> None:
-    """Offsets of a quoted passage in its page; a quote that is not there is an error."""
-    passage, text = item.get("passage"), item.get("text")
-    if not passage or item.get("passage_start") is not None:
-        return
-    if not text:
-        item["text"] = passage
-        text = passage
-    start = text.find(passage)
-    if start < 0:
-        raise reader.fail(field_name, "the quoted passage does not occur in the page text")
-    item["passage_start"], item["passage_end"] = start, start + len(passage)

@@ -41,9 +41,15 @@ class BadInput(WorkbenchError, ValueError):
 class Located:
     """A parsed record and where it came from."""
 
-    line: int
+    line: int | None
+    """The line it starts on (None in Parquet and Arrow files)."""
     record: int
+    """Its 0-based position among the file's records."""
     value: Any
+    path: Path | None = None
+    """The data file it is in (a folder's shard), when it is not the file being imported."""
+    key: str | None = None
+    """Its key, in a JSON object of records keyed by id."""
 
 
 def read_text(path: Path) -> str:

@@ -1,0 +1,168 @@
+"""`workbench import` (any benchmark, through a profile or a field mapping) and `workbench profiles`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from workbench.cli import UserError, current_db_path, shared_options
+from workbench.cli.opening import open_store
+from workbench.render.display import literal, one_line
+
+console = Console(highlight=False)
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--format", "format_", default="auto", show_default=True, metavar="FORMAT",
+              help="auto, jsonl, json, csv, tsv, parquet or arrow (a profile's name here still works).")
+@click.option("--profile", metavar="NAME", help="An import profile (`workbench profiles` lists them).")
+@click.option("--map", "maps", multiple=True, metavar="FIELD=PATH",
+              help="Which file field is which of ours, e.g. claim=statement, evidence=evidences[] (repeatable).")
+@click.option("--dataset", "dataset_name", help="Dataset name (default: from the file).")
+@click.option("--label-space", metavar="NAME",
+              help="averitec, jsfactcheck, realfactbench (built-in), or own (the file's labels).")
+@click.option("--label-map", "label_maps", multiple=True, metavar="FILE_LABEL=LABEL",
+              help="Rename or fold a label, e.g. pants-fire=false (repeatable).")
+@click.option("--abstain-label", metavar="LABEL", help="The label that means 'cannot tell' (own spaces).")
+@click.option("--exclude-label", "excluded", multiple=True, metavar="LABEL",
+              help="A gold label kept on claims but left out of scores (repeatable).")
+@click.option("--split", help="For a dataset folder: which split (train, validation, test, ...).")
+@click.option("--columns", metavar="A,B,C", help="Names of the columns of a CSV/TSV without a header row.")
+@click.option("--with", "extra", multiple=True, metavar="NAME=FILE", help="Another file a profile reads (corpus=...).")
+@click.option("--strict", is_flag=True, help="Refuse the file at its first warning instead of importing.")
+@click.option("--dry-run", is_flag=True, help="Show what would be imported (and every warning); write nothing.")
+@click.option("--warnings", "show_warnings", is_flag=True, help="List every warning, not only their counts.")
+@click.option("--save-profile", metavar="NAME", help="Also save this mapping as your own profile NAME.")
+@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
+@shared_options
+def import_command(file, format_, profile, maps, dataset_name, label_space, label_maps, abstain_label, excluded,
+                   split, columns, extra, strict, dry_run, show_warnings, save_profile, as_json) -> None:
+    """Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it,
+    or nothing). Content oddities import with warnings; structural faults refuse the file."""
+    from workbench.importers import ImportRequest
+
+    request = ImportRequest(Path(file), format_, profile, list(maps), dataset_name, label_space, list(label_maps),
+                            abstain_label, list(excluded), split, _columns(columns), strict, _extra(extra))
+    if dry_run:
+        _dry_run(request, as_json)
+    else:
+        _import(request, show_warnings, as_json)
+    if save_profile:
+        _save(request, save_profile)
+
+
+def _columns(text: str | None) -> list[str] | None:
+    return [name.strip() for name in text.split(",")] if text else None
+
+
+def _extra(pairs: tuple[str, ...]) -> dict[str, Path]:
+    found = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise UserError(f"--with wants NAME=FILE, not {pair!r} (e.g. --with corpus=corpus.jsonl)")
+        found[name.strip()] = Path(path.strip())
+    return found
+
+
+def _import(request, show_warnings: bool, as_json: bool) -> None:
+    from store import DatasetConflict
+    from workbench.importers import run_import
+
+    db_path = current_db_path()
+    created = not db_path.exists()
+    store = open_store(create=True)
+    try:
+        report = run_import(store, request)
+    except Exception as error:
+        store.close()
+        if created:  # a failed first import leaves no empty database behind
+            _remove_database(db_path)
+        if isinstance(error, DatasetConflict):
+            raise UserError(str(error)) from None
+        raise
+    store.close()
+    if as_json:
+        click.echo(json.dumps(_report_dict(report), indent=2, ensure_ascii=False))
+        return
+    _print_report(report, show_warnings)
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _print_report(report, show_warnings: bool) -> None:
+    from workbench.render.imports import import_summary
+
+    for line in import_summary(report, show_warnings):
+        console.print(line, soft_wrap=True)  # one line each: scripts grep them
+
+
+def _report_dict(report) -> dict:
+    plan, counts = report.plan, report.counts
+    return {"dataset": report.dataset.name, "profile": plan.mapping.name, "picked": plan.how_picked,
+            "format": plan.source.format, "files": [str(path) for path in plan.source.files],
+            "added": counts.added, "updated": counts.updated, "unchanged": counts.unchanged,
+            "claims": report.dataset.claim_count, "label_space": report.dataset.label_space.model_dump(),
+            "labels": {str(k): v for k, v in report.label_counts.items()},
+            "warnings": [w.__dict__ for w in report.warnings.items], "notes": report.warnings.notes}
+
+
+def _dry_run(request, as_json: bool) -> None:
+    from workbench.importers import dry_run
+    from workbench.render.imports import dry_run_lines
+
+    preview = dry_run(request)
+    if as_json:
+        click.echo(json.dumps({
+            "profile": preview.plan.mapping.name, "picked": preview.plan.how_picked,
+            "format": preview.plan.source.format, "dataset": preview.plan.name, "claims": preview.claims,
+            "label_space": preview.space.model_dump(), "labels": {str(k): v for k, v in preview.label_counts.items()},
+            "first": [claim.model_dump(exclude_none=True) for claim in preview.first],
+            "warnings": [w.__dict__ for w in preview.warnings.items], "notes": preview.warnings.notes,
+        }, indent=2, ensure_ascii=False))
+        return
+    for line in dry_run_lines(preview):
+        console.print(line, soft_wrap=True)
+
+
+def _save(request, name: str) -> None:
+    from workbench.importers.pipeline import plan_import
+    from workbench.importers.profiles import profile_toml, save_profile
+
+    plan = plan_import(request)
+    path = save_profile(name, profile_toml(plan.mapping.spec, name, f"saved from {request.path.name}"))
+    console.print(f"saved profile {name} to {path}; next time: workbench import FILE --profile {name}", markup=False)
+
+
+@click.command("profiles")
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@shared_options
+def profiles_command(name: str | None, as_json: bool) -> None:
+    """List the import profiles (built-in and your own); with NAME, print that profile."""
+    from workbench.importers.profiles import available, load_profile, user_dir
+
+    if name:
+        mapping = load_profile(name)
+        click.echo(mapping.source_text or "", nl=False)
+        return
+    rows = []
+    for profile_name, profile in available().items():
+        mapping = load_profile(profile_name)
+        rows.append({"name": profile_name, "builtin": profile.builtin, "path": str(profile.path),
+                     "description": mapping.description})
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    width = max(len(row["name"]) for row in rows)
+    for row in rows:
+        mark = "" if row["builtin"] else "  (yours)"
+        console.print(literal(f"{row['name']:<{width}}  {one_line(row['description'], 90)}{mark}"))
+    console.print(f"your own profiles go in {user_dir()}; `workbench profiles NAME` prints one", markup=False)

@@ -1,0 +1,266 @@
+"""A field mapping applied to records: each record becomes one claim (or, with `explode`,
+one per element), with its evidence items, in the shape the checks and the store take."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from workbench.importers import values as convert
+from workbench.importers.common import DraftClaim
+from workbench.importers.mapping import EVIDENCE_KINDS, EvidenceMapping, FieldMapping, Value
+from workbench.importers.paths import MISSING, Context, PathError
+from workbench.importers.reading import BadInput, Located, RecordReader
+from workbench.importers.warnings import ImportWarnings
+
+_SHORT = ("question", "task", "domain", "source", "article_url")
+_LONG = ("response", "article_text", "justification")
+_DATES = ("reference_time", "claim_date")
+
+
+class RecordMapper:
+    """Records -> draft claims under one mapping, counting what it met on the way."""
+
+    def __init__(self, mapping: FieldMapping, path: Path, warnings: ImportWarnings):
+        self.mapping, self.path, self.warnings = mapping, path, warnings
+        self.read_keys = mapping.read_keys
+        self.fields_seen: set[str] = set()
+        self.kept_unknown: Counter[str] = Counter()
+        self.positional_ids = 0
+        self.skipped = 0
+        self.produced = 0
+        self.first_skipped: convert.Where | None = None
+
+    def claims(self, located: Located) -> list[DraftClaim]:
+        """The claims of one record (none when it has no claim text: a warning says so)."""
+        record = located.value
+        self.fields_seen.update(record)
+        where = convert.Where(str(located.path or self.path), located.line,
+                              record_shown(located), self.warnings)
+        try:
+            contexts = self.mapping.explode.items(Context.of(record)) if self.mapping.explode else [Context.of(record)]
+            drafts = [self._claim(located, where, context, len(contexts) > 1 or self.mapping.explode is not None)
+                      for context in contexts]
+        except PathError as error:
+            raise where.error(None, str(error)) from None
+        kept = [draft for draft in drafts if draft is not None]
+        self.produced += len(kept)
+        return kept
+
+    def claim_name(self) -> str:
+        return self._name("claim")
+
+    def _claim(self, located: Located, where: convert.Where, context: Context, exploded: bool) -> DraftClaim | None:
+        fields = self.mapping.fields
+        text = convert.text(self._get("claim", context), where, self._name("claim"))
+        if text is None:
+            where.warn(self._name("claim"), "no claim text (this record is skipped)", "record without claim text")
+            self.skipped += 1
+            self.first_skipped = self.first_skipped or where
+            return None
+        claim = {
+            "external_id": self._external_id(located, where, context, exploded),
+            "text": text,
+            "raw_label": convert.label(self._get("label", context), where, self._name("label")),
+            "importance": convert.choice(self._get("importance", context), where, "importance",
+                                         ["Main", "Sub", "Irrelevant"]),
+            "claim_start": convert.integer(self._get("claim_start", context), where, "claim_start"),
+            "claim_end": convert.integer(self._get("claim_end", context), where, "claim_end"),
+            **{name: convert.text(self._get(name, context), where, self._name(name)) for name in _SHORT},
+            **{name: convert.text(self._get(name, context), where, self._name(name), long=True) for name in _LONG},
+            **{name: convert.date(self._get(name, context), where, self._name(name), self.mapping.date_formats)
+               for name in _DATES},
+            "attributes": self._attributes(context, where, fields.get("attributes"), self.mapping.attributes),
+            "evidence": self._evidence(context, where),
+        }
+        locate_claim(claim)
+        reader = RecordReader(located.path or self.path, located, show_record=record_shown(located) is not None)
+        return DraftClaim(reader, claim, {"text": self._name("claim"), "raw_label": self._name("label"),
+                                          "external_id": self._name("id")})
+
+    def _get(self, name: str, context: Context) -> Any:
+        value = self.mapping.fields.get(name)
+        return value.get(context) if value is not None else MISSING
+
+    def _name(self, name: str) -> str:
+        """How the file calls one of our fields (for messages): its path, or our name."""
+        value = self.mapping.fields.get(name)
+        return value.text if value is not None and value.paths else name
+
+    def _external_id(self, located: Located, where: convert.Where, context: Context, exploded: bool) -> str:
+        value = self.mapping.fields.get("id")
+        found = convert.identifier(value.get(context) if value else MISSING, where, self._name("id"))
+        from_record = value is None or all(path.up == -1 for path in value.paths)
+        if found is None:
+            found = located.key if located.key is not None else str(located.record)
+            self.positional_ids += located.key is None
+            from_record = True
+        if exploded and from_record:
+            return f"{found}-{context.positions[0]}"
+        return found
+
+    def _attributes(self, context: Context, where: convert.Where, whole: Value | None,
+                    named: dict[str, Value]) -> dict:
+        attributes: dict[str, Any] = {}
+        if whole is not None:
+            found = whole.get(context)
+            if isinstance(found, dict):
+                attributes.update(convert.json_safe(found))
+            elif found is not MISSING and found is not None:
+                raise where.error(whole.text, f"attributes must be an object, not {type(found).__name__}")
+        for name, value in named.items():
+            found = value.get(context)
+            if found is not MISSING and found is not None:
+                attributes[name] = convert.json_safe(found)
+        record = context.record
+        for key, value in record.items():
+            if key.startswith("attr.") and value not in (None, ""):
+                attributes[key[5:]] = convert.json_safe(convert.attribute_cell(value))
+            elif (self.mapping.keep_unknown and key not in self.read_keys and key not in attributes
+                  and value is not None and value != "" and not key.startswith("_")):
+                attributes[key] = convert.json_safe(value)
+                self.kept_unknown[key] += 1
+        return attributes
+
+    def _evidence(self, context: Context, where: convert.Where) -> list[dict]:
+        items: list[dict] = []
+        for group in self.mapping.evidence:
+            contexts = group.each.items(context) if group.each is not None else [context]
+            for item_context in contexts:
+                item = self._item(group, item_context, where, len(items))
+                if item is not None:
+                    items.append(item)
+        return items
+
+    def _item(self, group: EvidenceMapping, context: Context, where: convert.Where, rank: int) -> dict | None:
+        parts = group.parts
+        name = _item_name(group, context, rank)
+
+        def get(part: str) -> Any:
+            value = parts.get(part)
+            return value.get(context) if value is not None else MISSING
+
+        def at(part: str) -> str:
+            return _part_name(name, parts.get(part), part)
+
+        question_value = get("question")
+        answer_value = get("answer") if "answer" in parts else get("text")
+        item = {
+            "kind": _kind(get("kind"), question_value, where, at("kind")),
+            "rank": rank,
+            "url": convert.text(get("url"), where, at("url")),
+            "title": convert.text(get("title"), where, at("title")),
+            "text": convert.text(answer_value, where, at("text"), long=True),
+            "passage": convert.text(get("passage"), where, at("passage"), long=True),
+            "passage_start": convert.integer(get("passage_start"), where, at("passage_start")),
+            "passage_end": convert.integer(get("passage_end"), where, at("passage_end")),
+            "is_cited": convert.boolean(get("cited"), where, at("cited")),
+            "question": convert.text(question_value, where, at("question")),
+            "answer_type": convert.text(get("answer_type"), where, at("answer_type")),
+            "explanation": convert.text(get("explanation"), where, at("explanation"), long=True),
+            "attributes": self._item_attributes(group, parts.get("attributes"), context, where),
+        }
+        if not any(item[key] for key in ("url", "title", "text", "passage", "question")):
+            return None  # nothing there (a null evidence slot)
+        _note_oddities(item, question_value, answer_value, context, where, at("question"),
+                       at("answer" if "answer" in parts else "text"), "question" in parts)
+        locate_passage(item, where, at("passage"))
+        return item
+
+    def _item_attributes(self, group: EvidenceMapping, whole: Value | None, context: Context,
+                         where: convert.Where) -> dict:
+        attributes: dict[str, Any] = {}
+        if whole is not None:
+            found = whole.get(context)
+            if isinstance(found, dict):
+                attributes.update(convert.json_safe(found))
+        for key, value in group.attributes.items():
+            found = value.get(context)
+            if found is not MISSING and found is not None and found != "":
+                attributes[key] = convert.json_safe(found)
+        return attributes
+
+
+def record_shown(located: Located) -> int | None:
+    """The record's position, for messages where its line does not say it (JSON arrays, Parquet)."""
+    return located.record if located.line is None or located.line != located.record + 1 else None
+
+
+def _item_name(group: EvidenceMapping, context: Context, rank: int) -> str:
+    """Where an item is in the file, for messages: questions[2].answers[0], else evidence[rank]."""
+    if group.each is None:
+        return f"evidence[{rank}]"
+    positions = iter(reversed([p for p in context.positions[: group.each.text.count("[]")]]))
+    name = re.sub(r"\[\]\??", lambda _: f"[{next(positions, '?')}]", group.each.text)
+    return name.lstrip("$")
+
+
+def _part_name(item: str, value: Value | None, part: str) -> str:
+    """The file's name for one part of an item: questions[1].answers[0].answer, questions[1].question."""
+    if value is None or not value.paths:
+        return f"{item}.{part}"
+    path = value.paths[0]
+    if path.up == -1:
+        return path.text.lstrip("$").lstrip(".")
+    base = item
+    for _ in range(max(path.up, 0)):
+        base = re.sub(r"(^|\.)[^.]*$", "", base) if "." in base else ""
+    relative = path.text.lstrip("^")
+    if relative in ("", ".", "#"):
+        return base or item
+    return f"{base}.{relative}" if base else relative
+
+
+def _kind(value: Any, question: Any, where: convert.Where, field: str) -> str:
+    if value is MISSING or value is None:
+        return "qa" if question is not MISSING and question is not None else "passage"
+    text = str(value).strip().lower()
+    if text in EVIDENCE_KINDS:
+        return text
+    where.warn(field, f"{value!r} is not an evidence kind ({', '.join(EVIDENCE_KINDS)}); read as passage",
+               "unknown evidence kind")
+    return "passage"
+
+
+def _note_oddities(item: dict, question: Any, answer: Any, context: Context, where: convert.Where,
+                   question_name: str, text_name: str, has_question: bool) -> None:
+    """The untidiness real question-answer evidence has, said (the item is kept)."""
+    if has_question and item["question"] is None and question is not MISSING:
+        where.warn(question_name, "an empty question (kept without it)", "empty question")
+    if item["kind"] == "qa" and item["text"] is None and context.value is not MISSING:
+        where.warn(text_name, "an answer without text (kept without it)", "answer without text")
+
+
+def locate_claim(fields: dict) -> None:
+    """Find the claim's place in its response when the file gave no offsets."""
+    response, text = fields.get("response"), fields.get("text")
+    if response and text and fields.get("claim_start") is None:
+        start = response.find(text)
+        if start >= 0:
+            fields["claim_start"], fields["claim_end"] = start, start + len(text)
+
+
+def locate_passage(item: dict, where: convert.Where, field: str) -> None:
+    """Offsets of a quoted passage in its page; a passage not in the page is kept unplaced."""
+    passage, text = item.get("passage"), item.get("text")
+    if not passage or item.get("passage_start") is not None:
+        return
+    if not text:
+        item["text"] = passage
+        text = passage
+    start = text.find(passage)
+    if start < 0:
+        where.warn(field, "the quoted passage does not occur in the page text (kept, not highlighted)",
+                   "quoted passage not in its page")
+        return
+    item["passage_start"], item["passage_end"] = start, start + len(passage)
+
+
+def fields_listing(fields: set[str], limit: int = 30) -> str:
+    names = sorted(fields)
+    return ", ".join(names[:limit]) + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+__all__ = ["RecordMapper", "fields_listing", "locate_claim", "locate_passage", "BadInput"]
