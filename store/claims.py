@@ -206,6 +206,18 @@ class ClaimStore:
         return {r[0] for r in self._over_selection(
             claim_ids, "SELECT c.id FROM claims c {join} WHERE " + compiled.where, compiled.params)}
 
+    def ids_by_external_id(self, dataset_id: int) -> dict[str, int]:
+        """A dataset's claims: external id -> claim id."""
+        return dict(self.db.execute("SELECT external_id, id FROM claims WHERE dataset_id = ?", [dataset_id]))
+
+    def ids_by_text(self, dataset_id: int) -> dict[str, list[int]]:
+        """A dataset's claims: claim text -> the ids of the claims with exactly that text."""
+        found: dict[str, list[int]] = {}
+        for text, claim_id in self.db.execute("SELECT text, id FROM claims WHERE dataset_id = ? ORDER BY id",
+                                              [dataset_id]):
+            found.setdefault(text, []).append(claim_id)
+        return found
+
     def datasets_matching(self, filter_text: str, limit: int | None = None) -> list[int]:
         """Ids of the datasets the matching claims come from (at most `limit` of them)."""
         compiled = self.compile(filter_text)

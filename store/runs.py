@@ -85,6 +85,20 @@ class RunStore:
             )
         return self.get(run_id)
 
+    def create_with_predictions(self, run: Run, claim_ids: list[int], predictions: list[Prediction]) -> Run:
+        """A finished run made elsewhere: the run, its claims and every answer, in one
+        transaction (an imported predictions file: all of it, or nothing)."""
+        with self.db.atomic():
+            created = self.create(run, claim_ids)
+            rows = []
+            for prediction in predictions:
+                values = prediction.model_dump(exclude={"id"})
+                values.update(run_id=created.id, created_at=values["created_at"] or now_iso(),
+                              parsed=None if values["parsed"] is None else to_json(values["parsed"]))
+                rows.append([values[c] for c in _PREDICTION_COLUMNS])
+            self.db.conn.executemany(_UPSERT_PREDICTION, rows)
+        return self.get(created.id)
+
     def get(self, reference: int | str) -> Run | None:
         """A run by id or name."""
         row = self.db.execute(

@@ -18,7 +18,7 @@ _CLAIM_CSV_COLUMNS = ["id", "claim", "label", "question", "response", "claim_sta
                       "reference_time", "claim_date", "importance", "task", "domain", "source",
                       "article_url", "article_text", "justification", "evidence"]
 _PREDICTION_COLUMNS = ["run", "model", "setting", "prompt", "claim_id", "dataset", "external_id", "gold",
-                       "status", "verdict", "raw_verdict", "explanation", "raw_output", "error", "attempts",
+                       "status", "verdict", "raw_verdict", "explanation", "raw_output", "parsed", "error", "attempts",
                        "latency_s", "tokens_in", "tokens_out", "cached"]
 _PAGE = 1000
 
@@ -142,6 +142,7 @@ def _write_stream(records: Iterable[dict], format: str, stream: io.TextIOBase, c
             if writer is None:
                 writer = csv.DictWriter(stream, fieldnames=columns, extrasaction="ignore")
                 writer.writeheader()
-            writer.writerow(record)
+            writer.writerow({key: json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+                             for key, value in record.items()})
         count += 1
     return count

@@ -30,6 +30,7 @@ COMMANDS = {
     "export": "data_commands:export_command",
     "filter-help": "data_commands:filter_help_command",
     "import": "import_commands:import_command",
+    "import-predictions": "import_commands:import_predictions_command",
     "metrics": "metrics_commands:metrics_command",
     "nlp-data": "nlp_commands:nlp_data",
     "predictions": "run_commands:predictions_command",

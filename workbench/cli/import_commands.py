@@ -166,3 +166,50 @@ def profiles_command(name: str | None, as_json: bool) -> None:
         mark = "" if row["builtin"] else "  (yours)"
         console.print(literal(f"{row['name']:<{width}}  {one_line(row['description'], 90)}{mark}"))
     console.print(f"your own profiles go in {user_dir()}; `workbench profiles NAME` prints one", markup=False)
+
+
+@click.command("import-predictions")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--dataset", required=True, help="The dataset whose claims the predictions are about.")
+@click.option("--run", "run_name", metavar="NAME", help="The run's name (default: imported-MODEL).")
+@click.option("--model", help="The model that made them (default: from the file, else its name).")
+@click.option("--profile", metavar="NAME", help="A predictions profile (`workbench profiles` lists them).")
+@click.option("--map", "maps", multiple=True, metavar="FIELD=PATH",
+              help="id, claim, verdict, explanation, model, evidence=...[] (repeatable).")
+@click.option("--label-map", "label_maps", multiple=True, metavar="FILE_LABEL=LABEL",
+              help="Put a verdict the file spells its own way into the label space (repeatable).")
+@click.option("--format", "format_", default="auto", show_default=True, metavar="FORMAT")
+@click.option("--split", help="For a dataset folder: which split.")
+@click.option("--dry-run", is_flag=True, help="Match and check everything; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
+@shared_options
+def import_predictions_command(file, dataset, run_name, model, profile, maps, label_maps, format_, split, dry_run,
+                               as_json) -> None:
+    """Load predictions made elsewhere as a finished run against DATASET: matched to its claims
+    by id (or exact claim text), verdicts put in its label space (others kept as parse
+    failures), explanations and predicted evidence kept."""
+    from workbench.importers.predictions import PredictionRequest, import_predictions
+
+    request = PredictionRequest(Path(file), dataset, run_name, model, format_, profile, list(maps), list(label_maps),
+                                split)
+    store = open_store()
+    try:
+        report = import_predictions(store, request, write=not dry_run)
+    finally:
+        store.close()
+    summary = _predictions_dict(report)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        return
+    from workbench.render.imports import predictions_summary
+
+    for line in predictions_summary(report, dry_run):
+        console.print(line, soft_wrap=True)
+
+
+def _predictions_dict(report) -> dict:
+    return {"run": report.run.name if report.run else None, "run_id": report.run.id if report.run else None,
+            "profile": report.plan.mapping.name, "matched": report.matched, "matched_by": report.matched_by,
+            "unmatched": report.unmatched, "claims_without_prediction": report.without,
+            "statuses": dict(report.statuses), "verdicts": {str(k): v for k, v in report.verdicts.items()},
+            "warnings": [w.__dict__ for w in report.plan.warnings.items]}

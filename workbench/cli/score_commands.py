@@ -11,41 +11,58 @@ from workbench.cli import UserError, shared_options
 
 
 @click.command("score-evidence")
-@click.option("--gold", "gold_path", required=True, metavar="GOLD.json",
-              type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--gold", "gold_path", metavar="GOLD.json", type=click.Path(dir_okay=False, path_type=Path),
               help="Gold claims in AVeriTeC format (questions, answers, label).")
-@click.option("--predictions", "pred_path", required=True, metavar="PRED.json",
-              type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--predictions", "pred_path", metavar="PRED.json", type=click.Path(dir_okay=False, path_type=Path),
               help="Predictions (evidence [question, answer], pred_label), same order.")
+@click.option("--run", "run_ref", metavar="RUN", help="Score a run instead: its claims' gold evidence against"
+              " the evidence its answers carry (an imported submission).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON, including per-claim scores, instead of a table.")
 @shared_options
-def score_evidence_command(gold_path: Path, pred_path: Path, as_json: bool) -> None:
-    """Score predicted evidence and labels with the official AVeriTeC conventions.
+def score_evidence_command(gold_path: Path | None, pred_path: Path | None, run_ref: str | None,
+                           as_json: bool) -> None:
+    """Score predicted evidence and labels with the official AVeriTeC conventions, for two
+    files (--gold, --predictions) or for a run (--run).
 
     Records are paired by position. Evidence is matched by METEOR with a one-to-one
     (Hungarian) assignment; the AVeriTeC score counts a correct label only when the
     claim's question+answer evidence score is above the threshold.
     """
-    from workbench.contamination.averitec_scorer import (
-        EvidenceDataError,
-        load_records,
-        score_evidence,
-    )
+    from workbench.contamination.averitec_scorer import EvidenceDataError
     from workbench.contamination.nlp_data import NlpDataMissing
 
+    if bool(run_ref) == bool(gold_path or pred_path) or (not run_ref and not (gold_path and pred_path)):
+        raise UserError("score two files (--gold FILE --predictions FILE) or a run (--run RUN)")
     try:
-        gold = load_records(gold_path)
-        predictions = load_records(pred_path)
-        result = score_evidence(
-            gold, predictions, gold_name=str(gold_path), pred_name=str(pred_path)
-        )
+        result = _run_scores(run_ref) if run_ref else _file_scores(gold_path, pred_path)
     except (EvidenceDataError, NlpDataMissing) as exc:
         raise UserError(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:
         _print_table(result)
+
+
+def _file_scores(gold_path: Path, pred_path: Path):
+    from workbench.contamination.averitec_scorer import load_records, score_evidence
+
+    gold, predictions = load_records(gold_path), load_records(pred_path)
+    return score_evidence(gold, predictions, gold_name=str(gold_path), pred_name=str(pred_path))
+
+
+def _run_scores(run_ref: str):
+    from workbench.cli.opening import open_store
+    from workbench.contamination.averitec_runs import score_run_evidence
+
+    store = open_store()
+    try:
+        run = store.runs.get(run_ref)
+        if run is None:
+            raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+        return score_run_evidence(store, run)
+    finally:
+        store.close()
 
 
 def _print_table(result) -> None:

@@ -248,16 +248,17 @@ def averitec_at(qa_scores: list[float], correct: list[bool], threshold: float) -
 
 def score_evidence(gold: list[dict], predictions: list[dict], workers: int | None = None,
                    gold_name: str = "gold", pred_name: str = "predictions",
-                   scorer: MeteorScorer | None = None) -> EvidenceScores:
+                   scorer: MeteorScorer | None = None, checked: bool = True) -> EvidenceScores:
     """Score predictions against gold claims, paired by position.
 
     `workers`: processes to use (default: 2 when there are many claims). Results do
-    not depend on it. Raises EvidenceDataError for unscorable input and
+    not depend on it. `checked`: validate both lists first (files from outside). Raises EvidenceDataError for unscorable input and
     NlpDataMissing when WordNet or punkt_tab is not installed.
     """
     import nltk
 
-    validate(gold, predictions, gold_name, pred_name)
+    if checked:  # records built from a run are known good (a missing verdict is None: never right)
+        validate(gold, predictions, gold_name, pred_name)
     jobs = [(predicted_questions(p), gold_questions(g), predicted_strings(p), gold_strings(g))
             for g, p in zip(gold, predictions)]
     scores = _score_jobs(scorer or default_scorer(), jobs, workers)

@@ -101,6 +101,8 @@ def name_classes(value: Any, names: Any) -> Any:
     if isinstance(names, list):  # a ClassLabel
         if isinstance(value, list):
             return [name_classes(item, names) for item in value]
+        if value == -1:  # how Hugging Face writes "no label" (test splits)
+            return None
         return names[value] if isinstance(value, int) and 0 <= value < len(names) else value
     if isinstance(value, dict):
         return {key: name_classes(item, names.get(key)) for key, item in value.items()}

@@ -73,7 +73,7 @@ class RecordMapper:
             **{name: convert.date(self._get(name, context), where, self._name(name), self.mapping.date_formats)
                for name in _DATES},
             "attributes": self._attributes(context, where, fields.get("attributes"), self.mapping.attributes),
-            "evidence": self._evidence(context, where),
+            "evidence": self.evidence_items(context, where),
         }
         locate_claim(claim)
         reader = RecordReader(located.path or self.path, located, show_record=record_shown(located) is not None)
@@ -124,7 +124,7 @@ class RecordMapper:
                 self.kept_unknown[key] += 1
         return attributes
 
-    def _evidence(self, context: Context, where: convert.Where) -> list[dict]:
+    def evidence_items(self, context: Context, where: convert.Where) -> list[dict]:
         items: list[dict] = []
         for group in self.mapping.evidence:
             contexts = group.each.items(context) if group.each is not None else [context]
@@ -164,6 +164,8 @@ class RecordMapper:
         }
         if not any(item[key] for key in ("url", "title", "text", "passage", "question")):
             return None  # nothing there (a null evidence slot)
+        if context.value is MISSING and item["kind"] == "qa":
+            item["attributes"]["no_answers"] = True  # a question with an empty list of answers
         _note_oddities(item, question_value, answer_value, context, where, at("question"),
                        at("answer" if "answer" in parts else "text"), "question" in parts)
         locate_passage(item, where, at("passage"))
@@ -184,8 +186,8 @@ class RecordMapper:
 
 
 def record_shown(located: Located) -> int | None:
-    """The record's position, for messages where its line does not say it (JSON arrays, Parquet)."""
-    return located.record if located.line is None or located.line != located.record + 1 else None
+    """The record's position, for messages where a line does not say which record (JSON, Parquet)."""
+    return located.record if located.line is None or located.show_record else None
 
 
 def _item_name(group: EvidenceMapping, context: Context, rank: int) -> str:

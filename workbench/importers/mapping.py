@@ -23,6 +23,8 @@ from workbench.importers.paths import MISSING, Context, Path, PathError, parse_p
 CLAIM_FIELDS = ("id", "claim", "label", "question", "response", "claim_start", "claim_end", "reference_time",
                 "claim_date", "importance", "task", "domain", "source", "justification", "article_url",
                 "article_text", "attributes")
+PREDICTION_FIELDS = ("id", "claim", "verdict", "raw_verdict", "status", "explanation", "raw_output", "parsed",
+                     "error", "model", "attributes")
 EVIDENCE_PARTS = ("kind", "url", "title", "text", "answer", "passage", "passage_start", "passage_end", "cited",
                   "question", "answer_type", "explanation", "attributes")
 EVIDENCE_KINDS = ("passage", "page", "qa", "article")
@@ -118,6 +120,8 @@ class FieldMapping:
 
     name: str = "custom"
     description: str = ""
+    kind: str = "claims"
+    """claims (a benchmark) or predictions (answers made elsewhere, imported as a run)."""
     fields: dict[str, Value] = field(default_factory=dict)
     attributes: dict[str, Value] = field(default_factory=dict)
     evidence: list[EvidenceMapping] = field(default_factory=list)
@@ -161,8 +165,12 @@ class FieldMapping:
 
 def mapping_from_dict(spec: dict, name: str = "custom") -> FieldMapping:
     """A FieldMapping from a profile's tables (TOML) or from --map pairs (as the same dict)."""
-    mapping = FieldMapping(name=str(spec.get("name", name)), description=str(spec.get("description", "")))
-    mapping.fields = _values(spec.get("fields", {}), CLAIM_FIELDS, "fields")
+    mapping = FieldMapping(name=str(spec.get("name", name)), description=str(spec.get("description", "")),
+                           kind=str(spec.get("kind", "claims")))
+    if mapping.kind not in ("claims", "predictions"):
+        raise MappingError(f"kind: claims or predictions, not {mapping.kind!r}")
+    known = PREDICTION_FIELDS if mapping.kind == "predictions" else CLAIM_FIELDS
+    mapping.fields = _values(spec.get("fields", {}), known, "fields")
     mapping.attributes = {str(key): parse_value(path, f"attributes.{key}")
                           for key, path in spec.get("attributes", {}).items()}
     evidence = spec.get("evidence", [])
@@ -267,7 +275,10 @@ def merge_specs(base: dict, over: dict) -> dict:
     if over.get("evidence"):
         groups = [dict(group) for group in base.get("evidence", [])] or [{}]
         extra = over["evidence"][0]
-        groups[0] = {**groups[0], **{k: v for k, v in extra.items() if k != "attributes"},
-                     "attributes": {**groups[0].get("attributes", {}), **extra.get("attributes", {})}}
+        first = {**groups[0], **{k: v for k, v in extra.items() if k != "attributes"}}
+        if extra.get("attributes"):  # named attributes join (or replace a whole-object path)
+            named = groups[0].get("attributes") if isinstance(groups[0].get("attributes"), dict) else {}
+            first["attributes"] = {**named, **extra["attributes"]}
+        groups[0] = first
         merged["evidence"] = groups
     return merged

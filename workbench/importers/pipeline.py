@@ -8,6 +8,7 @@ space, then the claims one by one (checked) for the store or for a dry run.
 
 from __future__ import annotations
 
+import csv
 import itertools
 from collections import Counter
 from collections.abc import Iterator
@@ -71,9 +72,9 @@ class ImportPlan:
         return self.request.dataset or (self.header or {}).get("name") or self.source.name_hint
 
 
-def plan_import(request: ImportRequest) -> ImportPlan:
-    """The source opened, the profile chosen (or detected) and the mapping made; nothing read
-    beyond the first record."""
+def plan_import(request: ImportRequest, kind: str = "claims") -> ImportPlan:
+    """The source opened, the profile (of this kind: claims or predictions) chosen or detected,
+    the mapping made; nothing read beyond the first record."""
     profile_name = request.profile
     file_format = request.format
     if file_format not in ("auto", *FILE_FORMATS):  # `--format averitec`: the older spelling of a profile
@@ -85,7 +86,7 @@ def plan_import(request: ImportRequest) -> ImportPlan:
     first, row = _first(source, request)
     if first is None and row is None:
         raise BadInput(source.files[0], "the file is empty")
-    base, how, also = _base_mapping(source, profile_name, first, row, request)
+    base, how, also = _base_mapping(source, profile_name, first, row, request, kind)
     mapping = _with_overrides(base, request)
     columns = request.columns or (mapping.read.get("columns") if row is not None else None)
     read = ReadOptions(columns=list(columns) if columns and source.format in ("csv", "tsv") else None,
@@ -97,12 +98,17 @@ def plan_import(request: ImportRequest) -> ImportPlan:
 
 
 def _base_mapping(source: Source, profile_name: str | None, first: dict | None, row: list[str] | None,
-                  request: ImportRequest) -> tuple[FieldMapping, str, list[str]]:
+                  request: ImportRequest, kind: str) -> tuple[FieldMapping, str, list[str]]:
+    fallback = FALLBACK if kind == "claims" else "predictions"
     if profile_name:
-        return load_profile(profile_name), "--profile", []
-    if first is not None and HEADER_KEY in first:
+        found = load_profile(profile_name)
+        if found.kind != kind:
+            command = "workbench import-predictions" if found.kind == "predictions" else "workbench import"
+            raise MappingError(f"profile {profile_name!r} reads {found.kind}; use it with `{command}`")
+        return found, "--profile", []
+    if kind == "claims" and first is not None and HEADER_KEY in first:
         return load_profile(FALLBACK), "a _dataset header line", []
-    found, fit = detect(first, row)
+    found, fit = detect(first, row, kind=kind)
     if found is not None:
         return found, "detected", fit
     if fit:
@@ -110,7 +116,7 @@ def _base_mapping(source: Source, profile_name: str | None, first: dict | None, 
     if row is not None and request.columns is None:
         raise BadInput(source.path, "a CSV/TSV without a header row that no profile knows; name its columns"
                        " with --columns a,b,c, or choose a --profile")
-    return load_profile(FALLBACK), "no other profile fits", []
+    return load_profile(fallback), "no other profile fits", []
 
 
 def _first(source: Source, request: ImportRequest) -> tuple[dict | None, list[str] | None]:
@@ -119,7 +125,7 @@ def _first(source: Source, request: ImportRequest) -> tuple[dict | None, list[st
         from workbench.importers.formats import text_lines
 
         line = next((text for _, text in text_lines(source.files[0]) if text.strip()), "")
-        cells = line.rstrip("\r\n").split("\t" if source.format == "tsv" else ",")
+        cells = next(csv.reader([line], delimiter="\t" if source.format == "tsv" else ","), [])
         if request.columns is None and not _looks_like_header(cells):
             return None, cells
     probe = ReadOptions(columns=request.columns, warnings=ImportWarnings())
@@ -274,8 +280,9 @@ def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
 
 def _note(plan: ImportPlan, mapper: RecordMapper, warnings: ImportWarnings) -> None:
     if mapper.positional_ids:
-        warnings.note(f"{mapper.positional_ids:,} records have no id: each one's position in the file"
-                      " (0, 1, ...) is its id, stable as long as the file's order is")
+        count = mapper.positional_ids
+        warnings.note(f"{count:,} record{' has' if count == 1 else 's have'} no id: the position in the file"
+                      " (0, 1, ...) is the id, stable as long as the file's order is")
     if mapper.kept_unknown:
         kept = ", ".join(f"{key}" for key, _ in mapper.kept_unknown.most_common(12))
         more = f" and {len(mapper.kept_unknown) - 12} more" if len(mapper.kept_unknown) > 12 else ""
@@ -298,7 +305,8 @@ def label_reader(plan: ImportPlan, existing: LabelSpace | None = None) -> LabelR
             raise MappingError(f"unknown label space {declared!r}; built-in: {', '.join(labels.BUILTIN_SPACES)},"
                                " or own (the file's labels)")
         return LabelReader(labels.BUILTIN_SPACES[declared], plan_labels.map)
-    name = plan_labels.name or (plan.mapping.name if plan.mapping.name not in (FALLBACK, "custom") else plan.name)
+    named_profile = plan.mapping.name not in (FALLBACK, "custom") and not plan.mapping.name.endswith("+map")
+    name = plan_labels.name or (plan.mapping.name if named_profile else plan.name)
     if declared == "own" and plan_labels.classes:
         return LabelReader(own_space(name, plan_labels.classes, plan_labels.abstain, plan_labels.excluded),
                            plan_labels.map, own=True)

@@ -74,14 +74,16 @@ def read_profile(path: Path) -> FieldMapping:
     return mapping
 
 
-def detect(first: dict | None, first_row: list[str] | None, user: Path | None = None
+def detect(first: dict | None, first_row: list[str] | None, user: Path | None = None, kind: str = "claims"
            ) -> tuple[FieldMapping | None, list[str]]:
-    """The profile the first record (or headerless row) fits, and the names of all that fit."""
+    """The profile (of this kind) the first record or headerless row fits, and all that fit."""
     scored: list[tuple[int, str]] = []
     for name, profile in available(user).items():
         if name == FALLBACK:
             continue
         mapping = read_profile(profile.path)
+        if mapping.kind != kind:
+            continue
         score = _fit(mapping, first, first_row)
         if score:
             scored.append((score, name))

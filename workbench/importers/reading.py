@@ -50,6 +50,8 @@ class Located:
     """The data file it is in (a folder's shard), when it is not the file being imported."""
     key: str | None = None
     """Its key, in a JSON object of records keyed by id."""
+    show_record: bool = False
+    """Messages name the record's position too (records of a JSON document span lines)."""
 
 
 def read_text(path: Path) -> str:
@@ -108,7 +110,7 @@ def iter_json_array(path: Path, text: str) -> Iterator[Located]:
         if not isinstance(value, dict):
             raise BadInput(path, f"expected a JSON object, got {type(value).__name__}",
                            line=starts[index], record=index)
-        yield Located(starts[index], index, value)
+        yield Located(starts[index], index, value, show_record=True)
 
 
 def _element_lines(text: str, count: int) -> list[int | None]:

@@ -19,7 +19,7 @@ def import_summary(report, show_warnings: bool = False) -> list[Text]:
     plan, counts, dataset = report.plan, report.counts, report.dataset
     head = literal(dataset.name, "bold")
     head.append_text(literal(f" ({_how(plan)}): {counts.added:,} added, {counts.updated:,} updated,"
-                             f" {counts.unchanged:,} unchanged ({dataset.claim_count:,} claims)"))
+                             f" {counts.unchanged:,} unchanged ({dataset.claim_count:,} claim{'' if dataset.claim_count == 1 else 's'})"))
     return [head, _labels_line(dataset.label_space, report.label_counts), *_notes(plan.warnings),
             *_warnings(plan.warnings, show_warnings)]
 
@@ -100,3 +100,23 @@ def _shortened(value):
     if isinstance(value, list):
         return [_shortened(item) for item in value]
     return value
+
+
+def predictions_summary(report, dry_run: bool) -> list[Text]:
+    """What a predictions import did (or would do): the run, the matches, the answers."""
+    plan = report.plan
+    head = Text("dry run: nothing is written\n", style="bold") if dry_run else Text()
+    if report.run is not None:
+        head.append_text(literal(f"run {report.run.name} (id {report.run.id}, model {report.run.model}): "))
+    head.append_text(literal(f"{report.matched:,} predictions matched by {report.matched_by}"
+                             f" (profile {plan.mapping.name}, {plan.how_picked})"))
+    statuses = ", ".join(f"{count:,} {status}" for status, count in report.statuses.most_common())
+    lines = [head, literal(f"answers: {statuses}")]
+    if report.unmatched:
+        shown = ", ".join(repr(one_line(key, 40)) for key in report.unmatched[:5])
+        lines.append(literal(f"{len(report.unmatched):,} predictions match no claim and were left out: {shown}"
+                             + (", ..." if len(report.unmatched) > 5 else ""), "yellow"))
+    if report.without:
+        lines.append(literal(f"{report.without:,} claims of the dataset have no prediction in this file"
+                             " (not in the run)", "dim"))
+    return lines + _notes(plan.warnings) + _warnings(plan.warnings, show_all=False)
