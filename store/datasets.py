@@ -110,6 +110,7 @@ class DatasetStore:
         A claim is a store.Claim or a mapping of its fields (evidence items likewise);
         items may be (claim, content digest) pairs when the caller has the digest already.
         The iterable may still be reading its file: an error it raises rolls everything back.
+        External ids must be unique within one call (the importer checks them first).
         """
         conn = self.db.conn
         conn.execute("BEGIN IMMEDIATE")
@@ -158,7 +159,6 @@ class DatasetStore:
                 next_id += 1
                 inserts.append([claim_id, dataset_id, external_id] + values)
                 counts.added += 1
-            existing[external_id] = (claim_id, digest)
             evidence.extend(_evidence_rows(claim_id, fields.get("evidence") or []))
             if len(inserts) + len(updates) >= BATCH:
                 self._flush(inserts, updates, stale_evidence, evidence)

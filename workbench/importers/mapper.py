@@ -32,6 +32,13 @@ class RecordMapper:
         self.skipped = 0
         self.produced = 0
         self.first_skipped: convert.Where | None = None
+        # How the file names each of our fields (for messages), worked out once.
+        self.names = {name: (value.text if value.paths else name) for name, value in mapping.fields.items()}
+        fields = mapping.fields
+        self.short = [(name, fields[name]) for name in _SHORT if name in fields]
+        self.long = [(name, fields[name]) for name in _LONG if name in fields]
+        self.dates = [(name, fields[name]) for name in _DATES if name in fields]
+        self.unmapped = {name: None for name in (*_SHORT, *_LONG, *_DATES) if name not in fields}
 
     def claims(self, located: Located) -> list[DraftClaim]:
         """The claims of one record (none when it has no claim text: a warning says so)."""
@@ -68,10 +75,11 @@ class RecordMapper:
                                          ["Main", "Sub", "Irrelevant"]),
             "claim_start": convert.integer(self._get("claim_start", context), where, "claim_start"),
             "claim_end": convert.integer(self._get("claim_end", context), where, "claim_end"),
-            **{name: convert.text(self._get(name, context), where, self._name(name)) for name in _SHORT},
-            **{name: convert.text(self._get(name, context), where, self._name(name), long=True) for name in _LONG},
-            **{name: convert.date(self._get(name, context), where, self._name(name), self.mapping.date_formats)
-               for name in _DATES},
+            **self.unmapped,
+            **{name: convert.text(value.get(context), where, self.names[name]) for name, value in self.short},
+            **{name: convert.text(value.get(context), where, self.names[name], long=True) for name, value in self.long},
+            **{name: convert.date(value.get(context), where, self.names[name], self.mapping.date_formats)
+               for name, value in self.dates},
             "attributes": self._attributes(context, where, fields.get("attributes"), self.mapping.attributes),
             "evidence": self.evidence_items(context, where),
         }
@@ -86,8 +94,7 @@ class RecordMapper:
 
     def _name(self, name: str) -> str:
         """How the file calls one of our fields (for messages): its path, or our name."""
-        value = self.mapping.fields.get(name)
-        return value.text if value is not None and value.paths else name
+        return self.names.get(name, name)
 
     def _external_id(self, located: Located, where: convert.Where, context: Context, exploded: bool) -> str:
         value = self.mapping.fields.get("id")
@@ -136,39 +143,36 @@ class RecordMapper:
 
     def _item(self, group: EvidenceMapping, context: Context, where: convert.Where, rank: int) -> dict | None:
         parts = group.parts
-        name = _item_name(group, context, rank)
+        at = _ItemWhere(where, group, context, rank)  # names a part only if a message needs it
 
         def get(part: str) -> Any:
             value = parts.get(part)
             return value.get(context) if value is not None else MISSING
 
-        def at(part: str) -> str:
-            return _part_name(name, parts.get(part), part)
-
         question_value = get("question")
-        answer_value = get("answer") if "answer" in parts else get("text")
+        text_part = "answer" if "answer" in parts else "text"
+        answer_value = get(text_part)
         item = {
-            "kind": _kind(get("kind"), question_value, where, at("kind")),
+            "kind": _kind(get("kind"), question_value, at, "kind"),
             "rank": rank,
-            "url": convert.text(get("url"), where, at("url")),
-            "title": convert.text(get("title"), where, at("title")),
-            "text": convert.text(answer_value, where, at("text"), long=True),
-            "passage": convert.text(get("passage"), where, at("passage"), long=True),
-            "passage_start": convert.integer(get("passage_start"), where, at("passage_start")),
-            "passage_end": convert.integer(get("passage_end"), where, at("passage_end")),
-            "is_cited": convert.boolean(get("cited"), where, at("cited")),
-            "question": convert.text(question_value, where, at("question")),
-            "answer_type": convert.text(get("answer_type"), where, at("answer_type")),
-            "explanation": convert.text(get("explanation"), where, at("explanation"), long=True),
+            "url": convert.text(get("url"), at, "url"),
+            "title": convert.text(get("title"), at, "title"),
+            "text": convert.text(answer_value, at, text_part, long=True),
+            "passage": convert.text(get("passage"), at, "passage", long=True),
+            "passage_start": convert.integer(get("passage_start"), at, "passage_start"),
+            "passage_end": convert.integer(get("passage_end"), at, "passage_end"),
+            "is_cited": convert.boolean(get("cited"), at, "cited"),
+            "question": convert.text(question_value, at, "question"),
+            "answer_type": convert.text(get("answer_type"), at, "answer_type"),
+            "explanation": convert.text(get("explanation"), at, "explanation", long=True),
             "attributes": self._item_attributes(group, parts.get("attributes"), context, where),
         }
-        if not any(item[key] for key in ("url", "title", "text", "passage", "question")):
+        if not (item["text"] or item["question"] or item["url"] or item["title"] or item["passage"]):
             return None  # nothing there (a null evidence slot)
         if context.value is MISSING and item["kind"] == "qa":
             item["attributes"]["no_answers"] = True  # a question with an empty list of answers
-        _note_oddities(item, question_value, answer_value, context, where, at("question"),
-                       at("answer" if "answer" in parts else "text"), "question" in parts)
-        locate_passage(item, where, at("passage"))
+        _note_oddities(item, question_value, context, at, text_part, "question" in parts)
+        locate_passage(item, at, "passage")
         return item
 
     def _item_attributes(self, group: EvidenceMapping, whole: Value | None, context: Context,
@@ -226,13 +230,32 @@ def _kind(value: Any, question: Any, where: convert.Where, field: str) -> str:
     return "passage"
 
 
-def _note_oddities(item: dict, question: Any, answer: Any, context: Context, where: convert.Where,
-                   question_name: str, text_name: str, has_question: bool) -> None:
+def _note_oddities(item: dict, question: Any, context: Context, where: convert.Where, text_part: str,
+                   has_question: bool) -> None:
     """The untidiness real question-answer evidence has, said (the item is kept)."""
     if has_question and item["question"] is None and question is not MISSING:
-        where.warn(question_name, "an empty question (kept without it)", "empty question")
+        where.warn("question", "an empty question (kept without it)", "empty question")
     if item["kind"] == "qa" and item["text"] is None and context.value is not MISSING:
-        where.warn(text_name, "an answer without text (kept without it)", "answer without text")
+        where.warn(text_part, "an answer without text (kept without it)", "answer without text")
+
+
+class _ItemWhere(convert.Where):
+    """A Where for one evidence item: a message about its part `text` names where that is in
+    the file (questions[1].answers[0].answer), worked out only when a message is made."""
+
+    def __init__(self, where: convert.Where, group: EvidenceMapping, context: Context, rank: int):
+        super().__init__(where.path, where.line, where.record, where.warnings)
+        self.group, self.context, self.rank = group, context, rank
+
+    def _full(self, part: str) -> str:
+        name = _item_name(self.group, self.context, self.rank)
+        return _part_name(name, self.group.parts.get(part), part)
+
+    def error(self, field, message):
+        return super().error(self._full(field) if field else field, message)
+
+    def warn(self, field, message, kind):
+        super().warn(self._full(field) if field else field, message, kind)
 
 
 def locate_claim(fields: dict) -> None:

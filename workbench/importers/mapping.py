@@ -44,6 +44,8 @@ class Value:
     def get(self, context: Context) -> Any:
         if self.constant is not MISSING:
             return self.constant
+        if len(self.paths) == 1:
+            return self.paths[0].first(context)
         for path in self.paths:
             found = path.first(context)
             if found is not MISSING and found is not None:

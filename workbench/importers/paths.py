@@ -65,10 +65,14 @@ class Path:
     """0: from the value at hand; n: from its n-th parent; -1: from the record."""
     position: bool = False
     """`#`: the path is the position of the value (or of its up-th parent)."""
+    fans_out: bool = False
+    keys: tuple | None = None
+    """The field names, when every step is one (the common case, read without a walk)."""
 
-    @property
-    def fans_out(self) -> bool:
-        return any(step.kind.startswith("each") for step in self.steps)
+    def __post_init__(self):
+        object.__setattr__(self, "fans_out", any(step.kind.startswith("each") for step in self.steps))
+        plain = not self.position and all(step.kind == "key" for step in self.steps)
+        object.__setattr__(self, "keys", tuple(step.key for step in self.steps) if plain else None)
 
     @property
     def root_key(self) -> str | None:
@@ -84,6 +88,13 @@ class Path:
 
     def first(self, context: Context) -> Any:
         """The value the path reaches (MISSING when none; a fan-out gives the list)."""
+        if self.keys is not None:
+            value = self._start(context)
+            for key in self.keys:
+                if not isinstance(value, dict):
+                    return MISSING
+                value = value.get(key, MISSING)
+            return value
         if self.fans_out:
             found = self.values(context)
             return found if found else MISSING
@@ -102,6 +113,8 @@ class Path:
         return out
 
     def _start(self, context: Context) -> Any:
+        if self.up == 0 and not self.position:
+            return context.value
         if self.position:
             level = max(self.up, 0)
             return context.positions[level] if level < len(context.positions) else MISSING
