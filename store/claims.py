@@ -81,6 +81,15 @@ class ClaimStore:
         sql = f"SELECT count(*) FROM claims c WHERE {compiled.where}"
         return self.db.execute(sql, compiled.params).fetchone()[0]
 
+    def counts_by_dataset(self, filter_text: str = "") -> dict[str, int]:
+        """How many claims match the filter in each dataset that has any, by dataset name
+        (one pass: the total and the datasets together)."""
+        compiled = self.compile(filter_text)
+        rows = self.db.execute(
+            f"SELECT d.name, n FROM (SELECT c.dataset_id, count(*) AS n FROM claims c WHERE {compiled.where}"
+            " GROUP BY c.dataset_id) JOIN datasets d ON d.id = dataset_id ORDER BY d.name", compiled.params)
+        return dict(rows.fetchall())
+
     def page(self, request: PageRequest) -> list[ClaimRow]:
         """A page of rows in display order, from SQLite, using the sort index."""
         column = SORT_COLUMNS.get(request.sort)
@@ -218,13 +227,17 @@ class ClaimStore:
             found.setdefault(text, []).append(claim_id)
         return found
 
-    def datasets_matching(self, filter_text: str, limit: int | None = None) -> list[int]:
-        """Ids of the datasets the matching claims come from (at most `limit` of them)."""
+    def datasets_matching(self, filter_text: str, limit: int | None = None) -> dict[int, str]:
+        """The datasets the matching claims come from, id -> name by name (at most `limit`).
+
+        Each dataset is asked whether it has one matching claim, which stops at the first
+        instead of visiting every match."""
         compiled = self.compile(filter_text)
-        sql = f"SELECT DISTINCT c.dataset_id FROM claims c WHERE {compiled.where}"
+        sql = (f"SELECT d.id, d.name FROM datasets d WHERE EXISTS (SELECT 1 FROM claims c"
+               f" WHERE c.dataset_id = d.id AND {compiled.where}) ORDER BY d.name")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [r[0] for r in self.db.execute(sql, compiled.params)]
+        return dict(self.db.execute(sql, compiled.params).fetchall())
 
     def attribute_names(self, filter_text: str) -> list[str]:
         """Every attribute name any matching claim has, sorted."""

@@ -16,6 +16,7 @@ from datetime import date
 
 from sqlite_utils import Database
 
+from store.filter_terms import FilterError, Term, parse_terms
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
 
 FILTER_HELP = """\
@@ -38,11 +39,7 @@ Quote values with spaces: label:"Not Enough Evidence". Quote a word to search fo
 literally when it is also a keyword: "wrong"."""
 
 _OPERATORS = ("<=", ">=", ":", "<", ">", "=")
-_TERM = re.compile(r'(-?)(?:"((?:[^"\\]|\\.)*)"|([^\s"]+(?:"(?:[^"\\]|\\.)*")?))')
-_FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)(<=|>=|:|<|>|=)(.*)$", re.S)
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][0-9:.]+Z?)?)?)?$")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-"""Control characters (tab, newline and carriage return separate terms like spaces)."""
 
 _COLUMN_FIELDS = {
     "label": "c.label",
@@ -69,35 +66,14 @@ _STATUS_ALIASES = {
     "parse-failure": "parse_failure", "unparsed": "parse_failure", "error": "error", "failed": "error",
 }
 _RUN_KEYWORDS = {"wrong", "right", "correct", "missing", "predicted", "reviewed"}
+_ANSWERED = {"wrong", "right", "correct", "predicted", "reviewed", "verdict", "status"}
+"""Run terms that hold only for claims the run has a prediction for."""
 _RUN_FIELDS = {"verdict", "status"}
 _BOOLEAN_WORDS = {"OR", "AND", "NOT"}
 KNOWN_FIELDS = sorted(
     [*_COLUMN_FIELDS, *_DATE_FIELDS, "dataset", "id", "has", "evidence", "flagged", "triage",
      "run", "attr.NAME", *_RUN_FIELDS]
 )
-
-
-class FilterError(ValueError):
-    """A filter the user typed cannot be understood; `start`/`end` locate the culprit."""
-
-    def __init__(self, message: str, start: int = 0, end: int = 0):
-        super().__init__(message)
-        self.start = start
-        self.end = end
-
-    def __str__(self) -> str:
-        return f"{self.args[0]} (at column {self.start + 1})"
-
-
-@dataclass
-class Term:
-    negated: bool
-    field: str | None  # None for full-text words
-    op: str | None
-    value: str
-    start: int
-    end: int
-    quoted: bool = False
 
 
 @dataclass
@@ -113,51 +89,6 @@ class CompiledFilter:
         return self.where == "1"
 
 
-def parse_terms(text: str) -> list[Term]:
-    """Split the filter into terms, keeping each one's position for error messages."""
-    control = _CONTROL.search(text)
-    if control:  # e.g. a pasted NUL, which SQLite's full-text engine cannot take
-        raise FilterError(f"a filter is plain text, and this one holds the control character"
-                          f" \\x{ord(control.group()):02x}", control.start(), control.end())
-    terms: list[Term] = []
-    pos = 0
-    while pos < len(text):
-        if text[pos].isspace():
-            pos += 1
-            continue
-        m = _TERM.match(text, pos)
-        if not m or m.end() == pos:
-            raise FilterError(f"unbalanced quote in {text[pos:]!r}", pos, len(text))
-        if m.end() < len(text) and text[m.end()] == '"':
-            raise FilterError(f"unbalanced quote in {text[pos:]!r}", pos, len(text))
-        negated = m.group(1) == "-"
-        if m.group(2) is not None:
-            terms.append(Term(negated, None, None, _unescape(m.group(2)), pos, m.end(), True))
-        else:
-            terms.append(_field_term(m.group(3), negated, pos, m.end()))
-        pos = m.end()
-    return terms
-
-
-def _field_term(raw: str, negated: bool, start: int, end: int) -> Term:
-    m = _FIELD.match(raw)
-    if not m:
-        return Term(negated, None, None, raw, start, end)
-    name, op, value = m.group(1).lower(), m.group(2), m.group(3)
-    quoted = value.startswith('"')
-    if quoted:
-        if len(value) < 2 or not value.endswith('"'):
-            raise FilterError(f"unbalanced quote in {raw!r}", start, end)
-        value = _unescape(value[1:-1])
-    if value == "" and not quoted:
-        raise FilterError(f"{name}{op} needs a value", start, end)
-    return Term(negated, name, op, value, start, end, quoted)
-
-
-def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
-
-
 def compile_filter(text: str, db: Database | None = None) -> CompiledFilter:
     """Compile a filter to SQL; `db` resolves run, dataset and category names."""
     compiler = _Compiler(db)
@@ -169,11 +100,13 @@ def compile_filter(text: str, db: Database | None = None) -> CompiledFilter:
 class _Compiler:
     def __init__(self, db: Database | None):
         self.db = db
-        self.clauses: list[str] = []
-        self.params: list = []
+        self.clauses: list[tuple[str, list]] = []
+        """(SQL, parameters) per term, ANDed."""
         self.fts_phrases: list[str] = []
         self.run_id: int | None = None
         self.run_ids: list[int] = []
+        self.membership: dict[int, int] = {}
+        """run id -> the clause saying a claim is in that run (a later term may imply it)."""
 
     def add(self, term: Term) -> None:
         if term.field is None and not term.quoted and term.value in _BOOLEAN_WORDS:
@@ -185,21 +118,27 @@ class _Compiler:
         sql, params = self._clause(term)
         if term.negated:
             sql = f"NOT ({sql})"
-        self.clauses.append(f"({sql})")
-        self.params.extend(params)
+        self.clauses.append((f"({sql})", params))
+        name = term.field or term.value.lower()
+        if name == "run":
+            self.membership[self.run_id] = len(self.clauses) - 1
+        elif name in _ANSWERED and not term.negated and self.run_id in self.membership:
+            # A prediction of the run exists only for a claim in it: the membership set
+            # need not be built as well (on a big run that is most of the cost).
+            self.clauses[self.membership.pop(self.run_id)] = ("1", [])
 
     def result(self) -> CompiledFilter:
+        clauses = [clause for clause in self.clauses if clause[0] != "1"]
         if self.fts_phrases:
-            self.clauses.insert(0, "c.id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)")
-            self.params.insert(0, " ".join(self.fts_phrases))
-        where = " AND ".join(self.clauses) or "1"
-        return CompiledFilter(where, self.params, self.run_ids)
+            clauses.insert(0, ("c.id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)",
+                               [" ".join(self.fts_phrases)]))
+        where = " AND ".join(sql for sql, _ in clauses) or "1"
+        return CompiledFilter(where, [value for _, params in clauses for value in params], self.run_ids)
 
     def _text(self, term: Term) -> None:
         phrase = _fts_phrase(term)
         if term.negated:
-            self.clauses.append("c.id NOT IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)")
-            self.params.append(phrase)
+            self.clauses.append(("c.id NOT IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)", [phrase]))
         else:
             self.fts_phrases.append(phrase)
 
@@ -290,7 +229,7 @@ class _Compiler:
         run = [self.run_id]
         if name == "verdict":
             _require_op(term, ":", "=")
-            return f"EXISTS ({prediction} AND p.verdict = ? COLLATE NOCASE)", run + [term.value]
+            return _IN_RUN.format(" AND p.verdict = ? COLLATE NOCASE"), run + [term.value]
         if name == "status":
             _require_op(term, ":", "=")
             status = _STATUS_ALIASES.get(term.value.lower())
@@ -299,7 +238,7 @@ class _Compiler:
                     f"status: takes ok, abstain, parse_failure or error, not {term.value!r}",
                     term.start, term.end,
                 )
-            return f"EXISTS ({prediction} AND p.status = ?)", run + [status]
+            return _IN_RUN.format(" AND p.status = ?"), run + [status]
         if term.field is not None:
             raise FilterError(f"{name} takes no value", term.start, term.end)
         return _RUN_KEYWORD_SQL[name].format(prediction=prediction), run
@@ -325,17 +264,15 @@ class _Compiler:
             raise FilterError(_no_such(kind, term.value, names), term.start, term.end)
 
 
-# Scored answers are ok / abstain / parse_failure on claims whose gold is a scored class.
-_SCORED = (
-    "p.status IN ('ok', 'abstain', 'parse_failure') AND c.label IN "
-    "(SELECT value FROM json_each((SELECT labels FROM datasets WHERE id = c.dataset_id)))"
-)
+# Run keywords read the outcome each prediction carries (migration m009) as index ranges
+# of predictions(run_id, outcome, claim_id). wrong = a scored claim not answered correctly.
+_IN_RUN = "c.id IN (SELECT p.claim_id FROM predictions p WHERE p.run_id = ?{})"
 _RUN_KEYWORD_SQL = {
-    "wrong": "EXISTS ({prediction} AND " + _SCORED + " AND NOT (p.status = 'ok' AND p.verdict = c.label))",
-    "right": "EXISTS ({prediction} AND p.status = 'ok' AND p.verdict = c.label)",
-    "correct": "EXISTS ({prediction} AND p.status = 'ok' AND p.verdict = c.label)",
-    "predicted": "EXISTS ({prediction})",
-    "missing": "NOT EXISTS ({prediction} AND p.status != 'error')",
+    "wrong": _IN_RUN.format(" AND p.outcome IN ('wrong', 'abstain', 'parse_failure')"),
+    "right": _IN_RUN.format(" AND p.outcome = 'correct'"),
+    "correct": _IN_RUN.format(" AND p.outcome = 'correct'"),
+    "predicted": _IN_RUN.format(""),
+    "missing": "NOT " + _IN_RUN.format(" AND p.outcome != 'error'"),
     "reviewed": (
         "EXISTS ({prediction} AND EXISTS (SELECT 1 FROM triage_reviews r"
         " WHERE r.prediction_id = p.id AND r.reviewed = 1))"

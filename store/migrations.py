@@ -341,6 +341,52 @@ def m008_run_batches(db: Database) -> None:
     )
 
 
+def _outcome_of(status: str, verdict: str, claim_id: str) -> str:
+    """SQL for a prediction's outcome against its claim's gold label (see m009)."""
+    scored = "EXISTS (SELECT 1 FROM json_each(d.labels) WHERE json_each.value = {})"
+    return f"""(SELECT CASE
+        WHEN {status} = 'error' THEN 'error'
+        WHEN c.label IS NULL OR NOT {scored.format('c.label')} THEN 'unscored'
+        WHEN {status} = 'ok' AND {verdict} = c.label THEN 'correct'
+        WHEN {status} = 'abstain' OR ({status} = 'ok' AND {verdict} = d.abstain_label) THEN 'abstain'
+        WHEN {status} = 'ok' AND {scored.format(verdict)} THEN 'wrong'
+        ELSE 'parse_failure' END
+        FROM claims c JOIN datasets d ON d.id = c.dataset_id WHERE c.id = {claim_id})"""
+
+
+@migration
+def m009_prediction_outcomes(db: Database) -> None:
+    """Each prediction's outcome, kept by triggers in the transaction that writes it.
+
+    correct / wrong / abstain / parse_failure on a claim whose gold label is a scored class
+    (an ok verdict naming the abstain label is an abstention; one outside the label space
+    cannot be read), unscored when the gold label is not one, error for API errors. Filters
+    such as `run:X wrong` then read an index range instead of judging every prediction.
+    """
+    new = _outcome_of("new.status", "new.verdict", "new.claim_id")
+    each = _outcome_of("predictions.status", "predictions.verdict", "predictions.claim_id")
+    db.executescript(
+        f"""
+        ALTER TABLE predictions ADD COLUMN outcome TEXT;
+        UPDATE predictions SET outcome = {each};
+        CREATE INDEX predictions_run_outcome_claim ON predictions(run_id, outcome, claim_id);
+        CREATE TRIGGER predictions_outcome_insert AFTER INSERT ON predictions BEGIN
+            UPDATE predictions SET outcome = {new} WHERE id = new.id;
+        END;
+        CREATE TRIGGER predictions_outcome_update AFTER UPDATE OF status, verdict, claim_id ON predictions BEGIN
+            UPDATE predictions SET outcome = {new} WHERE id = new.id;
+        END;
+        CREATE TRIGGER claims_outcome_label AFTER UPDATE OF label, dataset_id ON claims BEGIN
+            UPDATE predictions SET outcome = {each} WHERE claim_id = new.id;
+        END;
+        CREATE TRIGGER datasets_outcome_space AFTER UPDATE OF labels, abstain_label ON datasets BEGIN
+            UPDATE predictions SET outcome = {each}
+            WHERE claim_id IN (SELECT id FROM claims WHERE dataset_id = new.id);
+        END;
+        """
+    )
+
+
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:
     """Bring the schema up to date (or up to just before `stop_before`, for tests).
 

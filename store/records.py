@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 EvidenceKind = Literal["passage", "page", "qa", "article"]
 Importance = Literal["Main", "Sub", "Irrelevant"]
 PredictionStatus = Literal["ok", "abstain", "parse_failure", "error"]
+PredictionOutcome = Literal["correct", "wrong", "abstain", "parse_failure", "unscored", "error"]
 RunStatus = Literal["pending", "running", "finished", "cancelled", "failed", "interrupted", "batched"]
 """Stored: pending, running, finished, cancelled, failed. "interrupted" is read, not stored: a
 run marked running whose process on this machine is gone (killed, crashed, powered off).
@@ -166,6 +167,10 @@ class Prediction(Record):
     finish_reason: str | None = None
     cached: bool = False
     created_at: str | None = None
+    outcome: PredictionOutcome | None = None
+    """Against the claim's gold label, kept by the store (never written by callers):
+    correct, wrong, abstain or parse_failure when the gold label is scored, unscored when it
+    is not, error for an API error."""
 
 
 class Flag(Record):

@@ -219,8 +219,11 @@ class ScoringStore:
         """(claim id, outcome code, created_at) of the run's predictions written at or after
         `since` (every one when None)."""
         outcome_sql, params = outcome_case(codes)
-        sql = f"SELECT p.claim_id, {outcome_sql}, p.created_at FROM predictions p WHERE p.run_id = ?"
+        sql = f"SELECT p.claim_id, {outcome_sql}, p.created_at FROM predictions p"
         params = [*params, run_id]
+        if since:  # named: without statistics the planner may take another index of run_id
+            sql += " INDEXED BY predictions_run_created"
+        sql += " WHERE p.run_id = ?"
         if since:
             sql += " AND p.created_at >= ?"
             params.append(since)
@@ -257,7 +260,9 @@ def _run_statement(run_id: int, space: LabelSpace, codes: OutcomeCodes, coded: l
         params += [run_id, *values]
         outcome_codes.append(code)
     if with_last_seen:
-        select.append("(SELECT max(p.created_at) FROM predictions p WHERE p.run_id = ?)")
+        # The index named: another index of run_id would make max() visit every prediction.
+        select.append("(SELECT max(p.created_at) FROM predictions p INDEXED BY predictions_run_created"
+                      " WHERE p.run_id = ?)")
         params.append(run_id)
     for spec in flag_specs:
         # No DISTINCT: a claim flagged twice is listed twice, which the decoder does not mind.

@@ -51,10 +51,10 @@ def dataset_header(store: Store, filter_text: str) -> dict | None:
     """The generic format's `_dataset` line when every matching claim is from one dataset:
     re-importing then keeps its name and label space (a true/false space is not mistaken
     for another, and an export is never read as a RealFactBench-shaped file)."""
-    dataset_ids = store.claims.datasets_matching(filter_text, limit=2)
-    if len(dataset_ids) != 1:
+    found = store.claims.datasets_matching(filter_text, limit=2)
+    if len(found) != 1:
         return None
-    dataset = store.datasets.by_id(dataset_ids[0])
+    dataset = store.datasets.by_id(next(iter(found)))
     space = dataset.label_space
     header = {"name": dataset.name, "label_space": {"name": space.name, "labels": space.labels,
                                                     "abstain": space.abstain, "excluded": space.excluded}}

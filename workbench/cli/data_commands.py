@@ -57,7 +57,6 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
     store = open_store()
     try:
         rows = store.claims.page(PageRequest(filter=filter_text, sort=sort, limit=limit))
-        total = store.claims.count(filter_text)
     except FilterError as error:
         raise UserError(f"bad filter: {error}") from None
     if as_json:
@@ -65,18 +64,19 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
             record = {k: v for k, v in row.__dict__.items() if k not in ("verdicts", "sort_value")}
             click.echo(json.dumps(record, ensure_ascii=False))
         return
+    per_dataset = store.claims.counts_by_dataset(filter_text)  # the page compiled the filter already
     console.print(_claims_table(rows, console.width))
-    console.print(f"{len(rows):,} shown of {total:,} matching{_datasets_note(store, filter_text)}", markup=False)
+    total = sum(per_dataset.values())
+    console.print(f"{len(rows):,} shown of {total:,} matching{_datasets_note(list(per_dataset))}", markup=False)
 
 
-def _datasets_note(store, filter_text: str) -> str:
+def _datasets_note(found: list[str]) -> str:
     """' (dataset demo)' or ' (datasets a, b)': every dataset the matching claims come from."""
-    ids = store.claims.datasets_matching(filter_text, limit=6)
-    names = [one_line(store.datasets.by_id(i).name) for i in ids[:5]]
+    names = [one_line(name) for name in found[:5]]
     if not names:
         return ""
-    more = ", ..." if len(ids) > 5 else ""
-    return f" (dataset{'s' if len(ids) > 1 else ''} {', '.join(sorted(names))}{more})"
+    more = ", ..." if len(found) > 5 else ""
+    return f" (dataset{'s' if len(found) > 1 else ''} {', '.join(names)}{more})"
 
 
 def _claims_table(rows: list, width: int) -> Table:

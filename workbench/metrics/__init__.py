@@ -25,7 +25,7 @@ from workbench.metrics.confusion import (
     predicted_values,
     unknown_rate,
 )
-from workbench.metrics.live import LiveMetrics
+from workbench.metrics.live import LiveMetrics, Memberships
 from workbench.metrics.resampling import (
     Corrections,
     Interval,
@@ -33,12 +33,15 @@ from workbench.metrics.resampling import (
     PairedComparison,
     bootstrap_cis,
     bootstrap_cis_from_cells,
+    bootstrap_cis_from_counts,
     corrections,
     mcnemar,
     mcnemar_from_counts,
     paired_bootstrap,
     paired_bootstrap_from_cells,
+    paired_bootstrap_from_joint,
     resampled_confusions,
+    resampled_confusions_by_items,
 )
 from workbench.metrics.summary import (
     Baselines,
@@ -62,6 +65,7 @@ __all__ = [
     "Corrections",
     "Interval",
     "LiveMetrics",
+    "Memberships",
     "McNemarResult",
     "MetricSummary",
     "OutcomeCoder",
@@ -71,6 +75,7 @@ __all__ = [
     "baselines",
     "bootstrap_cis",
     "bootstrap_cis_from_cells",
+    "bootstrap_cis_from_counts",
     "breakdown",
     "corrections",
     "cutoff_bucket",
@@ -80,11 +85,13 @@ __all__ = [
     "mcnemar_from_counts",
     "paired_bootstrap",
     "paired_bootstrap_from_cells",
+    "paired_bootstrap_from_joint",
     "panel_from_rows",
     "parse_failure_rate",
     "per_class",
     "predicted_values",
     "resampled_confusions",
+    "resampled_confusions_by_items",
     "summarise",
     "summarise_counts",
     "summarise_slot_counts",

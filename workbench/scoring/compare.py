@@ -22,7 +22,7 @@ from workbench.metrics import (
     accuracy,
     macro_f1,
     mcnemar_from_counts,
-    paired_bootstrap_from_cells,
+    paired_bootstrap_from_joint,
     summarise_slot_counts,
 )
 from workbench.scoring.items import RunItems
@@ -137,7 +137,10 @@ def _pairs(a: RunItems, b: RunItems) -> _Pairs:
             f"runs {a.run.name!r} and {b.run.name!r} are scored in different label spaces "
             f"({a.dataset} and {b.dataset}); compare runs on the same dataset"
         )
-    _, in_a, in_b = np.intersect1d(a.claim_ids, b.claim_ids, assume_unique=True, return_indices=True)
+    if np.array_equal(a.claim_ids, b.claim_ids):  # the same claims (the common case): no sorting
+        in_a = in_b = np.arange(len(a.claim_ids))
+    else:
+        _, in_a, in_b = np.intersect1d(a.claim_ids, b.claim_ids, assume_unique=True, return_indices=True)
     m = len(a.coder.columns)
     scored = (a.gold[in_a] < len(a.space.labels)) & (a.outcome[in_a] < m) & (b.outcome[in_b] < m)
     return _Pairs(a, b, in_a[scored], in_b[scored])
@@ -151,10 +154,7 @@ def compare_items(a: RunItems, b: RunItems, by: str | None = None,
     cells_a, cells_b = a.slots()[pairs.in_a], b.slots()[pairs.in_b]
     summary_a, summary_b = _summary(cells_a, coder), _summary(cells_b, coder)
     shape = (len(coder.classes), len(coder.columns))
-    paired = {}
-    if len(cells_a) and resamples > 0:
-        paired = {name: paired_bootstrap_from_cells(cells_a, cells_b, shape, metric, resamples, seed)
-                  for name, metric in PAIRED_METRICS.items()}
+    paired = _paired(cells_a, cells_b, shape, resamples, seed)
     gold = a.gold[pairs.in_a]
     right_a, right_b = a.outcome[pairs.in_a] == gold, b.outcome[pairs.in_b] == gold
     ids = a.claim_ids[pairs.in_a]
@@ -165,10 +165,29 @@ def compare_items(a: RunItems, b: RunItems, by: str | None = None,
         deltas=_deltas(summary_a, summary_b), paired=paired,
         mcnemar=mcnemar_from_counts(int((right_a & ~right_b).sum()), int(fixed.sum())),
         correction_rate=float(fixed.sum()) / a_wrong if a_wrong else None, a_wrong=a_wrong,
-        right_to_wrong=[int(i) for i in ids[right_a & ~right_b]],
-        wrong_to_right=[int(i) for i in ids[fixed]],
+        right_to_wrong=ids[right_a & ~right_b].tolist(),
+        wrong_to_right=ids[fixed].tolist(),
         by=by, slices=_slices(pairs, by, right_a, right_b) if by else [],
     )
+
+
+def paired_tests(a: RunItems, b: RunItems, resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = DEFAULT_SEED) -> dict[str, PairedComparison]:
+    """compare_items(...).paired alone: the paired bootstraps of the shared items."""
+    pairs = _pairs(a, b)
+    coder = a.coder
+    shape = (len(coder.classes), len(coder.columns))
+    return _paired(a.slots()[pairs.in_a], b.slots()[pairs.in_b], shape, resamples, seed)
+
+
+def _paired(cells_a: np.ndarray, cells_b: np.ndarray, shape: tuple[int, int], resamples: int,
+            seed: int) -> dict[str, PairedComparison]:
+    if not len(cells_a) or resamples <= 0:
+        return {}
+    size = shape[0] * shape[1]
+    joint = np.bincount(cells_a * size + cells_b, minlength=size * size).reshape(size, size)
+    return {name: paired_bootstrap_from_joint(joint, shape, metric, resamples, seed)
+            for name, metric in PAIRED_METRICS.items()}
 
 
 def _summary(cells: np.ndarray, coder) -> MetricSummary:

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from store import Store
-from workbench.metrics import API_ERROR, MISSING, NO_VALUE, LiveMetrics, MetricSummary
+from workbench.metrics import API_ERROR, MISSING, LiveMetrics, Memberships, MetricSummary
 from workbench.scoring.fields import SliceField
 from workbench.scoring.items import RunItems, outcome_codes
 from workbench.scoring.runs import read_items
@@ -42,24 +42,12 @@ class LiveRun:
         space, coder = items.space, items.coder
         self._gold_names = [*space.labels, *space.excluded, None]
         self._outcome_names = [*coder.columns, API_ERROR, MISSING]
-        self._slices = _slice_values(items)
         self.metrics = LiveMetrics(space.labels, space.abstain, self.field_names)
         self.filtered = LiveMetrics(space.labels, space.abstain, self.field_names) if exclude_flag else None
         self._flagged = items.flagged[exclude_flag] if exclude_flag else None
-        self._record_all()
-
-    def _record_all(self) -> None:
-        """The first count, in bulk (LiveMetrics.record_many)."""
-        items = self.items
-        ids = items.claim_ids.tolist()
-        gold = np.array(self._gold_names, dtype=object)[items.gold].tolist()
-        outcomes = np.array(self._outcome_names, dtype=object)[items.outcome].tolist()
-        self.metrics.record_many(ids, gold, outcomes, self._slices)
+        _load(self.metrics, self.items)
         if self.filtered is not None:
-            keep = np.flatnonzero(~self._flagged).tolist()
-            self.filtered.record_many([ids[i] for i in keep], [gold[i] for i in keep],
-                                      [outcomes[i] for i in keep],
-                                      {name: [values[i] for i in keep] for name, values in self._slices.items()})
+            _load(self.filtered, self.items.subset(~self._flagged))
 
     @property
     def run(self):
@@ -67,12 +55,11 @@ class LiveRun:
 
     def _record(self, position: int) -> None:
         items = self.items
-        slices = {name: values[position] for name, values in self._slices.items()}
         args = (int(items.claim_ids[position]), self._gold_names[items.gold[position]],
-                self._outcome_names[items.outcome[position]], slices)
-        self.metrics.record(*args)
+                self._outcome_names[items.outcome[position]])
+        self.metrics.update(*args)
         if self.filtered is not None and not self._flagged[position]:
-            self.filtered.record(*args)
+            self.filtered.update(*args)
 
     def apply(self, changes: Sequence[tuple[int, int]]) -> int:
         """Record (claim id, outcome code) pairs; returns how many items changed outcome."""
@@ -155,16 +142,7 @@ def _earlier(stamp: str, seconds: int) -> str:
     return (moment - timedelta(seconds=seconds)).isoformat() + ("Z" if stamp.endswith("Z") else "")
 
 
-def _slice_values(items: RunItems) -> dict[str, list[str | tuple[str, ...]]]:
-    """Each field's value per item, in item order (a tuple for list-valued fields)."""
-    columns: dict[str, list] = {}
-    for name, column in items.fields.items():
-        names = np.array(column.values, dtype=object)
-        if not column.field.multi_valued:
-            columns[name] = names[column.codes[np.argsort(column.members, kind="stable")]].tolist()
-            continue
-        grouped: list[list[str]] = [[] for _ in range(len(items))]
-        for member, code in zip(column.members.tolist(), column.codes.tolist()):
-            grouped[member].append(column.values[code])
-        columns[name] = [tuple(values) if values else (NO_VALUE,) for values in grouped]
-    return columns
+def _load(metrics: LiveMetrics, items: RunItems) -> None:
+    """The first count of every item, in bulk."""
+    slices = {name: Memberships(column.values, column.members, column.codes) for name, column in items.fields.items()}
+    metrics.load(items.claim_ids, items.slots(), slices)

@@ -23,7 +23,7 @@ from workbench.errors import WorkbenchError
 from workbench.metrics import (
     Interval,
     MetricSummary,
-    bootstrap_cis_from_cells,
+    bootstrap_cis_from_counts,
     summarise_slot_tallies,
 )
 from workbench.scoring.fields import (
@@ -189,12 +189,30 @@ def scored_cells(items: RunItems, positions: np.ndarray | None = None) -> np.nda
 def intervals(items: RunItems, positions: np.ndarray | None = None,
               resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Interval]:
     """Percentile bootstrap 95% intervals of accuracy and macro-F1 ({} if nothing scored)."""
-    cells = scored_cells(items, positions)
-    if len(cells) == 0 or resamples <= 0:
-        return {}
+    slots = items.slots()
+    return _intervals_of(slots if positions is None else slots[positions], items, resamples, seed)
+
+
+def slice_intervals(items: RunItems, field_name: str | None, resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = DEFAULT_SEED) -> tuple[dict[str, Interval], dict[str, dict[str, Interval]]]:
+    """Intervals overall and for each slice of `field_name` (the items' slots worked out once)."""
+    slots = items.slots()
+    overall = _intervals_of(slots, items, resamples, seed)
+    column = items.fields.get(field_name) if field_name else None
+    if column is None:
+        return overall, {}
+    return overall, {value: _intervals_of(slots[column.items_with(value)], items, resamples, seed)
+                     for value in column.values}
+
+
+def _intervals_of(slots: np.ndarray, items: RunItems, resamples: int, seed: int) -> dict[str, Interval]:
+    """Intervals from the slots of some items: only their confusion counts matter."""
     coder = items.coder
     shape = (len(coder.classes), len(coder.columns))
-    return bootstrap_cis_from_cells(cells, shape, resamples=resamples, seed=seed)
+    counts = np.bincount(slots[slots < shape[0] * shape[1]], minlength=shape[0] * shape[1])
+    if counts.sum() == 0 or resamples <= 0:
+        return {}
+    return bootstrap_cis_from_counts(counts.reshape(shape), resamples=resamples, seed=seed)
 
 
 def score_items(items: RunItems, resamples: int = DEFAULT_RESAMPLES,
@@ -203,11 +221,9 @@ def score_items(items: RunItems, resamples: int = DEFAULT_RESAMPLES,
     overall, breakdowns = summaries(items)
     scored_breakdowns = {}
     for name, slices in breakdowns.items():
-        column = items.fields[name]
-        scored_breakdowns[name] = {
-            value: Scores(summary, intervals(items, column.items_with(value), resamples, seed))
-            for value, summary in slices.items()
-        }
+        _, per_slice = slice_intervals(items, name, resamples, seed)
+        scored_breakdowns[name] = {value: Scores(summary, per_slice.get(value, {}))
+                                   for value, summary in slices.items()}
     return RunScores(
         run=items.run, dataset=items.dataset, items=len(items),
         overall=Scores(overall, intervals(items, None, resamples, seed)),
@@ -269,6 +285,7 @@ def score_runs(
 __all__ = [
     "DEFAULT_FLAG", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "INTERVAL_METRICS", "KNOWN_FIELDS",
     "RunItems", "RunReport", "RunScores", "Scores", "ScoringError", "SliceField", "intervals",
+    "slice_intervals",
     "parse_cutoffs", "parse_fields", "read_items", "resolve_run", "score_items",
     "score_run", "score_runs", "scored_cells", "summaries", "without_flagged",
 ]

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Label
 from textual.worker import get_current_worker
 
 from store import FilterError, Run
-from store.filters import parse_terms
+from store.filter_terms import parse_terms
 from workbench.render.display import one_line, printable
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import CatalogueLoaded, Counted, DataChanged

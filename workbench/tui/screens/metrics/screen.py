@@ -100,9 +100,10 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
     class Numbers(Message):
         """Fresh cheap numbers (a worker read something new)."""
 
-        def __init__(self, update: PanelUpdate):
+        def __init__(self, update: PanelUpdate, intervals: IntervalSet | None = None):
             super().__init__()
             self.update = update
+            self.intervals = intervals
 
     class IntervalsReady(Message):
         """A bootstrap pass finished (result None: cancelled or failed)."""
@@ -196,8 +197,15 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
         except (ScoringError, FieldError) as error:
             self.post_message(self.ReadFailed(str(error)))
             return
-        if update is not None:
-            self.post_message(self.Numbers(update))
+        if update is None:
+            return
+        intervals = None
+        if update.first:
+            # A first read is painted once, intervals and all: on this thread they cost less
+            # than another paint while the screen waits for them (live updates stay split).
+            intervals = compute_intervals(update, lambda: get_current_worker().is_cancelled, self.resamples,
+                                          self.seed)
+        self.post_message(self.Numbers(update, intervals))
 
     @work(thread=True, group="metrics-read", exit_on_error=False)
     def _choose_newest_run(self) -> None:
@@ -220,8 +228,11 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
         if message.update.config.read_key != self.wanted().read_key:
             return  # an answer to an older question; the next step brings the right one
         self.update, self.error = message.update, None
+        if message.intervals is not None:
+            self.intervals = message.intervals
+        else:
+            self._start_intervals(message.update)
         self._paint()
-        self._start_intervals(message.update)
 
     @on(ReadFailed)
     def _read_failed(self, message: ReadFailed) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,11 +21,11 @@ from workbench.scoring.runs import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     ScoringError,
-    intervals,
     parse_fields,
+    slice_intervals,
     without_flagged,
 )
-from workbench.scoring.compare import Comparison, compare_items
+from workbench.scoring.compare import Comparison, compare_items, paired_tests
 from workbench.scoring.items import RunItems
 from workbench.scoring.live import LiveRun, flag_signature, load_live_run
 from workbench.tui.db import ThreadStores
@@ -84,6 +85,8 @@ class PanelUpdate:
     filtered_comparison: Comparison | None = None
     field_name: str | None = None
     """The breakdown field as shown (e.g. claim-type), None when not loaded."""
+    first: bool = False
+    """The runs were read afresh (opening the view, another field or flag kind)."""
 
 
 @dataclass(frozen=True)
@@ -103,11 +106,26 @@ class IntervalSet:
     filtered_paired: dict[str, PairedComparison] = field(default_factory=dict)
 
 
+# Runs are read side by side, each on a thread with its own connection (SQLite works
+# without the GIL): two big runs take the time of one. The threads and their connections
+# outlive a metrics view, so opening it again does not open the database again.
+_READERS: ThreadPoolExecutor | None = None
+_READER_STORES: dict[Path, ThreadStores] = {}
+
+
+def _readers(db_path: Path) -> tuple[ThreadPoolExecutor, ThreadStores]:
+    global _READERS
+    if _READERS is None:
+        _READERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="metrics-read")
+    return _READERS, _READER_STORES.setdefault(db_path.resolve(), ThreadStores(db_path))
+
+
 class MetricsWatcher:
     """The live runs behind the metrics view; one worker at a time may step it."""
 
     def __init__(self, db_path: str | Path):
         self.stores = ThreadStores(db_path)
+        self._readers, self._reader_stores = _readers(Path(db_path))
         self._lock = threading.Lock()
         self._config: ViewConfig | None = None
         self._lives: list[LiveRun] = []
@@ -130,7 +148,8 @@ class MetricsWatcher:
         thread = threading.get_ident()
         # Read the version first: a commit landing while we read is seen next time.
         version = store.data_version()
-        if force or self._config is None or wanted.read_key != self._config.read_key:
+        first = force or self._config is None or wanted.read_key != self._config.read_key
+        if first:
             self._load(store, wanted)
         elif wanted != self._config:
             self._config = wanted  # the exclude toggle: both sets of counters are kept already
@@ -147,7 +166,7 @@ class MetricsWatcher:
             self._statuses = statuses
         self._versions[thread] = version
         self.generation += 1
-        return self._update()
+        return self._update(first)
 
     def _load(self, store, config: ViewConfig) -> None:
         field_names = [self._field(config)] if config.loads_field else []
@@ -156,7 +175,10 @@ class MetricsWatcher:
         self._config, self._lives = config, []
         self._flags = flag_signature(store, config.flag_kind)
         # Counters without the flagged claims are always kept, so the toggle is instant.
-        self._lives = [load_live_run(store, run_id, fields, config.cutoff, kind) for run_id in config.run_ids]
+        def read(run_id: int) -> LiveRun:
+            return load_live_run(self._reader_stores.get(), run_id, fields, config.cutoff, kind)
+
+        self._lives = list(self._readers.map(read, config.run_ids))
         self._statuses = self._read_statuses(store)
 
     @staticmethod
@@ -170,7 +192,7 @@ class MetricsWatcher:
         statuses = store.runs.statuses(ids)
         return tuple(statuses.get(i) for i in ids)
 
-    def _update(self) -> PanelUpdate:
+    def _update(self, first: bool = False) -> PanelUpdate:
         config = self._config
         field_name = next(iter(self._lives[0].items.fields), None) if self._lives else None
         runs = [self._numbers(live, field_name, status)
@@ -182,7 +204,7 @@ class MetricsWatcher:
             if config.exclude_flag:
                 filtered = compare_items(without_flagged(snapshots[0], config.flag_kind),
                                          without_flagged(snapshots[1], config.flag_kind), resamples=0)
-        return PanelUpdate(self.generation, config, runs, snapshots, comparison, filtered, field_name)
+        return PanelUpdate(self.generation, config, runs, snapshots, comparison, filtered, field_name, first)
 
     def _numbers(self, live: LiveRun, field_name: str | None, status: str | None) -> RunNumbers:
         run = live.run.model_copy(update={"status": status}) if status else live.run
@@ -217,22 +239,15 @@ def compute_intervals(update: PanelUpdate, cancelled: Callable[[], bool] = lambd
     paired = filtered_paired = {}
     if update.comparison is not None and update.comparison.shared:
         a, b = update.snapshots[:2]
-        paired = compare_items(a, b, resamples=resamples, seed=seed).paired
+        paired = paired_tests(a, b, resamples, seed)
         if exclude and update.filtered_comparison is not None and update.filtered_comparison.shared:
-            filtered_paired = compare_items(without_flagged(a, update.config.flag_kind),
-                                            without_flagged(b, update.config.flag_kind),
-                                            resamples=resamples, seed=seed).paired
+            filtered_paired = paired_tests(without_flagged(a, update.config.flag_kind),
+                                           without_flagged(b, update.config.flag_kind), resamples, seed)
     return IntervalSet(update.generation, runs, filtered, paired, filtered_paired)
 
 
 def _run_intervals(items: RunItems, field_name: str | None, resamples: int, seed: int) -> RunIntervals:
-    overall = intervals(items, None, resamples, seed)
-    slices = {}
-    if field_name and field_name in items.fields:
-        column = items.fields[field_name]
-        slices = {value: intervals(items, column.items_with(value), resamples, seed)
-                  for value in column.values}
-    return RunIntervals(overall, slices)
+    return RunIntervals(*slice_intervals(items, field_name, resamples, seed))
 
 
 __all__ = ["BREAKDOWN_FIELDS", "IntervalSet", "MetricsWatcher", "PanelUpdate", "RunIntervals", "RunNumbers",
