@@ -24,6 +24,7 @@ from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
 from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
+from store.judging import PERSON_PREFIX, ClaimJudgment, Judged, JudgingStore
 from store.migrations import apply_migrations
 from store.records import Claim, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
 from store.runs import CachedResponse, RunProgress, RunStore
@@ -43,6 +44,7 @@ class Store:
         self.batches = BatchStore(db)
         self.contamination = ContaminationStore(db)
         self.scoring = ScoringStore(db)
+        self.judging = JudgingStore(db, self.runs)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
@@ -78,5 +80,6 @@ __all__ = [
     "CompiledFilter", "ContaminationStore", "Dataset", "DatabaseProblem", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
-    "check_flag_model", "compile_filter", "open_database",
+    "check_flag_model", "compile_filter", "open_database", "PERSON_PREFIX", "ClaimJudgment", "Judged",
+    "JudgingStore",
 ]

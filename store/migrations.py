@@ -387,6 +387,17 @@ def m009_prediction_outcomes(db: Database) -> None:
     )
 
 
+@migration
+def m010_judged_runs(db: Database) -> None:
+    """A judge run names the run whose explanations it scores."""
+    db.executescript(
+        """
+        ALTER TABLE runs ADD COLUMN target_run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE;
+        CREATE INDEX runs_target ON runs(target_run_id);
+        """
+    )
+
+
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:
     """Bring the schema up to date (or up to just before `stop_before`, for tests).
 

@@ -143,6 +143,8 @@ class Run(Record):
     owner: str | None = None
     """host:pid of the process executing the run while it is running; BATCH_OWNER while its
     requests wait in a provider's batch API."""
+    target_run_id: int | None = None
+    """A judge run: the verdict run whose explanations it scores."""
 
 
 class Prediction(Record):

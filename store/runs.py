@@ -176,6 +176,14 @@ class RunStore:
         )
         return [r[0] for r in rows]
 
+    def explained_claim_ids(self, run_id: int) -> list[int]:
+        """Claims the run answered (a verdict or an abstention) with an explanation, in run order."""
+        rows = self.db.execute(
+            "SELECT p.claim_id FROM predictions p JOIN run_claims rc ON rc.run_id = p.run_id"
+            " AND rc.claim_id = p.claim_id WHERE p.run_id = ? AND p.status IN ('ok', 'abstain')"
+            " AND trim(coalesce(p.explanation, '')) != '' ORDER BY rc.position", [run_id])
+        return [r[0] for r in rows]
+
     def errored_attempts(self, run_id: int) -> dict[int, int]:
         """claim id -> calls already spent, for the claims whose last try ended in an error
         (the only claims with a prediction that are asked again)."""

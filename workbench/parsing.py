@@ -122,6 +122,12 @@ def find_json_object(text: str, keys: tuple[str, ...]) -> dict | None:
     return None
 
 
+def json_objects(text: str):
+    """Every JSON object in `text` and in its ``` fences, in order (a bounded number of tries)."""
+    for candidate in [text] + [m.group(1) for m in _FENCE.finditer(text)]:
+        yield from _objects_in(candidate)
+
+
 def _objects_in(text: str):
     decoder = json.JSONDecoder()
     start, tried = text.find("{"), 0

@@ -233,3 +233,15 @@ _EVIDENCE_TEXT = {
     "pages": _pages_text,
     "qa": _qa_text,
 }
+
+
+def gold_evidence_text(claim: Claim) -> str | None:
+    """What the benchmark's fact-checkers relied on, for a judge: their justification, else
+    the question-answer evidence, the quoted passages, or the cited page's window."""
+    if (claim.justification or "").strip():
+        return claim.justification.strip()
+    for evidence_of in (_qa_text, _reference_text, _full_text):
+        text = evidence_of(claim)
+        if text:
+            return text
+    return None

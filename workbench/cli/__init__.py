@@ -31,6 +31,8 @@ COMMANDS = {
     "filter-help": "data_commands:filter_help_command",
     "import": "import_commands:import_command",
     "import-predictions": "import_commands:import_predictions_command",
+    "judge": "judge_commands:judge_command",
+    "judge-agreement": "judge_commands:judge_agreement_command",
     "metrics": "metrics_commands:metrics_command",
     "nlp-data": "nlp_commands:nlp_data",
     "predictions": "run_commands:predictions_command",

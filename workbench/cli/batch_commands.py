@@ -206,8 +206,13 @@ def _prepared(run_ref: str) -> PreparedRun:
 
     store = open_store()
     try:
-        if _run(store, run_ref).model.startswith("gguf:"):
+        run = _run(store, run_ref)
+        if run.model.startswith("gguf:"):
             raise UserError(f"run {run_ref} uses a local GGUF model: it has no batches")
+        if run.kind == "judge":
+            from workbench.judging.runs import reopen_judge_run
+
+            return reopen_judge_run(store, run)
         return prepare_run(store, RunRequest(resume=run_ref))
     finally:
         store.close()

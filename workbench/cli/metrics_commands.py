@@ -24,6 +24,10 @@ _CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per 
                 "adds the before/after breakdown.")
 
 
+_JUDGE_HELP = ("The judge run (name, id or judge model) whose explanation scores to show;"
+               " default: each run's newest (see `workbench judge`).")
+
+
 def _scoring_options(f):
     """The options metrics and report share."""
     options = [
@@ -34,18 +38,21 @@ def _scoring_options(f):
         click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
                      help="Bootstrap resamples for the 95% intervals (0: none)."),
         click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed."),
+        click.option("--judge", metavar="JUDGE_RUN", help=_JUDGE_HELP),
     ]
     for option in reversed(options):
         f = option(f)
     return f
 
 
-def _reports(runs, by, exclude_flag, cutoffs, resamples, seed):
+def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None):
+    from workbench.scoring.explanations import with_explanations
     from workbench.scoring.runs import score_runs
 
     store = open_store()
     try:
-        return score_runs(store, list(runs), list(by), exclude_flag, list(cutoffs), resamples, seed)
+        reports = score_runs(store, list(runs), list(by), exclude_flag, list(cutoffs), resamples, seed)
+        return with_explanations(store, reports, judge, list(by))
     finally:
         store.close()
 
@@ -55,7 +62,7 @@ def _reports(runs, by, exclude_flag, cutoffs, resamples, seed):
 @_scoring_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every number, interval and count).")
 @shared_options
-def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -> None:
+def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_json) -> None:
     """Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate,
     parse-failure and error rates, coverage, confusion matrix, baselines, breakdowns.
 
@@ -64,7 +71,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
     from workbench.render.reports import report_dict
     from workbench.render.scores import run_report
 
-    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed)
+    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge)
     if as_json:
         click.echo(json.dumps({"runs": [report_dict(r) for r in reports]}, indent=2, ensure_ascii=False))
         return
@@ -83,14 +90,19 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, as_json) -
 @click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
               help="Paired bootstrap resamples (0: no paired test).")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed.")
+@click.option("--judge", metavar="JUDGE_RUN", help="Run A's judge run for the paired EQ (default: its newest);"
+              " run B's must share its judge model and template.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, with every flipped claim id.")
 @shared_options
-def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as_json) -> None:
+def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge, as_json) -> None:
     """Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap
     p-values, McNemar, the correction rate CoR, and the claims that flipped."""
     from workbench.render.reports import comparison_report_dict
     from workbench.render.scores import comparison_view
+    from dataclasses import replace
+
     from workbench.scoring.compare import compare_runs
+    from workbench.scoring.explanations import compare_explanations
     from workbench.scoring.runs import parse_cutoffs, resolve_run
 
     store = open_store()
@@ -99,6 +111,7 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as
         runs = [resolve_run(store, ref)[0] for ref in (run_a, run_b)]
         report = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs],
                               resamples, seed)
+        report = replace(report, explanations=compare_explanations(store, run_a, run_b, judge, resamples, seed))
     finally:
         store.close()
     if as_json:
@@ -114,12 +127,12 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, as
               help="File to write (default: stdout).")
 @_scoring_options
 @shared_options
-def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, seed) -> None:
+def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, seed, judge) -> None:
     """Write a report to paste into a paper: Markdown tables with the definitions under
     them, JSON with everything, or CSV with one row per run x slice."""
     from workbench.render.reports import write_report
 
-    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed)
+    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge)
     text = write_report(reports, format_)
     if output is None:
         click.echo(text, nl=False)

@@ -74,7 +74,7 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
         waiting = store.batches.waiting(prepared.run.id)
     finally:
         store.close()
-    _announce(prepared)
+    announce(prepared)
     if not prepared.pending_claim_ids:
         console.print("nothing left to do: every claim has an answer", markup=False)
         return
@@ -85,11 +85,11 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
 
         submit_from_cli(prepared)
         return
-    finished = _execute_with_progress(prepared)
-    _report(prepared, finished)
+    finished = execute_with_progress(prepared)
+    report_finished(prepared, finished)
 
 
-def _announce(prepared: PreparedRun) -> None:
+def announce(prepared: PreparedRun) -> None:
     run = prepared.run
     verb = "continuing" if prepared.resumed else "starting"
     console.print(f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
@@ -97,7 +97,7 @@ def _announce(prepared: PreparedRun) -> None:
                   f" {literal(run.prompt_name)}, setting {literal(run.setting)}", markup=False)
 
 
-def _execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
+def execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
     """Run in a worker thread so Ctrl-C lands here and cancels cleanly."""
     from workbench.runs.engine import ItemFinished, RunFinished, run_blocking
 
@@ -123,25 +123,29 @@ def _execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
     return outcome.get("finished")
 
 
-def _report(prepared: PreparedRun, finished: RunFinished | None) -> None:
+def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: str | None = None) -> None:
+    """The run's end in one line; a non-zero exit unless every claim has an answer.
+
+    `again`: the command that continues the run (default `workbench run --resume NAME`)."""
     name = prepared.run.name
+    again = again or f"workbench run --resume {name}"
     if finished is None:
-        raise UserError(f"run {name} stopped without finishing; `workbench run --resume {name}` continues it")
+        raise UserError(f"run {name} stopped without finishing; `{again}` continues it")
     p = finished.progress
     console.print(f"{finished.status}: {p.ok:,} ok, {p.abstain:,} abstained, {p.parse_failure:,} unparsed,"
                   f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
                   f" tokens spent by the run so far {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
     if finished.status == "failed":
-        raise UserError(f"run {name} failed: {finished.message}; fix that, then `workbench run --resume {name}`")
+        raise UserError(f"run {name} failed: {finished.message}; fix that, then `{again}`")
     if finished.status == "cancelled":
-        console.print(f"cancelled; continue with: workbench run --resume {name}", markup=False)
+        console.print(f"cancelled; continue with: {again}", markup=False)
         raise SystemExit(130)
     if p.error or p.missing:
         print_error_causes(prepared.run.id)
         # Non-zero, so a script notices: the run is not complete.
         causes = " (why: above)" if p.error else ""
         raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer{causes};"
-                        f" `workbench run --resume {name}` retries them")
+                        f" `{again}` retries them")
 
 
 def print_error_causes(run_id: int) -> None:

@@ -11,26 +11,22 @@ retries, commits and resumes them exactly as it does verdict runs.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from store import Claim, Store
-from workbench.config import load_settings
 from workbench.parsing import MAX_JSON_STARTS
-from workbench.prompt_templates import (
-    CLAIM_FIELDS,
-    TemplateError,
-    available_templates,
-    placeholders,
-    template_dirs,
-)
-from workbench.prompting import PromptError, RenderedPrompt, marked_response
+from workbench.prompting import PromptError, RenderedPrompt
 from workbench.runs.types import TaskAnswer
+from workbench.task_templates import (  # noqa: F401 (load_task_template: the pipeline's way in)
+    TaskTemplate,
+    task_messages,
+    TemplatedTask,
+    claim_values,
+    load_task_template,
+)
 
 ARTICLE_TEMPLATE = "contamination_article"
 EXTRACT_TEMPLATE = "contamination_extract"
@@ -40,105 +36,8 @@ EVIDENCE_KEYS = ("evidence", "evidence_sentences", "sentences", "items", "facts"
 _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 
 
-@dataclass(frozen=True)
-class TaskTemplate:
-    """A contamination prompt file: system + user text, optional detail lines."""
-
-    name: str
-    kind: str
-    system: str
-    user: str
-    details: dict[str, str]
-    answer: str
-    retry: str
-    content_hash: str
-
-
-def load_task_template(name: str, kind: str, extra: Path | None = None) -> TaskTemplate:
-    """The template `name` of this kind from prompts/ or the user's prompts_dir."""
-    extra = extra if extra is not None else load_settings().prompts_dir
-    _report_unreadable(name, extra)  # else a broken override would fall back to the built-in silently
-    files = available_templates(extra, kind=kind)
-    if name not in files:
-        raise TemplateError(f"no {kind} template {name!r}; available: {', '.join(sorted(files)) or 'none'}")
-    path = files[name]
-    raw = path.read_bytes()
-    data = tomllib.loads(raw.decode("utf-8"))
-    texts = {key: data.get(key, "") for key in ("system", "user", "answer", "retry")}
-    details = data.get("details", {})
-    if not isinstance(texts["user"], str) or not texts["user"].strip():
-        raise TemplateError(f"{path}: missing `user`")
-    if not all(isinstance(v, str) for v in [*texts.values(), *details.values()]):
-        raise TemplateError(f"{path}: every text (and every [details] entry) must be a string")
-    _check_placeholders(path, kind, texts, details)
-    return TaskTemplate(name, kind, texts["system"], texts["user"], dict(details), texts["answer"],
-                        texts["retry"], hashlib.sha256(raw).hexdigest())
-
-
-def _report_unreadable(name: str, extra: Path | None) -> None:
-    """A template file of that name that is not valid TOML is reported as such."""
-    for folder in reversed(template_dirs(extra)):
-        path = folder / f"{name}.toml"
-        if path.is_file():
-            try:
-                tomllib.loads(path.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-                raise TemplateError(f"{path}: not valid TOML: {error}") from None
-
-
-def _check_placeholders(path: Path, kind: str, texts: dict[str, str], details: dict[str, str]) -> None:
-    allowed = set(CLAIM_FIELDS) | {"details", "max_evidence"}
-    if kind == "extract":
-        allowed |= {"article", "answer"}
-    for key, text in [*texts.items(), *((f"details.{k}", v) for k, v in details.items())]:
-        unknown = placeholders(text, f"{path}: {key}") - allowed
-        if unknown:
-            raise TemplateError(f"{path}: {key} uses unknown placeholder(s) "
-                                f"{', '.join('{' + n + '}' for n in sorted(unknown))}; known: {', '.join(sorted(allowed))}")
-
-
-def claim_values(claim: Claim) -> dict[str, str]:
-    """The claim fields a template may use (missing ones as empty text)."""
-    values = {"claim": claim.text, "question": claim.question, "response": marked_response(claim),
-              "time": claim.reference_time or claim.claim_date, "reference_time": claim.reference_time,
-              "claim_date": claim.claim_date, "source": claim.source, "domain": claim.domain,
-              "task": claim.task, "importance": claim.importance}
-    return {key: value or "" for key, value in values.items()}
-
-
-def _details(template: TaskTemplate, values: dict[str, str]) -> str:
-    """Detail lines for the fields this claim has, each on its own line."""
-    lines = [text.format_map(values) for text in template.details.values()
-             if all(values.get(name) for name in placeholders(text, template.name))]
-    return "".join("\n" + line for line in lines)
-
-
-def _messages(template: TaskTemplate, values: dict[str, str]) -> list[dict[str, str]]:
-    values = {**values, "details": _details(template, values)}
-    messages = []
-    if template.system.strip():
-        messages.append({"role": "system", "content": template.system.format_map(values).strip()})
-    messages.append({"role": "user", "content": template.user.format_map(values).strip()})
-    return messages
-
-
 @dataclass
-class _TemplatedTask:
-    """A pipeline step worded by a task template (the run records its name and hash)."""
-
-    template: TaskTemplate
-
-    @property
-    def template_name(self) -> str:
-        return self.template.name
-
-    @property
-    def template_hash(self) -> str:
-        return self.template.content_hash
-
-
-@dataclass
-class ArticleTask(_TemplatedTask):
+class ArticleTask(TemplatedTask):
     """Step 1: the target model writes a fact-checking article without evidence."""
 
     kind: str = "article"
@@ -149,7 +48,7 @@ class ArticleTask(_TemplatedTask):
         return {"template": self.template.name, "template_hash": self.template.content_hash}
 
     def render(self, store: Store, claim: Claim) -> RenderedPrompt:
-        return RenderedPrompt(_messages(self.template, {**claim_values(claim), "max_evidence": ""}), None)
+        return RenderedPrompt(task_messages(self.template, {**claim_values(claim), "max_evidence": ""}), None)
 
     def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
         return rendered
@@ -161,7 +60,7 @@ class ArticleTask(_TemplatedTask):
 
 
 @dataclass
-class ExtractTask(_TemplatedTask):
+class ExtractTask(TemplatedTask):
     """Step 2: an extractor model lists an article's evidence sentences.
 
     `article_run_id` None reads the oracle fact-check (claim.article_text); otherwise the
@@ -204,7 +103,7 @@ class ExtractTask(_TemplatedTask):
     def render(self, store: Store, claim: Claim) -> RenderedPrompt:
         values = {**claim_values(claim), "article": self.article(store, claim), "max_evidence": str(self.max_evidence)}
         values["answer"] = self.template.answer.format_map(values)
-        return RenderedPrompt(_messages(self.template, values), self.schema())
+        return RenderedPrompt(task_messages(self.template, values), self.schema())
 
     def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
         """The same request with the template's nudge added to the last message."""

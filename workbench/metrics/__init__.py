@@ -25,6 +25,14 @@ from workbench.metrics.confusion import (
     predicted_values,
     unknown_rate,
 )
+from workbench.metrics.explanations import (
+    Agreement,
+    MeanInterval,
+    agreement,
+    mean_interval,
+    paired_mean_difference,
+    score_histogram,
+)
 from workbench.metrics.live import LiveMetrics, Memberships
 from workbench.metrics.resampling import (
     Corrections,
@@ -65,6 +73,12 @@ __all__ = [
     "Corrections",
     "Interval",
     "LiveMetrics",
+    "Agreement",
+    "MeanInterval",
+    "agreement",
+    "mean_interval",
+    "paired_mean_difference",
+    "score_histogram",
     "Memberships",
     "McNemarResult",
     "MetricSummary",

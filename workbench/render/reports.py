@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from workbench.choices import REPORT_FORMATS
 from workbench.metrics import Interval, MetricSummary
 from workbench.render.display import printable
+from workbench.render.explanations import comparison_dict as eq_comparison_dict
+from workbench.render.explanations import explanations_dict, mean_text
 from workbench.scoring.compare import Comparison, ComparisonReport
 from workbench.scoring.runs import RunReport, RunScores, Scores
 
@@ -127,6 +129,7 @@ def report_dict(report: RunReport) -> dict:
         "exclude_flag": report.exclude_flag, "flagged": report.flagged,
         "all": run_scores_dict(report.full),
         "filtered": run_scores_dict(report.filtered) if report.filtered is not None else None,
+        "explanation_quality": explanations_dict(report.explanations),
     }
 
 
@@ -158,6 +161,7 @@ def comparison_report_dict(report: ComparisonReport) -> dict:
         "resamples": report.resamples, "seed": report.seed, "exclude_flag": report.exclude_flag,
         "all": comparison_dict(report.full),
         "filtered": comparison_dict(report.filtered) if report.filtered is not None else None,
+        "explanation_quality": eq_comparison_dict(report.explanations),
     }
 
 
@@ -178,7 +182,7 @@ def csv_report(reports: Sequence[RunReport]) -> str:
     classes = list(dict.fromkeys(c for r in reports for c in r.full.overall.summary.classes))
     header = ["run", "dataset", "subset", "field", "value", *_CSV_NUMBERS,
               "accuracy_low", "accuracy_high", "macro_f1_low", "macro_f1_high",
-              *(f"f1:{c}" for c in classes), *(f"support:{c}" for c in classes)]
+              *(f"f1:{c}" for c in classes), *(f"support:{c}" for c in classes), "eq", "eq_low", "eq_high", "eq_n"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -187,8 +191,18 @@ def csv_report(reports: Sequence[RunReport]) -> str:
             rows = [("all", "", scores.overall)]
             rows += [(f, v, s) for f, slices in scores.breakdowns.items() for v, s in slices.items()]
             for field, value, s in rows:
-                writer.writerow(_csv_row(report, subset, field, value, s, classes))
+                eq = _eq_of(report, field, value) if subset == "all" else None
+                writer.writerow(_csv_row(report, subset, field, value, s, classes)
+                                + [_csv_number(x) for x in (eq and eq.mean, eq and eq.low, eq and eq.high)]
+                                + ["" if eq is None else eq.n])
     return out.getvalue()
+
+
+def _eq_of(report: RunReport, field: str, value: str):
+    eq = report.explanations
+    if eq is None:
+        return None
+    return eq.overall if field == "all" else eq.slices.get(field, {}).get(value)
 
 
 def _csv_row(report: RunReport, subset: str, field: str, value: str, scores: Scores,
@@ -255,8 +269,20 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
                 for value, s in scores.breakdowns.get(field, {}).items()]
         lines += _md_table(["Run", "Subset", md_text(field), "n", "Accuracy [95% CI]", "Macro-F1 [95% CI]",
                             "MCC", "Unknown Rate", "Coverage"], rows)
+    lines += _explanations_table(reports)
     lines += _definitions(reports)
     return "\n".join(lines) + "\n"
+
+
+def _explanations_table(reports: Sequence[RunReport]) -> list[str]:
+    judged = [r for r in reports if r.explanations is not None]
+    if not judged:
+        return []
+    rows = [[md_text(r.full.run.name), md_text(r.explanations.judge.name), str(r.explanations.judged),
+             md_text(mean_text(r.explanations.overall)), str(r.explanations.unreadable),
+             str(r.explanations.violations), " ".join(map(str, r.explanations.distribution))] for r in judged]
+    return ["Explanation quality (0-10, by a judge model):", ""] + _md_table(
+        ["Run", "Judge run", "n", "EQ [95% CI]", "Unreadable", "Rubric violations", "Scores 0..10"], rows)
 
 
 def _overall_row(report: RunReport, subset: str, scores: RunScores) -> list[str]:

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from workbench.metrics import MetricSummary
 from workbench.render.display import literal
+from workbench.render.explanations import comparison_line, explanations_view
 from workbench.render.reports import excluded_text, interval_text, number, subsets
 from workbench.scoring.compare import Comparison, ComparisonReport
 from workbench.scoring.runs import RunReport, Scores
@@ -152,6 +153,8 @@ def run_report(report: RunReport) -> RenderableType:
         parts.append(confusion_table(scores.overall.summary, title))
     for field in report.full.breakdowns:
         parts.append(breakdown_table(report, field))
+    if report.explanations is not None:
+        parts.append(explanations_view(report.explanations))
     return Group(*parts)
 
 
@@ -162,6 +165,8 @@ def comparison_view(report: ComparisonReport) -> RenderableType:
         if comparison is None:
             continue
         parts += _comparison_parts(comparison, label if report.filtered is not None else None)
+    if report.explanations is not None:
+        parts.append(comparison_line(report.explanations))
     return Group(*parts)
 
 

@@ -38,8 +38,8 @@ from workbench.runs.engine import (
     PreparedRun,
     cache_key,
     unconfirmed_advice,
-    verdict_prediction,
-    verdict_request,
+    item_prediction,
+    item_request,
     waiting_message,
 )
 
@@ -81,8 +81,8 @@ class Collected:
 async def submit_batch(db_path: Path, prepared: PreparedRun) -> Submitted:
     """Send every pending claim of the run to the provider's batch API (split to fit its
     limits); cached answers are recorded instead of sent."""
-    if prepared.task is not None:
-        raise BatchRunError("batches are for verdict runs; the contamination steps run live")
+    if prepared.task is not None and prepared.task.kind != "judge":
+        raise BatchRunError("batches are for verdict and judge runs; the contamination steps run live")
     async with _session(db_path, prepared, live_check=True) as (store, backend, api):
         submitted, lines = Submitted(), []
         spent = store.runs.errored_attempts(prepared.run.id)
@@ -172,7 +172,7 @@ def _add_request(store: Store, prepared: PreparedRun, backend, api, claim, attem
                  lines: list[str]) -> None:
     """Queue one claim's request, or record it now (from the cache, or as unrenderable)."""
     try:
-        request = verdict_request(prepared, claim)
+        request = item_request(store, prepared, claim)
     except PromptError as error:
         store.runs.record(Prediction(run_id=prepared.run.id, claim_id=claim.id, status="error", error=str(error),
                                      attempts=attempts))
@@ -181,7 +181,7 @@ def _add_request(store: Store, prepared: PreparedRun, backend, api, claim, attem
     hit = store.runs.cached_response(cache_key(backend.identity, request)) if prepared.use_cache else None
     if hit is not None:
         completion = Completion(hit.text, hit.tokens_in, hit.tokens_out, 0.0, hit.finish_reason)
-        store.runs.record(verdict_prediction(prepared, claim.id, completion, attempts, cached=True))
+        store.runs.record(item_prediction(prepared, claim.id, completion, attempts, cached=True))
         submitted.cached += 1
         return
     lines.append(api.line(f"{CUSTOM_ID_PREFIX}{claim.id}", request))
@@ -284,8 +284,8 @@ def _record_answer(store: Store, prepared: PreparedRun, identity: dict, identity
         return
     completion = answer.completion
     # The same request a live run would make, so the answer is cached under the same key.
-    key = cache_key(identity, verdict_request(prepared, claim))
-    store.runs.record(verdict_prediction(prepared, claim.id, completion, attempts, cached=False), cache=(
+    key = cache_key(identity, item_request(store, prepared, claim))
+    store.runs.record(item_prediction(prepared, claim.id, completion, attempts, cached=False), cache=(
         key, identity_text, CachedResponse(completion.text, completion.tokens_in, completion.tokens_out,
                                            completion.finish_reason)))
 

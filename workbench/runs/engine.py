@@ -35,7 +35,7 @@ from workbench.backends import (
 )
 from workbench.config import load_settings
 from workbench.parsing import parse_answer
-from workbench.prompting import PromptError, render
+from workbench.prompting import PromptError, RenderedPrompt, render
 from workbench.runs.retry import RetryGate, RetryPolicy, call_with_retries
 from workbench.runs.setup import prepare_run, prepare_task_run
 from workbench.runs.types import (
@@ -136,6 +136,35 @@ def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Complet
         parsed=answer.parsed, attempts=attempts, latency_s=completion.latency_s,
         tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
         finish_reason=completion.finish_reason, cached=cached)
+
+
+def task_request(prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0) -> CompletionRequest:
+    """A task's request; each retry gets the next seed (with the nudge, a new answer)."""
+    params = prepared.params
+    seed = params.get("seed")
+    return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
+                             None if seed is None else int(seed) + attempt, rendered.json_schema)
+
+
+def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> CompletionRequest:
+    """The first request about one claim, for a verdict run or a task run (PromptError if
+    it cannot be rendered): what a batch sends."""
+    if prepared.task is None:
+        return verdict_request(prepared, claim)
+    return task_request(prepared, prepared.task.render(store, claim))
+
+
+def item_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
+                    cached: bool) -> Prediction:
+    """One answer read into a prediction: parsed into the label space, or by the task."""
+    if prepared.task is None:
+        return verdict_prediction(prepared, claim_id, completion, attempts, cached)
+    parsed = prepared.task.parse(completion.text)
+    return Prediction(
+        run_id=prepared.run.id, claim_id=claim_id, status=parsed.status, explanation=parsed.explanation,
+        raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, latency_s=completion.latency_s,
+        tokens_in=completion.tokens_in, tokens_out=completion.tokens_out, finish_reason=completion.finish_reason,
+        cached=cached)
 
 
 def items_per_second(done: int, started_at: str | None, finished_at: str | None) -> float | None:
@@ -298,7 +327,7 @@ class _Engine:
         attempts, spent = before, _Spent()
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
-            answer = await self._complete(self._task_request(rendered, attempt))
+            answer = await self._complete(task_request(self.prepared, rendered, attempt))
             attempts += answer.calls
             if answer.completion is None:
                 self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
@@ -315,13 +344,6 @@ class _Engine:
             raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, latency_s=spent.latency_s,
             tokens_in=spent.tokens_in, tokens_out=spent.tokens_out, finish_reason=completion.finish_reason,
             cached=answer.cached))
-
-    def _task_request(self, rendered, attempt: int) -> CompletionRequest:
-        """A task's request; each retry gets the next seed (with the nudge, a new answer)."""
-        params = self.prepared.params
-        seed = params.get("seed")
-        return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                                 None if seed is None else int(seed) + attempt, rendered.json_schema)
 
     async def _complete(self, request: CompletionRequest) -> _Answer:
         """The one way to an answer: the response cache first, else the model with retries."""

@@ -120,7 +120,8 @@ def _task_run(store: Store, request: TaskRunRequest, spec: ModelSpec, params: di
     return Run(name=store.runs.unique_name(request.name), kind=task.kind, dataset_id=request.dataset_id,
                model=_model_text(spec), model_identity=identity, prompt_name=task.template_name,
                prompt_hash=task.template_hash, setting=task.source, params=params,
-               subset_filter=request.subset_filter, config_key=key, versions=package_versions())
+               subset_filter=request.subset_filter, config_key=key, versions=package_versions(),
+               target_run_id=request.target_run_id)
 
 
 def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:

@@ -96,6 +96,8 @@ class TaskRunRequest:
     """False: a new run that asks the model again (unless an unfinished one can go on)."""
     dataset_id: int | None = None
     subset_filter: str | None = None
+    target_run_id: int | None = None
+    """A judge run: the run whose explanations it scores."""
 
 
 class RunSetupError(WorkbenchError):

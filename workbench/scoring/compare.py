@@ -11,6 +11,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from workbench.scoring.runs import (
     read_items,
     without_flagged,
 )
+
+if TYPE_CHECKING:
+    from workbench.scoring.explanations import ExplanationComparison
 
 COMPARED_METRICS = ("accuracy", "macro_f1", "mcc", "unknown_rate", "parse_failure_rate")
 PAIRED_METRICS = {"macro_f1": macro_f1, "accuracy": accuracy}
@@ -112,6 +116,8 @@ class ComparisonReport:
     exclude_flag: str | None = None
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
+    explanations: ExplanationComparison | None = None
+    """Paired EQ, when one judge scored both runs (scoring.explanations)."""
 
 
 def filter_value(text: str) -> str:

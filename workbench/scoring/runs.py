@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from workbench.scoring.fields import (
     parse_field,
 )
 from workbench.scoring.items import RunItems, load_run_items
+
+if TYPE_CHECKING:
+    from workbench.scoring.explanations import ExplanationScores
 
 DEFAULT_FLAG = "contaminated"
 INTERVAL_METRICS = ("accuracy", "macro_f1")
@@ -77,6 +81,8 @@ class RunReport:
     """Items carrying the excluded flag kind."""
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
+    explanations: ExplanationScores | None = None
+    """Explanation quality, when a judge run has scored the run (scoring.explanations)."""
 
 
 # ---- what the user typed -> runs, fields, cutoffs ------------------------------------

@@ -1,0 +1,87 @@
+"""Commands for explanation quality: judge (a judge model scores a run's explanations) and
+judge-agreement (how judges and people agree)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+
+from workbench.cli import UserError, shared_options
+from workbench.cli.opening import open_store
+
+console = Console(highlight=False)
+
+
+@click.command("judge")
+@click.argument("run_ref", metavar="RUN")
+@click.option("--judge", "judge_model", default="gguf:default", show_default=True,
+              help="The judge: gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME")
+@click.option("--base-url", help="Server URL for an openai-compatible judge (or a proxy).")
+@click.option("--template", default="judge_explanation", show_default=True,
+              help="A judge template in prompts/ (kind = \"judge\") or your prompts_dir.")
+@click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
+@click.option("--name", help="Judge run name (default: JUDGE-judges-RUN).")
+@click.option("--no-cache", is_flag=True, help="Ask the judge even when an answer is cached.")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="temperature (default 0), max_tokens (default 300), seed, timeout, attempts, ... (repeatable).")
+@click.option("--batch", "as_batch", is_flag=True,
+              help="Hand the judgments to the provider's batch API and return; `workbench batch collect JUDGE_RUN`"
+                   " reads them back (API judges; an unreadable judgment is not asked again).")
+@shared_options
+def judge_command(run_ref, judge_model, base_url, template, concurrency, name, no_cache, params, as_batch) -> None:
+    """Score a run's explanations from 0 to 10 with a judge model (RealFactBench's EQ).
+
+    The judge sees each claim, its gold label and evidence, and the run's verdict and
+    explanation. Every judgment is saved as it arrives; the same command again continues
+    an unfinished judge run. `workbench metrics RUN` then shows EQ.
+    """
+    from workbench.cli.run_commands import announce, execute_with_progress, report_finished
+    from workbench.judging.runs import JudgeRequest, prepare_judge_run
+    from workbench.runs.params import parse_param_pairs
+
+    store = open_store()
+    try:
+        prepared = prepare_judge_run(store, JudgeRequest(
+            run_ref, judge_model, base_url, parse_param_pairs(list(params)), template, concurrency, name,
+            not no_cache))
+    finally:
+        store.close()
+    announce(prepared)
+    if not prepared.pending_claim_ids:
+        console.print("nothing left to do: every explanation has a judgment", markup=False)
+        return
+    if as_batch:
+        from workbench.cli.batch_commands import submit_from_cli
+
+        submit_from_cli(prepared)
+        return
+    report_finished(prepared, execute_with_progress(prepared), f"workbench judge {run_ref} --judge {judge_model}")
+
+
+@click.command("judge-agreement")
+@click.argument("run_ref", metavar="RUN")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@shared_options
+def judge_agreement_command(run_ref: str, as_json: bool) -> None:
+    """How the judge runs of RUN and the people who scored its explanations agree:
+    Spearman's rank correlation, mean absolute difference and the share within 1 point,
+    for every pair, on the claims both scored."""
+    from workbench.render.explanations import agreement_dicts, agreement_table
+    from workbench.scoring.explanations import agreements, scorings
+
+    store = open_store()
+    try:
+        found = scorings(store, run_ref)
+    finally:
+        store.close()
+    if len(found) < 2:
+        names = ", ".join(s.name for s in found) or "none"
+        raise UserError(f"agreement needs two scorings of run {run_ref!r}'s explanations (judge runs or people);"
+                        f" it has: {names}")
+    rows = agreements(found)
+    if as_json:
+        click.echo(json.dumps(agreement_dicts(rows), indent=2, ensure_ascii=False))
+        return
+    console.print(agreement_table(rows))

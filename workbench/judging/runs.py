@@ -1,0 +1,75 @@
+"""Starting a judge run: which run's explanations, which judge, which template.
+
+A judge run is a run of kind "judge" on the run engine (concurrency, the response cache,
+retries, resume after a kill, one commit per judgment); its `target_run_id` names the
+verdict run it scores and its claims are that run's answered claims with an explanation.
+
+    prepared = prepare_judge_run(store, JudgeRequest("gpt4-rfb", judge="openai:gpt-4o"))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from store import Run, Store
+from workbench.backends import parse_model_spec
+from workbench.config import load_settings
+from workbench.judging.task import JUDGE_TEMPLATE, JudgeTask
+from workbench.prompt_templates import TemplateError
+from workbench.runs.setup import prepare_task_run
+from workbench.runs.types import PreparedRun, RunSetupError, TaskRunRequest
+from workbench.task_templates import load_task_template
+
+
+@dataclass
+class JudgeRequest:
+    """What a user asked to judge."""
+
+    target: str
+    """The verdict run (name or id) whose explanations are scored."""
+    judge: str = "gguf:default"
+    base_url: str | None = None
+    params: dict = field(default_factory=dict)
+    template: str = JUDGE_TEMPLATE
+    concurrency: int | None = None
+    name: str | None = None
+    use_cache: bool = True
+
+
+def prepare_judge_run(store: Store, request: JudgeRequest) -> PreparedRun:
+    """Check everything, then create the judge run or find the unfinished one to continue."""
+    target = judged_run(store, request.target)
+    claim_ids = store.runs.explained_claim_ids(target.id)
+    if not claim_ids:
+        raise RunSetupError(f"run {target.name!r} has no explanations to judge (no answer with an explanation)")
+    try:
+        template = load_task_template(request.template, "judge", load_settings().prompts_dir)
+    except TemplateError as error:
+        raise RunSetupError(str(error)) from None
+    task = JudgeTask(template, target.id, target.name)
+    params = {"temperature": 0.0, "max_tokens": 300, **request.params}
+    name = request.name or f"{parse_model_spec(request.judge, request.base_url).short_name}-judges-{target.name}"
+    return prepare_task_run(store, TaskRunRequest(
+        task=task, model=request.judge, claim_ids=claim_ids, name=name, base_url=request.base_url,
+        params=params, concurrency=request.concurrency, use_cache=request.use_cache,
+        dataset_id=target.dataset_id, target_run_id=target.id))
+
+
+def reopen_judge_run(store: Store, run: Run) -> PreparedRun:
+    """A judge run prepared again from what it stored (to collect its batch, or resume it)."""
+    base_url = None if run.model.startswith("gguf:") else run.model_identity.get("base_url")
+    return prepare_judge_run(store, JudgeRequest(str(run.target_run_id), run.model, base_url, dict(run.params),
+                                                 run.prompt_name or JUDGE_TEMPLATE, name=run.name))
+
+
+def judged_run(store: Store, reference: str | int) -> Run:
+    """The verdict run a user named; RunSetupError naming the runs there are otherwise."""
+    run = store.runs.get(reference)
+    if run is None:
+        names = [r.name for r in store.runs.list()][:8]
+        known = f"; runs: {', '.join(names)}" if names else "; there are no runs yet"
+        raise RunSetupError(f"no run {str(reference)!r}{known}")
+    if run.kind != "verdict":
+        raise RunSetupError(f"run {run.name!r} is a {run.kind} run; only fact-checking runs have explanations"
+                            " to judge")
+    return run

@@ -1,0 +1,105 @@
+"""Explanation quality, drawn: the EQ block of `metrics`, the paired EQ line of `compare`,
+agreement tables, and the same as plain dicts for JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from workbench.metrics import Agreement, MeanInterval
+from workbench.render.display import literal
+from workbench.scoring.explanations import ExplanationComparison, ExplanationScores
+
+BARS = " ▁▂▃▄▅▆▇█"
+
+
+def mean_text(found: MeanInterval | None) -> str:
+    if found is None:
+        return "—"
+    if found.low == found.high:
+        return f"{found.mean:.2f}"
+    return f"{found.mean:.2f} [{found.low:.2f}, {found.high:.2f}]"
+
+
+def distribution_bars(counts: Sequence[int]) -> str:
+    """One block per score 0..10, as tall as its share of the most frequent score."""
+    top = max(counts, default=0)
+    if not top:
+        return ""
+    return "".join(BARS[round(n / top * (len(BARS) - 1))] for n in counts)
+
+
+def explanations_view(eq: ExplanationScores) -> RenderableType:
+    """The EQ block under a run's scores."""
+    heading = Text("explanation quality ", style="bold")
+    heading.append("(0-10, judge run ")
+    heading.append_text(literal(eq.judge.name))
+    heading.append(f", {literal(eq.judge.model)})")
+    lines = [heading,
+             Text(f"  EQ {mean_text(eq.overall)} over {eq.judged:,} judged explanations; "
+                  f"{eq.unreadable:,} unreadable judgments, {eq.errors:,} judge errors, {eq.not_judged:,} not judged;"
+                  f" {eq.violations:,} scores outside the rubric's band"),
+             Text(f"  scores 0..10  {distribution_bars(eq.distribution)}  " + " ".join(map(str, eq.distribution)))]
+    parts: list[RenderableType] = [Group(*lines)]
+    for field, slices in eq.slices.items():
+        table = Table("slice", "n", "EQ [95% CI]", title=f"EQ by {field}", box=box.SIMPLE_HEAD, title_justify="left")
+        for value, found in slices.items():
+            table.add_row(literal(value), f"{found.n:,}", mean_text(found))
+        parts.append(table)
+    return Group(*parts)
+
+
+def comparison_line(found: ExplanationComparison) -> Text:
+    """The paired EQ line of `compare`."""
+    line = Text("EQ (same judge): ", style="bold")
+    if found.paired is None:
+        line.append("no claim judged in both runs")
+        return line
+    p = found.paired
+    line.append(f"B − A {p.delta:+.2f} [{p.low:+.2f}, {p.high:+.2f}], paired bootstrap p = {p.p_value:.3g},"
+                f" on {found.shared:,} claims judged in both")
+    return line
+
+
+def agreement_table(rows: Sequence[tuple[str, str, Agreement]]) -> Table:
+    table = Table("scoring", "against", "shared", "Spearman", "mean |diff|", "within 1", box=box.SIMPLE_HEAD)
+    for first, second, found in rows:
+        table.add_row(literal(first), literal(second), f"{found.n:,}", _maybe(found.spearman),
+                      _maybe(found.mean_abs_diff), _maybe(found.within_one))
+    return table
+
+
+def _maybe(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def mean_dict(found: MeanInterval | None) -> dict | None:
+    return None if found is None else {"mean": found.mean, "low": found.low, "high": found.high, "n": found.n}
+
+
+def explanations_dict(eq: ExplanationScores | None) -> dict | None:
+    if eq is None:
+        return None
+    return {"judge_run": eq.judge.name, "judge_model": eq.judge.model, "eq": mean_dict(eq.overall),
+            "distribution": eq.distribution, "judged": eq.judged, "unreadable": eq.unreadable, "errors": eq.errors,
+            "not_judged": eq.not_judged, "rubric_violations": eq.violations,
+            "breakdowns": {field: {value: mean_dict(found) for value, found in slices.items()}
+                           for field, slices in eq.slices.items()}}
+
+
+def comparison_dict(found: ExplanationComparison | None) -> dict | None:
+    if found is None:
+        return None
+    p = found.paired
+    return {"judge_run_a": found.judge_a.name, "judge_run_b": found.judge_b.name, "shared": found.shared,
+            "delta": None if p is None else p.delta, "low": None if p is None else p.low,
+            "high": None if p is None else p.high, "p_value": None if p is None else p.p_value}
+
+
+def agreement_dicts(rows: Sequence[tuple[str, str, Agreement]]) -> list[dict]:
+    return [{"scoring": first, "against": second, "shared": found.n, "spearman": found.spearman,
+             "mean_abs_diff": found.mean_abs_diff, "within_one": found.within_one} for first, second, found in rows]

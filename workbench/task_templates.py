@@ -1,0 +1,125 @@
+"""Templates for runs that are not verdict runs (contamination steps, explanation judges):
+a TOML file in prompts/ (or the user's prompts_dir) with `kind`, `system`, `user`, optional
+[details] lines and `answer` / `retry` texts, filled with a claim's fields and whatever the
+kind adds (KIND_PLACEHOLDERS). The run records the file's name and content hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from store import Claim
+from workbench.config import load_settings
+from workbench.prompt_templates import (
+    CLAIM_FIELDS,
+    TemplateError,
+    available_templates,
+    placeholders,
+    template_dirs,
+)
+from workbench.prompting import marked_response
+
+KIND_PLACEHOLDERS = {
+    "article": {"details", "max_evidence"},
+    "extract": {"details", "max_evidence", "article", "answer"},
+    "judge": {"details", "answer", "gold_label", "gold_evidence", "verdict", "explanation"},
+}
+"""What a template of each kind may use besides the claim's fields."""
+
+
+@dataclass(frozen=True)
+class TaskTemplate:
+    """A task prompt file: system + user text, optional detail lines."""
+
+    name: str
+    kind: str
+    system: str
+    user: str
+    details: dict[str, str]
+    answer: str
+    retry: str
+    content_hash: str
+
+
+def load_task_template(name: str, kind: str, extra: Path | None = None) -> TaskTemplate:
+    """The template `name` of this kind from prompts/ or the user's prompts_dir."""
+    extra = extra if extra is not None else load_settings().prompts_dir
+    _report_unreadable(name, extra)  # else a broken override would fall back to the built-in silently
+    files = available_templates(extra, kind=kind)
+    if name not in files:
+        raise TemplateError(f"no {kind} template {name!r}; available: {', '.join(sorted(files)) or 'none'}")
+    path = files[name]
+    raw = path.read_bytes()
+    data = tomllib.loads(raw.decode("utf-8"))
+    texts = {key: data.get(key, "") for key in ("system", "user", "answer", "retry")}
+    details = data.get("details", {})
+    if not isinstance(texts["user"], str) or not texts["user"].strip():
+        raise TemplateError(f"{path}: missing `user`")
+    if not all(isinstance(v, str) for v in [*texts.values(), *details.values()]):
+        raise TemplateError(f"{path}: every text (and every [details] entry) must be a string")
+    _check_placeholders(path, kind, texts, details)
+    return TaskTemplate(name, kind, texts["system"], texts["user"], dict(details), texts["answer"],
+                        texts["retry"], hashlib.sha256(raw).hexdigest())
+
+
+def _report_unreadable(name: str, extra: Path | None) -> None:
+    """A template file of that name that is not valid TOML is reported as such."""
+    for folder in reversed(template_dirs(extra)):
+        path = folder / f"{name}.toml"
+        if path.is_file():
+            try:
+                tomllib.loads(path.read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+                raise TemplateError(f"{path}: not valid TOML: {error}") from None
+
+
+def _check_placeholders(path: Path, kind: str, texts: dict[str, str], details: dict[str, str]) -> None:
+    allowed = set(CLAIM_FIELDS) | KIND_PLACEHOLDERS.get(kind, {"details"})
+    for key, text in [*texts.items(), *((f"details.{k}", v) for k, v in details.items())]:
+        unknown = placeholders(text, f"{path}: {key}") - allowed
+        if unknown:
+            raise TemplateError(f"{path}: {key} uses unknown placeholder(s) "
+                                f"{', '.join('{' + n + '}' for n in sorted(unknown))}; known: {', '.join(sorted(allowed))}")
+
+
+def claim_values(claim: Claim) -> dict[str, str]:
+    """The claim fields a template may use (missing ones as empty text)."""
+    values = {"claim": claim.text, "question": claim.question, "response": marked_response(claim),
+              "time": claim.reference_time or claim.claim_date, "reference_time": claim.reference_time,
+              "claim_date": claim.claim_date, "source": claim.source, "domain": claim.domain,
+              "task": claim.task, "importance": claim.importance}
+    return {key: value or "" for key, value in values.items()}
+
+
+def _details(template: TaskTemplate, values: dict[str, str]) -> str:
+    """Detail lines for the fields this claim has, each on its own line."""
+    lines = [text.format_map(values) for text in template.details.values()
+             if all(values.get(name) for name in placeholders(text, template.name))]
+    return "".join("\n" + line for line in lines)
+
+
+def task_messages(template: TaskTemplate, values: dict[str, str]) -> list[dict[str, str]]:
+    values = {**values, "details": _details(template, values)}
+    messages = []
+    if template.system.strip():
+        messages.append({"role": "system", "content": template.system.format_map(values).strip()})
+    messages.append({"role": "user", "content": template.user.format_map(values).strip()})
+    return messages
+
+
+@dataclass
+class TemplatedTask:
+    """A task worded by a task template (the run records its name and hash)."""
+
+    template: TaskTemplate
+
+    @property
+    def template_name(self) -> str:
+        return self.template.name
+
+    @property
+    def template_hash(self) -> str:
+        return self.template.content_hash
