@@ -229,6 +229,15 @@ class ScoringStore:
             params.append(since)
         return self.db.execute(sql, params).fetchall()
 
+    def judge_progress(self, run_ids: list[int]) -> list[tuple[int, int]]:
+        """(judge run id, judgments recorded) for the judge runs of these runs."""
+        if not run_ids:
+            return []
+        marks = ", ".join("?" * len(run_ids))
+        return self.db.execute(
+            "SELECT r.id, (SELECT count(*) FROM predictions p WHERE p.run_id = r.id) FROM runs r"
+            f" WHERE r.kind = 'judge' AND r.target_run_id IN ({marks}) ORDER BY r.id", run_ids).fetchall()
+
     def flag_signature(self, kind: str) -> tuple:
         """Changes whenever a flag of `kind` is added or removed."""
         row = self.db.execute(

@@ -8,14 +8,14 @@ come from workbench.evidence), with the quoted passage highlighted where it lies
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from rich.console import RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from store import Claim, Dataset, Flag, Prediction, Run
+from store import Claim, ClaimJudgment, Dataset, Flag, Prediction, Run
 from workbench.evidence import (
     Window,
     full_window,
@@ -227,8 +227,10 @@ def qa_body(claim: Claim) -> Text:
     return body
 
 
-def verdict_item(run: Run, prediction: Prediction, gold: str | None, scored: set[str] | None) -> Text:
-    """One run's answer: run name and model, verdict beside gold, explanation."""
+def verdict_item(run: Run, prediction: Prediction, gold: str | None, scored: set[str] | None,
+                 judgments: Sequence[ClaimJudgment] = ()) -> Text:
+    """One run's answer: run name and model, verdict beside gold, explanation, and how
+    judges and people scored the explanation."""
     item = Text(printable(run.name), style="bold")
     item.append(f"  {printable(run.model)}", style="dim")
     if run.setting:
@@ -239,4 +241,26 @@ def verdict_item(run: Run, prediction: Prediction, gold: str | None, scored: set
     if explanation:
         item.append("\n  ")
         item.append_text(literal(explanation))
+    for judgment in judgments:
+        item.append("\n  ")
+        item.append_text(judgment_line(judgment, prediction.outcome))
     return item
+
+
+def judgment_line(judgment: ClaimJudgment, outcome: str | None) -> Text:
+    """'EQ 8 by judge-run: why' (or what went wrong), with a mark when the score is
+    outside the band the rubric allows for the verdict."""
+    line = Text("EQ ", style="bold")
+    if judgment.score is None:
+        line.append("unreadable" if judgment.status == "parse_failure" else "no judgment", style="dim")
+    else:
+        line.append(f"{judgment.score:g}", style="bold")
+        low, high = (5, 10) if outcome == "correct" else (0, 4)
+        if not low <= judgment.score <= high:
+            line.append(f" (outside the rubric's {low}-{high})", style="red")
+    line.append(" by ")
+    line.append_text(literal(judgment.judge, "dim"))
+    if judgment.justification:
+        line.append(": ")
+        line.append_text(literal(judgment.justification))
+    return line

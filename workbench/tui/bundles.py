@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from store import Claim, FailureCategory, Flag, Prediction, Run, Store
+from store import Claim, ClaimJudgment, FailureCategory, Flag, Prediction, Run, Store
 
 
 @dataclass
@@ -16,6 +16,11 @@ class ClaimBundle:
     verdicts: list[tuple[Run, Prediction]] = field(default_factory=list)
     scored: set[str] | None = None
     """The dataset's scored gold classes (None if unknown)."""
+    judgments: list[ClaimJudgment] = field(default_factory=list)
+    """Judge runs' and people's scores of the runs' explanations."""
+
+    def judgments_of(self, run: Run) -> list[ClaimJudgment]:
+        return [j for j in self.judgments if j.target_run == run.name]
 
 
 def load_bundle(store: Store, claim_id: int) -> ClaimBundle | None:
@@ -29,6 +34,7 @@ def load_bundle(store: Store, claim_id: int) -> ClaimBundle | None:
         flags=store.annotations.flags_for(claim_id),
         verdicts=store.runs.predictions_for_claim(claim_id),
         scored=set(dataset.label_space.labels) if dataset else None,
+        judgments=store.judging.for_claim(claim_id),
     )
 
 

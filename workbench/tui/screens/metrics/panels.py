@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.render.display import literal, one_line, printable, run_names
-from workbench.metrics import Interval, MetricSummary
+from workbench.metrics import Interval, MeanInterval, MetricSummary
 from workbench.render.reports import interval_text, number
 from workbench.scoring.compare import Comparison
 from workbench.tui.screens.metrics.watch import IntervalSet, PanelUpdate, RunIntervals
@@ -90,7 +90,18 @@ def overall_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Table:
                                           f"{number(s.baselines.majority_macro_f1)}")]
     for name, cell in rows:
         table.add_row(name, *(Text(cell(s)) for s in summaries))
+    if any(numbers.explanations is not None for numbers in update.runs):
+        table.add_row("EQ (0-10, judge)", *(_eq_cell(update.runs[i].explanations) if not f else Text("")
+                                            for _, i, f in columns))
     return table
+
+
+def _eq_cell(found: MeanInterval | None) -> Text:
+    if found is None:
+        return Text("—", style="dim")
+    text = Text(f"{found.mean:.2f}")
+    text.append(f"\n[{found.low:.2f}, {found.high:.2f}] n={found.n:,}", style="dim")
+    return text
 
 
 def class_panel(update: PanelUpdate) -> Table:

@@ -28,6 +28,7 @@ from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.metrics.panels import class_panel, compare_panel, header_line, overall_panel, plot_breakdown
 from workbench.tui.screens.metrics.drilldown import OpensClaimsFromTables
+from workbench.tui.screens.metrics.judging import JudgesExplanations
 from workbench.tui.screens.metrics.tables import (
     ConfusionTable,
     fill_breakdown,
@@ -48,7 +49,7 @@ POLL_SECONDS = 0.5
 DEFAULT_FLAG_KIND = "contaminated"
 
 
-class MetricsScreen(ReportsWorkerErrors, OpensClaimsFromTables):
+class MetricsScreen(ReportsWorkerErrors, OpensClaimsFromTables, JudgesExplanations):
     """Scores of the chosen runs, live while they run."""
 
     HELP = """\
@@ -77,6 +78,8 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
                 tooltip="A model's training cutoff date, for the before/after breakdown"),
         Binding("R", "reload", "Reload", show=False, id="metrics.reload",
                 tooltip="Read the runs from the database again"),
+        Binding("j", "judge", "Judge", id="metrics.judge",
+                tooltip="Have a judge model score the first run's explanations (EQ, 0-10)"),
     ]
 
     AUTO_FOCUS = "#metrics-body"

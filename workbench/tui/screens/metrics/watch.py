@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from store import Run
-from workbench.metrics import Interval, MetricSummary, PairedComparison
+from workbench.metrics import Interval, MeanInterval, MetricSummary, PairedComparison
 from workbench.scoring.runs import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -26,6 +26,7 @@ from workbench.scoring.runs import (
     without_flagged,
 )
 from workbench.scoring.compare import Comparison, compare_items, paired_tests
+from workbench.scoring.explanations import score_explanations
 from workbench.scoring.items import RunItems
 from workbench.scoring.live import LiveRun, flag_signature, load_live_run
 from workbench.tui.db import ThreadStores
@@ -71,6 +72,8 @@ class RunNumbers:
     filtered: MetricSummary | None = None
     filtered_slices: dict[str, MetricSummary] | None = None
     flagged: int = 0
+    explanations: MeanInterval | None = None
+    """EQ by the run's newest judge run (0-10, with its interval), when it has one."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,8 @@ class MetricsWatcher:
         self._versions: dict[int, int] = {}
         self._flags: tuple = ()
         self._statuses: tuple = ()
+        self._judged: tuple = ()
+        self._eq: dict[int, MeanInterval | None] = {}
         self.generation = 0
 
     def step(self, wanted: ViewConfig, force: bool = False) -> PanelUpdate | None:
@@ -160,10 +165,13 @@ class MetricsWatcher:
         else:
             changed = sum(live.poll(store) for live in self._lives)
             statuses = self._read_statuses(store)
-            if not changed and statuses == self._statuses:
+            judged = self._judge_progress(store)
+            if not changed and statuses == self._statuses and judged == self._judged:
                 self._versions[thread] = version
                 return None
             self._statuses = statuses
+            if judged != self._judged:
+                self._read_explanations(store, judged)
         self._versions[thread] = version
         self.generation += 1
         return self._update(first)
@@ -180,10 +188,22 @@ class MetricsWatcher:
 
         self._lives = list(self._readers.map(read, config.run_ids))
         self._statuses = self._read_statuses(store)
+        self._read_explanations(store, self._judge_progress(store))
 
     @staticmethod
     def _field(config: ViewConfig) -> str:
         return config.field.replace("{kind}", config.flag_kind)
+
+    def _judge_progress(self, store) -> tuple:
+        """Changes when a judge run of these runs records a judgment."""
+        return tuple(store.scoring.judge_progress([live.run.id for live in self._lives]))
+
+    def _read_explanations(self, store, judged: tuple) -> None:
+        self._judged = judged
+        self._eq = {}
+        for live in self._lives:
+            found = score_explanations(store, live.run.id, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED)
+            self._eq[live.run.id] = found.overall if found is not None else None
 
     def _read_statuses(self, store) -> tuple:
         ids = [live.run.id for live in self._lives]
@@ -216,6 +236,7 @@ class MetricsWatcher:
             filtered=live.summary(filtered=True) if exclude else None,
             filtered_slices=(live.breakdown(field_name, filtered=True) if field_name else {}) if exclude else None,
             flagged=int(flags.sum()) if flags is not None else 0,
+            explanations=self._eq.get(live.run.id),
         )
 
 
