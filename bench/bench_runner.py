@@ -10,6 +10,8 @@ Run: PYTHONPATH=. python bench/bench_runner.py [--part abc]  (e.g. --part b: onl
     against a bare AsyncOpenAI loop with the same concurrency. Target >= 0.9 of ideal.
 (c) A re-run of 1,000 cached items: seconds (target < 2 s), and the ratio to the same
     1,000 items answered by a zero-latency server.
+(d) A judge run (explanation quality) against the same kind of loopback server, 200 ms,
+    concurrency 32: judgments/s against the ideal and a bare AsyncOpenAI loop. Target >= 0.9.
 """
 
 from __future__ import annotations
@@ -113,9 +115,13 @@ async def bare_sdk(url: str, requests: int, concurrency: int, cpu: list | None =
     return requests / seconds
 
 
-def serve(latency: float, connection) -> None:
+def judge_answer(body: dict) -> str:
+    return '{"score": 7, "justification": "Right verdict; part of the evidence."}'
+
+
+def serve(latency: float, connection, answer=None) -> None:
     """A loopback server in its own process, as a real server would be (no shared GIL)."""
-    with LoopbackServer("openai", latency=latency) as server:
+    with LoopbackServer("openai", latency=latency, **({"answer": answer} if answer else {})) as server:
         connection.send(server.url)
         connection.recv()  # until the benchmark says stop
 
@@ -147,6 +153,38 @@ def bench_api(folder: Path, items: int = 1600, concurrency: int = 32, latency: f
           f" {engine_cpu[0] * 1000:.2f} ms, bare loop {bare_cpu[0] * 1000:.2f} ms")
 
 
+def bench_judge(folder: Path, items: int = 1600, concurrency: int = 32, latency: float = 0.2) -> None:
+    from store import Prediction, Run
+    from workbench.judging.runs import JudgeRequest, prepare_judge_run
+
+    store, db_path = fresh_store(folder, items)
+    ids = store.claims.ids("dataset:bench")
+    target = store.runs.create(Run(name="answers", model="m", dataset_id=1, status="finished"), ids)
+    with store.transaction():
+        for claim_id in ids:
+            store.runs.record(Prediction(run_id=target.id, claim_id=claim_id, status="ok", verdict="Supported",
+                                         explanation="The bridge register lists it with that length."))
+    ideal = concurrency / latency
+    ours, theirs = multiprocessing.Pipe()
+    server = multiprocessing.Process(target=serve, args=(latency, theirs, judge_answer), daemon=True)
+    server.start()
+    url = ours.recv()
+    try:
+        bare = asyncio.run(bare_sdk(url, items, concurrency))
+        prepared = prepare_judge_run(store, JudgeRequest("answers", "openai-compatible:judge", url,
+                                                         concurrency=concurrency, use_cache=False))
+        started = time.perf_counter()
+        progress = asyncio.run(execute_run(db_path, prepared))
+        seconds = time.perf_counter() - started
+    finally:
+        ours.send("stop")
+        server.join(10)
+    engine = progress.done / seconds
+    print(f"(d) judge run, {latency * 1000:.0f} ms latency, concurrency {concurrency}, {items} judgments: engine"
+          f" {engine:.1f}/s; ideal {ideal:.0f}/s -> ratio {engine / ideal:.3f} (target >= 0.9);"
+          f" bare AsyncOpenAI loop {bare:.1f}/s -> ratio {engine / bare:.3f}")
+
+
 def bench_cache(folder: Path, items: int = 1000) -> None:
     store, db_path = fresh_store(folder, items)
     with LoopbackServer("openai") as server:
@@ -163,12 +201,14 @@ def bench_cache(folder: Path, items: int = 1000) -> None:
 def main() -> None:
     os.environ.setdefault("WORKBENCH_CONFIG", "/nonexistent/workbench-bench.toml")
     # `--part b` (or a, c, or several: `--part bc`) runs only those parts.
-    parts = sys.argv[sys.argv.index("--part") + 1] if "--part" in sys.argv else "abc"
+    parts = sys.argv[sys.argv.index("--part") + 1] if "--part" in sys.argv else "abcd"
     with tempfile.TemporaryDirectory() as folder:
         if "c" in parts:
             bench_cache(Path(folder))
         if "b" in parts:
             bench_api(Path(folder))
+        if "d" in parts:
+            bench_judge(Path(folder))
         if "a" in parts:
             bench_local_model(Path(folder))
 
