@@ -26,7 +26,7 @@ from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filt
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
 from store.judging import PERSON_PREFIX, ClaimJudgment, Judged, JudgingStore
 from store.migrations import apply_migrations
-from store.records import Claim, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
+from store.records import Claim, ClaimImage, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
 from store.runs import CachedResponse, RunProgress, RunStore
 from store.scoring import ScoringStore
 
@@ -81,5 +81,5 @@ __all__ = [
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
     "check_flag_model", "compile_filter", "open_database", "PERSON_PREFIX", "ClaimJudgment", "Judged",
-    "JudgingStore",
+    "JudgingStore", "ClaimImage",
 ]

@@ -9,7 +9,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.filters import CompiledFilter, compile_filter
-from store.records import Claim, Evidence
+from store.records import Claim, ClaimImage, Evidence
 
 # Sort keys a user can pick, each backed by an index on (column, id).
 SORT_COLUMNS = {
@@ -25,7 +25,8 @@ SNIPPET_CHARS = 240
 _ROW_COLUMNS = """
     c.id, c.external_id, d.name AS dataset, c.label, c.importance, c.task, c.domain,
     c.claim_date, substr(c.text, 1, {snippet}) AS text,
-    (SELECT group_concat(DISTINCT f.kind) FROM flags f WHERE f.claim_id = c.id) AS flags
+    (SELECT group_concat(DISTINCT f.kind) FROM flags f WHERE f.claim_id = c.id) AS flags,
+    EXISTS (SELECT 1 FROM claim_images ci WHERE ci.claim_id = c.id) AS has_image
 """.format(snippet=SNIPPET_CHARS)
 
 
@@ -46,6 +47,7 @@ class ClaimRow:
     verdicts: dict[int, tuple[str, str | None]] = field(default_factory=dict)
     """run id -> (status, verdict) for the runs the caller asked about."""
     sort_value: Any = None
+    has_image: bool = False
 
 
 @dataclass
@@ -151,7 +153,35 @@ class ClaimStore:
         for unwanted in ("dataset_id", "content_hash"):
             values.pop(unwanted)
         values["evidence"] = self.evidence(claim_id)
+        values["images"] = self.images(claim_id)
         return Claim.model_validate(values)
+
+    def images(self, claim_id: int) -> list[ClaimImage]:
+        """The claim's images in rank order, with what is known of each (not the bytes)."""
+        rows = self.db.execute(
+            "SELECT ci.rank, ci.source, ci.url, ci.sha256, i.mime, i.bytes, i.width, i.height, ci.caption"
+            " FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
+            " WHERE ci.claim_id = ? ORDER BY ci.rank, ci.id", [claim_id]).fetchall()
+        names = ("rank", "source", "url", "sha256", "mime", "bytes", "width", "height", "caption")
+        return [ClaimImage(**dict(zip(names, row))) for row in rows]
+
+    def image_data(self, sha256: str) -> bytes | None:
+        """An image's bytes, by content hash."""
+        row = self.db.execute("SELECT data FROM images WHERE sha256 = ?", [sha256]).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def any_with_images(self, claim_ids: list[int]) -> bool:
+        """Whether any of these claims has an image."""
+        for start in range(0, len(claim_ids), 900):  # below SQLite's parameter limit
+            chunk = claim_ids[start:start + 900]
+            marks = ", ".join("?" * len(chunk))
+            if self.db.execute(f"SELECT 1 FROM claim_images WHERE claim_id IN ({marks}) LIMIT 1", chunk).fetchone():
+                return True
+        return False
+
+    def have_images(self) -> bool:
+        """Whether any claim has an image (the TUI loads its image renderer only then)."""
+        return self.db.execute("SELECT 1 FROM claim_images LIMIT 1").fetchone() is not None
 
     def evidence(self, claim_id: int) -> list[Evidence]:
         """The claim's evidence in rank order."""
@@ -300,4 +330,5 @@ def _row(description, values, run_ids: list[int]) -> ClaimRow:
             status, verdict = cell.split("\x1f", 1)
             verdicts[run_id] = (status, verdict or None)
     flags = data.pop("flags")
+    data["has_image"] = bool(data["has_image"])
     return ClaimRow(**data, flags=sorted(flags.split(",")) if flags else [], verdicts=verdicts)

@@ -35,6 +35,12 @@ _INSERT_EVIDENCE = "INSERT INTO evidence (claim_id, {cols}, attributes) VALUES (
     cols=", ".join(_EVIDENCE_COLUMNS), marks=", ".join("?" * len(_EVIDENCE_COLUMNS))
 )
 _IS_CITED = _EVIDENCE_COLUMNS.index("is_cited")
+_IMAGE_COLUMNS = ["rank", "source", "url", "sha256", "caption"]
+_INSERT_CLAIM_IMAGE = "INSERT INTO claim_images (claim_id, {cols}) VALUES (?, {marks})".format(
+    cols=", ".join(_IMAGE_COLUMNS), marks=", ".join("?" * len(_IMAGE_COLUMNS)))
+# Bytes are stored once per content: a picture shared by claims (or imported again) is one row.
+_INSERT_IMAGE = ("INSERT OR IGNORE INTO images (sha256, mime, bytes, width, height, data)"
+                 " VALUES (?, ?, ?, ?, ?, ?)")
 BATCH = 2000
 ClaimData = Union[Claim, Mapping[str, Any]]
 
@@ -139,6 +145,7 @@ class DatasetStore:
         next_id = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM claims").fetchone()[0]
         counts = ImportCounts()
         inserts, updates, evidence, stale_evidence = [], [], [], []
+        images = _Images()
         for item in claims:
             claim, digest = item if isinstance(item, tuple) else (item, None)
             fields = _fields(claim)
@@ -160,18 +167,22 @@ class DatasetStore:
                 inserts.append([claim_id, dataset_id, external_id] + values)
                 counts.added += 1
             evidence.extend(_evidence_rows(claim_id, fields.get("evidence") or []))
+            images.add(claim_id, fields.get("images") or [])
             if len(inserts) + len(updates) >= BATCH:
-                self._flush(inserts, updates, stale_evidence, evidence)
-        self._flush(inserts, updates, stale_evidence, evidence)
+                self._flush(inserts, updates, stale_evidence, evidence, images)
+        self._flush(inserts, updates, stale_evidence, evidence, images)
         return counts
 
-    def _flush(self, inserts, updates, stale_evidence, evidence) -> None:
+    def _flush(self, inserts, updates, stale_evidence, evidence, images: _Images) -> None:
         conn = self.db.conn
         conn.executemany(_INSERT_CLAIM, inserts)
         conn.executemany(_UPDATE_CLAIM, updates)
         conn.executemany("DELETE FROM evidence WHERE claim_id = ?", stale_evidence)
+        conn.executemany("DELETE FROM claim_images WHERE claim_id = ?", stale_evidence)
         conn.executemany(_INSERT_EVIDENCE, evidence)
-        for batch in (inserts, updates, stale_evidence, evidence):
+        conn.executemany(_INSERT_IMAGE, images.contents)
+        conn.executemany(_INSERT_CLAIM_IMAGE, images.placed)
+        for batch in (inserts, updates, stale_evidence, evidence, images.contents, images.placed):
             batch.clear()
 
     def _upsert_dataset(self, dataset: Dataset) -> int:
@@ -261,6 +272,22 @@ def _evidence_rows(claim_id: int, items: list) -> list[list]:
         values[_IS_CITED] = bool(values[_IS_CITED])
         rows.append([claim_id] + values + [_json_or_empty(fields.get("attributes"))])
     return rows
+
+
+class _Images:
+    """A batch's image rows: the bytes (by sha256) and where each claim shows one."""
+
+    def __init__(self):
+        self.contents: list[list] = []
+        self.placed: list[list] = []
+
+    def add(self, claim_id: int, items: list) -> None:
+        for item in items:
+            fields = _fields(item)
+            self.placed.append([claim_id] + [fields.get(c) for c in _IMAGE_COLUMNS])
+            if fields.get("data") is not None:
+                self.contents.append([fields["sha256"], fields["mime"], fields["bytes"], fields["width"],
+                                      fields["height"], fields["data"]])
 
 
 def _json_or_empty(value: dict | None) -> str:

@@ -28,7 +28,7 @@ Terms are combined with AND; put - in front of a term to negate it.
   date<2025-01-01  date:2024  claim date (<, <=, >, >=, =, : for a prefix)
   reftime>=2024-06-01         reference time, the same way
   attr.claim_types:"Numerical Claim"   a free-form attribute (a list matches any item)
-  has:question  has:pages     has:response has:article has:evidence has:qa has:passage has:date
+  has:question  has:pages     has:response has:article has:evidence has:qa has:passage has:date has:image
   evidence:"word"             full-text search in the claim's evidence
   flagged:contaminated        any flag of that kind (flagged:any for any flag)
   flagged:contaminated@MODEL  found for that model, or naming none (@run: the run's model)
@@ -60,6 +60,7 @@ _HAS = {
     "pages": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.kind = 'page')",
     "qa": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.kind = 'qa')",
     "passage": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.passage IS NOT NULL)",
+    "image": "EXISTS (SELECT 1 FROM claim_images ci WHERE ci.claim_id = c.id)",
 }
 _STATUS_ALIASES = {
     "ok": "ok", "abstain": "abstain", "abstained": "abstain", "parse_failure": "parse_failure",

@@ -398,6 +398,36 @@ def m010_judged_runs(db: Database) -> None:
     )
 
 
+@migration
+def m011_claim_images(db: Database) -> None:
+    """Images of claims: the bytes once per content (by sha256), and which claim shows which.
+
+    A URL-only image (nothing is downloaded) has a claim_images row without a sha256.
+    """
+    db.executescript(
+        """
+        CREATE TABLE images (
+            sha256 TEXT PRIMARY KEY,
+            mime TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            data BLOB NOT NULL
+        );
+        CREATE TABLE claim_images (
+            id INTEGER PRIMARY KEY,
+            claim_id INTEGER NOT NULL REFERENCES claims(id) ON DELETE CASCADE,
+            rank INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            url TEXT,
+            sha256 TEXT REFERENCES images(sha256),
+            caption TEXT
+        );
+        CREATE INDEX claim_images_claim ON claim_images(claim_id, rank);
+        """
+    )
+
+
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:
     """Bring the schema up to date (or up to just before `stop_before`, for tests).
 

@@ -67,6 +67,23 @@ class Evidence(Record):
     attributes: dict[str, Any] = Field(default_factory=dict)
 
 
+class ClaimImage(Record):
+    """An image that is part of a claim (a photo, a chart, a screenshot of a post)."""
+
+    rank: int = 0
+    source: str
+    """The path as the data file wrote it, or the URL."""
+    url: str | None = None
+    """Set for an image given by URL (nothing is downloaded: it may have no bytes)."""
+    sha256: str | None = None
+    """Of the bytes, when the workbench has them (images table); None for a URL-only image."""
+    mime: str | None = None
+    bytes: int | None = None
+    width: int | None = None
+    height: int | None = None
+    caption: str | None = None
+
+
 class Claim(Record):
     """A claim with its gold label, context and evidence."""
 
@@ -96,6 +113,7 @@ class Claim(Record):
     justification: str | None = None
     attributes: dict[str, Any] = Field(default_factory=dict)
     evidence: list[Evidence] = Field(default_factory=list)
+    images: list[ClaimImage] = Field(default_factory=list)
 
     @field_validator("text")
     @classmethod

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from store.records import Claim, Evidence, Prediction, Run, now_iso, to_json
+from store.records import Claim, ClaimImage, Evidence, Prediction, Run, now_iso, to_json
 
 _RUN_JSON = ("model_identity", "params", "versions")
 BATCH_OWNER = "batch"
@@ -295,6 +295,13 @@ class RunStore:
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row["is_cited"] = bool(row["is_cited"])
             evidence[claim_id].append(Evidence.model_validate(row))
+        images: dict[int, list[ClaimImage]] = {claim_id: [] for claim_id in claim_ids}
+        cursor = self.db.execute(
+            "SELECT ci.claim_id, ci.rank, ci.source, ci.url, ci.sha256, i.mime, i.bytes, i.width, i.height,"
+            " ci.caption FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
+            f" WHERE ci.claim_id IN ({marks}) ORDER BY ci.claim_id, ci.rank, ci.id", claim_ids)
+        for row in _dicts(cursor):
+            images[row.pop("claim_id")].append(ClaimImage.model_validate(row))
         cursor = self.db.execute(
             "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id"
             f" WHERE c.id IN ({marks})", claim_ids,
@@ -304,6 +311,7 @@ class RunStore:
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row.pop("dataset_id"), row.pop("content_hash")
             row["evidence"] = evidence[row["id"]]
+            row["images"] = images[row["id"]]
             found[row["id"]] = Claim.model_validate(row)
         return [found[claim_id] for claim_id in claim_ids if claim_id in found]
 

@@ -51,7 +51,7 @@ class FieldSource:
 
     kind: str
     """column (key: importance, task, domain, label), attribute (key: its name), flag
-    (key: a flag spec) or cutoff (the claim date)."""
+    (key: a flag spec), cutoff (the claim date) or modality (whether it has an image)."""
     key: str
 
     def sql(self, run_id: int | None = None) -> tuple[str, list]:
@@ -60,6 +60,8 @@ class FieldSource:
             return _COLUMNS[self.key], []
         if self.kind == "cutoff":
             return "c.claim_date", []
+        if self.kind == "modality":  # 1 when the claim has an image
+            return "EXISTS (SELECT 1 FROM claim_images ci WHERE ci.claim_id = c.id)", []
         if self.kind == "attribute":
             # json_array keeps the JSON type (a list stays a list, "3" stays a string).
             return "json_array(json_extract(c.attributes, ?))", [attribute_path(self.key)]

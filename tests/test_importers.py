@@ -92,7 +92,8 @@ def test_realfactbench_json_array_and_generic_csv(store, tmp_path):
     dataset, counts = import_file(store, rfb)
     assert dataset.source_format == "realfactbench" and dataset.label_space.abstain == "unknown"
     claim = store.claims.get(store.claims.resolve("rfb:r1"))
-    assert (claim.label, claim.task, claim.claim_date, claim.attributes["image"]) == ("true", "KV", "2024-02-01", "a.png")
+    assert (claim.label, claim.task, claim.claim_date) == ("true", "KV", "2024-02-01")
+    assert claim.images == [] and "image" not in claim.attributes  # a.png is not there: a warning, no image
     assert len(store.claims.get(store.claims.resolve("rfb:r2")).evidence) == 2
 
     csv_file = tmp_path / "mine.csv"

@@ -80,3 +80,19 @@ async def test_the_metrics_view_shows_eq_and_j_starts_a_judge_run(demo_store, db
             await until(pilot, lambda: "7.00" in screen_text(app) and "EQ (0-10" in screen_text(app))
     judge_run, = demo_store.judging.judge_runs(run.id)
     assert judge_run.status == "finished" and len(demo_store.judging.scores(judge_run.id)) == 6
+
+
+async def test_the_images_tab_shows_each_picture_with_its_facts(demo_store, db_path):
+    from textual_image.widget import HalfcellImage
+
+    claim_id = demo_store.claims.resolve("demo-realfact:rfb-004")
+    app = make_app(db_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        assert app.catalogue.has_images
+        await open_claim(pilot, app, claim_id)
+        await pilot.press("7")
+        await settle(pilot, app)
+        text = screen_text(app)
+        assert "image 1 of 1 · images/rfb-004.png · PNG 320×200 · 800 bytes" in text
+        assert len(app.screen.query(HalfcellImage)) == 1 and "▀" in text

@@ -66,3 +66,17 @@ def test_triage(snap_compare, snapshot_app, size):
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
 def test_help(snap_compare, snapshot_app, size):
     assert snap_compare(snapshot_app, terminal_size=size, run_before=steps("question_mark"))
+
+
+def test_claim_images_half_blocks(snap_compare, snapshot_app):
+    """A claim's picture drawn with half-blocks (what works over SSH and in tmux), with its facts."""
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        await settle(pilot, app)
+        app.browser.apply_filter("has:image")
+        await settle(pilot, app)
+        for key in ("enter", "7"):
+            await pilot.press(key)
+            await settle(pilot, app)
+
+    assert snap_compare(snapshot_app, terminal_size=(80, 24), run_before=run_before)

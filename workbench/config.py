@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     """An extra folder of prompt templates (added to the built-in ones)."""
     profiles_dir: Path | None = None
     """A folder of import profiles (default: profiles/ beside the config file)."""
+    images: str = "auto"
+    """How the TUI draws claims' images: auto (Kitty or Sixel graphics where the terminal
+    has them, half-blocks elsewhere), tgp, sixel, halfcell, unicode, or off."""
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings,

@@ -16,15 +16,17 @@ from store import Claim, Run, Store
 
 _CLAIM_CSV_COLUMNS = ["id", "claim", "label", "question", "response", "claim_start", "claim_end",
                       "reference_time", "claim_date", "importance", "task", "domain", "source",
-                      "article_url", "article_text", "justification", "evidence"]
+                      "article_url", "article_text", "justification", "evidence", "images"]
 _PREDICTION_COLUMNS = ["run", "model", "setting", "prompt", "claim_id", "dataset", "external_id", "gold",
                        "status", "verdict", "raw_verdict", "explanation", "raw_output", "parsed", "error", "attempts",
                        "latency_s", "tokens_in", "tokens_out", "cached"]
 _PAGE = 1000
 
 
-def claim_record(claim: Claim) -> dict:
-    """A claim in the generic import schema (so an export can be imported again)."""
+def claim_record(claim: Claim, image_paths: dict[str, str] | None = None) -> dict:
+    """A claim in the generic import schema (so an export can be imported again); an image
+    is named by `image_paths` (sha256 -> the file written beside the export), its URL, or
+    else the path it was imported from."""
     record = {
         "id": claim.external_id, "claim": claim.text, "label": claim.raw_label or claim.label,
         "question": claim.question, "response": claim.response, "claim_start": claim.claim_start,
@@ -34,6 +36,7 @@ def claim_record(claim: Claim) -> dict:
         "article_text": claim.article_text, "justification": claim.justification,
         "attributes": claim.attributes or None,
         "evidence": [_evidence_record(e) for e in claim.evidence] or None,
+        "images": [(image_paths or {}).get(i.sha256 or "") or i.url or i.source for i in claim.images] or None,
     }
     return {k: v for k, v in record.items() if v is not None}
 
@@ -78,8 +81,10 @@ def iter_claims(store: Store, filter_text: str) -> Iterator[Claim]:
 
 
 def export_claims(store: Store, filter_text: str, format: str, output: Path | None) -> int:
-    """Write matching claims; returns how many."""
-    records = (claim_record(c) for c in iter_claims(store, filter_text))
+    """Write matching claims; returns how many. Into a file, their images are written
+    beside it (NAME.images/SHA256.EXT) so the export imports again with its pictures."""
+    images = _ImageFolder(store, output) if output is not None else None
+    records = (claim_record(c, images.paths(c) if images else None) for c in iter_claims(store, filter_text))
     if format == "csv":
         records = (_flatten_claim(r) for r in records)
         return _write(records, format, output, _CLAIM_CSV_COLUMNS + attribute_columns(store, filter_text))
@@ -89,11 +94,37 @@ def export_claims(store: Store, filter_text: str, format: str, output: Path | No
 
 def _flatten_claim(record: dict) -> dict:
     flat = dict(record)
-    if "evidence" in flat:
-        flat["evidence"] = json.dumps(flat["evidence"], ensure_ascii=False)
+    for key in ("evidence", "images"):
+        if key in flat:
+            flat[key] = json.dumps(flat[key], ensure_ascii=False)
     for key, value in flat.pop("attributes", {}).items():
         flat[f"attr.{key}"] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return flat
+
+
+class _ImageFolder:
+    """Writes each image once into the folder beside an export, named by its content."""
+
+    EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
+                  "image/bmp": "bmp", "image/tiff": "tif"}
+
+    def __init__(self, store: Store, output: Path):
+        self.store = store
+        self.folder = output.parent / f"{output.name.split('.')[0]}.images"
+        self.written: set[str] = set()
+
+    def paths(self, claim: Claim) -> dict[str, str]:
+        found = {}
+        for image in claim.images:
+            if image.sha256 is None:
+                continue
+            name = f"{image.sha256}.{self.EXTENSIONS.get(image.mime or '', 'img')}"
+            if image.sha256 not in self.written:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                (self.folder / name).write_bytes(self.store.claims.image_data(image.sha256) or b"")
+                self.written.add(image.sha256)
+            found[image.sha256] = f"{self.folder.name}/{name}"
+        return found
 
 
 def export_predictions(store: Store, runs: list[Run], filter_text: str, format: str,

@@ -42,6 +42,9 @@ class TemplateError(WorkbenchError, ValueError):
     """A template file that cannot be used; the message names the file and the key."""
 
 
+DEFAULT_IMAGE_WORDS = "The claim was shared with this image:"
+
+
 @dataclass(frozen=True)
 class Template:
     """A prompt template read from its file."""
@@ -62,6 +65,8 @@ class Template:
     content_hash: str
     fields_used: frozenset[str] = field(default=frozenset())
     """Claim fields any of its texts uses (checked against the claims before a run)."""
+    image: str = DEFAULT_IMAGE_WORDS
+    """Said before a claim's images in a `+image` setting."""
 
     @property
     def answer_labels(self) -> list[str]:
@@ -125,6 +130,7 @@ def read_template(path: Path) -> Template:
         json=reader.flag("json", default=True), system=reader.text("system", default=""),
         user=reader.text("user"), contexts=reader.table("context"), evidence=reader.table("evidence"),
         answer=reader.table("answer"), path=path, content_hash=hashlib.sha256(raw).hexdigest(),
+        image=reader.text("image", default=DEFAULT_IMAGE_WORDS),
     )
     return _checked(template)
 

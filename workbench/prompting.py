@@ -22,6 +22,7 @@ CONTEXTS = {
     "claim+time+qr": {"time", "question", "response"},
 }
 EVIDENCE = ("none", "reference", "full", "pages", "qa")
+IMAGE_SUFFIX = "+image"
 EVIDENCE_NEEDS = {
     "reference": "a quoted passage or evidence snippet",
     "full": "a cited page or evidence text",
@@ -38,30 +39,35 @@ class PromptError(WorkbenchError, ValueError):
 class Setting:
     context: str
     evidence: str = "none"
+    image: bool = False
+    """`+image`: a claim's images go with it (to a model that takes images)."""
 
     @property
     def name(self) -> str:
         """The canonical name (`+none` left out)."""
-        return self.context if self.evidence == "none" else f"{self.context}+{self.evidence}"
+        name = self.context if self.evidence == "none" else f"{self.context}+{self.evidence}"
+        return name + IMAGE_SUFFIX if self.image else name
 
 
 @dataclass(frozen=True)
 class RenderedPrompt:
     """Exactly what is sent: the messages, and the JSON schema when JSON is asked for."""
 
-    messages: list[dict[str, str]]
+    messages: list[dict[str, Any]]
+    """Each content is text, or (with images) a list of text and image parts."""
     json_schema: dict[str, Any] | None
 
 
 def parse_setting(text: str) -> Setting:
-    """A Setting from `claim+time+reference` and the like."""
+    """A Setting from `claim+time+reference` (and `...+image`) and the like."""
     text = (text or "claim").strip().lower()
-    context, _, last = text.rpartition("+")
-    setting = Setting(context, last) if last in EVIDENCE and context else Setting(text)
+    typed, image = (text.removesuffix(IMAGE_SUFFIX), True) if text.endswith(IMAGE_SUFFIX) else (text, False)
+    context, _, last = typed.rpartition("+")
+    setting = Setting(context, last, image) if last in EVIDENCE and context else Setting(typed, image=image)
     if setting.context not in CONTEXTS:
-        raise PromptError(f"unknown setting {text!r}: write CONTEXT[+EVIDENCE] with CONTEXT one of"
+        raise PromptError(f"unknown setting {text!r}: write CONTEXT[+EVIDENCE][+image] with CONTEXT one of"
                           f" {', '.join(CONTEXTS)} and EVIDENCE one of {', '.join(EVIDENCE)}"
-                          " (e.g. claim+time+reference)")
+                          " (e.g. claim+time+reference, claim+image)")
     return setting
 
 
@@ -148,8 +154,22 @@ def render(claim: Claim, template: Template, setting: Setting, json_answer: bool
     system = _fill(template.system, {**values, **parts}).strip()
     if system:
         messages.append({"role": "system", "content": system})
-    messages.append({"role": "user", "content": _fill(template.user, {**values, **parts}).strip()})
+    user = _fill(template.user, {**values, **parts}).strip()
+    images = claim.images if setting.image else []
+    messages.append({"role": "user", "content": with_images(user, images, template.image) if images else user})
     return RenderedPrompt(messages, answer_schema(template) if mode == "json" else None)
+
+
+def with_images(text: str, images, words: str) -> list[dict]:
+    """A user message's content with the claim's images after its text (backends.images
+    turns the parts into each provider's form; the bytes travel beside the messages)."""
+    parts: list[dict] = [{"type": "text", "text": text}, {"type": "text", "text": words}]
+    for image in images:
+        if image.sha256 is not None:
+            parts.append({"type": "image", "sha256": image.sha256, "mime": image.mime})
+        else:
+            parts.append({"type": "image", "url": image.url})
+    return parts
 
 
 def answer_schema(template: Template) -> dict[str, Any]:

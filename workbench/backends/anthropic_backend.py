@@ -8,6 +8,7 @@ from typing import Any
 import anthropic
 
 from workbench.backends.base import BackendError, Completion, CompletionRequest
+from workbench.backends.images import anthropic_messages, has_images
 from workbench.backends.http_errors import from_sdk_error, malformed
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
@@ -42,6 +43,8 @@ class AnthropicBackend:
         """The messages.create() keyword arguments for a request."""
         system = "\n\n".join(m["content"] for m in request.messages if m["role"] == "system")
         turns = [m for m in request.messages if m["role"] != "system"]
+        if request.images or has_images(turns):
+            turns = anthropic_messages(turns, request.images)
         arguments: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens, "messages": turns}
         if system:
             arguments["system"] = system

@@ -17,6 +17,9 @@ class CompletionRequest:
     json_schema: dict[str, Any] | None = None
     """Ask for JSON matching this schema (each backend constrains it as far as it can)."""
     stop: list[str] = field(default_factory=list)
+    images: dict[str, Any] = field(default_factory=dict)
+    """sha256 -> ImageData for the image parts of the messages (backends.images); kept out
+    of the messages so the cache key holds the hashes, not the bytes."""
 
 
 @dataclass(frozen=True)

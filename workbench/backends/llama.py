@@ -19,9 +19,10 @@ from typing import Any
 
 from workbench.backends.base import BackendError, Completion, CompletionRequest
 from workbench.backends.gguf_file import GGUFInfo, NotGGUF, read_info
+from workbench.backends.images import has_images, openai_messages
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LOAD_OPTIONS = ("n_ctx", "n_threads", "n_gpu_layers")  # the seed goes with each call
+LOAD_OPTIONS = ("n_ctx", "n_threads", "n_gpu_layers", "mmproj", "vision_handler")  # the seed goes with each call
 _models: dict[tuple, tuple[Any, threading.Lock]] = {}
 _models_lock = threading.Lock()
 
@@ -62,6 +63,14 @@ class LlamaBackend:
             "quantisation": info.quantisation, "chat_template_sha256": template_hash,
         }
         self.has_chat_template = info.chat_template is not None
+        projector = self.options.get("mmproj")
+        if projector:  # a multimodal model: its projector defines the answers too
+            self.identity["mmproj_sha256"] = inspect_gguf(Path(projector)).sha256
+            self.identity["vision_handler"] = self.options.get("vision_handler", VISION_HANDLER)
+
+    @property
+    def takes_images(self) -> bool:
+        return bool(self.options.get("mmproj"))
 
     def load(self) -> tuple[Any, threading.Lock]:
         """The loaded model and its lock (loading it now if this process has not yet)."""
@@ -75,7 +84,10 @@ class LlamaBackend:
         from llama_cpp import Llama
 
         options = {"n_ctx": 4096, **self.options}
+        projector, handler = options.pop("mmproj", None), options.pop("vision_handler", VISION_HANDLER)
         try:
+            if projector:
+                options["chat_handler"] = _vision_handler(handler, projector)
             return Llama(model_path=str(self.path), verbose=False, **options)
         except Exception as error:  # llama.cpp reports every load failure as a bare ValueError
             raise BackendError(f"llama.cpp could not load {self.path}: {error}", fatal=True) from None
@@ -104,10 +116,27 @@ class LlamaBackend:
         """Nothing to release: the model stays loaded for the next run in this process."""
 
 
+VISION_HANDLER = "Llava15ChatHandler"
+
+
+def _vision_handler(name: str, projector: str):
+    """llama-cpp-python's multimodal chat handler `name`, reading the projector file."""
+    from llama_cpp import llama_chat_format
+
+    handler = getattr(llama_chat_format, name, None)
+    if handler is None or not name.endswith("ChatHandler"):
+        raise BackendError(f"llama-cpp-python has no chat handler {name!r} (e.g. Llava15ChatHandler,"
+                           " Llava16ChatHandler, MiniCPMv26ChatHandler, Qwen25VLChatHandler)", fatal=True)
+    return handler(clip_model_path=projector, verbose=False)
+
+
 def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
     """create_chat_completion's arguments for a request (the benchmark reuses this)."""
+    messages = request.messages
+    if request.images or has_images(messages):
+        messages = openai_messages(messages, request.images, provider="gguf")
     arguments: dict[str, Any] = {
-        "messages": request.messages, "max_tokens": request.max_tokens,
+        "messages": messages, "max_tokens": request.max_tokens,
         "temperature": request.temperature, "seed": request.seed,
     }
     if request.stop:

@@ -14,6 +14,7 @@ from typing import Any
 import openai
 
 from workbench.backends.base import BackendError, Completion, CompletionRequest
+from workbench.backends.images import has_images, openai_messages
 from workbench.backends.http_errors import from_sdk_error, malformed
 
 try:  # the SDK's OS detection for its X-Stainless-OS header (private, hence the guard)
@@ -70,7 +71,10 @@ class OpenAIBackend:
 
     def arguments(self, request: CompletionRequest) -> dict[str, Any]:
         """The create() keyword arguments for a request."""
-        arguments: dict[str, Any] = {"model": self.model, "messages": request.messages,
+        messages = request.messages
+        if request.images or has_images(messages):
+            messages = openai_messages(messages, request.images)
+        arguments: dict[str, Any] = {"model": self.model, "messages": messages,
                                      "temperature": request.temperature}
         # OpenAI's newer models take max_completion_tokens; most other servers only max_tokens.
         arguments["max_tokens" if self.compatible else "max_completion_tokens"] = request.max_tokens

@@ -48,7 +48,13 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
         return
     for message in rendered.messages:
         console.print(Rule(message["role"], align="left"))
-        console.print(literal(message["content"]), soft_wrap=True)  # exact text, no inserted breaks
+        content = message["content"]
+        for part in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+            if part["type"] == "text":
+                console.print(literal(part["text"]), soft_wrap=True)  # exact text, no inserted breaks
+            else:
+                shown = part.get("url") or f"{part.get('mime')} sha256 {part.get('sha256')}"
+                console.print(literal(f"[image: {shown}]", "bold cyan"))
     if rendered.json_schema is not None:
         console.print(Rule("json schema (constrains the answer where the backend can)", align="left"))
         console.print(json.dumps(rendered.json_schema, ensure_ascii=False), markup=False)

@@ -78,9 +78,16 @@ def dry_run(request: ImportRequest, show: int = 3) -> DryRun:
     first, total = [], 0
     for fields, _ in checked_claims(plan, reader, counts):
         if len(first) < show:
-            first.append(Claim.model_validate({**fields, "dataset": plan.name}))
+            first.append(_claim({**fields, "dataset": plan.name}))
         total += 1
     return DryRun(plan, reader.space, total, first, counts)
+
+
+def _claim(fields: dict) -> Claim:
+    """A claim record from what was read (image bytes stay with the import: the record
+    carries their facts)."""
+    images = [{key: value for key, value in image.items() if key != "data"} for image in fields.get("images") or []]
+    return Claim.model_validate({**fields, "images": images})
 
 
 def _dataset(plan: ImportPlan, reader: LabelReader) -> Dataset:
@@ -109,7 +116,7 @@ def load_file(path: Path, format: str = "auto", dataset_name: str | None = None,
     """Read and validate a whole file without touching any database."""
     plan = plan_import(ImportRequest(Path(path), format, dataset=dataset_name, label_space=label_space))
     reader = label_reader(plan)
-    claims = [Claim.model_validate(fields) for fields, _ in checked_claims(plan, reader, Counter())]
+    claims = [_claim(fields) for fields, _ in checked_claims(plan, reader, Counter())]
     return ParsedFile(_dataset(plan, reader), claims)
 
 

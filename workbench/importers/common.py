@@ -147,6 +147,8 @@ def content_hash(fields: dict) -> str:
     Keys are sorted and empty values left out, so the same claim read by two readers
     (a JSFactCheckBench file, then its `workbench export`) counts as unchanged.
     """
+    if fields.get("images"):  # an image is its content: the same picture under another path is the same
+        fields = {**fields, "images": [image.get("sha256") or image.get("url") for image in fields["images"]]}
     payload = json.dumps(_canonical(fields), default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.importers import values as convert
+from workbench.importers.images import image_references
 from workbench.importers.common import DraftClaim
 from workbench.importers.mapping import EVIDENCE_KINDS, EvidenceMapping, FieldMapping, Value
 from workbench.importers.paths import MISSING, Context, PathError
@@ -80,6 +81,7 @@ class RecordMapper:
             **{name: convert.text(value.get(context), where, self.names[name], long=True) for name, value in self.long},
             **{name: convert.date(value.get(context), where, self.names[name], self.mapping.date_formats)
                for name, value in self.dates},
+            "images": image_references(self._get("images", context), where, self._name("images")),
             "attributes": self._attributes(context, where, fields.get("attributes"), self.mapping.attributes),
             "evidence": self.evidence_items(context, where),
         }

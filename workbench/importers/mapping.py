@@ -22,7 +22,7 @@ from workbench.importers.paths import MISSING, Context, Path, PathError, parse_p
 
 CLAIM_FIELDS = ("id", "claim", "label", "question", "response", "claim_start", "claim_end", "reference_time",
                 "claim_date", "importance", "task", "domain", "source", "justification", "article_url",
-                "article_text", "attributes")
+                "article_text", "images", "attributes")
 PREDICTION_FIELDS = ("id", "claim", "verdict", "raw_verdict", "status", "explanation", "raw_output", "parsed",
                      "error", "model", "attributes")
 EVIDENCE_PARTS = ("kind", "url", "title", "text", "answer", "passage", "passage_start", "passage_end", "cited",

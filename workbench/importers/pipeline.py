@@ -17,9 +17,11 @@ from pathlib import Path
 
 from store import LabelSpace
 from workbench import labels
+from workbench.importers import values as convert
 from workbench.importers.common import DraftClaim, LabelReader, check_claims, own_space
 from workbench.importers.formats import ReadOptions, read_records
-from workbench.importers.mapper import RecordMapper, fields_listing
+from workbench.importers.images import attach_images
+from workbench.importers.mapper import RecordMapper, fields_listing, record_shown
 from workbench.importers.mapping import FieldMapping, MappingError, map_pairs, mapping_from_dict, merge_specs
 from workbench.importers.profiles import FALLBACK, detect, load_profile
 from workbench.importers.reading import BadInput, Located, decode_json
@@ -202,9 +204,12 @@ def draft_claims(plan: ImportPlan, warnings: ImportWarnings | None = None) -> It
 def _claims(located: Located, plan: ImportPlan, mapper: RecordMapper, transform, context) -> list[DraftClaim]:
     if plan.source.format in ("csv", "tsv"):
         _decode_json_cells(located, plan)
-    if transform is not None:
-        return transform(located, context)
-    return mapper.claims(located)
+    drafts = transform(located, context) if transform is not None else mapper.claims(located)
+    for draft in drafts:
+        if draft.fields.get("images"):
+            where = convert.Where(str(draft.reader.path), located.line, record_shown(located), context.warnings)
+            attach_images(draft, plan.source.folder, where)
+    return drafts
 
 
 def _decode_json_cells(located: Located, plan: ImportPlan) -> None:

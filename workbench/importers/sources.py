@@ -44,6 +44,12 @@ class Source:
     """Hugging Face feature types (dataset_info.json), to name ClassLabel integers."""
 
     @property
+    def folder(self) -> Path:
+        """Where relative paths inside the data (images) are looked up: the folder named,
+        or the named file's folder."""
+        return self.path if self.path.is_dir() else self.path.parent
+
+    @property
     def name_hint(self) -> str:
         """A dataset name from the file or folder name (train.jsonl.gz -> train)."""
         base = self.path.name

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.importers import values as convert
+from workbench.importers.images import image_references
 from workbench.importers.common import DraftClaim
 from workbench.importers.mapper import record_shown, locate_claim, locate_passage
 from workbench.importers.reading import BadInput, Located, RecordReader
@@ -113,9 +114,6 @@ def realfactbench(located: Located, context: TransformContext) -> list[DraftClai
     reader = RecordReader(located.path or context.path, located, show_record=record_shown(located) is not None)
     where = _where(context, located)
     attributes = {**_rest(reader.record, _RF_KNOWN), **reader.mapping("attributes")}
-    image = reader.text("image")
-    if image:
-        attributes["image"] = image
     fields = {
         "external_id": reader.text("id") or str(located.record),
         "text": reader.text("claim", required=True),
@@ -129,8 +127,10 @@ def realfactbench(located: Located, context: TransformContext) -> list[DraftClai
         "justification": reader.text("reason", long=True),
         "attributes": attributes,
         "evidence": _snippets(reader),
+        "images": image_references(reader.record.get("image"), where, "image"),
     }
-    return [DraftClaim(reader, fields, {"text": "claim", "raw_label": "label", "claim_date": "date"})]
+    return [DraftClaim(reader, fields, {"text": "claim", "raw_label": "label", "claim_date": "date",
+                                        "images": "image"})]
 
 
 def _snippets(reader: RecordReader) -> list[dict]:

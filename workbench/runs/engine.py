@@ -33,6 +33,7 @@ from workbench.backends import (
     CompletionRequest,
     open_backend,
 )
+from workbench.backends.images import ImageData
 from workbench.config import load_settings
 from workbench.parsing import parse_answer
 from workbench.prompting import PromptError, RenderedPrompt, render
@@ -117,12 +118,28 @@ def cache_key(identity: dict, request: CompletionRequest) -> str:
     }).encode()).hexdigest()
 
 
-def verdict_request(prepared: PreparedRun, claim: Claim) -> CompletionRequest:
-    """What a verdict run asks the model about one claim (PromptError if it cannot be rendered)."""
+def verdict_request(prepared: PreparedRun, claim: Claim, store: Store | None = None) -> CompletionRequest:
+    """What a verdict run asks the model about one claim (PromptError if it cannot be
+    rendered); with `store`, the bytes of the claim's images go along."""
     rendered = render(claim, prepared.template, prepared.setting, prepared.json_answer)
     params = prepared.params
     return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                             params.get("seed"), rendered.json_schema)
+                             params.get("seed"), rendered.json_schema,
+                             images=image_bytes(store, rendered.messages) if store is not None else {})
+
+
+def image_bytes(store: Store, messages: list[dict]) -> dict[str, ImageData]:
+    """The images the messages name, by sha256, read from the store."""
+    found = {}
+    for message in messages:
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if part.get("type") == "image" and part.get("sha256") and part["sha256"] not in found:
+                data = store.claims.image_data(part["sha256"])
+                if data is None:
+                    raise PromptError(f"image {part['sha256'][:12]}… is missing from the database")
+                found[part["sha256"]] = ImageData(part.get("mime") or "image/png", data)
+    return found
 
 
 def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
@@ -150,7 +167,7 @@ def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> Completio
     """The first request about one claim, for a verdict run or a task run (PromptError if
     it cannot be rendered): what a batch sends."""
     if prepared.task is None:
-        return verdict_request(prepared, claim)
+        return verdict_request(prepared, claim, store)
     return task_request(prepared, prepared.task.render(store, claim))
 
 
@@ -302,7 +319,7 @@ class _Engine:
             await self._answer_task(claim, before)
             return
         try:
-            request = verdict_request(self.prepared, claim)
+            request = verdict_request(self.prepared, claim, self.store)
         except PromptError as error:
             self._finish_with_error(claim.id, str(error), before)
             return

@@ -10,6 +10,7 @@ from workbench.runs.types import RunSetupError
 PARAM_TYPES: dict[str, type] = {
     "temperature": float, "max_tokens": int, "seed": int, "timeout": float, "attempts": int,
     "json": bool, "json_format": str, "n_ctx": int, "n_threads": int, "n_gpu_layers": int,
+    "mmproj": str, "vision_handler": str,
 }
 PARAM_HELP = {
     "temperature": "sampling temperature (default 0)", "max_tokens": "answer length cap (default 512)",
@@ -19,8 +20,10 @@ PARAM_HELP = {
     "json_format": "API models: schema, object or off (how JSON is enforced)",
     "n_ctx": "gguf: context length (default 4096)", "n_threads": "gguf: CPU threads",
     "n_gpu_layers": "gguf: layers offloaded to a GPU",
+    "mmproj": "gguf: the vision projector file of a multimodal model (lets it take images)",
+    "vision_handler": "gguf: llama-cpp-python's chat handler for it (default Llava15ChatHandler)",
 }
-GGUF_ONLY = {"n_ctx", "n_threads", "n_gpu_layers"}
+GGUF_ONLY = {"n_ctx", "n_threads", "n_gpu_layers", "mmproj", "vision_handler"}
 API_ONLY = {"json_format", "timeout"}
 # How a run goes, not what it answers: left out of the configuration.
 OPERATIONAL = {"timeout", "attempts", "n_threads"}

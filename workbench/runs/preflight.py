@@ -67,6 +67,43 @@ def check_model(call: ModelCall, settings: Settings) -> CheckedModel:
     return CheckedModel(call, spec, params, backend)
 
 
+def check_takes_images(model: CheckedModel) -> None:
+    """RunSetupError unless the model takes images: a GGUF model needs its vision projector
+    (--param mmproj=PATH); an API model is asked once about a 2x2 picture, and a refusal of
+    the image (HTTP 400/415/422) is reported with the server's reason."""
+    import asyncio
+
+    from workbench.backends import CompletionRequest
+    from workbench.backends.images import probe_image, probe_messages
+
+    role = f"{model.call.role} {model.call.model}"
+    if model.spec.scheme == "gguf":
+        if not getattr(model.backend, "takes_images", False):
+            raise RunSetupError(f"the {role} is a text-only GGUF model and the setting sends images: give its vision"
+                                " projector with --param mmproj=PATH (and --param vision_handler=NAME unless it is"
+                                " a LLaVA-1.5 model), or drop +image from the setting")
+        return
+    picture = probe_image()
+    request = CompletionRequest(probe_messages("probe"), max_tokens=5, temperature=0.0, seed=None,
+                                images={"probe": picture})
+
+
+    async def ask() -> None:  # its own client: the run's must not be tied to this event loop
+        backend = open_backend(model.spec, model.params, load_settings())
+        try:
+            await backend.complete(request)
+        finally:
+            await backend.aclose()
+
+    try:
+        asyncio.run(ask())
+    except BackendError as error:
+        if error.status in (400, 415, 422):
+            raise RunSetupError(f"the {role} does not take images (asked once with a 2x2 picture: {error.message});"
+                                " use a vision model, or drop +image from the setting") from None
+        # Anything else (a timeout, a refused connection) the run itself will meet and report.
+
+
 def _problem(call: ModelCall, message: str, count: int) -> str:
     """The message, naming the model when more than one is checked."""
     return message if count == 1 else f"{call.role} {call.model}: {message}"

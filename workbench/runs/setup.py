@@ -35,7 +35,7 @@ from workbench.prompting import (
     parse_setting,
 )
 from workbench.runs.params import configuration_params
-from workbench.runs.preflight import ModelCall, preflight
+from workbench.runs.preflight import ModelCall, check_takes_images, preflight
 from workbench.runs.requirements import check_claims_have
 from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
 
@@ -70,6 +70,8 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
     json_answer = answer_mode(template, params.get("json")) == "json"
     allowed = _allowed_verdicts(template, space)
     check_claims_have(store, claim_ids, template, setting, json_answer)
+    if setting.image and store.claims.any_with_images(claim_ids):
+        check_takes_images(model)
     key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
     run, resumed = _find_or_create(store, request, resuming, key, spec, template, setting, params,
                                    backend.identity, claim_ids, dataset_id)

@@ -6,6 +6,7 @@
     flag:KIND                              yes / no: the claim carries a flag of that kind
     flag:KIND@MODEL                        ... found for that model or naming none (@run: the run's)
     cutoff                                 before / after / unknown: claim date vs a model's cutoff
+    modality                               with image / text only: whether the claim has an image
 
 The store reads each field's raw value per claim (its `source`); `values` turns it into
 slice values; the batch loader and the live poller share both halves.
@@ -27,6 +28,7 @@ from workbench.errors import WorkbenchError
 from workbench.metrics import NO_VALUE, cutoff_bucket
 
 FLAG_YES, FLAG_NO = "yes", "no"
+WITH_IMAGE, TEXT_ONLY = "with image", "text only"
 _COLUMNS = ("importance", "task", "domain", "label")
 _ALIASES = {"claim-type": "attr.claim_types", "claim_type": "attr.claim_types",
             "claim-types": "attr.claim_types", "claim_types": "attr.claim_types",
@@ -46,7 +48,7 @@ class SliceField:
 
     name: str
     kind: str
-    """column, attribute, flag or cutoff."""
+    """column, attribute, flag, cutoff or modality."""
     key: str
     """The column name, attribute name or flag kind."""
     vocabulary: tuple[str, ...] = ()
@@ -70,6 +72,8 @@ class SliceField:
             return cutoff_bucket(raw, cutoff) if cutoff else NO_VALUE
         if self.kind == "flag":
             return FLAG_YES if raw else FLAG_NO
+        if self.kind == "modality":
+            return WITH_IMAGE if str(raw) == "1" else TEXT_ONLY
         return attribute_values(raw)
 
 
@@ -82,6 +86,8 @@ def parse_field(text: str) -> SliceField:
         return SliceField(lowered, "column", lowered, _VOCABULARIES.get(lowered, ()))
     if lowered == "cutoff":
         return SliceField("cutoff", "cutoff", "claim_date")
+    if lowered == "modality":
+        return SliceField("modality", "modality", "images")
     if lowered.startswith("attr.") and _NAME.match(name[5:] or "!"):
         key = name[5:]
         shown = "claim-type" if key == "claim_types" else f"attr.{key}"
@@ -92,7 +98,7 @@ def parse_field(text: str) -> SliceField:
         except FlagSpecError as error:
             raise FieldError(str(error)) from None
         return SliceField(f"flag:{spec}", "flag", str(spec))
-    close = difflib.get_close_matches(raw.lower(), [*_COLUMNS, "cutoff", "claim-type"], n=1)
+    close = difflib.get_close_matches(raw.lower(), [*_COLUMNS, "cutoff", "claim-type", "modality"], n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
     raise FieldError(f"unknown field {raw!r}{hint} (known: {', '.join(KNOWN_FIELDS)})")
 

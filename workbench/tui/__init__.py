@@ -17,11 +17,21 @@ def run_workbench(db_path: str | Path) -> int:
     be used (store.DatabaseProblem) is raised here, with the terminal untouched.
     """
     from store import Store
+    from workbench.config import load_settings
 
-    Store.open(db_path).close()
+    settings = load_settings()
+    store = Store.open(db_path)
+    try:
+        pictures = settings.images != "off" and store.claims.have_images()
+    finally:
+        store.close()
+    if pictures:  # asks the terminal what it can draw: only possible before the app starts
+        from workbench.tui.widgets.claim_images import prepare_renderer
+
+        prepare_renderer(settings.images)
     from workbench.tui.app import WorkbenchApp
 
-    app = WorkbenchApp(db_path)
+    app = WorkbenchApp(db_path, settings=settings)
     app.run()
     return app.return_code or 0
 

@@ -111,6 +111,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
             scored={d.name: set(d.label_space.labels) for d in store.datasets.list()},
             flag_kinds=store.annotations.flag_kinds(),
             total_claims=store.claims.count(""),
+            has_images=store.claims.have_images(),
         )
         self.post_message(CatalogueLoaded(catalogue))
 

@@ -18,6 +18,8 @@ class ClaimBundle:
     """The dataset's scored gold classes (None if unknown)."""
     judgments: list[ClaimJudgment] = field(default_factory=list)
     """Judge runs' and people's scores of the runs' explanations."""
+    image_data: dict[str, bytes] = field(default_factory=dict)
+    """The claim's images' bytes, by sha256."""
 
     def judgments_of(self, run: Run) -> list[ClaimJudgment]:
         return [j for j in self.judgments if j.target_run == run.name]
@@ -35,6 +37,7 @@ def load_bundle(store: Store, claim_id: int) -> ClaimBundle | None:
         verdicts=store.runs.predictions_for_claim(claim_id),
         scored=set(dataset.label_space.labels) if dataset else None,
         judgments=store.judging.for_claim(claim_id),
+        image_data={image.sha256: store.claims.image_data(image.sha256) for image in claim.images if image.sha256},
     )
 
 

@@ -22,6 +22,8 @@ class Catalogue:
     """dataset name -> its scored gold classes (to tell wrong from unscored)."""
     flag_kinds: dict[str, int] = field(default_factory=dict)
     total_claims: int | None = None
+    has_images: bool = False
+    """Some claim has an image (the browser then shows an image column)."""
 
     def run_named(self, reference: int | str | None) -> Run | None:
         for run in self.runs:

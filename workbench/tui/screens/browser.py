@@ -287,6 +287,7 @@ class ClaimsScreen(ReportsWorkerErrors, Screen):
     @on(CatalogueLoaded)
     def _catalogue(self) -> None:
         self.table.scored = self.app.catalogue.scored
+        self.table.show_images(self.app.catalogue.has_images)
         self.refresh_run_columns()  # a new run, or one just started here
 
     def refresh_run_columns(self) -> None:

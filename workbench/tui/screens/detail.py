@@ -17,12 +17,13 @@ from workbench.tui.errors import ReportsWorkerErrors
 from workbench.render.claims import (claim_body, claim_header, full_body, pages_body, qa_body,
                                          reference_body)
 from workbench.tui.messages import DataChanged
+from workbench.tui.widgets.claim_images import ClaimImages
 from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.widgets.verdicts import VerdictList
 
 SORT_FIELDS = {"date": "claim_date"}
 TABS = [("claim", "Claim"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"),
-        ("qa", "QA"), ("verdicts", "Verdicts")]
+        ("qa", "QA"), ("verdicts", "Verdicts"), ("images", "Images")]
 
 
 class EvidenceText(VerticalScroll):
@@ -59,6 +60,8 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
         Binding("5", "tab('qa')", "QA", show=False, id="detail.tab_qa", tooltip="Question-answer tab"),
         Binding("6,v", "tab('verdicts')", "Verdicts", id="detail.tab_verdicts",
                 tooltip="Every run's verdict beside the gold label"),
+        Binding("7,i", "tab('images')", "Images", show=False, id="detail.tab_images",
+                tooltip="The claim's images, drawn in the terminal"),
         Binding("c", "copy_id", "Copy id", id="detail.copy_id", tooltip="Copy the claim id"),
         Binding("f", "flag", "Flag", id="detail.flag", tooltip="Flag this claim"),
         Binding("n", "error(True)", "Next error", show=False, id="detail.next_error",
@@ -87,6 +90,8 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
                     with TabPane(title, id=f"tab-{key}"):
                         if key == "verdicts":
                             yield VerdictList(id="verdict-list")
+                        elif key == "images":
+                            yield ClaimImages(id="claim-images")
                         else:
                             yield EvidenceText(id=f"text-{key}")
             # On wide terminals the verdicts stay in view beside the claim and its evidence.
@@ -129,6 +134,7 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
             self.query_one(f"#text-{key}", EvidenceText).show(body)
         for verdicts in self.query(VerdictList):
             verdicts.show_bundle(bundle)
+        self.query_one(ClaimImages).show(claim.images, bundle.image_data)
 
     def show_claim(self, claim_id: int) -> None:
         """Switch to another claim without leaving the screen."""

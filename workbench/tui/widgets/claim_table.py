@@ -109,6 +109,8 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
         self.marked: set[int] = set()
         self.run_titles: list[str] = []
         """The run columns' 3-cell titles (widgets.columns.run_titles)."""
+        self.images = False
+        """Show the image column (some claim in the database has an image)."""
         self._scored: dict[str, set[str]] = {}
         self.total: int | None = None
         self._generation = 0
@@ -339,13 +341,20 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
 
     # -- drawing -----------------------------------------------------------------
 
+    def show_images(self, shown: bool) -> None:
+        """Show (or hide) the image column."""
+        if shown != self.images:
+            self.images = shown
+            self._update_size()
+            self.refresh()
+
     def on_resize(self) -> None:
         self._update_size()
         self._scroll_cursor_visible()
 
     def _update_size(self) -> None:
         width = self.size.width
-        columns = layout(width, self.run_titles, self.query.sort)
+        columns = layout(width, self.run_titles, self.query.sort, self.images)
         if columns != self._columns:
             self._lines.clear()
         self._columns = columns

@@ -21,7 +21,11 @@ class Column:
     align: str = "left"
 
 
-def layout(width: int, run_titles: list[str], sort: str = "id") -> list[Column]:
+IMAGE_MARK = "▣"
+"""The browser's mark for a claim with an image."""
+
+
+def layout(width: int, run_titles: list[str], sort: str = "id", images: bool = False) -> list[Column]:
     """Columns for a table `width` cells wide: fixed ones, a marker per run, the claim in the rest.
 
     The claim date shows on wide screens, and whenever the table is sorted by it.
@@ -37,6 +41,8 @@ def layout(width: int, run_titles: list[str], sort: str = "id") -> list[Column]:
     if wide or sort == "date":
         columns.append(Column("date", "date", 10))
     columns.append(Column("flags", "flag", 4))
+    if images:
+        columns.append(Column("image", IMAGE_MARK, 1))
     columns += [Column(f"run{n}", title, 3) for n, title in enumerate(run_titles)]
     used = sum(c.width for c in columns) + len(columns)
     columns.append(Column("text", "claim", max(width - used, 8)))
@@ -105,6 +111,8 @@ def row_text(row: ClaimRow, columns: list[Column], run_ids: tuple[int, ...], mar
         elif key == "flags":
             marks = flag_marks(row.flags)
             line.append(fit(marks.plain, column.width), style=marks.style)
+        elif key == "image":
+            line.append(IMAGE_MARK if row.has_image else " ", style="bold cyan")
         elif key.startswith("run"):
             run_id = next(runs)
             status, verdict = row.verdicts.get(run_id, (None, None))

@@ -31,7 +31,7 @@ from workbench.scoring.items import RunItems
 from workbench.scoring.live import LiveRun, flag_signature, load_live_run
 from workbench.tui.db import ThreadStores
 
-BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "flag:{kind}", "cutoff")
+BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "modality", "flag:{kind}", "cutoff")
 """What `b` cycles through ({kind}: the flag kind of the exclude toggle)."""
 
 
