@@ -237,3 +237,13 @@ def test_an_export_writes_its_images_beside_it_and_imports_again(with_images, db
     again.close()
     # Read back into the first database, the same pictures under other paths change nothing.
     assert "0 added, 0 updated, 4 unchanged" in run_cli(db_path, "import", out).output
+
+
+def test_a_gguf_projector_that_is_not_one_stops_the_run_with_the_reason(with_images, db_path):
+    pytest.importorskip("llama_cpp")
+    from workbench.backends.llama import default_gguf_path
+
+    not_a_projector = default_gguf_path()  # a text model's file: llama.cpp cannot read it as a projector
+    result = run_cli(db_path, "run", "--where", "has:image ext:r1", "--model", "gguf:default",
+                     "--setting", "claim+image", "--param", f"mmproj={not_a_projector}")
+    assert result.exit_code == 1 and "could not load the vision projector" in result.output

@@ -105,6 +105,9 @@ class LlamaBackend:
             try:
                 response = model.create_chat_completion(**arguments)
             except ValueError as error:  # e.g. the prompt does not fit n_ctx
+                if self.takes_images and "Failed to load" in str(error):  # the projector is not one
+                    raise BackendError(f"llama.cpp could not load the vision projector {self.options['mmproj']}:"
+                                       f" {error}", fatal=True) from None
                 raise BackendError(f"llama.cpp refused the prompt: {error}") from None
             latency = time.perf_counter() - started
         choice = response["choices"][0]
