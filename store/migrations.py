@@ -7,20 +7,11 @@ upgrades a database made with only the first migrations and checks nothing is lo
 
 from __future__ import annotations
 
-from sqlite_utils import Database, Migrations
+from sqlite_utils import Database
 
 from store.connection import database_path
+from store.migration_registry import KNOWN, migration, migrations
 from store.problems import DatabaseProblem
-
-migrations = Migrations("workbench")
-KNOWN: list[str] = []
-"""Every migration this version has, in order."""
-
-
-def migration(function):
-    """Register the next numbered migration."""
-    KNOWN.append(function.__name__)
-    return migrations()(function)
 
 BUILTIN_FAILURE_CATEGORIES = [
     # slug, name, key, description
@@ -341,91 +332,8 @@ def m008_run_batches(db: Database) -> None:
     )
 
 
-def _outcome_of(status: str, verdict: str, claim_id: str) -> str:
-    """SQL for a prediction's outcome against its claim's gold label (see m009)."""
-    scored = "EXISTS (SELECT 1 FROM json_each(d.labels) WHERE json_each.value = {})"
-    return f"""(SELECT CASE
-        WHEN {status} = 'error' THEN 'error'
-        WHEN c.label IS NULL OR NOT {scored.format('c.label')} THEN 'unscored'
-        WHEN {status} = 'ok' AND {verdict} = c.label THEN 'correct'
-        WHEN {status} = 'abstain' OR ({status} = 'ok' AND {verdict} = d.abstain_label) THEN 'abstain'
-        WHEN {status} = 'ok' AND {scored.format(verdict)} THEN 'wrong'
-        ELSE 'parse_failure' END
-        FROM claims c JOIN datasets d ON d.id = c.dataset_id WHERE c.id = {claim_id})"""
-
-
-@migration
-def m009_prediction_outcomes(db: Database) -> None:
-    """Each prediction's outcome, kept by triggers in the transaction that writes it.
-
-    correct / wrong / abstain / parse_failure on a claim whose gold label is a scored class
-    (an ok verdict naming the abstain label is an abstention; one outside the label space
-    cannot be read), unscored when the gold label is not one, error for API errors. Filters
-    such as `run:X wrong` then read an index range instead of judging every prediction.
-    """
-    new = _outcome_of("new.status", "new.verdict", "new.claim_id")
-    each = _outcome_of("predictions.status", "predictions.verdict", "predictions.claim_id")
-    db.executescript(
-        f"""
-        ALTER TABLE predictions ADD COLUMN outcome TEXT;
-        UPDATE predictions SET outcome = {each};
-        CREATE INDEX predictions_run_outcome_claim ON predictions(run_id, outcome, claim_id);
-        CREATE TRIGGER predictions_outcome_insert AFTER INSERT ON predictions BEGIN
-            UPDATE predictions SET outcome = {new} WHERE id = new.id;
-        END;
-        CREATE TRIGGER predictions_outcome_update AFTER UPDATE OF status, verdict, claim_id ON predictions BEGIN
-            UPDATE predictions SET outcome = {new} WHERE id = new.id;
-        END;
-        CREATE TRIGGER claims_outcome_label AFTER UPDATE OF label, dataset_id ON claims BEGIN
-            UPDATE predictions SET outcome = {each} WHERE claim_id = new.id;
-        END;
-        CREATE TRIGGER datasets_outcome_space AFTER UPDATE OF labels, abstain_label ON datasets BEGIN
-            UPDATE predictions SET outcome = {each}
-            WHERE claim_id IN (SELECT id FROM claims WHERE dataset_id = new.id);
-        END;
-        """
-    )
-
-
-@migration
-def m010_judged_runs(db: Database) -> None:
-    """A judge run names the run whose explanations it scores."""
-    db.executescript(
-        """
-        ALTER TABLE runs ADD COLUMN target_run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE;
-        CREATE INDEX runs_target ON runs(target_run_id);
-        """
-    )
-
-
-@migration
-def m011_claim_images(db: Database) -> None:
-    """Images of claims: the bytes once per content (by sha256), and which claim shows which.
-
-    A URL-only image (nothing is downloaded) has a claim_images row without a sha256.
-    """
-    db.executescript(
-        """
-        CREATE TABLE images (
-            sha256 TEXT PRIMARY KEY,
-            mime TEXT NOT NULL,
-            bytes INTEGER NOT NULL,
-            width INTEGER NOT NULL,
-            height INTEGER NOT NULL,
-            data BLOB NOT NULL
-        );
-        CREATE TABLE claim_images (
-            id INTEGER PRIMARY KEY,
-            claim_id INTEGER NOT NULL REFERENCES claims(id) ON DELETE CASCADE,
-            rank INTEGER NOT NULL,
-            source TEXT NOT NULL,
-            url TEXT,
-            sha256 TEXT REFERENCES images(sha256),
-            caption TEXT
-        );
-        CREATE INDEX claim_images_claim ON claim_images(claim_id, rank);
-        """
-    )
+# m009 onwards live in store/migrations_later.py (registered here, in order).
+from store import migrations_later  # noqa: E402,F401
 
 
 def apply_migrations(db: Database, stop_before: str | None = None) -> None:

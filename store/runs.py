@@ -59,6 +59,8 @@ class CachedResponse:
     tokens_in: int | None
     tokens_out: int | None
     finish_reason: str | None
+    tool_calls: str | None = None
+    """The answer's tool calls as JSON (a search run's step), None when it made none."""
 
 
 class RunStore:
@@ -260,7 +262,7 @@ class RunStore:
     def cached_response(self, key: str) -> CachedResponse | None:
         """A model response stored under this cache key."""
         row = self.db.execute(
-            "SELECT text, tokens_in, tokens_out, finish_reason FROM response_cache WHERE key = ?", [key]
+            "SELECT text, tokens_in, tokens_out, finish_reason, tool_calls FROM response_cache WHERE key = ?", [key]
         ).fetchone()
         return CachedResponse(*row) if row else None
 
@@ -272,10 +274,10 @@ class RunStore:
     def _insert_cached(self, key: str, model_identity: str, response: CachedResponse, created_at: str) -> None:
         self.db.conn.execute(
             "INSERT OR REPLACE INTO response_cache"
-            " (key, model_identity, text, tokens_in, tokens_out, finish_reason, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            " (key, model_identity, text, tokens_in, tokens_out, finish_reason, tool_calls, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [key, model_identity, response.text, response.tokens_in, response.tokens_out,
-             response.finish_reason, created_at],
+             response.finish_reason, response.tool_calls, created_at],
         )
 
     def claims(self, claim_ids: list[int]) -> list[Claim]:

@@ -49,6 +49,14 @@ class Fault:
 
 
 @dataclass
+class ToolUse:
+    """A scripted answer that calls tools: [(tool name, arguments dict or raw JSON text)]."""
+
+    calls: list
+    text: str = ""
+
+
+@dataclass
 class Arrival:
     at: float
     path: str
@@ -102,14 +110,24 @@ class LoopbackServer:
         return [a for a in self.requests if a.fault is None]
 
     def response_body(self, body: dict) -> dict:
-        text = self.answer(body)
+        """The answer's body; `answer` may give text, or a ToolUse (tool calls, and text)."""
+        answer = self.answer(body)
+        text, calls = (answer.text, answer.calls) if isinstance(answer, ToolUse) else (answer, [])
         if self.kind == "anthropic":
+            blocks = [{"type": "text", "text": text}] if text or not calls else []
+            blocks += [{"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": arguments}
+                       for n, (name, arguments) in enumerate(calls)]
             return {"id": "msg_loop", "type": "message", "role": "assistant", "model": body.get("model"),
-                    "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                    "content": blocks, "stop_reason": "tool_use" if calls else "end_turn",
                     "stop_sequence": None, "usage": {"input_tokens": 11, "output_tokens": 7}}
+        message = {"role": "assistant", "content": text if text or not calls else None}
+        if calls:
+            message["tool_calls"] = [{"id": f"call_{n}", "type": "function",
+                                      "function": {"name": name, "arguments": arguments if isinstance(arguments, str)
+                                                   else json.dumps(arguments)}}
+                                     for n, (name, arguments) in enumerate(calls)]
         return {"id": "chatcmpl-loop", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                             "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
                 "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
 
 

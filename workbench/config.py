@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     """An extra folder of prompt templates (added to the built-in ones)."""
     profiles_dir: Path | None = None
     """A folder of import profiles (default: profiles/ beside the config file)."""
+    searxng_url: str | None = None
+    """A SearXNG instance for search runs (--search searxng)."""
+    search_blocked_domains: list[str] | None = None
+    """Domains search runs never show the model (default: well-known fact-checkers)."""
     images: str = "auto"
     """How the TUI draws claims' images: auto (Kitty or Sixel graphics where the terminal
     has them, half-blocks elsewhere), tgp, sixel, halfcell, unicode, or off."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import itertools
 import json
@@ -133,12 +134,18 @@ def export_predictions(store: Store, runs: list[Run], filter_text: str, format: 
     def records() -> Iterator[dict]:
         compiled = store.claims.compile(filter_text)
         for run in runs:
+            searched = bool(run.params.get("search"))
             for p in store.runs.predictions(run.id, compiled.where, list(compiled.params)):
                 claim = store.claims.reference(p.claim_id)
-                yield {"run": run.name, "model": run.model, "setting": run.setting, "prompt": run.prompt_name,
-                       "claim_id": p.claim_id, "dataset": claim[2], "external_id": claim[0], "gold": claim[1],
-                       **p.model_dump(include=set(_PREDICTION_COLUMNS))}
-    return _write(records(), format, output, _PREDICTION_COLUMNS)
+                record = {"run": run.name, "model": run.model, "setting": run.setting, "prompt": run.prompt_name,
+                          "claim_id": p.claim_id, "dataset": claim[2], "external_id": claim[0], "gold": claim[1],
+                          **p.model_dump(include=set(_PREDICTION_COLUMNS))}
+                if searched:  # a search run's steps and results go with each answer
+                    steps = [dataclasses.asdict(step) for step in store.search.trajectory(run.id, p.claim_id)]
+                    record["trajectory"] = steps if format != "csv" else json.dumps(steps, ensure_ascii=False)
+                yield record
+    return _write(records(), format, output, _PREDICTION_COLUMNS + (["trajectory"] if any(
+        r.params.get("search") for r in runs) else []))
 
 
 def _write(records: Iterable[dict], format: str, output: Path | None, columns: list[str] | None,

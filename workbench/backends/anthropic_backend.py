@@ -9,6 +9,7 @@ import anthropic
 
 from workbench.backends.base import BackendError, Completion, CompletionRequest
 from workbench.backends.images import anthropic_messages, has_images
+from workbench.backends.tools import anthropic_tool_calls, anthropic_tool_turns, anthropic_tools, has_tool_turns
 from workbench.backends.http_errors import from_sdk_error, malformed
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
@@ -45,11 +46,15 @@ class AnthropicBackend:
         turns = [m for m in request.messages if m["role"] != "system"]
         if request.images or has_images(turns):
             turns = anthropic_messages(turns, request.images)
+        if has_tool_turns(turns):
+            turns = anthropic_tool_turns(turns)
         arguments: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens, "messages": turns}
         if system:
             arguments["system"] = system
         if request.stop:
             arguments["stop_sequences"] = list(request.stop)
+        if request.tools:
+            arguments["tools"] = anthropic_tools(request.tools)
         if self.send_temperature:
             arguments["extra_body"] = {"temperature": request.temperature}
         if request.json_schema is not None and self.json_format == "schema":
@@ -74,7 +79,7 @@ class AnthropicBackend:
                        if getattr(block, "type", None) == "text")
         usage = getattr(message, "usage", None)
         return Completion(text, getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None),
-                          latency, getattr(message, "stop_reason", None))
+                          latency, getattr(message, "stop_reason", None), anthropic_tool_calls(content))
 
     async def aclose(self) -> None:
         if self._client is not None:

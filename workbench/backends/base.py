@@ -20,6 +20,17 @@ class CompletionRequest:
     images: dict[str, Any] = field(default_factory=dict)
     """sha256 -> ImageData for the image parts of the messages (backends.images); kept out
     of the messages so the cache key holds the hashes, not the bytes."""
+    tools: list[dict[str, Any]] | None = None
+    """Tools the model may call (backends.tools: name, description, JSON-schema parameters)."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call a model made: its id, the tool's name and the JSON arguments it wrote."""
+
+    id: str
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True)
@@ -31,6 +42,7 @@ class Completion:
     tokens_out: int | None
     latency_s: float
     finish_reason: str | None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class BackendError(Exception):

@@ -15,6 +15,7 @@ import openai
 
 from workbench.backends.base import BackendError, Completion, CompletionRequest
 from workbench.backends.images import has_images, openai_messages
+from workbench.backends.tools import has_tool_turns, openai_tool_calls, openai_tool_turns, openai_tools
 from workbench.backends.http_errors import from_sdk_error, malformed
 
 try:  # the SDK's OS detection for its X-Stainless-OS header (private, hence the guard)
@@ -74,6 +75,8 @@ class OpenAIBackend:
         messages = request.messages
         if request.images or has_images(messages):
             messages = openai_messages(messages, request.images)
+        if has_tool_turns(messages):
+            messages = openai_tool_turns(messages)
         arguments: dict[str, Any] = {"model": self.model, "messages": messages,
                                      "temperature": request.temperature}
         # OpenAI's newer models take max_completion_tokens; most other servers only max_tokens.
@@ -82,6 +85,8 @@ class OpenAIBackend:
             arguments["seed"] = request.seed
         if request.stop:
             arguments["stop"] = list(request.stop)
+        if request.tools:
+            arguments["tools"] = openai_tools(request.tools)
         if request.json_schema is not None and self.json_format == "schema":
             arguments["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "answer", "schema": request.json_schema, "strict": True}}
@@ -114,16 +119,19 @@ class OpenAIBackend:
         message = choices[0].get("message")
         message = message if isinstance(message, dict) else {}
         text = message.get("content")
+        calls = openai_tool_calls(message)
         if not isinstance(text, str):
             refusal = message.get("refusal")
             if isinstance(refusal, str):
                 text = refusal  # the model declined: keep its words as the raw answer
+            elif calls:
+                text = ""  # only tool calls
             else:
                 raise malformed("the first choice has no text content", [self._api_key])
         usage = answer.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         return Completion(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
-                          latency, _text_or_none(choices[0].get("finish_reason")))
+                          latency, _text_or_none(choices[0].get("finish_reason")), calls)
 
     async def aclose(self) -> None:
         if self._client is not None:

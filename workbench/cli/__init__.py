@@ -30,6 +30,7 @@ COMMANDS = {
     "export": "data_commands:export_command",
     "filter-help": "data_commands:filter_help_command",
     "import": "import_commands:import_command",
+    "import-knowledge": "search_commands:import_knowledge_command",
     "import-predictions": "import_commands:import_predictions_command",
     "judge": "judge_commands:judge_command",
     "judge-agreement": "judge_commands:judge_agreement_command",
@@ -43,7 +44,9 @@ COMMANDS = {
     "run": "run_commands:run_command",
     "runs": "run_commands:runs_command",
     "score-evidence": "score_commands:score_evidence_command",
+    "search-stats": "search_commands:search_stats_command",
     "show": "data_commands:show_command",
+    "trajectory": "search_commands:trajectory_command",
     "tui": "tui_commands:tui_command",
 }
 """Command name -> "module:attribute" in this package."""

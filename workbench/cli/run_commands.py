@@ -47,12 +47,18 @@ console = Console(highlight=False)
               help="temperature, max_tokens, seed, timeout, attempts, json, json_format, n_ctx, n_threads,"
                    " n_gpu_layers (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
+@click.option("--search", "search", type=click.Choice(["fts", "searxng", "tavily"]),
+              help="Let the model search before it answers: fts (offline, this database's evidence and"
+                   " documents), searxng, tavily. Trajectories: `workbench trajectory RUN CLAIM`.")
+@click.option("--search-url", help="The search backend's address (SearXNG; another Tavily endpoint).")
+@click.option("--max-steps", type=click.IntRange(1), help="Search runs: model turns per claim (default 6).")
+@click.option("--max-searches", type=click.IntRange(1), help="Search runs: searches per claim (default 4).")
 @click.option("--batch", "as_batch", is_flag=True,
               help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
                    " the answers (API models).")
 @shared_options
 def run_command(dataset, filter_text, model, base_url, setting, prompt, concurrency, name, no_cache, resume,
-                params, limit, as_batch) -> None:
+                params, limit, search, search_url, max_steps, max_searches, as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
@@ -67,8 +73,15 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
 
     store = open_store()
     try:
+        given = parse_param_pairs(list(params))
+        for key, value in (("search", search), ("search_url", search_url), ("max_steps", max_steps),
+                           ("max_searches", max_searches)):
+            if value is not None:
+                given[key] = value
+        if as_batch and given.get("search"):
+            raise UserError("a search run goes turn by turn, searching between turns: it runs live, without --batch")
         request = RunRequest(model=model, setting=setting, prompt=prompt, dataset=dataset, filter=filter_text,
-                             base_url=base_url, params=parse_param_pairs(list(params)), concurrency=concurrency,
+                             base_url=base_url, params=given, concurrency=concurrency,
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
         prepared = prepare_run(store, request)
         waiting = store.batches.waiting(prepared.run.id)

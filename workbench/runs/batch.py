@@ -36,12 +36,10 @@ from workbench.prompting import PromptError
 from workbench.runs.engine import (
     CLAIM_BATCH,
     PreparedRun,
-    cache_key,
     unconfirmed_advice,
-    item_prediction,
-    item_request,
     waiting_message,
 )
+from workbench.runs.requests import cache_key, item_prediction, item_request, tool_calls_text
 
 CUSTOM_ID_PREFIX = "claim-"
 COMMIT_EVERY = 500
@@ -81,6 +79,8 @@ class Collected:
 async def submit_batch(db_path: Path, prepared: PreparedRun) -> Submitted:
     """Send every pending claim of the run to the provider's batch API (split to fit its
     limits); cached answers are recorded instead of sent."""
+    if prepared.search is not None:
+        raise BatchRunError("a search run goes turn by turn, searching between turns: it runs live")
     if prepared.task is not None and prepared.task.kind != "judge":
         raise BatchRunError("batches are for verdict and judge runs; the contamination steps run live")
     async with _session(db_path, prepared, live_check=True) as (store, backend, api):
@@ -287,7 +287,7 @@ def _record_answer(store: Store, prepared: PreparedRun, identity: dict, identity
     key = cache_key(identity, item_request(store, prepared, claim))
     store.runs.record(item_prediction(prepared, claim.id, completion, attempts, cached=False), cache=(
         key, identity_text, CachedResponse(completion.text, completion.tokens_in, completion.tokens_out,
-                                           completion.finish_reason)))
+                                           completion.finish_reason, tool_calls_text(completion.tool_calls))))
 
 
 def _refuse_if_live(store: Store, prepared: PreparedRun) -> None:

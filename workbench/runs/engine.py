@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import threading
 from collections import deque
 from pathlib import Path
@@ -33,10 +32,16 @@ from workbench.backends import (
     CompletionRequest,
     open_backend,
 )
-from workbench.backends.images import ImageData
 from workbench.config import load_settings
-from workbench.parsing import parse_answer
-from workbench.prompting import PromptError, RenderedPrompt, render
+from workbench.prompting import PromptError
+from workbench.runs.requests import (
+    cache_key,
+    task_request,
+    tool_calls_of,
+    tool_calls_text,
+    verdict_prediction,
+    verdict_request,
+)
 from workbench.runs.retry import RetryGate, RetryPolicy, call_with_retries
 from workbench.runs.setup import prepare_run, prepare_task_run
 from workbench.runs.types import (
@@ -58,6 +63,7 @@ __all__ = [
     "prepare_task_run", "run_blocking", "unconfirmed_advice", "verdict_prediction", "verdict_request",
     "waiting_message",
 ]
+
 CANCEL_POLL_S = 0.05
 CLAIM_BATCH = 64
 """Pending claims are read this many at a time, just ahead of the workers."""
@@ -107,81 +113,6 @@ def unconfirmed_advice(provider: str, run_name: str) -> str:
                 " collects it or frees the claims")
     return (f"{provider} cannot be asked whether it made the batch: look in its console, then"
             f" `workbench batch forget {run_name}` frees the claims")
-
-
-def cache_key(identity: dict, request: CompletionRequest) -> str:
-    """The response cache key: model identity + exact messages + sampling params."""
-    return hashlib.sha256(to_json({
-        "identity": identity, "messages": request.messages, "max_tokens": request.max_tokens,
-        "temperature": request.temperature, "seed": request.seed, "json_schema": request.json_schema,
-        "stop": request.stop,
-    }).encode()).hexdigest()
-
-
-def verdict_request(prepared: PreparedRun, claim: Claim, store: Store | None = None) -> CompletionRequest:
-    """What a verdict run asks the model about one claim (PromptError if it cannot be
-    rendered); with `store`, the bytes of the claim's images go along."""
-    rendered = render(claim, prepared.template, prepared.setting, prepared.json_answer)
-    params = prepared.params
-    return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                             params.get("seed"), rendered.json_schema,
-                             images=image_bytes(store, rendered.messages) if store is not None else {})
-
-
-def image_bytes(store: Store, messages: list[dict]) -> dict[str, ImageData]:
-    """The images the messages name, by sha256, read from the store."""
-    found = {}
-    for message in messages:
-        content = message.get("content")
-        for part in content if isinstance(content, list) else []:
-            if part.get("type") == "image" and part.get("sha256") and part["sha256"] not in found:
-                data = store.claims.image_data(part["sha256"])
-                if data is None:
-                    raise PromptError(f"image {part['sha256'][:12]}… is missing from the database")
-                found[part["sha256"]] = ImageData(part.get("mime") or "image/png", data)
-    return found
-
-
-def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
-                       cached: bool) -> Prediction:
-    """A model's answer about one claim, parsed into the dataset's label space."""
-    answer = parse_answer(completion.text, prepared.label_space, tuple(prepared.template.output_fields[:1]),
-                          prepared.allowed_verdicts)
-    return Prediction(
-        run_id=prepared.run.id, claim_id=claim_id, status=answer.status, verdict=answer.verdict,
-        raw_verdict=answer.raw_verdict, explanation=answer.explanation, raw_output=completion.text,
-        parsed=answer.parsed, attempts=attempts, latency_s=completion.latency_s,
-        tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
-        finish_reason=completion.finish_reason, cached=cached)
-
-
-def task_request(prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0) -> CompletionRequest:
-    """A task's request; each retry gets the next seed (with the nudge, a new answer)."""
-    params = prepared.params
-    seed = params.get("seed")
-    return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                             None if seed is None else int(seed) + attempt, rendered.json_schema)
-
-
-def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> CompletionRequest:
-    """The first request about one claim, for a verdict run or a task run (PromptError if
-    it cannot be rendered): what a batch sends."""
-    if prepared.task is None:
-        return verdict_request(prepared, claim, store)
-    return task_request(prepared, prepared.task.render(store, claim))
-
-
-def item_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
-                    cached: bool) -> Prediction:
-    """One answer read into a prediction: parsed into the label space, or by the task."""
-    if prepared.task is None:
-        return verdict_prediction(prepared, claim_id, completion, attempts, cached)
-    parsed = prepared.task.parse(completion.text)
-    return Prediction(
-        run_id=prepared.run.id, claim_id=claim_id, status=parsed.status, explanation=parsed.explanation,
-        raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, latency_s=completion.latency_s,
-        tokens_in=completion.tokens_in, tokens_out=completion.tokens_out, finish_reason=completion.finish_reason,
-        cached=cached)
 
 
 def items_per_second(done: int, started_at: str | None, finished_at: str | None) -> float | None:
@@ -255,6 +186,8 @@ class _Engine:
         self.gate = RetryGate(prepared.concurrency)
         self.fatal: str | None = None
         self.backend: Backend | None = None
+        self.search = None
+        """A search run's agent (workbench.search.agent), opened with the run."""
 
     async def run(self) -> RunProgress:
         pending = self.store.runs.pending_claim_ids(self.run_id)
@@ -263,8 +196,13 @@ class _Engine:
         self.store.runs.set_status(self.run_id, "running")
         self.emit(RunStarted(self.run_id, self.prepared.run.name, self.progress.total, len(pending)))
         try:
-            self.backend = open_backend(self.prepared.spec, self.prepared.params, load_settings())
+            settings = load_settings()
+            self.backend = open_backend(self.prepared.spec, self.prepared.params, settings)
             self.identity_text = to_json(self.backend.identity)
+            if self.prepared.search is not None:
+                from workbench.search.agent import open_agent
+
+                self.search = open_agent(self, self.prepared.search, settings)
             await self._work_through(pending)
         except BackendError as error:
             self.fatal = error.message
@@ -277,6 +215,8 @@ class _Engine:
         finally:
             if self.backend is not None:
                 await self.backend.aclose()
+            if self.search is not None:
+                await self.search.backend.aclose()
         status = "failed" if self.fatal else "cancelled" if self.cancel.is_set() else "finished"
         self.store.runs.set_status(self.run_id, status)
         self.emit(RunFinished(self.run_id, status, dataclasses.replace(self.progress), self.fatal))
@@ -317,6 +257,9 @@ class _Engine:
         before = self.errored.get(claim.id, 0)
         if self.prepared.task is not None:
             await self._answer_task(claim, before)
+            return
+        if self.search is not None:
+            await self.search.answer(claim, before)
             return
         try:
             request = verdict_request(self.prepared, claim, self.store)
@@ -367,14 +310,16 @@ class _Engine:
         key = cache_key(self.backend.identity, request)
         cached = self.store.runs.cached_response(key) if self.prepared.use_cache else None
         if cached is not None:
-            completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason)
+            completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason,
+                                    tool_calls_of(cached.tool_calls))
             return _Answer(completion, cached=True, calls=0)
         outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
         completion = outcome.completion
         if completion is None:
             return _Answer(None, cached=False, calls=outcome.calls, error=outcome.error)
         entry = (key, self.identity_text, CachedResponse(completion.text, completion.tokens_in,
-                                                         completion.tokens_out, completion.finish_reason))
+                                                         completion.tokens_out, completion.finish_reason,
+                                                         tool_calls_text(completion.tool_calls)))
         return _Answer(completion, cached=False, calls=outcome.calls, cache_entry=entry)
 
     def _finish_with_error(self, claim_id: int, message: str, attempts: int, fatal: bool = False) -> None:

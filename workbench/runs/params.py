@@ -11,6 +11,7 @@ PARAM_TYPES: dict[str, type] = {
     "temperature": float, "max_tokens": int, "seed": int, "timeout": float, "attempts": int,
     "json": bool, "json_format": str, "n_ctx": int, "n_threads": int, "n_gpu_layers": int,
     "mmproj": str, "vision_handler": str,
+    "search": str, "search_url": str, "max_steps": int, "max_searches": int, "search_results": int, "tools": str,
 }
 PARAM_HELP = {
     "temperature": "sampling temperature (default 0)", "max_tokens": "answer length cap (default 512)",
@@ -22,6 +23,12 @@ PARAM_HELP = {
     "n_gpu_layers": "gguf: layers offloaded to a GPU",
     "mmproj": "gguf: the vision projector file of a multimodal model (lets it take images)",
     "vision_handler": "gguf: llama-cpp-python's chat handler for it (default Llava15ChatHandler)",
+    "search": "a search run: fts, searxng or tavily (see --search)",
+    "search_url": "the search backend's address (searxng, or another tavily endpoint)",
+    "max_steps": "search runs: model turns per claim (default 6)",
+    "max_searches": "search runs: searches per claim (default 4)",
+    "search_results": "search runs: results shown per search (default 5)",
+    "tools": "search runs: native tool calls or a text protocol (default: native, text for gguf)",
 }
 GGUF_ONLY = {"n_ctx", "n_threads", "n_gpu_layers", "mmproj", "vision_handler"}
 API_ONLY = {"json_format", "timeout"}

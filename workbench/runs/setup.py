@@ -37,7 +37,7 @@ from workbench.prompting import (
 from workbench.runs.params import configuration_params
 from workbench.runs.preflight import ModelCall, check_takes_images, preflight
 from workbench.runs.requirements import check_claims_have
-from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
+from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, SearchConfig, TaskRunRequest
 
 VERSIONED_PACKAGES = ("factcheck-workbench", "llama-cpp-python", "openai", "anthropic")
 
@@ -72,6 +72,7 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
     check_claims_have(store, claim_ids, template, setting, json_answer)
     if setting.image and store.claims.any_with_images(claim_ids):
         check_takes_images(model)
+    search = search_config(params, spec, settings)
     key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
     run, resumed = _find_or_create(store, request, resuming, key, spec, template, setting, params,
                                    backend.identity, claim_ids, dataset_id)
@@ -79,7 +80,27 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
     if concurrency < 1:
         raise RunSetupError("--concurrency must be at least 1")
     return PreparedRun(run, store.runs.pending_claim_ids(run.id), len(claim_ids), resumed, spec, template,
-                       setting, json_answer, params, space, allowed, concurrency, request.use_cache)
+                       setting, json_answer, params, space, allowed, concurrency, request.use_cache,
+                       search=search)
+
+
+def search_config(params: dict, spec: ModelSpec, settings) -> SearchConfig | None:
+    """A search run's tools from its params (None: not a search run)."""
+    backend = params.get("search")
+    if not backend:
+        return None
+    from workbench.search.backends import BACKENDS
+    from workbench.search.guards import DEFAULT_BLOCKED_DOMAINS
+
+    if backend not in BACKENDS:
+        raise RunSetupError(f"no search backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    tools = params.get("tools") or ("text" if spec.scheme == "gguf" else "native")
+    if tools not in ("native", "text"):
+        raise RunSetupError(f"--param tools takes native or text, not {tools!r}")
+    blocked = settings.search_blocked_domains
+    return SearchConfig(backend, params.get("search_url"), int(params.get("max_steps") or 6),
+                        int(params.get("max_searches") or 4), int(params.get("search_results") or 5), tools,
+                        tuple(DEFAULT_BLOCKED_DOMAINS if blocked is None else blocked))
 
 
 def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:
@@ -224,7 +245,8 @@ def _find_or_create(store, request, resuming, key, spec, template, setting, para
     latest = store.runs.latest_with_config(key)
     if latest is not None and (latest.status != "finished" or store.runs.pending_claim_ids(latest.id)):
         return latest, True  # unfinished, or finished with errors to retry
-    name = store.runs.unique_name(request.name or f"{spec.short_name}-{template.name}-{setting.name}")
+    searched = f"-search-{params['search']}" if params.get("search") else ""
+    name = store.runs.unique_name(request.name or f"{spec.short_name}-{template.name}-{setting.name}{searched}")
     run = Run(name=name, dataset_id=dataset_id, model=_model_text(spec), model_identity=identity,
               prompt_name=template.name, prompt_hash=template.content_hash, setting=setting.name,
               params=params, subset_filter=_subset_text(request), config_key=key, versions=package_versions())

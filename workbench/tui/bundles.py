@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from store import Claim, ClaimJudgment, FailureCategory, Flag, Prediction, Run, Store
+from store import Claim, ClaimJudgment, FailureCategory, Flag, Prediction, Run, Step, Store
 
 
 @dataclass
@@ -20,6 +20,8 @@ class ClaimBundle:
     """Judge runs' and people's scores of the runs' explanations."""
     image_data: dict[str, bytes] = field(default_factory=dict)
     """The claim's images' bytes, by sha256."""
+    trajectories: list[tuple[str, list[Step]]] = field(default_factory=list)
+    """(run name, steps) of every search run that searched for this claim."""
 
     def judgments_of(self, run: Run) -> list[ClaimJudgment]:
         return [j for j in self.judgments if j.target_run == run.name]
@@ -38,6 +40,8 @@ def load_bundle(store: Store, claim_id: int) -> ClaimBundle | None:
         scored=set(dataset.label_space.labels) if dataset else None,
         judgments=store.judging.for_claim(claim_id),
         image_data={image.sha256: store.claims.image_data(image.sha256) for image in claim.images if image.sha256},
+        trajectories=[(name, store.search.trajectory(run_id, claim_id))
+                      for run_id, name in store.search.searched_runs(claim_id)],
     )
 
 

@@ -17,13 +17,14 @@ from workbench.tui.errors import ReportsWorkerErrors
 from workbench.render.claims import (claim_body, claim_header, full_body, pages_body, qa_body,
                                          reference_body)
 from workbench.tui.messages import DataChanged
+from workbench.render.trajectories import trajectories_body
 from workbench.tui.widgets.claim_images import ClaimImages
 from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.widgets.verdicts import VerdictList
 
 SORT_FIELDS = {"date": "claim_date"}
 TABS = [("claim", "Claim"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"),
-        ("qa", "QA"), ("verdicts", "Verdicts"), ("images", "Images")]
+        ("qa", "QA"), ("verdicts", "Verdicts"), ("images", "Images"), ("trajectory", "Trajectory")]
 
 
 class EvidenceText(VerticalScroll):
@@ -62,6 +63,8 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
                 tooltip="Every run's verdict beside the gold label"),
         Binding("7,i", "tab('images')", "Images", show=False, id="detail.tab_images",
                 tooltip="The claim's images, drawn in the terminal"),
+        Binding("8", "tab('trajectory')", "Trajectory", show=False, id="detail.tab_trajectory",
+                tooltip="What search runs searched and read for this claim"),
         Binding("c", "copy_id", "Copy id", id="detail.copy_id", tooltip="Copy the claim id"),
         Binding("f", "flag", "Flag", id="detail.flag", tooltip="Flag this claim"),
         Binding("n", "error(True)", "Next error", show=False, id="detail.next_error",
@@ -129,7 +132,8 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
         claim = bundle.claim
         self.query_one("#claim-header", Label).update(claim_header(claim))
         bodies = {"claim": claim_body(claim, bundle.flags), "reference": reference_body(claim),
-                  "full": full_body(claim), "pages": pages_body(claim), "qa": qa_body(claim)}
+                  "full": full_body(claim), "pages": pages_body(claim), "qa": qa_body(claim),
+                  "trajectory": trajectories_body(bundle.trajectories)}
         for key, body in bodies.items():
             self.query_one(f"#text-{key}", EvidenceText).show(body)
         for verdicts in self.query(VerdictList):

@@ -1,0 +1,180 @@
+"""Search runs in the database: full-text search over evidence and documents (the offline
+backend), the search cache, each claim's trajectory (steps and results), and documents.
+
+A trajectory step is kept once written: a claim answered again after a kill replays its
+steps from the caches and finds them already there (`record_step` leaves them alone).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from store.records import now_iso
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_QUERY_WORDS = 32
+STOPWORDS = frozenset(
+    "a an and are as at be been but by can did do does for from had has have he her his how i if in into is it"
+    " its more most no not of on or our she so than that the their them then there these they this to was we"
+    " were what when where which who why will with would you your".split())
+"""Words too common to rank pages by (a query of only these keeps them)."""
+
+
+@dataclass
+class StoredResult:
+    rank: int
+    url: str | None
+    title: str | None
+    snippet: str | None
+    published: str | None = None
+    dropped: str | None = None
+    """Why the result was kept from the model (None: it was shown)."""
+
+
+@dataclass
+class Step:
+    """One step of a claim's trajectory."""
+
+    step: int
+    kind: str
+    """search, read, answer, invalid (an action that could not be done) or limit."""
+    text: str | None = None
+    """What the model wrote at this step."""
+    tool: str | None = None
+    arguments: str | None = None
+    query: str | None = None
+    note: str | None = None
+    results: list[StoredResult] = field(default_factory=list)
+
+
+def fts_query(text: str) -> str | None:
+    """A search query as an FTS5 expression: its words, each quoted, any of them (bm25
+    ranks the pages with more and rarer ones first); None when it has no words."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))
+    words = ([w for w in words if w not in STOPWORDS] or words)[:MAX_QUERY_WORDS]
+    return " OR ".join(f'"{w}"' for w in words) if words else None
+
+
+class SearchStore:
+    """Search corpus, cache and trajectories."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    # -- the offline backend ------------------------------------------------------------
+
+    def full_text(self, query: str, limit: int) -> list[dict]:
+        """The best `limit` evidence pages, passages and documents for a query (bm25)."""
+        expression = fts_query(query)
+        if expression is None:
+            return []
+        found = self.db.execute(
+            "SELECT e.url, e.title, snippet(evidence_fts, 1, '', '', '…', 40), NULL, bm25(evidence_fts), 'e', e.id"
+            " FROM evidence_fts JOIN evidence e ON e.id = evidence_fts.rowid"
+            " WHERE evidence_fts MATCH ? AND e.kind IN ('page', 'passage', 'article')"
+            " ORDER BY bm25(evidence_fts) LIMIT ?", [expression, limit * 4]).fetchall()
+        found += self.db.execute(
+            "SELECT d.url, d.title, snippet(documents_fts, 1, '', '', '…', 40), d.published, bm25(documents_fts),"
+            " 'd', d.id FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid"
+            " WHERE documents_fts MATCH ? ORDER BY bm25(documents_fts) LIMIT ?", [expression, limit * 4]).fetchall()
+        found.sort(key=lambda row: row[4])
+        seen, kept = set(), []
+        for url, title, snippet, published, _, kind, row_id in found:
+            if url and url in seen:
+                continue  # a page several claims cite is one result
+            seen.add(url)
+            kept.append({"url": url, "title": title, "snippet": snippet, "published": published,
+                         "ref": f"{kind}{row_id}"})
+        return kept[:limit]
+
+    def full_text_of(self, ref: str) -> str | None:
+        """The whole text behind a full_text result (`ref` as it gave it)."""
+        table = {"e": "evidence", "d": "documents"}.get(ref[:1])
+        if table is None or not ref[1:].isdigit():
+            return None
+        row = self.db.execute(f"SELECT text FROM {table} WHERE id = ?", [int(ref[1:])]).fetchone()
+        return row[0] if row else None
+
+    def add_documents(self, dataset_id: int, rows: list[tuple]) -> int:
+        """(claim external id, url, title, text, published) rows of a knowledge store."""
+        with self.db.atomic():
+            self.db.conn.executemany(
+                "INSERT INTO documents (dataset_id, claim_external_id, url, title, text, published)"
+                " VALUES (?, ?, ?, ?, ?, ?)", [(dataset_id, *row) for row in rows])
+        return len(rows)
+
+    # -- the cache -------------------------------------------------------------------------
+
+    def cached(self, key: str) -> list[dict] | None:
+        row = self.db.execute("SELECT results FROM search_cache WHERE key = ?", [key]).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def cache(self, key: str, backend: str, query: str, results: list[dict]) -> None:
+        with self.db.atomic():
+            self.db.execute("INSERT OR REPLACE INTO search_cache (key, backend, query, results, created_at)"
+                            " VALUES (?, ?, ?, ?, ?)", [key, backend, query, json.dumps(results), now_iso()])
+
+    # -- trajectories ----------------------------------------------------------------------
+
+    def record_step(self, run_id: int, claim_id: int, step: Step) -> None:
+        """Keep one step (and its results) unless the claim's trajectory has it already."""
+        with self.db.atomic():
+            cursor = self.db.conn.execute(
+                "INSERT OR IGNORE INTO search_steps (run_id, claim_id, step, kind, text, tool, arguments, query,"
+                " note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [run_id, claim_id, step.step, step.kind, step.text, step.tool, step.arguments, step.query,
+                 step.note, now_iso()])
+            if cursor.rowcount:
+                self.db.conn.executemany(
+                    "INSERT INTO search_results (step_id, rank, url, title, snippet, published, dropped)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(cursor.lastrowid, r.rank, r.url, r.title, r.snippet, r.published, r.dropped)
+                     for r in step.results])
+
+    def trajectory(self, run_id: int, claim_id: int) -> list[Step]:
+        """A claim's steps in a run, in order, each with its results."""
+        steps = self.db.execute(
+            "SELECT id, step, kind, text, tool, arguments, query, note FROM search_steps"
+            " WHERE run_id = ? AND claim_id = ? ORDER BY step", [run_id, claim_id]).fetchall()
+        found = []
+        for step_id, *values in steps:
+            results = [StoredResult(*row) for row in self.db.execute(
+                "SELECT rank, url, title, snippet, published, dropped FROM search_results WHERE step_id = ?"
+                " ORDER BY rank, id", [step_id])]
+            found.append(Step(*values, results=results))
+        return found
+
+    def searched_runs(self, claim_id: int) -> list[tuple[int, str]]:
+        """(run id, run name) of the runs with a trajectory for this claim."""
+        return self.db.execute(
+            "SELECT DISTINCT r.id, r.name FROM search_steps s JOIN runs r ON r.id = s.run_id"
+            " WHERE s.claim_id = ? ORDER BY r.id", [claim_id]).fetchall()
+
+    def run_counts(self, run_id: int) -> dict:
+        """How a search run went: claims, steps and searches, results kept and dropped."""
+        claims, searches, steps = self.db.execute(
+            "SELECT count(DISTINCT claim_id), sum(kind = 'search'), count(*) FROM search_steps WHERE run_id = ?",
+            [run_id]).fetchone()
+        dropped = dict(self.db.execute(
+            "SELECT r.dropped, count(*) FROM search_results r JOIN search_steps s ON s.id = r.step_id"
+            " WHERE s.run_id = ? AND r.dropped IS NOT NULL GROUP BY r.dropped", [run_id]).fetchall())
+        shown = self.db.execute(
+            "SELECT r.url FROM search_results r JOIN search_steps s ON s.id = r.step_id"
+            " WHERE s.run_id = ? AND r.dropped IS NULL", [run_id]).fetchall()
+        per_claim = [n for (n,) in self.db.execute(
+            "SELECT sum(kind = 'search') FROM search_steps WHERE run_id = ? GROUP BY claim_id", [run_id])]
+        return {"claims": claims or 0, "steps": steps or 0, "searches": searches or 0, "dropped": dropped,
+                "shown_urls": [url for (url,) in shown if url], "searches_per_claim": per_claim}
+
+    def queries(self, run_id: int) -> dict[int, list[str]]:
+        """Each claim's search queries in order (for the reformulation analysis)."""
+        found: dict[int, list[str]] = {}
+        for claim_id, query in self.db.execute(
+                "SELECT claim_id, query FROM search_steps WHERE run_id = ? AND kind = 'search'"
+                " AND query IS NOT NULL ORDER BY claim_id, step", [run_id]):
+            found.setdefault(claim_id, []).append(query)
+        return found

@@ -1,0 +1,347 @@
+"""Search runs (issue 14): a model searches and reads before it answers, every step stored,
+searches cached, leakage guards applied and recorded; checked against scripted loopback
+models (tool calls) and loopback SearXNG / Tavily servers."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+
+import pytest
+from click.testing import CliRunner
+
+from store import Store
+from tests.loopback_search import SearchServer
+from tests.loopback_servers import LoopbackServer, ToolUse
+from tests.run_fixtures import load_mini
+from tests.test_run_cli import _opened, workbench_process
+from workbench.cli import main
+
+FINAL = '{"verdict": "Refuted", "explanation": "The register says otherwise."}'
+
+
+def cli(db, *args):
+    return CliRunner().invoke(main, ["--db", str(db), *map(str, args)], terminal_width=120)
+
+
+@pytest.fixture
+def mini_db(store, db_path, tmp_path):
+    load_mini(store, tmp_path)
+    return db_path
+
+
+def asked(body) -> int:
+    """How many tool results the request carries so far (the model's turn number - 1)."""
+    return sum(1 for m in body["messages"] if m.get("role") == "tool")
+
+
+def search_then_read(body):
+    turn = asked(body)
+    if turn == 0:
+        return ToolUse([("search", {"query": "Lantern Bridge pedestrians"})], "Let me check.")
+    if turn == 1:
+        return ToolUse([("read", {"result": 1})])
+    return FINAL
+
+
+def test_a_search_run_searches_reads_answers_and_keeps_every_step(mini_db):
+    with LoopbackServer("openai", answer=search_then_read) as server:
+        result = cli(mini_db, "run", "--dataset", "mini", "--model", "openai-compatible:agent",
+                     "--base-url", server.url, "--search", "fts", "--concurrency", "1")
+        assert result.exit_code == 0, result.output
+        first = server.answer_arrivals()[0].body
+        second = server.answer_arrivals()[1].body
+    assert [t["function"]["name"] for t in first["tools"]] == ["search", "read"]
+    tool_turn = second["messages"][-1]
+    assert tool_turn["role"] == "tool" and "Search results for \"Lantern Bridge pedestrians\"" in tool_turn["content"]
+    assert "[1]" in tool_turn["content"] and "bridges.example.org/lantern" in tool_turn["content"]
+    with _opened(mini_db) as store:
+        run = store.runs.list()[0]
+        assert run.name.endswith("-search-fts") and run.params["search"] == "fts"
+        steps = store.search.trajectory(run.id, store.claims.resolve("mini:m1"))
+        prediction = store.runs.prediction(run.id, store.claims.resolve("mini:m1"))
+    assert [s.kind for s in steps] == ["search", "read", "answer"]
+    assert steps[0].query == "Lantern Bridge pedestrians" and steps[0].text == "Let me check."
+    assert steps[0].results[0].url == "https://bridges.example.org/lantern"
+    assert "Lantern Bridge over the river Ashby" in steps[1].results[0].snippet
+    assert prediction.verdict == "Refuted" and prediction.parsed["search"] == {"searches": 1, "steps": 3,
+                                                                                "leak": False}
+    shown = cli(mini_db, "trajectory", run.name, "mini:m1")
+    assert "search Lantern Bridge pedestrians" in shown.output and "answer" in shown.output
+    stats = json.loads(cli(mini_db, "search-stats", run.name, "--json").output)
+    assert stats["searches_per_claim"] == 1.0 and stats["domains"]["bridges.example.org"] >= 1
+
+
+def test_a_rerun_is_answered_from_the_caches(mini_db):
+    with LoopbackServer("openai", answer=search_then_read) as server:
+        args = ["run", "--dataset", "mini", "--model", "openai-compatible:agent", "--base-url", server.url,
+                "--search", "fts"]
+        assert cli(mini_db, *args).exit_code == 0
+        served = len(server.answer_arrivals())
+        again = cli(mini_db, *args, "--name", "again")
+        assert again.exit_code == 0 and "4 from cache" in again.output
+        assert len(server.answer_arrivals()) == served
+
+
+def dated(query):
+    return [
+        {"url": "https://www.snopes.com/fact-check/lantern-bridge/", "title": "Fact check: bridge",
+         "snippet": "A fact-checker's verdict.", "published": "2023-01-01"},
+        {"url": "https://news.example.org/later", "title": "Later news", "snippet": "After the claim.",
+         "published": "2024-06-01T10:00:00Z"},
+        {"url": "https://news.example.org/before", "title": "[bold]Earlier[/] \x1b[31mnews", "snippet": "Before it.",
+         "published": "2023-05-01"},
+        {"url": "http://example.org/checks/lantern?ref=x", "title": "The claim's own check", "snippet": "Ours."},
+    ]
+
+
+def one_search(body):
+    return ToolUse([("search", {"query": "lantern"})]) if asked(body) == 0 else FINAL
+
+
+def test_guards_drop_late_fact_checker_and_own_article_results_and_say_why(store, db_path, tmp_path):
+    from tests.run_fixtures import MINI_CLAIMS, write_mini
+    from workbench.importers import import_file
+
+    claims = [{**MINI_CLAIMS[0], "article_url": "https://example.org/checks/lantern/"}]
+    import_file(store, write_mini(tmp_path, claims), "jsonl")
+    with SearchServer("searxng", results=dated) as search, LoopbackServer("openai", answer=one_search) as model:
+        result = cli(db_path, "run", "--dataset", "mini", "--model", "openai-compatible:agent",
+                     "--base-url", model.url, "--search", "searxng", "--search-url", search.url)
+        assert result.exit_code == 0, result.output
+        shown = model.answer_arrivals()[1].body["messages"][-1]["content"]
+    assert "news.example.org/before" in shown
+    assert "snopes" not in shown and "later" not in shown.lower() and "own check" not in shown
+    run = store.runs.list()[0]
+    results = store.search.trajectory(run.id, store.claims.resolve("mini:m1"))[0].results
+    assert [r.dropped for r in results] == ["a fact-checking site", "published after the claim", None,
+                                            "the claim's own fact-check"]
+    text = cli(db_path, "trajectory", run.name, "mini:m1").output
+    assert "[bold]Earlier[/] \\x1b[31mnews" in text  # hostile text, shown as typed
+    stats = json.loads(cli(db_path, "search-stats", run.name, "--json").output)
+    assert stats["dropped"] == {"a fact-checking site": 1, "published after the claim": 1,
+                                "the claim's own fact-check": 1}
+
+
+def test_a_result_that_is_the_claims_own_fact_check_flags_a_leak(store, db_path, tmp_path):
+    pytest.importorskip("nltk")
+    from workbench.contamination.nlp_data import check_nlp_data
+
+    try:
+        check_nlp_data()
+    except Exception:
+        pytest.skip("WordNet is not installed (make setup runs workbench nlp-data)")
+    from tests.run_fixtures import MINI_CLAIMS, write_mini
+    from workbench.importers import import_file
+
+    article = ("The Lantern Bridge over the river Ashby opened in 1911 and carries only pedestrians; the claim that"
+               " it carries cars is false, the county register shows.")
+    import_file(store, write_mini(tmp_path, [{**MINI_CLAIMS[1], "article_text": article}]), "jsonl")
+    copied = [{"url": "https://mirror.example.net/story", "title": "Copied", "snippet": article}]
+    with SearchServer("searxng", results=lambda q: copied) as search, LoopbackServer("openai", answer=one_search) as model:
+        assert cli(db_path, "run", "--dataset", "mini", "--model", "openai-compatible:agent", "--base-url", model.url,
+                   "--search", "searxng", "--search-url", search.url).exit_code == 0
+    run = store.runs.list()[0]
+    assert store.claims.count(f"run:{run.id} flagged:search-leak@run") == 1
+    assert store.runs.prediction(run.id, store.claims.resolve("mini:m2")).parsed["search"]["leak"] is True
+
+
+def test_tavily_sends_its_key_and_read_uses_the_raw_content(mini_db, monkeypatch):
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-secret-123")
+    pages = [{"url": "https://a.example.org/x", "title": "A", "snippet": "short", "text": "The whole page text."}]
+    with SearchServer("tavily", results=lambda q: pages) as search, \
+            LoopbackServer("openai", answer=search_then_read) as model:
+        result = cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url",
+                     model.url, "--search", "tavily", "--search-url", search.url)
+        assert result.exit_code == 0, result.output
+        assert search.headers[0]["authorization"] == "Bearer tvly-secret-123"
+        read_reply = model.answer_arrivals()[2].body["messages"][-1]["content"]
+    assert "The whole page text." in read_reply
+    assert b"tvly-secret-123" not in mini_db.read_bytes()
+
+
+@pytest.mark.parametrize("faults, expect", [
+    (["500", "429"], "Search results for"),           # tried again, then answered
+    (["500", "500", "500"], "The search failed: searxng answered HTTP 500"),
+    (["malformed"], "The search failed: searxng answered with something that is not JSON"),
+    (["slow", "slow", "slow"], "did not answer within"),
+])
+def test_a_failing_search_backend_is_told_to_the_model(mini_db, monkeypatch, faults, expect):
+    import workbench.search.backends as backends
+
+    monkeypatch.setattr(backends, "TIMEOUT_S", 0.3)
+    rows = [{"url": "https://b.example.org/", "title": "B", "snippet": "b"}]
+    with SearchServer("searxng", results=lambda q: rows, slow_seconds=1.0) as search, \
+            LoopbackServer("openai", answer=one_search) as model:
+        search.faults.extend(faults)
+        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
+                   "--search", "searxng", "--search-url", search.url).exit_code == 0
+        reply = model.answer_arrivals()[1].body["messages"][-1]["content"]
+    assert expect in reply
+
+
+def test_no_results_are_said(mini_db):
+    with SearchServer("searxng") as search, LoopbackServer("openai", answer=one_search) as model:
+        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
+                   "--search", "searxng", "--search-url", search.url).exit_code == 0
+        assert 'No results for "lantern"' in model.answer_arrivals()[1].body["messages"][-1]["content"]
+
+
+def misbehaving(body):
+    turn = asked(body)
+    script = [ToolUse([("browse", {"url": "x"})]), ToolUse([("search", '{"query": ')]),
+              ToolUse([("search", {"query": "same"})]), ToolUse([("search", {"query": "same"})])]
+    return script[turn] if turn < len(script) else ToolUse([("search", {"query": f"again {turn}"})])
+
+
+def test_a_model_that_misbehaves_ends_as_a_parse_failure_with_its_trajectory(mini_db):
+    with LoopbackServer("openai", answer=misbehaving) as model:
+        result = cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
+                     "--search", "fts", "--max-steps", "5")
+        assert result.exit_code == 0, result.output
+        last = model.answer_arrivals()[-1].body
+        replies = [m["content"] for m in last["messages"] if m.get("role") == "tool"]
+    assert "there is no tool 'browse'" in replies[0] and "are not JSON" in replies[1]
+    with _opened(mini_db) as store:
+        run = store.runs.list()[0]
+        claim = store.claims.resolve("mini:m1")
+        steps = store.search.trajectory(run.id, claim)
+        prediction = store.runs.prediction(run.id, claim)
+    assert [s.kind for s in steps] == ["invalid", "invalid", "search", "search", "search", "limit"]
+    assert steps[3].note == "repeats search 1"
+    assert prediction.status == "parse_failure" and prediction.explanation == "no answer within 5 steps"
+
+
+def anthropic_agent(body):
+    if not any(isinstance(m.get("content"), list) and any(b.get("type") == "tool_result" for b in m["content"])
+               for m in body["messages"]):
+        return ToolUse([("search", {"query": "ashby floods"})])
+    return FINAL
+
+
+def test_anthropic_tool_use_and_results_on_the_wire(mini_db, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-search")
+    with LoopbackServer("anthropic", answer=anthropic_agent) as model:
+        assert cli(mini_db, "run", "--where", "ext:m3", "--model", "anthropic:claude-agent", "--base-url", model.url,
+                   "--search", "fts").exit_code == 0
+        first, second = [a.body for a in model.answer_arrivals()]
+    assert first["tools"][0]["name"] == "search" and "input_schema" in first["tools"][0]
+    assistant, results = second["messages"][-2], second["messages"][-1]
+    assert assistant["content"][-1]["type"] == "tool_use" and assistant["content"][-1]["input"] == {"query": "ashby floods"}
+    assert results["role"] == "user" and results["content"][0]["type"] == "tool_result"
+    assert results["content"][0]["tool_use_id"] == assistant["content"][-1]["id"]
+
+
+def text_protocol(body):
+    last = body["messages"][-1]["content"]
+    if "SEARCH:" in json.dumps(body["messages"][-2:]) and "Search results for \"lantern bridge register\"" in last:
+        return FINAL
+    if 'Search results for "' in last:
+        return "SEARCH: lantern bridge register"
+    return FINAL
+
+
+def test_the_text_protocol_opens_with_the_claim_and_follows_search_lines(mini_db):
+    with LoopbackServer("openai", answer=text_protocol) as model:
+        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:plain", "--base-url", model.url,
+                   "--search", "fts", "--param", "tools=text").exit_code == 0
+        first = model.answer_arrivals()[0].body
+    assert "tools" not in first and "SEARCH: your query" in first["messages"][-2]["content"]
+    with _opened(mini_db) as store:
+        run = store.runs.list()[0]
+        steps = store.search.trajectory(run.id, store.claims.resolve("mini:m1"))
+    assert [(s.kind, s.query) for s in steps] == [("search", "The Lantern Bridge opened in 1911."),
+                                                 ("search", "lantern bridge register"), ("answer", None)]
+
+
+def slow_agent(body):
+    turn = asked(body)
+    return ToolUse([("search", {"query": f"q{turn}"})]) if turn < 2 else FINAL
+
+
+def test_a_killed_search_run_keeps_its_steps_and_resumes(store, db_path, tmp_path):
+    from tests.run_fixtures import many_claims, write_mini
+    from workbench.importers import import_file
+
+    import_file(store, write_mini(tmp_path, many_claims(12), name="many"), "jsonl")
+    with LoopbackServer("openai", latency=0.1, answer=slow_agent) as model:
+        process = workbench_process(db_path, "run", "--dataset", "many", "--model", "openai-compatible:agent",
+                                    "--base-url", model.url, "--search", "fts", "--concurrency", "2", "--name", "s")
+        try:
+            assert model.wait_served(10)
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+        with _opened(db_path) as opened:
+            run = opened.runs.get("s")
+            before = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
+        assert any(before.values()) and len(opened_predictions(db_path)) < 12
+        again = cli(db_path, "run", "--resume", "s")
+        assert again.exit_code == 0, again.output
+    with _opened(db_path) as opened:
+        after = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
+    assert len(opened_predictions(db_path)) == 12
+    for claim, steps in before.items():
+        assert after[claim][:len(steps)] == steps  # finished steps stay as they were
+        assert [s.kind for s in after[claim]] == ["search", "search", "answer"]
+
+
+def opened_predictions(db_path):
+    store = Store.open(db_path)
+    try:
+        return store.runs.predictions(store.runs.get("s").id)
+    finally:
+        store.close()
+
+
+def test_knowledge_store_documents_are_searched(mini_db, tmp_path):
+    folder = tmp_path / "ks"
+    folder.mkdir()
+    (folder / "17.json").write_text(json.dumps({"url": "https://archive.example.org/ashby-rain",
+                                                "url2text": ["Ashby rainfall records", "spring floods every year"]}))
+    assert "1 documents added" in cli(mini_db, "import-knowledge", folder, "--dataset", "mini").output
+    with LoopbackServer("openai", answer=anthropic_agent_openai) as model:
+        assert cli(mini_db, "run", "--where", "ext:m3", "--model", "openai-compatible:agent", "--base-url", model.url,
+                   "--search", "fts").exit_code == 0
+        reply = model.answer_arrivals()[1].body["messages"][-1]["content"]
+    assert "archive.example.org/ashby-rain" in reply
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"url": "x"}\n')
+    failed = cli(mini_db, "import-knowledge", bad, "--dataset", "mini")
+    assert failed.exit_code == 1 and re.search(r"bad.jsonl:1.*needs its text", failed.output)
+
+
+def anthropic_agent_openai(body):
+    return ToolUse([("search", {"query": "ashby spring floods"})]) if asked(body) == 0 else FINAL
+
+
+def test_exports_carry_the_trajectory(mini_db, tmp_path):
+    with LoopbackServer("openai", answer=search_then_read) as server:
+        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", server.url,
+                   "--search", "fts", "--name", "s").exit_code == 0
+    out = tmp_path / "p.jsonl"
+    assert cli(mini_db, "export", "--what", "predictions", "--run", "s", "-o", out).exit_code == 0
+    record = json.loads(out.read_text().splitlines()[0])
+    assert [step["kind"] for step in record["trajectory"]] == ["search", "read", "answer"]
+    assert record["trajectory"][0]["results"][0]["url"] == "https://bridges.example.org/lantern"
+
+
+async def test_the_trajectory_tab_shows_each_step(mini_db):
+    from tests.test_tui_detail import open_claim
+    from tests.test_tui_support import make_app, screen_text, settle
+
+    with LoopbackServer("openai", answer=search_then_read) as server:
+        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", server.url,
+                   "--search", "fts", "--name", "s").exit_code == 0
+    with _opened(mini_db) as store:
+        claim = store.claims.resolve("mini:m1")
+    app = make_app(mini_db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await open_claim(pilot, app, claim)
+        await pilot.press("8")
+        await settle(pilot, app)
+        text = screen_text(app)
+    assert "run s" in text and "search Lantern Bridge pedestrians" in text and "answer" in text
+    assert "bridges.example.org/lantern" in text

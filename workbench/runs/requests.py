@@ -1,0 +1,102 @@
+"""What a run asks a model about one claim, and what it makes of the answer: requests for
+verdict and task runs (with image bytes), predictions from completions, and the response
+cache's key (tool calls kept with a cached answer)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from store import Claim, Prediction, Store
+from store.records import to_json
+from workbench.backends import Completion, CompletionRequest, ToolCall
+from workbench.backends.images import ImageData
+from workbench.parsing import parse_answer
+from workbench.prompting import PromptError, RenderedPrompt, render
+from workbench.runs.types import PreparedRun
+
+
+def cache_key(identity: dict, request: CompletionRequest) -> str:
+    """The response cache key: model identity + exact messages + sampling params (+ tools)."""
+    asked = {
+        "identity": identity, "messages": request.messages, "max_tokens": request.max_tokens,
+        "temperature": request.temperature, "seed": request.seed, "json_schema": request.json_schema,
+        "stop": request.stop,
+    }
+    if request.tools:  # only then: the keys of every earlier answer stay as they were
+        asked["tools"] = request.tools
+    return hashlib.sha256(to_json(asked).encode()).hexdigest()
+
+
+def tool_calls_text(calls) -> str | None:
+    return json.dumps([[c.id, c.name, c.arguments] for c in calls]) if calls else None
+
+
+def tool_calls_of(text: str | None) -> tuple[ToolCall, ...]:
+    return tuple(ToolCall(*call) for call in json.loads(text)) if text else ()
+
+
+def verdict_request(prepared: PreparedRun, claim: Claim, store: Store | None = None) -> CompletionRequest:
+    """What a verdict run asks the model about one claim (PromptError if it cannot be
+    rendered); with `store`, the bytes of the claim's images go along."""
+    rendered = render(claim, prepared.template, prepared.setting, prepared.json_answer)
+    params = prepared.params
+    return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
+                             params.get("seed"), rendered.json_schema,
+                             images=image_bytes(store, rendered.messages) if store is not None else {})
+
+
+def image_bytes(store: Store, messages: list[dict]) -> dict[str, ImageData]:
+    """The images the messages name, by sha256, read from the store."""
+    found = {}
+    for message in messages:
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if part.get("type") == "image" and part.get("sha256") and part["sha256"] not in found:
+                data = store.claims.image_data(part["sha256"])
+                if data is None:
+                    raise PromptError(f"image {part['sha256'][:12]}… is missing from the database")
+                found[part["sha256"]] = ImageData(part.get("mime") or "image/png", data)
+    return found
+
+
+def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
+                       cached: bool) -> Prediction:
+    """A model's answer about one claim, parsed into the dataset's label space."""
+    answer = parse_answer(completion.text, prepared.label_space, tuple(prepared.template.output_fields[:1]),
+                          prepared.allowed_verdicts)
+    return Prediction(
+        run_id=prepared.run.id, claim_id=claim_id, status=answer.status, verdict=answer.verdict,
+        raw_verdict=answer.raw_verdict, explanation=answer.explanation, raw_output=completion.text,
+        parsed=answer.parsed, attempts=attempts, latency_s=completion.latency_s,
+        tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
+        finish_reason=completion.finish_reason, cached=cached)
+
+
+def task_request(prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0) -> CompletionRequest:
+    """A task's request; each retry gets the next seed (with the nudge, a new answer)."""
+    params = prepared.params
+    seed = params.get("seed")
+    return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
+                             None if seed is None else int(seed) + attempt, rendered.json_schema)
+
+
+def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> CompletionRequest:
+    """The first request about one claim, for a verdict run or a task run (PromptError if
+    it cannot be rendered): what a batch sends."""
+    if prepared.task is None:
+        return verdict_request(prepared, claim, store)
+    return task_request(prepared, prepared.task.render(store, claim))
+
+
+def item_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
+                    cached: bool) -> Prediction:
+    """One answer read into a prediction: parsed into the label space, or by the task."""
+    if prepared.task is None:
+        return verdict_prediction(prepared, claim_id, completion, attempts, cached)
+    parsed = prepared.task.parse(completion.text)
+    return Prediction(
+        run_id=prepared.run.id, claim_id=claim_id, status=parsed.status, explanation=parsed.explanation,
+        raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, latency_s=completion.latency_s,
+        tokens_in=completion.tokens_in, tokens_out=completion.tokens_out, finish_reason=completion.finish_reason,
+        cached=cached)
