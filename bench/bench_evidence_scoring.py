@@ -31,8 +31,8 @@ from workbench.contamination.averitec_scorer import (
     predicted_strings,
     score_evidence,
 )
-from workbench.contamination.meteor import MeteorScorer
-from workbench.contamination.nlp_data import check_nlp_data
+from workbench.nlp.meteor import MeteorScorer
+from workbench.nlp.nlp_data import check_nlp_data
 
 AVERITEC = Path(__file__).resolve().parents[2] / "shared" / "data" / "averitec"
 TARGET_SPEEDUP = 5.0

@@ -20,7 +20,7 @@ from workbench.contamination.averitec_scorer import (
     predicted_strings,
     score_evidence,
 )
-from workbench.contamination.meteor import MeteorScorer
+from workbench.nlp.meteor import MeteorScorer
 
 AVERITEC = Path(__file__).resolve().parents[2] / "shared" / "data" / "averitec"
 

@@ -10,7 +10,7 @@ from store import Prediction, Run
 from workbench.contamination.flagging import (
     ContaminationError, combine_flags, pick_group, summarise, write_flags,
 )
-from workbench.contamination.meteor import MeteorScorer
+from workbench.nlp.meteor import MeteorScorer
 from workbench.contamination.pipeline_evidence import aligned_rows
 from workbench.contamination.pipeline_tasks import parse_evidence_list
 from store.contamination import ScoreRow

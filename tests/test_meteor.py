@@ -14,7 +14,7 @@ from nltk.corpus import wordnet
 from nltk.tokenize import word_tokenize
 from nltk.translate.meteor_score import single_meteor_score
 
-from workbench.contamination.meteor import MeteorScorer
+from workbench.nlp.meteor import MeteorScorer
 
 AVERITEC = Path(__file__).resolve().parents[2] / "shared" / "data" / "averitec"
 

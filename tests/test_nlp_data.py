@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from workbench.cli import main
-from workbench.contamination.nlp_data import (
+from workbench.nlp.nlp_data import (
     NlpDataInstallError,
     _extract_folder,
     check_nlp_data,
@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 PROBE = """
 import sys, nltk
 nltk.data.path[:] = [sys.argv[1]]
-from workbench.contamination.nlp_data import NlpDataMissing, check_nlp_data
-from workbench.contamination.meteor import MeteorScorer
+from workbench.nlp.nlp_data import NlpDataMissing, check_nlp_data
+from workbench.nlp.meteor import MeteorScorer
 for make in (check_nlp_data, MeteorScorer):
     try:
         make()
@@ -124,7 +124,7 @@ INSTALL = """
 import sys, nltk
 from pathlib import Path
 nltk.data.path[:] = []
-from workbench.contamination.nlp_data import ensure_nlp_data
+from workbench.nlp.nlp_data import ensure_nlp_data
 print("LANDED", ensure_nlp_data(Path(sys.argv[1]), try_download=False, log=print))
 """
 

@@ -126,7 +126,7 @@ def test_guards_drop_late_fact_checker_and_own_article_results_and_say_why(store
 
 def test_a_result_that_is_the_claims_own_fact_check_flags_a_leak(store, db_path, tmp_path):
     pytest.importorskip("nltk")
-    from workbench.contamination.nlp_data import check_nlp_data
+    from workbench.nlp.nlp_data import check_nlp_data
 
     try:
         check_nlp_data()

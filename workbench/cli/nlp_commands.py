@@ -28,7 +28,7 @@ def nlp_data(target: Path | None, no_download: bool) -> None:
     """Install WordNet 3.0 and punkt_tab for METEOR evidence scoring."""
     import nltk
 
-    from workbench.contamination.nlp_data import (
+    from workbench.nlp.nlp_data import (
         NlpDataMissing,
         default_target,
         ensure_nlp_data,

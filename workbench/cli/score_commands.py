@@ -30,7 +30,7 @@ def score_evidence_command(gold_path: Path | None, pred_path: Path | None, run_r
     claim's question+answer evidence score is above the threshold.
     """
     from workbench.contamination.averitec_scorer import EvidenceDataError
-    from workbench.contamination.nlp_data import NlpDataMissing
+    from workbench.nlp.nlp_data import NlpDataMissing
 
     if bool(run_ref) == bool(gold_path or pred_path) or (not run_ref and not (gold_path and pred_path)):
         raise UserError("score two files (--gold FILE --predictions FILE) or a run (--run RUN)")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from workbench.contamination.matching import matched_score
-from workbench.contamination.meteor import MeteorScorer
+from workbench.nlp.meteor import MeteorScorer
 from workbench.errors import WorkbenchError
 
 LABELS = ("Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking")

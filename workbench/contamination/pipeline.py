@@ -80,7 +80,7 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
 def _check_metric_data(metric: Metric) -> None:
     if metric.family != "meteor":
         return
-    from workbench.contamination.nlp_data import NlpDataMissing, check_nlp_data
+    from workbench.nlp.nlp_data import NlpDataMissing, check_nlp_data
 
     try:
         check_nlp_data()

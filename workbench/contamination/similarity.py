@@ -78,7 +78,7 @@ class PairScorer:
         self.metric = metric
         self._meteor = self._embeddings = None
         if metric.family == "meteor":
-            from workbench.contamination.meteor import MeteorScorer
+            from workbench.nlp.meteor import MeteorScorer
 
             self._meteor = MeteorScorer()  # raises NlpDataMissing (with the fix) without WordNet
         else:

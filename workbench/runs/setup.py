@@ -37,7 +37,8 @@ from workbench.prompting import (
 from workbench.runs.params import configuration_params
 from workbench.runs.preflight import ModelCall, check_takes_images, preflight
 from workbench.runs.requirements import check_claims_have
-from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, SearchConfig, TaskRunRequest
+from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
+from workbench.search.config import SearchConfig
 
 VERSIONED_PACKAGES = ("factcheck-workbench", "llama-cpp-python", "openai", "anthropic")
 

@@ -104,23 +104,6 @@ class RunSetupError(WorkbenchError):
     """A clear message for the user, raised before any work starts."""
 
 
-@dataclass(frozen=True)
-class SearchConfig:
-    """A search run's tools: which backend, how many steps and searches per claim."""
-
-    backend: str
-    url: str | None = None
-    max_steps: int = 6
-    """Model turns per claim, the answer included."""
-    max_searches: int = 4
-    results: int = 5
-    """Results per search shown to the model."""
-    tools: str = "native"
-    """native (the backend's tool calling) or text (SEARCH: / READ: lines)."""
-    blocked_domains: tuple[str, ...] = ()
-    leak_threshold: float = 0.5
-
-
 @dataclass
 class PreparedRun:
     """A validated run: its row in the store and everything needed to execute it."""
@@ -142,8 +125,9 @@ class PreparedRun:
     task: RunTask | None = None
     """Set for non-verdict runs (contamination articles and extractions); then template,
     setting and label_space are None and the task renders and parses."""
-    search: SearchConfig | None = None
-    """Set for a search run: the model may search before it answers."""
+    search: Any = None
+    """Set for a search run (workbench.search.config.SearchConfig): the model may search
+    before it answers."""
 
     @property
     def run_id(self) -> int:

@@ -15,7 +15,7 @@ from store import Claim, Prediction, Step, StoredResult
 from workbench.backends import BackendError, CompletionRequest
 from workbench.parsing import parse_answer
 from workbench.prompting import PromptError, render
-from workbench.runs.types import SearchConfig
+from workbench.search.config import SearchConfig
 from workbench.search.backends import SearchBackend, SearchError, SearchResult, cached_search
 from workbench.search.guards import LEAK, Guards, LeakCheck
 from workbench.search.protocol import (

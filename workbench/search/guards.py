@@ -102,7 +102,7 @@ class LeakCheck:
     def _meteor(self):
         if self._scorer is None and not self._unavailable:
             try:
-                from workbench.contamination.meteor import MeteorScorer
+                from workbench.nlp.meteor import MeteorScorer
 
                 self._scorer = MeteorScorer()
             except Exception:  # no WordNet here: the address check still runs

@@ -32,7 +32,7 @@ from multiprocessing import get_context
 
 import numpy as np
 
-from workbench.contamination.nlp_data import check_nlp_data
+from workbench.nlp.nlp_data import check_nlp_data
 
 
 @dataclass(frozen=True)

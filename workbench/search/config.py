@@ -1,0 +1,22 @@
+"""A search run's configuration: which backend, how many steps and searches per claim."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """A search run's tools: which backend, how many steps and searches per claim."""
+
+    backend: str
+    url: str | None = None
+    max_steps: int = 6
+    """Model turns per claim, the answer included."""
+    max_searches: int = 4
+    results: int = 5
+    """Results per search shown to the model."""
+    tools: str = "native"
+    """native (the backend's tool calling) or text (SEARCH: / READ: lines)."""
+    blocked_domains: tuple[str, ...] = ()
+    leak_threshold: float = 0.5
