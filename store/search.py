@@ -170,6 +170,11 @@ class SearchStore:
         return {"claims": claims or 0, "steps": steps or 0, "searches": searches or 0, "dropped": dropped,
                 "shown_urls": [url for (url,) in shown if url], "searches_per_claim": per_claim}
 
+    def searched_claims(self, run_id: int) -> list[int]:
+        """The claims a search run has a trajectory for."""
+        return [c for (c,) in self.db.execute("SELECT DISTINCT claim_id FROM search_steps WHERE run_id = ?"
+                                              " ORDER BY claim_id", [run_id])]
+
     def queries(self, run_id: int) -> dict[int, list[str]]:
         """Each claim's search queries in order (for the reformulation analysis)."""
         found: dict[int, list[str]] = {}

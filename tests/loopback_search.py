@@ -18,8 +18,8 @@ from urllib.parse import parse_qs, urlsplit
 class SearchServer:
     """kind: searxng (GET /search?q=..&format=json) or tavily (POST /search, Bearer key)."""
 
-    def __init__(self, kind: str, results=lambda query: [], slow_seconds: float = 2.0):
-        self.kind, self.results, self.slow_seconds = kind, results, slow_seconds
+    def __init__(self, kind: str, results=lambda query: [], slow_seconds: float = 2.0, latency: float = 0.0):
+        self.kind, self.results, self.slow_seconds, self.latency = kind, results, slow_seconds, latency
         self.faults: deque[str] = deque()  # "429", "500", "slow", "malformed"
         self.queries: list[str] = []
         self.headers: list[dict] = []
@@ -64,6 +64,8 @@ def _handler(owner: SearchServer):
             self._answer(body.get("query", ""))
 
         def _answer(self, query: str) -> None:
+            if owner.latency:
+                time.sleep(owner.latency)
             owner.queries.append(query)
             owner.headers.append({k.lower(): v for k, v in self.headers.items()})
             fault = owner.faults.popleft() if owner.faults else None

@@ -345,3 +345,64 @@ async def test_the_trajectory_tab_shows_each_step(mini_db):
         text = screen_text(app)
     assert "run s" in text and "search Lantern Bridge pedestrians" in text and "answer" in text
     assert "bridges.example.org/lantern" in text
+
+
+def write_trajectory(store, run_id, claim_id, queries):
+    from store import Step
+
+    for n, query in enumerate(queries, 1):
+        store.search.record_step(run_id, claim_id, Step(n, "search", query=query))
+    store.search.record_step(run_id, claim_id, Step(len(queries) + 1, "answer", "done"))
+
+
+LABELLED = {
+    # claim: (queries, labels a judge gives) -- hand-checked counts below
+    0: (["a", "a b", "a b c"], ["specialization", "specialization"]),
+    1: (["x", "y"], ["exploration"]),
+    2: (["q"], []),
+    3: (["m", "m", "n"], ["repetition", "exploration"]),
+}
+
+
+def labelling_judge(body):
+    text = body["messages"][-1]["content"]
+    for queries, labels in LABELLED.values():
+        pairs = "\n".join(f"{n}. FROM: {a}\n   TO:   {b}" for n, (a, b) in enumerate(zip(queries, queries[1:]), 1))
+        if len(queries) > 1 and pairs in text:
+            return json.dumps({"labels": labels})
+    return "no idea"
+
+
+def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db):
+    from store import Run
+
+    with _opened(mini_db) as store:
+        ids = store.claims.ids("dataset:mini")
+        run = store.runs.create(Run(name="agent", model="m", dataset_id=1, params={"search": "fts"},
+                                    status="finished"), ids)
+        for n, (queries, _) in LABELLED.items():
+            write_trajectory(store, run.id, ids[n], queries)
+        store.annotations.flag([ids[0], ids[1]], "contaminated")
+    with LoopbackServer("openai", answer=labelling_judge) as judge:
+        result = cli(mini_db, "reformulations", "agent", "--judge", "openai-compatible:j", "--base-url", judge.url,
+                     "--by", "flag:contaminated", "--json", "--resamples", "200")
+        assert result.exit_code == 0, result.output
+    found = json.loads(result.output[result.output.index("{"):])
+    # Four claims searched: specialization 2+0+0+0, exploration 0+1+0+1, repetition 0+0+0+1.
+    assert found["claims"] == 4 and found["unreadable"] == 0
+    assert found["overall"] == {"specialization": 0.5, "generalization": 0.0, "exploration": 0.5,
+                                "repetition": 0.25}
+    assert found["subsets"]["yes"]["specialization"] == 1.0 and found["subsets"]["no"]["repetition"] == 0.5
+    assert found["subsets"]["yes"]["claims"] == 2 and found["subsets"]["no"]["claims"] == 2
+    first, second = list(found["subsets"])
+    test = found["tests"]["exploration"]
+    assert test["delta"] == pytest.approx(found["subsets"][second]["exploration"] - found["subsets"][first]["exploration"])
+
+
+def test_reformulation_labels_are_read_strictly():
+    from workbench.judging.reformulation import parse_labels
+
+    assert parse_labels('{"labels": ["Specialization", "g", "exploration"]}').parsed == {
+        "labels": ["specialization", "generalization", "exploration"]}
+    assert parse_labels('{"labels": ["sideways"]}').status == "parse_failure"
+    assert parse_labels("specialization then exploration").status == "parse_failure"

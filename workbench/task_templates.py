@@ -26,6 +26,7 @@ KIND_PLACEHOLDERS = {
     "article": {"details", "max_evidence"},
     "extract": {"details", "max_evidence", "article", "answer"},
     "judge": {"details", "answer", "gold_label", "gold_evidence", "verdict", "explanation"},
+    "reformulate": {"details", "answer", "pairs", "count"},
 }
 """What a template of each kind may use besides the claim's fields."""
 

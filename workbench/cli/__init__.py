@@ -40,6 +40,7 @@ COMMANDS = {
     "profiles": "import_commands:profiles_command",
     "prompt": "prompt_commands:prompt_command",
     "prompts": "prompt_commands:prompts_command",
+    "reformulations": "search_commands:reformulations_command",
     "report": "metrics_commands:report_command",
     "run": "run_commands:run_command",
     "runs": "run_commands:runs_command",

@@ -86,3 +86,66 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
         raise UserError(f"no dataset {dataset!r}; `workbench datasets` lists them")
     count = import_knowledge(store, found.id, path)
     console.print(f"{count:,} documents added to the search collection of {dataset}", markup=False)
+
+
+@click.command("reformulations")
+@click.argument("run_ref", metavar="RUN")
+@click.option("--judge", "judge_model", help="Label the query pairs with this model first (unlabelled ones only):"
+              " openai:MODEL, anthropic:MODEL, openai-compatible:NAME, gguf:PATH.")
+@click.option("--base-url", help="Server URL for an openai-compatible judge.")
+@click.option("--by", metavar="FIELD", help="Subsets to compare (e.g. flag:contaminated): each label's average per"
+              " claim in each, and the second minus the first with a bootstrap test.")
+@click.option("--resamples", type=click.IntRange(0), default=1000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@shared_options
+def reformulations_command(run_ref, judge_model, base_url, by, resamples, seed, as_json) -> None:
+    """How a search run changed its queries: each consecutive pair labelled specialization,
+    generalization, exploration or repetition by a judge model; the average count of each
+    per claim, overall and per subset of --by."""
+    from workbench.judging.reformulation import LABELS, prepare_labelling, reformulation_table
+    from workbench.scoring.runs import ScoringError
+
+    if judge_model:
+        from workbench.cli.run_commands import announce, execute_with_progress, report_finished
+
+        store = open_store()
+        try:
+            prepared = prepare_labelling(store, run_ref, judge_model, base_url)
+        finally:
+            store.close()
+        announce(prepared)
+        if prepared.pending_claim_ids:
+            report_finished(prepared, execute_with_progress(prepared),
+                            f"workbench reformulations {run_ref} --judge {judge_model}")
+    store = open_store()
+    if store.runs.get(run_ref) is None:
+        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+    try:
+        table = reformulation_table(store, run_ref, by, resamples, seed)
+    except ScoringError as error:
+        raise UserError(str(error)) from None
+    if as_json:
+        click.echo(json.dumps({
+            "run": table.run.name, "labelled_by": table.labeller.name if table.labeller else None,
+            "claims": table.claims, "unreadable": table.unreadable, "overall": table.overall,
+            "subsets": {v: {"claims": table.sizes[v], **m} for v, m in table.subsets.items()},
+            "tests": {label: {"delta": t.delta, "low": t.low, "high": t.high, "p_value": t.p_value}
+                      for label, t in table.tests.items()}}, indent=2, ensure_ascii=False))
+        return
+    from rich.table import Table
+
+    from workbench.render.display import literal
+
+    if table.labeller is None:
+        console.print("no labels yet: add --judge MODEL to have the query pairs labelled", markup=False)
+    grid = Table("label", "all", *(literal(f"{v} ({table.sizes[v]:,})") for v in table.subsets),
+                 *(["second − first [95% CI], p"] if table.tests else []))
+    for label in LABELS:
+        test = table.tests.get(label)
+        grid.add_row(label, f"{table.overall[label]:.2f}", *(f"{m[label]:.2f}" for m in table.subsets.values()),
+                     *([f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"]
+                       if test else ([""] if table.tests else [])))
+    console.print(grid)
+    console.print(f"average per claim over {table.claims:,} claims that searched;"
+                  f" {table.unreadable:,} claims' labels could not be read", markup=False)

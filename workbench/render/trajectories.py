@@ -15,8 +15,11 @@ from workbench.render.display import literal, one_line
 KIND_MARKS = {"search": "⌕", "read": "▤", "answer": "✎", "invalid": "!", "limit": "■"}
 
 
-def trajectory_text(steps: list[Step], width: int = 100) -> Text:
-    """Each step: what the model did (or wrote), then the results, dropped ones marked."""
+def trajectory_text(steps: list[Step], width: int = 100, pair_labels: list[str] | None = None) -> Text:
+    """Each step: what the model did (or wrote), then the results, dropped ones marked; a
+    search after the first carries its reformulation label when a judge gave one."""
+    labels = iter(pair_labels or [])
+    searches = 0
     text = Text()
     if not steps:
         text.append("no trajectory: this run did not search for this claim", style="dim")
@@ -26,6 +29,11 @@ def trajectory_text(steps: list[Step], width: int = 100) -> Text:
         if step.query:
             text.append(" ")
             text.append_text(literal(one_line(step.query, width), "cyan"))
+        if step.kind == "search" and step.query:
+            searches += 1
+            label = next(labels, None) if searches > 1 else None
+            if label:
+                text.append(f"  ← {label}", style="magenta")
         elif step.kind == "read" and step.arguments:
             text.append(f" result {one_line(step.arguments, 20)}")
         if step.note:
@@ -51,16 +59,16 @@ def trajectory_text(steps: list[Step], width: int = 100) -> Text:
     return text
 
 
-def trajectories_body(trajectories: list[tuple[str, list[Step]]]) -> Text:
+def trajectories_body(trajectories: list[tuple[str, list[Step], list[str]]]) -> Text:
     """Every search run's trajectory for one claim (the detail view's Trajectory tab)."""
     if not trajectories:
         return Text("no search run has searched for this claim (workbench run --search fts)", style="dim")
     body = Text()
-    for name, steps in trajectories:
+    for name, steps, labels in trajectories:
         body.append("run ", style="bold")
         body.append_text(literal(name, "bold"))
         body.append("\n")
-        body.append_text(trajectory_text(steps))
+        body.append_text(trajectory_text(steps, pair_labels=labels))
         body.append("\n")
     return body
 

@@ -20,8 +20,9 @@ class ClaimBundle:
     """Judge runs' and people's scores of the runs' explanations."""
     image_data: dict[str, bytes] = field(default_factory=dict)
     """The claim's images' bytes, by sha256."""
-    trajectories: list[tuple[str, list[Step]]] = field(default_factory=list)
-    """(run name, steps) of every search run that searched for this claim."""
+    trajectories: list[tuple[str, list[Step], list[str]]] = field(default_factory=list)
+    """(run name, steps, reformulation labels of its query pairs) of every search run
+    that searched for this claim."""
 
     def judgments_of(self, run: Run) -> list[ClaimJudgment]:
         return [j for j in self.judgments if j.target_run == run.name]
@@ -40,9 +41,19 @@ def load_bundle(store: Store, claim_id: int) -> ClaimBundle | None:
         scored=set(dataset.label_space.labels) if dataset else None,
         judgments=store.judging.for_claim(claim_id),
         image_data={image.sha256: store.claims.image_data(image.sha256) for image in claim.images if image.sha256},
-        trajectories=[(name, store.search.trajectory(run_id, claim_id))
+        trajectories=[(name, store.search.trajectory(run_id, claim_id), _pair_labels(store, run_id, claim_id))
                       for run_id, name in store.search.searched_runs(claim_id)],
     )
+
+
+def _pair_labels(store: Store, run_id: int, claim_id: int) -> list[str]:
+    """The newest reformulation labels of a search run's query pairs for one claim."""
+    for labeller in store.runs.list(kind="reformulate"):
+        if labeller.target_run_id == run_id:
+            answer = store.runs.prediction(labeller.id, claim_id)
+            if answer is not None and answer.status == "ok":
+                return list((answer.parsed or {}).get("labels") or [])
+    return []
 
 
 @dataclass
