@@ -158,3 +158,9 @@ def m012_search(db: Database) -> None:
         ALTER TABLE response_cache ADD COLUMN tool_calls TEXT;
         """
     )
+
+
+@migration
+def m013_document_addresses(db: Database) -> None:
+    """Documents found by address: importing a knowledge store again adds only what is new."""
+    db.executescript("CREATE INDEX documents_address ON documents(dataset_id, url);")

@@ -51,11 +51,34 @@ class Step:
     results: list[StoredResult] = field(default_factory=list)
 
 
-def fts_query(text: str) -> str | None:
-    """A search query as an FTS5 expression: its words, each quoted, any of them (bm25
-    ranks the pages with more and rarer ones first); None when it has no words."""
+POSTINGS_BUDGET = 10_000
+"""At most this many matching pages are ranked for one query (about 10 ms on a laptop):
+past it, the query's commonest words are left out, the ones bm25 weighs least anyway."""
+
+
+def query_words(text: str) -> list[str]:
+    """A search query's words, lower-cased, each once, without stopwords (a query of only
+    stopwords keeps them)."""
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))
-    words = ([w for w in words if w not in STOPWORDS] or words)[:MAX_QUERY_WORDS]
+    return ([w for w in words if w not in STOPWORDS] or words)[:MAX_QUERY_WORDS]
+
+
+def rarest_within(words: list[str], pages: dict[str, int], budget: int | None = None) -> list[str]:
+    """The words to rank by: rarest first, while the pages they match stay within the
+    budget (the rarest word always)."""
+    budget = POSTINGS_BUDGET if budget is None else budget
+    kept, total = [], 0
+    for word in sorted(words, key=lambda w: pages.get(w, 0)):
+        if kept and total + pages.get(word, 0) > budget:
+            break
+        kept.append(word)
+        total += pages.get(word, 0)
+    return kept
+
+
+def fts_query(words: list[str]) -> str | None:
+    """Words as an FTS5 expression: each quoted, any of them (bm25 ranks the pages with
+    more and rarer ones first); None when there are none."""
     return " OR ".join(f'"{w}"' for w in words) if words else None
 
 
@@ -64,23 +87,33 @@ class SearchStore:
 
     def __init__(self, db: Database):
         self.db = db
+        self._pages: dict[str, dict[str, int]] = {}
+        """Per full-text table, how many pages hold a word (asked once per word)."""
 
     # -- the offline backend ------------------------------------------------------------
 
-    def full_text(self, query: str, limit: int) -> list[dict]:
-        """The best `limit` evidence pages, passages and documents for a query (bm25)."""
-        expression = fts_query(query)
-        if expression is None:
+    def full_text(self, query: str, limit: int, dataset: str | None = None, claim: str | None = None) -> list[dict]:
+        """The best `limit` evidence pages, passages and documents for a query (bm25). With
+        a dataset, only its documents; with a claim too, the dataset's shared documents and
+        those imported for that claim."""
+        words = query_words(query)
+        if not words:
             return []
         found = self.db.execute(
             "SELECT e.url, e.title, snippet(evidence_fts, 1, '', '', '…', 40), NULL, bm25(evidence_fts), 'e', e.id"
             " FROM evidence_fts JOIN evidence e ON e.id = evidence_fts.rowid"
             " WHERE evidence_fts MATCH ? AND e.kind IN ('page', 'passage', 'article')"
-            " ORDER BY bm25(evidence_fts) LIMIT ?", [expression, limit * 4]).fetchall()
+            " ORDER BY bm25(evidence_fts) LIMIT ?",
+            [self.fts_expression("evidence_fts", words), limit * 4]).fetchall()
         found += self.db.execute(
             "SELECT d.url, d.title, snippet(documents_fts, 1, '', '', '…', 40), d.published, bm25(documents_fts),"
             " 'd', d.id FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid"
-            " WHERE documents_fts MATCH ? ORDER BY bm25(documents_fts) LIMIT ?", [expression, limit * 4]).fetchall()
+            " WHERE documents_fts MATCH :expression"
+            " AND (:dataset IS NULL OR d.dataset_id = (SELECT id FROM datasets WHERE name = :dataset))"
+            " AND (:dataset IS NULL OR d.claim_external_id IS NULL OR d.claim_external_id = :claim)"
+            " ORDER BY bm25(documents_fts) LIMIT :limit",
+            {"expression": self.fts_expression("documents_fts", words), "dataset": dataset, "claim": claim,
+             "limit": limit * 4}).fetchall()
         found.sort(key=lambda row: row[4])
         seen, kept = set(), []
         for url, title, snippet, published, _, kind, row_id in found:
@@ -91,6 +124,18 @@ class SearchStore:
                          "ref": f"{kind}{row_id}"})
         return kept[:limit]
 
+    def fts_expression(self, table: str, words: list[str]) -> str | None:
+        """The query for one full-text table, its commonest words left out when ranking
+        every page they match would be slow (a million pages take ~0.6 s)."""
+        known = self._pages.setdefault(table, {})
+        unknown = [w for w in words if w not in known]
+        if unknown:
+            self.db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_words USING fts5vocab(main, {table}, row)")
+            counted = dict(self.db.execute(f"SELECT term, doc FROM temp.{table}_words WHERE term IN"
+                                           f" ({', '.join('?' * len(unknown))})", unknown).fetchall())
+            known.update({w: counted.get(w, 0) for w in unknown})
+        return fts_query(rarest_within(words, known))
+
     def full_text_of(self, ref: str) -> str | None:
         """The whole text behind a full_text result (`ref` as it gave it)."""
         table = {"e": "evidence", "d": "documents"}.get(ref[:1])
@@ -100,12 +145,22 @@ class SearchStore:
         return row[0] if row else None
 
     def add_documents(self, dataset_id: int, rows: list[tuple]) -> int:
-        """(claim external id, url, title, text, published) rows of a knowledge store."""
+        """(claim external id, url, title, text, published) rows of a knowledge store; a
+        document the dataset has already (same claim, address and text) is not added twice.
+        Returns how many were added."""
+        self._pages.pop("documents_fts", None)
         with self.db.atomic():
-            self.db.conn.executemany(
-                "INSERT INTO documents (dataset_id, claim_external_id, url, title, text, published)"
-                " VALUES (?, ?, ?, ?, ?, ?)", [(dataset_id, *row) for row in rows])
-        return len(rows)
+            added = 0
+            for claim, url, title, text, published in rows:
+                if self.db.execute("SELECT 1 FROM documents WHERE dataset_id = ? AND url IS ?"
+                                   " AND claim_external_id IS ? AND text = ? LIMIT 1",
+                                   [dataset_id, url, claim, text]).fetchone():
+                    continue
+                self.db.conn.execute(
+                    "INSERT INTO documents (dataset_id, claim_external_id, url, title, text, published)"
+                    " VALUES (?, ?, ?, ?, ?, ?)", [dataset_id, claim, url, title, text, published])
+                added += 1
+        return added
 
     # -- the cache -------------------------------------------------------------------------
 
@@ -169,6 +224,18 @@ class SearchStore:
             "SELECT sum(kind = 'search') FROM search_steps WHERE run_id = ? GROUP BY claim_id", [run_id])]
         return {"claims": claims or 0, "steps": steps or 0, "searches": searches or 0, "dropped": dropped,
                 "shown_urls": [url for (url,) in shown if url], "searches_per_claim": per_claim}
+
+    def progress(self, run_ids: list[int]) -> tuple[int, int]:
+        """(steps recorded, query-pair labellings answered) for these runs: changes as a
+        search run goes on or a judge labels its queries."""
+        if not run_ids:
+            return (0, 0)
+        marks = ", ".join("?" * len(run_ids))
+        steps = self.db.execute(f"SELECT count(*) FROM search_steps WHERE run_id IN ({marks})", run_ids).fetchone()
+        labels = self.db.execute(
+            f"SELECT count(*) FROM predictions p JOIN runs r ON r.id = p.run_id WHERE r.kind = 'reformulate'"
+            f" AND r.target_run_id IN ({marks})", run_ids).fetchone()
+        return (steps[0], labels[0])
 
     def searched_claims(self, run_id: int) -> list[int]:
         """The claims a search run has a trajectory for."""

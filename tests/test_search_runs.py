@@ -295,17 +295,20 @@ def opened_predictions(db_path):
         store.close()
 
 
-def test_knowledge_store_documents_are_searched(mini_db, tmp_path):
+def test_knowledge_store_documents_are_searched_by_their_own_claim(mini_db, tmp_path):
     folder = tmp_path / "ks"
-    folder.mkdir()
+    folder.mkdir()  # AVeriTeC's shape: CLAIM_ID.json, a page per line, its text as sentences
     (folder / "17.json").write_text(json.dumps({"url": "https://archive.example.org/ashby-rain",
                                                 "url2text": ["Ashby rainfall records", "spring floods every year"]}))
-    assert "1 documents added" in cli(mini_db, "import-knowledge", folder, "--dataset", "mini").output
+    (folder / "more.jsonl").write_text(json.dumps({"claim_id": "m3", "url": "https://river.example.org/ashby",
+                                                   "text": "Ashby spring floods were measured."}) + "\n")
+    assert "2 documents added" in cli(mini_db, "import-knowledge", folder, "--dataset", "mini").output
     with LoopbackServer("openai", answer=anthropic_agent_openai) as model:
         assert cli(mini_db, "run", "--where", "ext:m3", "--model", "openai-compatible:agent", "--base-url", model.url,
                    "--search", "fts").exit_code == 0
         reply = model.answer_arrivals()[1].body["messages"][-1]["content"]
-    assert "archive.example.org/ashby-rain" in reply
+    assert "river.example.org/ashby" in reply
+    assert "archive.example.org" not in reply  # claim 17's page is for claim 17 only
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"url": "x"}\n')
     failed = cli(mini_db, "import-knowledge", bad, "--dataset", "mini")
@@ -397,6 +400,48 @@ def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db
     first, second = list(found["subsets"])
     test = found["tests"]["exploration"]
     assert test["delta"] == pytest.approx(found["subsets"][second]["exploration"] - found["subsets"][first]["exploration"])
+    # The report and `metrics` carry the same table beside the run's scores.
+    report = cli(mini_db, "report", "agent", "--by", "flag:contaminated", "--resamples", "200", "--format", "md")
+    assert report.exit_code == 0, report.output
+    assert "Query reformulations per claim, agent (labelled by" in report.output
+    assert re.search(r"\| specialization \| 0\.50 \| (1\.00 \| 0\.00|0\.00 \| 1\.00) \| [+-]1\.00 \[", report.output)
+    metrics = json.loads(cli(mini_db, "metrics", "agent", "--json", "--resamples", "0").output)
+    assert metrics["runs"][0]["search"]["reformulations"]["overall"]["repetition"] == 0.25
+
+
+async def test_the_metrics_view_shows_searches_and_reformulations_by_flag(mini_db):
+    from store import Run
+    from tests.test_tui_support import make_app, screen_text, until
+    from workbench.tui.screens.metrics.screen import MetricsScreen
+
+    with _opened(mini_db) as store:
+        ids = store.claims.ids("dataset:mini")
+        run = store.runs.create(Run(name="agent", model="m", dataset_id=1, params={"search": "fts"},
+                                    status="finished"), ids)
+        for n, (queries, _) in LABELLED.items():
+            write_trajectory(store, run.id, ids[n], queries)
+        store.annotations.flag([ids[0], ids[1]], "contaminated")
+    with LoopbackServer("openai", answer=labelling_judge) as judge:
+        assert cli(mini_db, "reformulations", "agent", "--judge", "openai-compatible:j", "--base-url",
+                   judge.url).exit_code == 0
+    app = make_app(mini_db)
+    async with app.run_test(size=(120, 60)) as pilot:
+        app.push_screen(MetricsScreen(mini_db, [run.id], resamples=100))
+        await until(pilot, lambda: app.screen.update is not None and "reformulations" in screen_text(app))
+        text = screen_text(app) + drawn(app.screen.query_one("#search-panel").content)
+    assert re.search(r"searches/claim\s+2\.25", text)  # 3 + 2 + 1 + 3 searches over 4 claims
+    assert "flagged contaminated or not" in text and "yes (2)" in text and "no (2)" in text
+    assert re.search(r"specialization\s+0\.50\s+(1\.00\s+0\.00|0\.00\s+1\.00)", text)
+
+
+def drawn(renderable) -> str:
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=120, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
 
 
 def test_reformulation_labels_are_read_strictly():
@@ -406,3 +451,43 @@ def test_reformulation_labels_are_read_strictly():
         "labels": ["specialization", "generalization", "exploration"]}
     assert parse_labels('{"labels": ["sideways"]}').status == "parse_failure"
     assert parse_labels("specialization then exploration").status == "parse_failure"
+
+
+def test_common_words_are_left_out_of_a_slow_full_text_query(mini_db, monkeypatch):
+    from store import search
+
+    assert search.rarest_within(["the", "lantern", "bridge"], {"the": 900, "lantern": 2, "bridge": 40}, 50) \
+        == ["lantern", "bridge"]
+    assert search.rarest_within(["bridge", "river"], {"bridge": 400, "river": 900}, 50) == ["bridge"]
+    store = Store.open(mini_db)
+    dataset = store.db.execute("SELECT id FROM datasets WHERE name = 'mini'").fetchone()[0]
+    store.search.add_documents(dataset, [(None, f"https://bridges.example.org/{n}", None,
+                                          f"Bridge {n} crosses the river.", None) for n in range(30)]
+                               + [(None, "https://lanterns.example.org/", None, "The Lantern Bridge is lit.", None)])
+    monkeypatch.setattr(search, "POSTINGS_BUDGET", 5)
+    assert store.search.fts_expression("documents_fts", ["lantern", "bridge"]) == '"lantern"'
+    found = store.search.full_text("Lantern Bridge", 3, "mini", "m1")
+    assert found[0]["url"] == "https://lanterns.example.org/"
+
+
+def keeps_searching(body):
+    if body.get("tool_choice") == "none":
+        return FINAL
+    return ToolUse([("search", {"query": f"ashby floods {asked(body)}"})])
+
+
+def test_a_claim_past_its_token_budget_is_asked_for_its_answer(mini_db):
+    with LoopbackServer("openai", answer=keeps_searching) as model:  # 11 + 7 tokens a turn
+        result = cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
+                     "--search", "fts", "--max-claim-tokens", "40")
+        assert result.exit_code == 0, result.output
+        last = model.answer_arrivals()[-1].body
+    assert last["tool_choice"] == "none" and last["tools"]  # declared, not callable
+    with _opened(mini_db) as store:
+        run = store.runs.list()[0]
+        claim = store.claims.resolve("mini:m1")
+        steps = store.search.trajectory(run.id, claim)
+        prediction = store.runs.prediction(run.id, claim)
+    assert [s.kind for s in steps] == ["search", "search", "search", "limit", "answer"]
+    assert steps[3].note == "54 tokens used (limit 40); asked for the answer"
+    assert prediction.verdict == "Refuted" and (prediction.tokens_in, prediction.tokens_out) == (44, 28)

@@ -169,3 +169,31 @@ async def test_the_dialog_will_not_send_claims_a_batch_holds(store, db_path, tmp
             await until(pilot, lambda: "waits on batch" in rendered(dialog.query_one("#run-error")))
             assert isinstance(app.screen, RunDialog)  # still open, saying why
         assert not server.answer_arrivals()
+
+
+async def test_the_dialog_starts_a_search_run(demo_store, db_path):
+    from tests.loopback_servers import LoopbackServer, ToolUse
+
+    def agent(body):
+        if any(m.get("role") == "tool" for m in body["messages"]):
+            return '{"verdict": "Refuted", "explanation": "The trial says otherwise."}'
+        return ToolUse([("search", {"query": "vitamin D trial"})])
+
+    claim_id = demo_store.claims.ids("dataset:demo")[0]
+    app = make_app(db_path)
+    with LoopbackServer("openai", answer=agent) as server:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, app)
+            app.browser.table.jump_to(claim_id)
+            await settle(pilot, app)
+            dialog = await open_dialog_on_server(pilot, app, server.url)
+            dialog.query_one("#run-search").value = "fts"
+            dialog.query_one("#run-options").value = "max_steps=3"
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: len(server.answer_arrivals()) >= 2 and not app.runs.active)
+            await settle(pilot, app)
+        assert server.answer_arrivals()[0].body["tools"]
+    run = demo_store.runs.list()[0]
+    assert (run.params["search"], run.params["max_steps"]) == ("fts", 3)
+    steps = demo_store.search.trajectory(run.id, claim_id)
+    assert [s.kind for s in steps] == ["search", "answer"] and steps[0].query == "vitamin D trial"

@@ -55,6 +55,8 @@ class AnthropicBackend:
             arguments["stop_sequences"] = list(request.stop)
         if request.tools:
             arguments["tools"] = anthropic_tools(request.tools)
+            if request.answer_only:
+                arguments["tool_choice"] = {"type": "none"}
         if self.send_temperature:
             arguments["extra_body"] = {"temperature": request.temperature}
         if request.json_schema is not None and self.json_format == "schema":

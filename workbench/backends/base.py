@@ -22,6 +22,9 @@ class CompletionRequest:
     of the messages so the cache key holds the hashes, not the bytes."""
     tools: list[dict[str, Any]] | None = None
     """Tools the model may call (backends.tools: name, description, JSON-schema parameters)."""
+    answer_only: bool = False
+    """The tools stay declared (providers want them once the conversation holds tool calls)
+    but the model may not call one: it must answer."""
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,8 @@ class OpenAIBackend:
             arguments["stop"] = list(request.stop)
         if request.tools:
             arguments["tools"] = openai_tools(request.tools)
+            if request.answer_only:
+                arguments["tool_choice"] = "none"
         if request.json_schema is not None and self.json_format == "schema":
             arguments["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "answer", "schema": request.json_schema, "strict": True}}

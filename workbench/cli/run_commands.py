@@ -53,12 +53,14 @@ console = Console(highlight=False)
 @click.option("--search-url", help="The search backend's address (SearXNG; another Tavily endpoint).")
 @click.option("--max-steps", type=click.IntRange(1), help="Search runs: model turns per claim (default 6).")
 @click.option("--max-searches", type=click.IntRange(1), help="Search runs: searches per claim (default 4).")
+@click.option("--max-claim-tokens", type=click.IntRange(1),
+              help="Search runs: tokens (sent and written) per claim; past them the model is asked to answer.")
 @click.option("--batch", "as_batch", is_flag=True,
               help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
                    " the answers (API models).")
 @shared_options
 def run_command(dataset, filter_text, model, base_url, setting, prompt, concurrency, name, no_cache, resume,
-                params, limit, search, search_url, max_steps, max_searches, as_batch) -> None:
+                params, limit, search, search_url, max_steps, max_searches, max_claim_tokens, as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
@@ -75,7 +77,7 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
     try:
         given = parse_param_pairs(list(params))
         for key, value in (("search", search), ("search_url", search_url), ("max_steps", max_steps),
-                           ("max_searches", max_searches)):
+                           ("max_searches", max_searches), ("claim_tokens", max_claim_tokens)):
             if value is not None:
                 given[key] = value
         if as_batch and given.get("search"):

@@ -46,7 +46,7 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool) -> None:
 def search_stats_command(run_ref: str, as_json: bool) -> None:
     """How a search run searched: searches per claim, domains shown, results dropped by the
     leakage guards (and why), claims flagged search-leak."""
-    from workbench.render.display import literal
+    from workbench.render.searches import stats_dict, stats_view
     from workbench.search.stats import search_stats
 
     store = open_store()
@@ -55,19 +55,9 @@ def search_stats_command(run_ref: str, as_json: bool) -> None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
     stats = search_stats(store, run)
     if as_json:
-        click.echo(json.dumps({"run": run.name, "claims": stats.claims, "searches": stats.searches,
-                               "steps": stats.steps, "searches_per_claim": stats.searches_per_claim,
-                               "dropped": stats.dropped, "domains": dict(stats.domains), "leaks": stats.leaks},
-                              indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"run": run.name, **stats_dict(stats)}, indent=2, ensure_ascii=False))
         return
-    console.print(f"{stats.claims:,} claims, {stats.searches:,} searches ({stats.searches_per_claim:.2f} per claim),"
-                  f" {stats.steps:,} steps; {stats.leaks:,} claims flagged search-leak", markup=False)
-    for reason, n in sorted(stats.dropped.items(), key=lambda item: -item[1]):
-        console.print(f"  dropped {n:,}: {reason}", markup=False)
-    for domain, n in stats.domains:
-        line = literal(f"  {n:>5,}  ")
-        line.append_text(literal(domain))
-        console.print(line)
+    console.print(stats_view(stats))
 
 
 @click.command("import-knowledge")
@@ -84,8 +74,9 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
     found = store.datasets.get(dataset)
     if found is None:
         raise UserError(f"no dataset {dataset!r}; `workbench datasets` lists them")
-    count = import_knowledge(store, found.id, path)
-    console.print(f"{count:,} documents added to the search collection of {dataset}", markup=False)
+    added, read = import_knowledge(store, found.id, path)
+    there = f" ({read - added:,} already there)" if read > added else ""
+    console.print(f"{added:,} documents added to the search collection of {dataset}{there}", markup=False)
 
 
 @click.command("reformulations")
@@ -103,7 +94,8 @@ def reformulations_command(run_ref, judge_model, base_url, by, resamples, seed, 
     """How a search run changed its queries: each consecutive pair labelled specialization,
     generalization, exploration or repetition by a judge model; the average count of each
     per claim, overall and per subset of --by."""
-    from workbench.judging.reformulation import LABELS, prepare_labelling, reformulation_table
+    from workbench.judging.reformulation import prepare_labelling, reformulation_table
+    from workbench.render.searches import reformulation_dict, reformulation_grid
     from workbench.scoring.runs import ScoringError
 
     if judge_model:
@@ -126,26 +118,8 @@ def reformulations_command(run_ref, judge_model, base_url, by, resamples, seed, 
     except ScoringError as error:
         raise UserError(str(error)) from None
     if as_json:
-        click.echo(json.dumps({
-            "run": table.run.name, "labelled_by": table.labeller.name if table.labeller else None,
-            "claims": table.claims, "unreadable": table.unreadable, "overall": table.overall,
-            "subsets": {v: {"claims": table.sizes[v], **m} for v, m in table.subsets.items()},
-            "tests": {label: {"delta": t.delta, "low": t.low, "high": t.high, "p_value": t.p_value}
-                      for label, t in table.tests.items()}}, indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"run": table.run.name, **reformulation_dict(table)}, indent=2, ensure_ascii=False))
         return
-    from rich.table import Table
-
-    from workbench.render.display import literal
-
     if table.labeller is None:
         console.print("no labels yet: add --judge MODEL to have the query pairs labelled", markup=False)
-    grid = Table("label", "all", *(literal(f"{v} ({table.sizes[v]:,})") for v in table.subsets),
-                 *(["second − first [95% CI], p"] if table.tests else []))
-    for label in LABELS:
-        test = table.tests.get(label)
-        grid.add_row(label, f"{table.overall[label]:.2f}", *(f"{m[label]:.2f}" for m in table.subsets.values()),
-                     *([f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"]
-                       if test else ([""] if table.tests else [])))
-    console.print(grid)
-    console.print(f"average per claim over {table.claims:,} claims that searched;"
-                  f" {table.unreadable:,} claims' labels could not be read", markup=False)
+    console.print(reformulation_grid(table))

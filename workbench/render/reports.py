@@ -20,6 +20,7 @@ from workbench.metrics import Interval, MetricSummary
 from workbench.render.display import printable
 from workbench.render.explanations import comparison_dict as eq_comparison_dict
 from workbench.render.explanations import explanations_dict, mean_text
+from workbench.render.searches import markdown_search, search_dict
 from workbench.scoring.compare import Comparison, ComparisonReport
 from workbench.scoring.runs import RunReport, RunScores, Scores
 
@@ -130,6 +131,7 @@ def report_dict(report: RunReport) -> dict:
         "all": run_scores_dict(report.full),
         "filtered": run_scores_dict(report.filtered) if report.filtered is not None else None,
         "explanation_quality": explanations_dict(report.explanations),
+        "search": search_dict(report.search),
     }
 
 
@@ -270,6 +272,7 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
         lines += _md_table(["Run", "Subset", md_text(field), "n", "Accuracy [95% CI]", "Macro-F1 [95% CI]",
                             "MCC", "Unknown Rate", "Coverage"], rows)
     lines += _explanations_table(reports)
+    lines += markdown_search(reports, md_text, _md_table)
     lines += _definitions(reports)
     return "\n".join(lines) + "\n"
 

@@ -155,6 +155,10 @@ def run_report(report: RunReport) -> RenderableType:
         parts.append(breakdown_table(report, field))
     if report.explanations is not None:
         parts.append(explanations_view(report.explanations))
+    if report.search is not None:
+        from workbench.render.searches import search_view
+
+        parts.append(search_view(report.search))
     return Group(*parts)
 
 

@@ -12,6 +12,7 @@ PARAM_TYPES: dict[str, type] = {
     "json": bool, "json_format": str, "n_ctx": int, "n_threads": int, "n_gpu_layers": int,
     "mmproj": str, "vision_handler": str,
     "search": str, "search_url": str, "max_steps": int, "max_searches": int, "search_results": int, "tools": str,
+    "claim_tokens": int,
 }
 PARAM_HELP = {
     "temperature": "sampling temperature (default 0)", "max_tokens": "answer length cap (default 512)",
@@ -29,6 +30,7 @@ PARAM_HELP = {
     "max_searches": "search runs: searches per claim (default 4)",
     "search_results": "search runs: results shown per search (default 5)",
     "tools": "search runs: native tool calls or a text protocol (default: native, text for gguf)",
+    "claim_tokens": "search runs: tokens sent and written per claim before it must answer (default: no limit)",
 }
 GGUF_ONLY = {"n_ctx", "n_threads", "n_gpu_layers", "mmproj", "vision_handler"}
 API_ONLY = {"json_format", "timeout"}
@@ -63,7 +65,7 @@ def effective_params(given: dict[str, Any], scheme: str) -> dict[str, Any]:
     else:
         defaults["timeout"] = 60.0
     merged = {**defaults, **params}
-    for key in ("max_tokens", "attempts", "n_ctx"):
+    for key in ("max_tokens", "attempts", "n_ctx", "max_steps", "max_searches", "search_results", "claim_tokens"):
         if key in merged and merged[key] is not None and merged[key] < 1:
             raise RunSetupError(f"--param {key} must be at least 1")
     if merged.get("temperature") is not None and merged["temperature"] < 0:

@@ -25,6 +25,8 @@ def cache_key(identity: dict, request: CompletionRequest) -> str:
     }
     if request.tools:  # only then: the keys of every earlier answer stay as they were
         asked["tools"] = request.tools
+        if request.answer_only:
+            asked["answer_only"] = True
     return hashlib.sha256(to_json(asked).encode()).hexdigest()
 
 

@@ -101,7 +101,8 @@ def search_config(params: dict, spec: ModelSpec, settings) -> SearchConfig | Non
     blocked = settings.search_blocked_domains
     return SearchConfig(backend, params.get("search_url"), int(params.get("max_steps") or 6),
                         int(params.get("max_searches") or 4), int(params.get("search_results") or 5), tools,
-                        tuple(DEFAULT_BLOCKED_DOMAINS if blocked is None else blocked))
+                        tuple(DEFAULT_BLOCKED_DOMAINS if blocked is None else blocked),
+                        claim_tokens=params.get("claim_tokens"))
 
 
 def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:

@@ -38,6 +38,7 @@ from workbench.scoring.items import RunItems, load_run_items
 
 if TYPE_CHECKING:
     from workbench.scoring.explanations import ExplanationScores
+    from workbench.judging.search_summary import SearchSummary
 
 DEFAULT_FLAG = "contaminated"
 INTERVAL_METRICS = ("accuracy", "macro_f1")
@@ -83,6 +84,8 @@ class RunReport:
     seed: int = DEFAULT_SEED
     explanations: ExplanationScores | None = None
     """Explanation quality, when a judge run has scored the run (scoring.explanations)."""
+    search: SearchSummary | None = None
+    """Searches, domains, leaks and query reformulations of a search run (search.stats)."""
 
 
 # ---- what the user typed -> runs, fields, cutoffs ------------------------------------

@@ -59,8 +59,10 @@ class _Turn:
         self.messages = [*messages[:-1], {**messages[-1], "content": _with(messages[-1]["content"], instructions)}]
         self.tools = TOOLS if native else None
         self.guards = Guards(claim, self.config.blocked_domains)
+        self.backend = agent.backend.for_claim(claim)
         self.shown: list[SearchResult] = []
         self.searches, self.step, self.leaked = 0, 0, False
+        self.tokens_in = self.tokens_out = 0
         self.queries: list[str] = []
         self.schema = schema
         self.forced = False
@@ -75,7 +77,7 @@ class _Turn:
             params = self.engine.prepared.params
             request = CompletionRequest(self.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
                                         params.get("seed"), self.schema if self.forced else None,
-                                        tools=None if self.forced else self.tools)
+                                        tools=self.tools, answer_only=self.forced)
             answer = await self.engine._complete(request)
             self.attempts += answer.calls
             if answer.completion is None:
@@ -85,12 +87,30 @@ class _Turn:
             if answer.cache_entry is not None:  # each turn cached on arrival: a resume replays it
                 self.engine.store.runs.cache_response(*answer.cache_entry)
             completion = answer.completion
+            self.tokens_in += completion.tokens_in or 0
+            self.tokens_out += completion.tokens_out or 0
             if self.forced or not await self._tools(completion):
                 if self._readable(completion) or self.forced:
                     self._answered(completion, answer.cached)
                     return
                 self._ask_for_the_answer(completion)
+            elif self._over_budget():
+                self._budget_spent()
         self._out_of_steps()
+
+    def _over_budget(self) -> bool:
+        budget = self.config.claim_tokens
+        return budget is not None and self.tokens_in + self.tokens_out >= budget
+
+    def _budget_spent(self) -> None:
+        """The claim's tokens are spent: one last turn, without tools, for the answer."""
+        self.step += 1
+        self.engine.store.search.record_step(self.engine.run_id, self.claim.id, Step(
+            self.step, "limit", note=f"{self.tokens_in + self.tokens_out:,} tokens used (limit"
+                                     f" {self.config.claim_tokens:,}); asked for the answer"))
+        self.messages.append({"role": "user", "content": "No more searching: give your answer now, in the form"
+                                                         " asked for above."})
+        self.forced = True
 
     def _readable(self, completion) -> bool:
         prepared = self.engine.prepared
@@ -149,7 +169,7 @@ class _Turn:
             step.note = f"repeats search {self.queries.index(query) + 1}"
         self.queries.append(query)
         try:
-            results = await cached_search(self.engine.store, self.agent.backend, query, self.config.results)
+            results = await cached_search(self.engine.store, self.backend, query, self.config.results)
         except SearchError as error:
             step.note = f"search failed: {error}"
             return f"The search failed: {error}."
@@ -161,7 +181,8 @@ class _Turn:
             if dropped is None:
                 self.shown.append(result)
                 numbered.append((len(self.shown), result))
-                self.leaked = self.leaked or self.agent.leaks.leaked(self.claim, result, result.text)
+                if not self.leaked:  # the page's text where the backend has it (never fetched from the web)
+                    self.leaked = self.agent.leaks.leaked(self.claim, result, await self.backend.read(result))
         return results_text(self.agent.wording, query, numbered)
 
     async def _read(self, number: int, step: Step) -> str:
@@ -170,7 +191,7 @@ class _Turn:
             step.kind, step.note = "invalid", f"no result {number}"
             return f"There is no result {number}; the results are numbered 1 to {len(self.shown)}."
         result = self.shown[number - 1]
-        text = await self.agent.backend.read(result)
+        text = await self.backend.read(result)
         step.results.append(StoredResult(0, result.url, result.title, (text or "")[:400] or None, result.published))
         if not text:
             step.note = "no text beyond the snippet"
@@ -190,7 +211,7 @@ class _Turn:
             run_id=self.engine.run_id, claim_id=self.claim.id, status=parsed.status, verdict=parsed.verdict,
             raw_verdict=parsed.raw_verdict, explanation=parsed.explanation, raw_output=completion.text,
             parsed=self._summary(parsed.parsed), attempts=self.attempts, latency_s=completion.latency_s,
-            tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
+            tokens_in=self.tokens_in, tokens_out=self.tokens_out,
             finish_reason=completion.finish_reason, cached=cached))
 
     def _out_of_steps(self) -> None:

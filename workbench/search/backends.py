@@ -56,6 +56,10 @@ class SearchBackend(Protocol):
 
     async def read(self, result: SearchResult) -> str | None: ...
 
+    def for_claim(self, claim) -> "SearchBackend":
+        """The backend as one claim's searches see it (the web is the same for every claim)."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -92,17 +96,21 @@ class _Retryable(Exception):
 
 
 class FtsSearch:
-    """The offline backend: the database's own evidence and documents."""
+    """The offline backend: the database's evidence, and the knowledge stores of the claim's
+    dataset (a document imported for one claim, as AVeriTeC's are, only that claim finds)."""
 
     name = "fts"
 
-    def __init__(self, store: Store):
-        self.store = store
-        self.identity = {"backend": "fts"}
+    def __init__(self, store: Store, dataset: str | None = None, claim: str | None = None):
+        self.store, self.dataset, self.claim = store, dataset, claim
+        self.identity = {"backend": "fts", "dataset": dataset, "claim": claim}
+
+    def for_claim(self, claim) -> FtsSearch:
+        return FtsSearch(self.store, claim.dataset, claim.external_id)
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         return [SearchResult(r["url"], r["title"], r["snippet"], r["published"], None, r["ref"])
-                for r in self.store.search.full_text(query, limit)]
+                for r in self.store.search.full_text(query, limit, self.dataset, self.claim)]
 
     async def read(self, result: SearchResult) -> str | None:
         return self.store.search.full_text_of(result.ref) if result.ref else None
@@ -139,6 +147,9 @@ class _HttpSearch:
 
     async def read(self, result: SearchResult) -> str | None:
         return result.text  # what the search sent along; nothing is fetched from the page itself
+
+    def for_claim(self, claim) -> _HttpSearch:
+        return self
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -20,3 +20,6 @@ class SearchConfig:
     """native (the backend's tool calling) or text (SEARCH: / READ: lines)."""
     blocked_domains: tuple[str, ...] = ()
     leak_threshold: float = 0.5
+    claim_tokens: int | None = None
+    """Tokens (sent and written, every turn) a claim may use before the model is asked
+    for its answer (None: only the step limit)."""

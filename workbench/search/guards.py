@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from store import Claim
-from workbench.search.backends import SearchResult
+
+if TYPE_CHECKING:
+    from workbench.search.backends import SearchResult
 
 DEFAULT_BLOCKED_DOMAINS = (
     "snopes.com", "politifact.com", "factcheck.org", "fullfact.org", "leadstories.com", "checkyourfact.com",

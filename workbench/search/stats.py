@@ -32,3 +32,4 @@ def search_stats(store: Store, run: Run, top: int = 10) -> SearchStats:
     return SearchStats(run, counts["claims"], counts["searches"], counts["steps"],
                        sum(per_claim) / len(per_claim) if per_claim else 0.0, counts["dropped"],
                        domains.most_common(top), leaks)
+

@@ -36,6 +36,8 @@ class RunChoice:
     filter_text: str = ""
     options: str = ""
     """`key=value` words: concurrency, and any `--param` (temperature=0.2 max_tokens=256)."""
+    search: str = ""
+    """A search backend (fts, searxng, tavily) for a search run; empty: none."""
 
     @property
     def model(self) -> str:
@@ -75,6 +77,8 @@ class RunChoice:
         ids = {"claim": [self.claim_id], "marked": list(self.marked)}.get(self.scope)
         params = self._option_pairs()
         concurrency = params.pop("concurrency", None)
+        if self.search:
+            params["search"] = self.search
         return RunRequest(model=self.model, setting=self.setting, prompt=self.template,
                           filter="" if ids is not None else self.filter_text, claim_ids=ids,
                           base_url=self.base_url if self.model_kind == "openai-compatible" else None,

@@ -30,7 +30,9 @@ one named after the claims' label space). Options: key=value words, concurrency 
 of `workbench run --param` (temperature, max_tokens, seed, timeout, attempts, json,
 n_ctx, ...). Claims: the highlighted one, the marked rows
 or every claim matching the filter. The preview is the exact messages sent for the
-highlighted claim. ctrl+s (or the Start button) starts; progress shows in the browser
+highlighted claim. Search: let the model search before it answers (max_steps=,
+max_searches=, claim_tokens= in the options); its steps show in the claim's Trajectory
+tab. ctrl+s (or the Start button) starts; progress shows in the browser
 and K cancels."""
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="run.cancel", tooltip="Close without running"),
@@ -79,6 +81,13 @@ and K cancels."""
                     yield Select([(Text(printable(t)), t) for t in templates], value="auto",
                                  allow_blank=False, compact=True, id="run-template")
                 with Horizontal(classes="form-row"):
+                    yield Label("search", classes="form-label")
+                    yield Select([(Text("none: answer from the prompt"), ""),
+                                  (Text("fts: this database's evidence and documents (offline)"), "fts"),
+                                  (Text("searxng: a SearXNG server (searxng_url in the config)"), "searxng"),
+                                  (Text("tavily: Tavily's API (TAVILY_API_KEY)"), "tavily")],
+                                 value="", allow_blank=False, compact=True, id="run-search")
+                with Horizontal(classes="form-row"):
                     yield Label("run name", classes="form-label")
                     yield Input(placeholder="(automatic)", compact=True, id="run-name")
                 with Horizontal(classes="form-row"):
@@ -121,6 +130,7 @@ and K cancels."""
             name=self.query_one("#run-name", Input).value.strip() or None,
             scope=scope, claim_id=self.claim_id, marked=list(self.marked), filter_text=self.filter_text,
             options=self.query_one("#run-options", Input).value,
+            search=str(self.query_one("#run-search", Select).value),
         )
 
     def _show_model_rows(self) -> None:

@@ -13,6 +13,7 @@ from rich.text import Text
 from workbench.render.display import literal, one_line, printable, run_names
 from workbench.metrics import Interval, MeanInterval, MetricSummary
 from workbench.render.reports import interval_text, number
+from workbench.render.searches import reformulation_caption, reformulation_grid, stats_view
 from workbench.scoring.compare import Comparison
 from workbench.tui.screens.metrics.watch import IntervalSet, PanelUpdate, RunIntervals
 
@@ -93,7 +94,34 @@ def overall_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Table:
     if any(numbers.explanations is not None for numbers in update.runs):
         table.add_row("EQ (0-10, judge)", *(_eq_cell(update.runs[i].explanations) if not f else Text("")
                                             for _, i, f in columns))
+    if any(numbers.search is not None for numbers in update.runs):
+        _search_rows(table, update, columns)
     return table
+
+
+def _search_rows(table: Table, update: PanelUpdate, columns) -> None:
+    """Searches per claim and search-leak claims (the with-search comparison reads them)."""
+    found = [update.runs[i].search if not f else None for _, i, f in columns]
+    table.add_row("searches/claim", *(Text(f"{s.stats.searches_per_claim:.2f}") if s else Text("")
+                                      for s in found))
+    table.add_row("search-leak claims", *(Text(f"{s.stats.leaks:,}") if s else Text("") for s in found))
+
+
+def search_panel(update: PanelUpdate) -> Group | None:
+    """Each search run's dropped results and query reformulations (subsets: the flag kind)."""
+    parts = []
+    for numbers in update.runs:
+        if numbers.search is None:
+            continue
+        parts.append(literal(numbers.run.name, style="bold"))
+        parts.append(stats_view(numbers.search.stats))
+        table = numbers.search.reformulations
+        if table is None:
+            parts.append(Text("query pairs not labelled yet: workbench reformulations RUN --judge MODEL",
+                              style="dim"))
+        else:
+            parts += [reformulation_caption(table), reformulation_grid(table)]
+    return Group(*parts) if parts else None
 
 
 def _eq_cell(found: MeanInterval | None) -> Text:

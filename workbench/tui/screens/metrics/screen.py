@@ -26,7 +26,14 @@ from workbench.scoring.runs import ScoringError
 from workbench.scoring.fields import FieldError, check_cutoff
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
-from workbench.tui.screens.metrics.panels import class_panel, compare_panel, header_line, overall_panel, plot_breakdown
+from workbench.tui.screens.metrics.panels import (
+    class_panel,
+    compare_panel,
+    header_line,
+    overall_panel,
+    plot_breakdown,
+    search_panel,
+)
 from workbench.tui.screens.metrics.drilldown import OpensClaimsFromTables
 from workbench.tui.screens.metrics.judging import JudgesExplanations
 from workbench.tui.screens.metrics.tables import (
@@ -164,6 +171,8 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
             yield Static("compare (second run against the first)", classes="metrics-title")
             yield Static(id="compare-panel")
             yield DataTable(id="flips", cursor_type="row")
+            yield Static(id="search-title", classes="metrics-title")
+            yield Static(id="search-panel")
         yield Footer(compact=True)  # 80 columns hold more keys
 
     def on_mount(self) -> None:
@@ -288,6 +297,17 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
         self.query_one("#compare-panel", Static).update(compare_panel(update, intervals))
         self._flip_filters = keeping_cursor(self.query_one("#flips", DataTable),
                                              lambda table: fill_flips(table, update))
+        self._paint_search(update)
+
+    def _paint_search(self, update: PanelUpdate) -> None:
+        found = search_panel(update)
+        title, panel = self.query_one("#search-title", Static), self.query_one("#search-panel", Static)
+        title.display = panel.display = found is not None
+        if found is not None:
+            kind = update.config.flag_kind
+            title.update(literal(f"search · query reformulations per claim, flagged {kind} or not" if kind
+                                 else "search · query reformulations per claim"))
+            panel.update(found)
 
     def _reading(self) -> bool:
         return self.update is None or self.update.config.read_key != self.wanted().read_key

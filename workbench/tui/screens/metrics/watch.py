@@ -14,6 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from store import Run
 from workbench.metrics import Interval, MeanInterval, MetricSummary, PairedComparison
@@ -30,6 +31,9 @@ from workbench.scoring.explanations import score_explanations
 from workbench.scoring.items import RunItems
 from workbench.scoring.live import LiveRun, flag_signature, load_live_run
 from workbench.tui.db import ThreadStores
+
+if TYPE_CHECKING:
+    from workbench.judging.search_summary import SearchSummary
 
 BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "modality", "flag:{kind}", "cutoff")
 """What `b` cycles through ({kind}: the flag kind of the exclude toggle)."""
@@ -74,6 +78,8 @@ class RunNumbers:
     flagged: int = 0
     explanations: MeanInterval | None = None
     """EQ by the run's newest judge run (0-10, with its interval), when it has one."""
+    search: SearchSummary | None = None
+    """A search run's searches, leaks and query reformulations (by the flag kind)."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +143,8 @@ class MetricsWatcher:
         self._statuses: tuple = ()
         self._judged: tuple = ()
         self._eq: dict[int, MeanInterval | None] = {}
+        self._searched: tuple = ()
+        self._search: dict[int, SearchSummary | None] = {}
         self.generation = 0
 
     def step(self, wanted: ViewConfig, force: bool = False) -> PanelUpdate | None:
@@ -166,12 +174,15 @@ class MetricsWatcher:
             changed = sum(live.poll(store) for live in self._lives)
             statuses = self._read_statuses(store)
             judged = self._judge_progress(store)
-            if not changed and statuses == self._statuses and judged == self._judged:
+            searched = self._search_progress(store)
+            if not changed and statuses == self._statuses and judged == self._judged and searched == self._searched:
                 self._versions[thread] = version
                 return None
             self._statuses = statuses
             if judged != self._judged:
                 self._read_explanations(store, judged)
+            if searched != self._searched:
+                self._read_search(store, searched)
         self._versions[thread] = version
         self.generation += 1
         return self._update(first)
@@ -189,6 +200,7 @@ class MetricsWatcher:
         self._lives = list(self._readers.map(read, config.run_ids))
         self._statuses = self._read_statuses(store)
         self._read_explanations(store, self._judge_progress(store))
+        self._read_search(store, self._search_progress(store))
 
     @staticmethod
     def _field(config: ViewConfig) -> str:
@@ -204,6 +216,24 @@ class MetricsWatcher:
         for live in self._lives:
             found = score_explanations(store, live.run.id, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED)
             self._eq[live.run.id] = found.overall if found is not None else None
+
+    def _search_runs(self) -> list[int]:
+        return [live.run.id for live in self._lives if live.run.params.get("search")]
+
+    def _search_progress(self, store) -> tuple:
+        ids = self._search_runs()
+        return store.search.progress(ids) if ids else ()
+
+    def _read_search(self, store, searched: tuple) -> None:
+        self._searched = searched
+        if not searched:
+            self._search = {}
+            return
+        from workbench.judging.search_summary import search_summary  # only for search runs
+
+        kind = self._config.flag_kind if self._config else ""
+        self._search = {live.run.id: search_summary(store, live.run, f"flag:{kind}" if kind else None)
+                        for live in self._lives if live.run.params.get("search")}
 
     def _read_statuses(self, store) -> tuple:
         ids = [live.run.id for live in self._lives]
@@ -237,6 +267,7 @@ class MetricsWatcher:
             filtered_slices=(live.breakdown(field_name, filtered=True) if field_name else {}) if exclude else None,
             flagged=int(flags.sum()) if flags is not None else 0,
             explanations=self._eq.get(live.run.id),
+            search=self._search.get(live.run.id),
         )
 
 

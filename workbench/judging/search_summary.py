@@ -1,0 +1,42 @@
+"""What a search run's report shows beside its scores: how it searched (search.stats) and,
+once a judge has labelled its query pairs, the reformulation table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from store import Run, Store
+from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
+from workbench.judging.reformulation import ReformulationTable, reformulation_table
+from workbench.search.stats import SearchStats, search_stats
+
+if TYPE_CHECKING:
+    from workbench.scoring.runs import RunReport
+
+
+@dataclass
+class SearchSummary:
+    """What a search run's report shows beside its scores."""
+
+    stats: SearchStats
+    reformulations: ReformulationTable | None = None
+    """The query-pair labels per claim (and per subset), once a judge has labelled them."""
+
+
+def search_summary(store: Store, run: Run, by: str | None = None, resamples: int = DEFAULT_RESAMPLES,
+                   seed: int = DEFAULT_SEED) -> SearchSummary | None:
+    """The summary of a search run (None for a run without search); reformulations are
+    compared between the first two subsets of `by` (e.g. flag:contaminated)."""
+    if not run.params.get("search"):
+        return None
+    table = reformulation_table(store, str(run.id), by, resamples, seed)
+    return SearchSummary(search_stats(store, run), table if table.labeller is not None else None)
+
+
+def with_search(store: Store, reports: Sequence[RunReport], by: Sequence[str] = ()) -> list[RunReport]:
+    """The reports with each search run's summary attached (reformulations by the first --by)."""
+    return [replace(report, search=search_summary(store, report.full.run, by[0] if by else None,
+                                                  report.resamples, report.seed))
+            for report in reports]

@@ -1,0 +1,124 @@
+"""How a search run searched, drawn for the CLI, the TUI and reports: searches per claim,
+the domains shown, what the leakage guards dropped, search-leak claims, and the query
+reformulation table (each label's mean count per claim, per subset, with the test)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from workbench.render.display import literal
+
+if TYPE_CHECKING:
+    from workbench.judging.reformulation import ReformulationTable
+    from workbench.scoring.runs import RunReport
+    from workbench.judging.search_summary import SearchSummary
+    from workbench.search.stats import SearchStats
+
+def count(n: int, noun: str) -> str:
+    plural = noun + ("es" if noun.endswith("ch") else "s")
+    return f"{n:,} {noun if n == 1 else plural}"
+
+
+def stats_line(stats: SearchStats) -> str:
+    return (f"{count(stats.claims, 'claim')}, {count(stats.searches, 'search')}"
+            f" ({stats.searches_per_claim:.2f} per claim), {count(stats.steps, 'step')};"
+            f" {count(stats.leaks, 'claim')} flagged search-leak")
+
+
+def stats_view(stats: SearchStats) -> Group:
+    """The stats line, what was dropped and why, and the domains shown."""
+    parts: list = [Text(stats_line(stats))]
+    for reason, n in sorted(stats.dropped.items(), key=lambda item: -item[1]):
+        parts.append(literal(f"  dropped {n:,}: {reason}"))
+    for domain, n in stats.domains:
+        line = literal(f"  {n:>5,}  ")
+        line.append_text(literal(domain))
+        parts.append(line)
+    return Group(*parts)
+
+
+def reformulation_grid(table: ReformulationTable) -> Table:
+    """Each label's mean count per claim: all claims, each subset, the second minus the first."""
+    grid = Table("label", "all", box=box.SIMPLE_HEAD)
+    for value in table.subsets:  # subset names are data (flag kinds, field values): literal
+        grid.add_column(literal(f"{value} ({table.sizes[value]:,})"), justify="right")
+    if table.tests:
+        grid.add_column("second − first [95% CI], p")
+    for label in table.overall:
+        test = table.tests.get(label)
+        grid.add_row(label, f"{table.overall[label]:.2f}", *(f"{m[label]:.2f}" for m in table.subsets.values()),
+                     *([f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"]
+                       if test else ([""] if table.tests else [])))
+    return grid
+
+
+def reformulation_caption(table: ReformulationTable) -> Text:
+    labeller = table.labeller.name if table.labeller else "nobody yet"
+    text = literal(f"query reformulations per claim ({count(table.claims, 'claim')}, labelled by {labeller}")
+    text.append(f"; {table.unreadable:,} unreadable)" if table.unreadable else ")")
+    return text
+
+
+def search_view(summary: SearchSummary) -> Group:
+    """For `workbench metrics`: the stats, then the reformulation table when labelled."""
+    parts: list = [Text("search", style="bold"), stats_view(summary.stats)]
+    if summary.reformulations is not None:
+        parts += [reformulation_caption(summary.reformulations), reformulation_grid(summary.reformulations)]
+    return Group(*parts)
+
+
+def reformulation_dict(table: ReformulationTable | None) -> dict | None:
+    if table is None:
+        return None
+    return {"labelled_by": table.labeller.name if table.labeller else None, "claims": table.claims,
+            "unreadable": table.unreadable, "overall": table.overall,
+            "subsets": {v: {"claims": table.sizes[v], **m} for v, m in table.subsets.items()},
+            "tests": {label: {"delta": t.delta, "low": t.low, "high": t.high, "p_value": t.p_value}
+                      for label, t in table.tests.items()}}
+
+
+def stats_dict(stats: SearchStats) -> dict:
+    return {"claims": stats.claims, "searches": stats.searches, "steps": stats.steps,
+            "searches_per_claim": stats.searches_per_claim, "dropped": stats.dropped,
+            "domains": dict(stats.domains), "leaks": stats.leaks}
+
+
+def search_dict(summary: SearchSummary | None) -> dict | None:
+    if summary is None:
+        return None
+    return {**stats_dict(summary.stats), "reformulations": reformulation_dict(summary.reformulations)}
+
+
+def markdown_search(reports: Sequence[RunReport], md_text, md_table) -> list[str]:
+    """The report's search section: one row per search run, then each labelled run's
+    reformulation table."""
+    searched = [r for r in reports if r.search is not None]
+    if not searched:
+        return []
+    rows = [[md_text(r.full.run.name), str(s.stats.claims), f"{s.stats.searches_per_claim:.2f}",
+             str(sum(s.stats.dropped.values())), str(s.stats.leaks),
+             md_text(", ".join(domain for domain, _ in s.stats.domains[:5]))]
+            for r in searched for s in [r.search]]
+    lines = ["", "### Search", ""] + md_table(
+        ["Run", "Claims", "Searches per claim", "Results dropped", "search-leak claims", "Top domains"], rows)
+    for report in searched:
+        table = report.search.reformulations
+        if table is None:
+            continue
+        header = ["Label", "All", *(f"{md_text(v)} ({table.sizes[v]})" for v in table.subsets)]
+        header += ["Second − first [95% CI], p"] if table.tests else []
+        body = []
+        for label in table.overall:
+            test = table.tests.get(label)
+            body.append([label, f"{table.overall[label]:.2f}", *(f"{m[label]:.2f}" for m in table.subsets.values()),
+                         *([f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"
+                            if test else ""] if table.tests else [])])
+        lines += ["", f"Query reformulations per claim, {md_text(report.full.run.name)} (labelled by"
+                      f" {md_text(table.labeller.name)}, {table.claims} claims):", ""] + md_table(header, body)
+    return lines
