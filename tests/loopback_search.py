@@ -20,7 +20,7 @@ class SearchServer:
 
     def __init__(self, kind: str, results=lambda query: [], slow_seconds: float = 2.0, latency: float = 0.0):
         self.kind, self.results, self.slow_seconds, self.latency = kind, results, slow_seconds, latency
-        self.faults: deque[str] = deque()  # "429", "500", "slow", "malformed"
+        self.faults: deque[str] = deque()  # "403", "429", "500", "slow", "malformed"
         self.queries: list[str] = []
         self.headers: list[dict] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -71,7 +71,7 @@ def _handler(owner: SearchServer):
             fault = owner.faults.popleft() if owner.faults else None
             if fault == "slow":
                 time.sleep(owner.slow_seconds)
-            if fault in ("429", "500"):
+            if fault in ("429", "500", "403"):
                 self._send(int(fault), b'{"error": "busy"}')
                 return
             if fault == "malformed":

@@ -166,6 +166,7 @@ def test_tavily_sends_its_key_and_read_uses_the_raw_content(mini_db, monkeypatch
     (["500", "500", "500"], "The search failed: searxng answered HTTP 500"),
     (["malformed"], "The search failed: searxng answered with something that is not JSON"),
     (["slow", "slow", "slow"], "did not answer within"),
+    (["403"], "HTTP 403 (this instance does not answer JSON: add json to search.formats"),
 ])
 def test_a_failing_search_backend_is_told_to_the_model(mini_db, monkeypatch, faults, expect):
     import workbench.search.backends as backends

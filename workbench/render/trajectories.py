@@ -47,7 +47,8 @@ def trajectory_text(steps: list[Step], width: int = 100, pair_labels: list[str] 
         for result in step.results:
             style = "dim strike" if result.dropped else ""
             text.append(f"     [{result.rank + 1}] ", style="dim")
-            text.append_text(literal(one_line(result.title or "(no title)", 60), style or "bold"))
+            heading = result.title or (None if result.url else result.snippet) or "(no title)"
+            text.append_text(literal(one_line(heading, 60), style or "bold"))
             if result.published:
                 text.append(f" {result.published[:10]}", style="dim")
             if result.url:

@@ -123,6 +123,8 @@ class _HttpSearch:
     """What the HTTP backends share: one client, errors told apart."""
 
     name = ""
+    hints: dict[int, str] = {}
+    """What a refusal usually means, by HTTP status."""
 
     def __init__(self, base_url: str, headers: dict[str, str] | None = None):
         self.base_url = base_url.rstrip("/")
@@ -139,7 +141,9 @@ class _HttpSearch:
         if response.status_code == 429 or response.status_code >= 500:
             raise _Retryable(f"{self.name} answered HTTP {response.status_code}")
         if response.status_code >= 400:
-            raise SearchError(f"{self.name} refused the search: HTTP {response.status_code}")
+            hint = self.hints.get(response.status_code)
+            raise SearchError(f"{self.name} refused the search: HTTP {response.status_code}"
+                              + (f" ({hint})" if hint else ""))
         try:
             return response.json()
         except ValueError:
@@ -157,6 +161,7 @@ class _HttpSearch:
 
 class SearxngSearch(_HttpSearch):
     name = "searxng"
+    hints = {403: "this instance does not answer JSON: add json to search.formats in its settings.yml"}
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         answer = await self._json("GET", "/search", params={"q": query, "format": "json"})
@@ -169,6 +174,7 @@ class SearxngSearch(_HttpSearch):
 
 class TavilySearch(_HttpSearch):
     name = "tavily"
+    hints = {401: "the API key was refused", 432: "the plan's credits are used up"}
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         answer = await self._json("POST", "/search", json={"query": query, "max_results": limit,
