@@ -168,6 +168,13 @@ class RunStore:
         )
         return [r[0] for r in rows]
 
+    def claim_span(self, run_id: int) -> tuple[int | None, int | None]:
+        """The run's lowest and highest claim id (two index seeks)."""
+        # Two subqueries: SQLite seeks the index for a lone min() or max(), not for both at once.
+        return tuple(self.db.execute("SELECT (SELECT min(claim_id) FROM run_claims WHERE run_id = ?),"
+                                     " (SELECT max(claim_id) FROM run_claims WHERE run_id = ?)",
+                                     [run_id, run_id]).fetchone())
+
     def pending_claim_ids(self, run_id: int) -> list[int]:
         """Claims still without an answer: never tried, or ended in an error."""
         rows = self.db.execute(

@@ -207,6 +207,30 @@ class ScoringStore:
         return RunRead(row[0], list(row[1:1 + len(strings)]), list(row[1 + len(strings):after]), outcome_codes,
                        row[after] if with_last_seen else None, list(row[after + with_last_seen:]))
 
+    def read_claim_side(self, run_id: int, space: LabelSpace, coded: list[CodedColumn],
+                        strings: list[FieldSource]) -> RunRead:
+        """Only the claims' side of a run's items (packed ids, field codes and gold; string
+        fields): read once for several runs over the same claims."""
+        sql, params, _ = _run_statement(run_id, space, None, coded, strings, [], False, run_side=False)
+        row = self.db.execute(sql, params).fetchone()
+        return RunRead(row[0], list(row[1:]), [], [], None, [])
+
+    def read_run_side(self, run_id: int, codes: OutcomeCodes, flag_specs: list[str],
+                      with_last_seen: bool) -> RunRead:
+        """Only the run's side (no claims joined): outcomes, flags, newest answer, and in
+        `packed` the number of claims in the run."""
+        select, params, outcome_codes = _run_side(run_id, codes, flag_specs, with_last_seen)
+        sql = f"SELECT (SELECT count(*) FROM run_claims WHERE run_id = ?), {', '.join(select)}"
+        row = self.db.execute(sql, [run_id, *params]).fetchone()
+        after = 1 + len(outcome_codes)
+        return RunRead(row[0], [], list(row[1:after]), outcome_codes, row[after] if with_last_seen else None,
+                       list(row[after + with_last_seen:]))
+
+    def run_claim_ids(self, run_id: int) -> str | None:
+        """The run's claim ids, ascending, comma-separated."""
+        return self.db.execute("SELECT group_concat(claim_id) FROM run_claims WHERE run_id = ?",
+                               [run_id]).fetchone()[0]
+
     def raw_values(self, run_id: int, source: FieldSource) -> list:
         """One field's raw value for each of the run's claims, in claim id order ('' for NULL)."""
         expr, params = source.sql()
@@ -249,9 +273,9 @@ class ScoringStore:
         return tuple(row)
 
 
-def _run_statement(run_id: int, space: LabelSpace, codes: OutcomeCodes, coded: list[CodedColumn],
-                   strings: list[FieldSource], flag_specs: list[str], with_last_seen: bool
-                   ) -> tuple[str, list, list[int]]:
+def _run_statement(run_id: int, space: LabelSpace, codes: OutcomeCodes | None, coded: list[CodedColumn],
+                   strings: list[FieldSource], flag_specs: list[str], with_last_seen: bool,
+                   run_side: bool = True) -> tuple[str, list, list[int]]:
     """The statement, its parameters and the outcome code of each outcome column."""
     gold_sql, params = gold_case(space)
     terms, place = [gold_sql], len(space.labels) + len(space.excluded) + 1
@@ -265,7 +289,18 @@ def _run_statement(run_id: int, space: LabelSpace, codes: OutcomeCodes, coded: l
         # The separator is a literal: SQLite evaluates a bound one on every row.
         select.append(f"group_concat(ifnull({expr}, ''), '{SEPARATOR}')")
         params += expr_params
-    outcome_codes = []
+    side, side_params, outcome_codes = (_run_side(run_id, codes, flag_specs, with_last_seen) if run_side
+                                        else ([], [], []))
+    sql = (f"SELECT {', '.join(select + side)} FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
+           " WHERE rc.run_id = ?")
+    return sql, params + side_params + [run_id], outcome_codes
+
+
+def _run_side(run_id: int, codes: OutcomeCodes, flag_specs: list[str], with_last_seen: bool
+              ) -> tuple[list[str], list, list[int]]:
+    """The subqueries of a run's own side: claim ids per outcome range, the newest answer,
+    claim ids per flag spec."""
+    select, params, outcome_codes = [], [], []
     for condition, values, code in outcome_ranges(codes):
         select.append(f"(SELECT group_concat(p.claim_id) FROM predictions p WHERE p.run_id = ? AND {condition})")
         params += [run_id, *values]
@@ -280,9 +315,7 @@ def _run_statement(run_id: int, space: LabelSpace, codes: OutcomeCodes, coded: l
         condition, flag_params = FlagSpec.parse(spec).condition(run_id)
         select.append(f"(SELECT group_concat(f.claim_id) FROM flags f WHERE {condition})")
         params += flag_params
-    sql = (f"SELECT {', '.join(select)} FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
-           " WHERE rc.run_id = ?")
-    return sql, params + [run_id], outcome_codes
+    return select, params, outcome_codes
 
 
 __all__ = ["MAX_CODED_VALUES", "SEPARATOR", "CodedColumn", "FieldSource", "OutcomeCodes", "RunRead",

@@ -15,7 +15,8 @@ from textual.widgets import DataTable, Input, Static
 from store import Prediction, Store
 from tests.test_scoring import RUN_A, RUN_B, make_run
 from tests.test_tui_support import until
-from workbench.tui.screens.metrics.screen import ConfusionTable, MetricsScreen
+from workbench.tui.screens.metrics.screen import MetricsScreen
+from workbench.tui.screens.metrics.tables import ConfusionTable
 
 
 class Host(App):
@@ -35,10 +36,13 @@ class Host(App):
 
 
 def settled(screen: MetricsScreen) -> bool:
-    """Numbers are read and their intervals are as fresh as they are."""
+    """Numbers are read and their intervals are as fresh as they are; the key bar is up
+    (it is mounted right after the first numbers)."""
+    from textual.widgets import Footer
+
     update, intervals = screen.update, screen.intervals
     return (update is not None and intervals is not None and intervals.generation == update.generation
-            and update.config == screen.wanted())
+            and update.config == screen.wanted() and bool(screen.query(Footer)))
 
 
 def panel_text(screen: MetricsScreen, selector: str = "#overall-panel") -> str:

@@ -12,7 +12,8 @@ earlier outcome by claim id. Nothing here touches a UI: the TUI calls it from wo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -22,7 +23,9 @@ from store import Store
 from workbench.metrics import API_ERROR, MISSING, LiveMetrics, Memberships, MetricSummary
 from workbench.scoring.fields import SliceField
 from workbench.scoring.items import RunItems, outcome_codes
-from workbench.scoring.runs import read_items
+from workbench.scoring.reading import load_run_items
+from workbench.scoring.runs import read_items, resolve_for_reading
+from workbench.scoring.sides import likely_same_claims, read_claim_side, read_run_side
 
 RECHECK_SECONDS = 2
 """How far before the newest seen timestamp each poll reads again. Timestamps have
@@ -43,11 +46,11 @@ class LiveRun:
         self._gold_names = [*space.labels, *space.excluded, None]
         self._outcome_names = [*coder.columns, API_ERROR, MISSING]
         self.metrics = LiveMetrics(space.labels, space.abstain, self.field_names)
-        self.filtered = LiveMetrics(space.labels, space.abstain, self.field_names) if exclude_flag else None
+        self.filtered: LiveMetrics | None = None
+        """Counters without the flagged claims, counted when first asked for (then kept
+        up to date): the first paint does not wait for them."""
         self._flagged = items.flagged[exclude_flag] if exclude_flag else None
         _load(self.metrics, self.items)
-        if self.filtered is not None:
-            _load(self.filtered, self.items.subset(~self._flagged))
 
     @property
     def run(self):
@@ -101,12 +104,16 @@ class LiveRun:
 
     def snapshot(self) -> RunItems:
         """The items as they are now, safe to score in another thread."""
-        return replace(self.items, outcome=self.items.outcome.copy(), last_seen=self.last_seen)
+        return replace(self.items, outcome=self.items.outcome.copy(), last_seen=self.last_seen, settled=True)
 
     def _metrics(self, filtered: bool) -> LiveMetrics:
         if filtered:
-            if self.filtered is None:
+            if self._flagged is None:
                 raise ValueError("this live run was read without an exclude flag")
+            if self.filtered is None:
+                space = self.items.space
+                self.filtered = LiveMetrics(space.labels, space.abstain, self.field_names)
+                _load(self.filtered, self.items.subset(~self._flagged))
             return self.filtered
         return self.metrics
 
@@ -116,6 +123,36 @@ def load_live_run(store: Store, reference: str | int, fields: Sequence[SliceFiel
     """Read a run once and start counting (the only full read a live panel makes)."""
     kinds = [exclude_flag] if exclude_flag else []
     return LiveRun(read_items(store, reference, fields, cutoff, kinds, with_last_seen=True), exclude_flag)
+
+
+def load_live_runs(store: Store, open_store: Callable[[], Store], pool: Executor, run_ids: Sequence[int],
+                   fields: Sequence[SliceField] = (), cutoff: str | None = None,
+                   exclude_flag: str | None = None) -> list[LiveRun]:
+    """Read several runs side by side on `pool` (its threads open their stores with
+    `open_store`; `store` is the caller's). Runs over the same claims as the first share
+    one read of the claims (scoring.sides); any other run is read whole."""
+    kinds = [exclude_flag] if exclude_flag else []
+    found = [resolve_for_reading(store, run_id, fields, cutoff, kinds) for run_id in run_ids]
+    lead = found[0][0]
+    alike = [i for i, (run, _, _) in enumerate(found) if i == 0 or likely_same_claims(store, lead, run)]
+
+    def whole(i: int) -> LiveRun:
+        run, dataset, space = found[i]
+        return LiveRun(load_run_items(open_store(), run, dataset, space, fields, cutoff, kinds, True), exclude_flag)
+
+    if len(alike) < 2:
+        return list(pool.map(whole, range(len(found))))
+    claims = pool.submit(lambda: read_claim_side(open_store(), lead, found[0][2], fields, cutoff))
+    sides = {i: pool.submit(lambda i=i: read_run_side(open_store(), *found[i], fields, kinds, True)) for i in alike}
+    others = {i: pool.submit(whole, i) for i in range(len(found)) if i not in sides}
+    claim_side = claims.result()
+
+    def counted(i: int) -> LiveRun:  # on the pool: counting 300,000 items takes ~30 ms
+        items = sides[i].result().beside(claim_side, fields)
+        return LiveRun(items, exclude_flag) if items is not None else whole(i)  # same span, other claims
+
+    lives = {i: pool.submit(counted, i) for i in alike}
+    return [(lives.get(i) or others[i]).result() for i in range(len(found))]
 
 
 def changed_predictions(store: Store, items: RunItems, since: str | None

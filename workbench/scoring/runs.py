@@ -34,7 +34,8 @@ from workbench.scoring.fields import (
     check_cutoff,
     parse_field,
 )
-from workbench.scoring.items import RunItems, load_run_items
+from workbench.scoring.items import RunItems
+from workbench.scoring.reading import load_run_items
 
 if TYPE_CHECKING:
     from workbench.scoring.explanations import ExplanationScores
@@ -154,6 +155,13 @@ def read_items(
     with_last_seen: bool = False,
 ) -> RunItems:
     """One run's items with slice values for `fields` and flags of `flag_kinds`."""
+    run, dataset, space = resolve_for_reading(store, reference, fields, cutoff, flag_kinds)
+    return load_run_items(store, run, dataset, space, fields, cutoff, flag_kinds, with_last_seen)
+
+
+def resolve_for_reading(store: Store, reference: str | int, fields: Sequence[SliceField] = (),
+                        cutoff: str | None = None, flag_kinds: Sequence[str] = ()) -> tuple[Run, str, LabelSpace]:
+    """resolve_run, and the read's fields and flag kinds checked (ScoringError says why)."""
     run, dataset, space = resolve_run(store, reference)
     if cutoff is None and any(f.kind == "cutoff" for f in fields):
         raise ScoringError(f"the cutoff breakdown needs a date for run {run.name!r} (--cutoff DATE)")
@@ -162,7 +170,7 @@ def read_items(
             store.annotations.check_spec(FlagSpec.parse(spec))
         except FlagSpecError as error:
             raise ScoringError(str(error)) from None
-    return load_run_items(store, run, dataset, space, fields, cutoff, flag_kinds, with_last_seen)
+    return run, dataset, space
 
 
 def summaries(items: RunItems) -> tuple[MetricSummary, dict[str, dict[str, MetricSummary]]]:

@@ -6,7 +6,7 @@ Every label, run name and slice value is untrusted: it goes in as literal Text.
 from __future__ import annotations
 
 from rich import box
-from rich.console import Group
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
@@ -59,6 +59,24 @@ def run_intervals(intervals: IntervalSet | None, index: int, filtered: bool) -> 
     if group is None or index >= len(group):
         return None
     return group[index]
+
+
+def drawn(renderable, width: int):
+    """The renderable drawn once at `width` as plain styled lines: Textual measures and
+    draws a Text cheaply, while a Rich table is laid out again each time it asks (a
+    third of the first paint). The renderable itself when the width is not known yet."""
+    if width <= 0:
+        return renderable
+    console = Console(width=width, no_color=False, force_terminal=True, color_system="truecolor")
+    lines = console.render_lines(renderable, console.options.update_width(width), pad=False)
+    text = Text(no_wrap=True, overflow="crop")
+    for row, line in enumerate(lines):
+        if row:
+            text.append("\n")
+        for segment in line:
+            if not segment.control:
+                text.append(segment.text, segment.style)
+    return text
 
 
 def overall_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Table:

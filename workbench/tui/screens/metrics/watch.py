@@ -29,7 +29,7 @@ from workbench.scoring.runs import (
 from workbench.scoring.compare import Comparison, compare_items, paired_tests
 from workbench.scoring.explanations import score_explanations
 from workbench.scoring.items import RunItems
-from workbench.scoring.live import LiveRun, flag_signature, load_live_run
+from workbench.scoring.live import LiveRun, flag_signature, load_live_runs
 from workbench.tui.db import ThreadStores
 
 if TYPE_CHECKING:
@@ -147,6 +147,11 @@ class MetricsWatcher:
         self._search: dict[int, SearchSummary | None] = {}
         self.generation = 0
 
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """The reader threads (intervals are drawn on them too)."""
+        return self._readers
+
     def step(self, wanted: ViewConfig, force: bool = False) -> PanelUpdate | None:
         """Bring the numbers up to date; None when nothing changed (or another step runs)."""
         if not self._lock.acquire(blocking=False):
@@ -194,10 +199,8 @@ class MetricsWatcher:
         self._config, self._lives = config, []
         self._flags = flag_signature(store, config.flag_kind)
         # Counters without the flagged claims are always kept, so the toggle is instant.
-        def read(run_id: int) -> LiveRun:
-            return load_live_run(self._reader_stores.get(), run_id, fields, config.cutoff, kind)
-
-        self._lives = list(self._readers.map(read, config.run_ids))
+        self._lives = load_live_runs(store, self._reader_stores.get, self._readers, config.run_ids, fields,
+                                     config.cutoff, kind)
         self._statuses = self._read_statuses(store)
         self._read_explanations(store, self._judge_progress(store))
         self._read_search(store, self._search_progress(store))
@@ -276,18 +279,31 @@ def _same_space(a: RunItems, b: RunItems) -> bool:
 
 
 def compute_intervals(update: PanelUpdate, cancelled: Callable[[], bool] = lambda: False,
-                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> IntervalSet | None:
+                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                      pool: ThreadPoolExecutor | None = None) -> IntervalSet | None:
     """Bootstrap intervals for every run (overall and per slice) and the paired tests of
-    the first two runs, as of `update`; None if cancelled part-way."""
+    the first two runs, as of `update`; None if cancelled part-way. With a pool, the runs'
+    intervals are drawn on it while this thread does the paired tests."""
     exclude = update.config.exclude_flag
-    runs, filtered = [], [] if exclude else None
-    for items in update.snapshots:
-        runs.append(_run_intervals(items, update.field_name, resamples, seed))
-        if exclude:
-            filtered.append(_run_intervals(without_flagged(items, update.config.flag_kind),
-                                           update.field_name, resamples, seed))
-        if cancelled():
-            return None
+
+    def of_run(items: RunItems) -> tuple[RunIntervals, RunIntervals | None]:  # cancelled() is this thread's
+        found = _run_intervals(items, update.field_name, resamples, seed)
+        return found, (_run_intervals(without_flagged(items, update.config.flag_kind), update.field_name,
+                                      resamples, seed) if exclude else None)
+
+    drawn = pool.map(of_run, update.snapshots) if pool is not None else map(of_run, update.snapshots)
+    paired, filtered_paired = _paired(update, resamples, seed)
+    pairs = list(drawn)
+    if cancelled():
+        return None
+    runs = [found for found, _ in pairs]
+    filtered = [without for _, without in pairs] if exclude else None
+    return IntervalSet(update.generation, runs, filtered, paired, filtered_paired)
+
+
+def _paired(update: PanelUpdate, resamples: int, seed: int) -> tuple[dict, dict]:
+    """The paired tests of the first two runs (and without the flagged claims)."""
+    exclude = update.config.exclude_flag
     paired = filtered_paired = {}
     if update.comparison is not None and update.comparison.shared:
         a, b = update.snapshots[:2]
@@ -295,7 +311,7 @@ def compute_intervals(update: PanelUpdate, cancelled: Callable[[], bool] = lambd
         if exclude and update.filtered_comparison is not None and update.filtered_comparison.shared:
             filtered_paired = paired_tests(without_flagged(a, update.config.flag_kind),
                                            without_flagged(b, update.config.flag_kind), resamples, seed)
-    return IntervalSet(update.generation, runs, filtered, paired, filtered_paired)
+    return paired, filtered_paired
 
 
 def _run_intervals(items: RunItems, field_name: str | None, resamples: int, seed: int) -> RunIntervals:
