@@ -70,13 +70,16 @@ def read_run_side(store: Store, run: Run, dataset: str, space: LabelSpace, field
     read = store.scoring.read_run_side(run.id, codes, kinds, with_last_seen)
     answered = [parse_ints(text) for text in read.outcome_ids]
     count = int(read.packed or 0)
-    # Each claim has one answer at most: as many answers as claims means these are the claims
-    # (each range comes sorted, so the stable sort only merges them).
-    if sum(len(ids) for ids in answered) == count:
-        claim_ids = np.sort(np.concatenate(answered), kind="stable") if answered else np.zeros(0, dtype=np.int64)
+    # Each claim has one answer at most: as many answers as claims means these are the
+    # claims, and sorting them brings their outcome codes along (each range comes sorted).
+    if answered and sum(len(ids) for ids in answered) == count:
+        listed = np.concatenate(answered)
+        order = np.argsort(listed, kind="stable")
+        claim_ids = listed[order]
+        outcome = np.repeat(np.asarray(read.outcome_codes, dtype=np.int64), [len(ids) for ids in answered])[order]
     else:
         claim_ids = parse_ints(store.scoring.run_claim_ids(run.id))
-    outcome = outcomes_of(claim_ids, read.outcome_ids, read.outcome_codes, codes.missing)
+        outcome = outcomes_of(claim_ids, read.outcome_ids, read.outcome_codes, codes.missing)
     flagged = {kind: members_of(claim_ids, parse_ints(text)) for kind, text in zip(kinds, read.flagged_ids)}
     return RunSide(run, dataset, space, claim_ids, outcome, flagged, read.last_seen or None)
 
