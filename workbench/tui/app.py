@@ -70,6 +70,13 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         self.push_screen(ClaimsScreen())  # it asks for the catalogue once its first page is shown
         if self._poll_seconds:
             self.set_interval(self._poll_seconds, self.poll_data_version)
+        self.set_timer(2.0, self._load_metrics_view)
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def _load_metrics_view(self) -> None:
+        """Import the metrics view while the user reads the first page: the first `m` then
+        waits for the numbers only (the imports take ~70 ms)."""
+        import workbench.tui.screens.metrics.screen  # noqa: F401
 
     def on_unmount(self) -> None:
         if self._watch_store is not None:
