@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
 from store.records import now_iso
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+"""A word as the full-text tokenizer (unicode61) cuts them: letters and digits, `_` between."""
 MAX_QUERY_WORDS = 32
 STOPWORDS = frozenset(
     "a an and are as at be been but by can did do does for from had has have he her his how i if in into is it"
@@ -57,10 +59,15 @@ past it, the query's commonest words are left out, the ones bm25 weighs least an
 
 
 def query_words(text: str) -> list[str]:
-    """A search query's words, lower-cased, each once, without stopwords (a query of only
-    stopwords keeps them)."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))
+    """A search query's words as the index holds them (lower-cased, accents dropped:
+    "Según" is "segun"), each once, without stopwords (a query of only stopwords keeps them)."""
+    words = list(dict.fromkeys(_folded(w) for w in _WORD.findall(text or "")))
     return ([w for w in words if w not in STOPWORDS] or words)[:MAX_QUERY_WORDS]
+
+
+def _folded(word: str) -> str:
+    decomposed = unicodedata.normalize("NFD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def rarest_within(words: list[str], pages: dict[str, int], budget: int | None = None) -> list[str]:

@@ -408,6 +408,11 @@ def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db
     assert re.search(r"\| specialization \| 0\.50 \| (1\.00 \| 0\.00|0\.00 \| 1\.00) \| [+-]1\.00 \[", report.output)
     metrics = json.loads(cli(mini_db, "metrics", "agent", "--json", "--resamples", "0").output)
     assert metrics["runs"][0]["search"]["reformulations"]["overall"]["repetition"] == 0.25
+    # A cutoff split takes the date given to metrics, as the scores do.
+    by_date = cli(mini_db, "metrics", "agent", "--by", "cutoff", "--cutoff", "2024-01-01", "--json",
+                  "--resamples", "0")
+    assert by_date.exit_code == 0, by_date.output
+    assert json.loads(by_date.output)["runs"][0]["search"]["reformulations"]["claims"] == 4
 
 
 async def test_the_metrics_view_shows_searches_and_reformulations_by_flag(mini_db):
@@ -467,6 +472,12 @@ def test_common_words_are_left_out_of_a_slow_full_text_query(mini_db, monkeypatc
                                + [(None, "https://lanterns.example.org/", None, "The Lantern Bridge is lit.", None)])
     monkeypatch.setattr(search, "POSTINGS_BUDGET", 5)
     assert store.search.fts_expression("documents_fts", ["lantern", "bridge"]) == '"lantern"'
+    # Words are counted as the index holds them: accents dropped, `_` between words.
+    store.search.add_documents(dataset, [(None, f"https://es.example.org/{n}", None, "Política local.", None)
+                                         for n in range(30)]
+                               + [(None, "https://es.example.org/x", None, "Según el pleno, covid_19.", None)])
+    assert store.search.fts_expression("documents_fts", search.query_words("SEGÚN Política")) == '"segun"'
+    assert search.query_words("covid_19") == ["covid", "19"]
     found = store.search.full_text("Lantern Bridge", 3, "mini", "m1")
     assert found[0]["url"] == "https://lanterns.example.org/"
 
@@ -492,3 +503,15 @@ def test_a_claim_past_its_token_budget_is_asked_for_its_answer(mini_db):
     assert [s.kind for s in steps] == ["search", "search", "search", "limit", "answer"]
     assert steps[3].note == "54 tokens used (limit 40); asked for the answer"
     assert prediction.verdict == "Refuted" and (prediction.tokens_in, prediction.tokens_out) == (44, 28)
+
+
+def test_a_budget_spent_on_the_last_step_still_gets_its_answer(mini_db):
+    with LoopbackServer("openai", answer=keeps_searching) as model:
+        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
+                   "--search", "fts", "--max-claim-tokens", "40", "--max-steps", "3").exit_code == 0
+    with _opened(mini_db) as store:
+        run = store.runs.list()[0]
+        claim = store.claims.resolve("mini:m1")
+        kinds = [s.kind for s in store.search.trajectory(run.id, claim)]
+        prediction = store.runs.prediction(run.id, claim)
+    assert kinds == ["search", "search", "search", "limit", "answer"] and prediction.verdict == "Refuted"

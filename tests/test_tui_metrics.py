@@ -89,6 +89,19 @@ async def test_answers_from_another_connection_update_the_numbers(runs, db_path)
         assert ci.estimate == pytest.approx(8 / 11) and ci.low <= 8 / 11 <= ci.high
 
 
+async def test_panels_fit_the_window_again_after_a_resize(runs, db_path):
+    app = Host(db_path, [r.id for r in runs], ["importance"])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await until(pilot, lambda: settled(screen))
+        wide = max(len(line) for line in panel_text(screen, "#class-panel").splitlines())
+        await pilot.resize_terminal(wide - 6, 40)
+        panel = screen.query_one("#class-panel")
+        await until(pilot, lambda: panel.content_size.width < wide - 6 and max(
+            len(line) for line in panel_text(screen, "#class-panel").splitlines()) <= panel.content_size.width)
+        assert panel_text(screen, "#class-panel").splitlines()[0].rstrip().endswith("n")  # laid out again, not cut
+
+
 async def test_enter_on_a_confusion_cell_opens_its_claims(runs, db_path):
     run_a, _ = runs
     app = Host(db_path, [run_a.id])

@@ -86,11 +86,12 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
 @click.option("--base-url", help="Server URL for an openai-compatible judge.")
 @click.option("--by", metavar="FIELD", help="Subsets to compare (e.g. flag:contaminated): each label's average per"
               " claim in each, and the second minus the first with a bootstrap test.")
+@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims.")
 @click.option("--resamples", type=click.IntRange(0), default=1000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
-def reformulations_command(run_ref, judge_model, base_url, by, resamples, seed, as_json) -> None:
+def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples, seed, as_json) -> None:
     """How a search run changed its queries: each consecutive pair labelled specialization,
     generalization, exploration or repetition by a judge model; the average count of each
     per claim, overall and per subset of --by."""
@@ -114,7 +115,7 @@ def reformulations_command(run_ref, judge_model, base_url, by, resamples, seed, 
     if store.runs.get(run_ref) is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
     try:
-        table = reformulation_table(store, run_ref, by, resamples, seed)
+        table = reformulation_table(store, run_ref, by, resamples, seed, cutoff)
     except ScoringError as error:
         raise UserError(str(error)) from None
     if as_json:

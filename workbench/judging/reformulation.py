@@ -114,14 +114,15 @@ class ReformulationTable:
     """label -> the second subset's mean minus the first's, with its interval and p."""
 
 
-def reformulation_table(store: Store, run_ref: str, by: str | None = None, resamples: int = DEFAULT_RESAMPLES,
-                        seed: int = DEFAULT_SEED) -> ReformulationTable:
-    run = store.runs.get(run_ref)
+def reformulation_table(store: Store, run_ref: str | Run, by: str | None = None, resamples: int = DEFAULT_RESAMPLES,
+                        seed: int = DEFAULT_SEED, cutoff: str | None = None) -> ReformulationTable:
+    """`run_ref`: a run, or its name or id; `cutoff`: the date a `cutoff` subset splits at."""
+    run = run_ref if isinstance(run_ref, Run) else store.runs.get(run_ref)
     labeller = next((r for r in store.runs.list(kind="reformulate") if r.target_run_id == run.id), None)
     counts, unreadable = _counts(store, run, labeller)
     table = ReformulationTable(run, labeller, len(counts), unreadable, _means(counts.values()))
     if by:
-        groups = _subsets(store, run, by, counts)
+        groups = _subsets(store, run, by, counts, cutoff)
         table.sizes = {value: len(rows) for value, rows in groups.items()}
         table.subsets = {value: _means(rows) for value, rows in groups.items()}
         first, second = (list(groups) + [None, None])[:2]
@@ -163,11 +164,12 @@ def _means(rows) -> dict[str, float]:
     return dict(zip(LABELS, array.mean(axis=0).tolist()))
 
 
-def _subsets(store: Store, run: Run, by: str, counts: dict[int, tuple]) -> dict[str, list[tuple]]:
+def _subsets(store: Store, run: Run, by: str, counts: dict[int, tuple], cutoff: str | None
+             ) -> dict[str, list[tuple]]:
     from workbench.scoring.runs import parse_fields, read_items
 
     fields = parse_fields([by])
-    items = read_items(store, run.id, fields)
+    items = read_items(store, run.id, fields, cutoff)
     column = items.fields[fields[0].name]
     groups: dict[str, list[tuple]] = {}
     for value in column.values:

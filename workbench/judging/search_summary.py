@@ -26,17 +26,17 @@ class SearchSummary:
 
 
 def search_summary(store: Store, run: Run, by: str | None = None, resamples: int = DEFAULT_RESAMPLES,
-                   seed: int = DEFAULT_SEED) -> SearchSummary | None:
+                   seed: int = DEFAULT_SEED, cutoff: str | None = None) -> SearchSummary | None:
     """The summary of a search run (None for a run without search); reformulations are
     compared between the first two subsets of `by` (e.g. flag:contaminated)."""
     if not run.params.get("search"):
         return None
-    table = reformulation_table(store, str(run.id), by, resamples, seed)
+    table = reformulation_table(store, run, by, resamples, seed, cutoff)
     return SearchSummary(search_stats(store, run), table if table.labeller is not None else None)
 
 
 def with_search(store: Store, reports: Sequence[RunReport], by: Sequence[str] = ()) -> list[RunReport]:
     """The reports with each search run's summary attached (reformulations by the first --by)."""
     return [replace(report, search=search_summary(store, report.full.run, by[0] if by else None,
-                                                  report.resamples, report.seed))
+                                                  report.resamples, report.seed, report.full.cutoff))
             for report in reports]

@@ -66,14 +66,17 @@ class _Turn:
         self.queries: list[str] = []
         self.schema = schema
         self.forced = False
-        """The model was asked to answer now (an answer it wrote could not be read)."""
+        """The model was asked to answer now (its answer could not be read, or its tokens are
+        spent): that turn comes even past the step limit, without tools."""
 
     async def go(self) -> None:
         if self.tools is None:  # the text protocol opens with a search for the claim
             opening = Action("search", query=self.claim.text, arguments=self.claim.text)
             reply = await self._act(opening, None)
             self.messages.append({"role": "user", "content": reply})
-        for _ in range(self.config.max_steps):
+        turns = 0
+        while turns < self.config.max_steps or self.forced:  # an answer asked for gets its turn
+            turns += 1
             params = self.engine.prepared.params
             request = CompletionRequest(self.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
                                         params.get("seed"), self.schema if self.forced else None,

@@ -27,6 +27,21 @@ from workbench.tui.screens.metrics.tables import (
 from workbench.tui.screens.metrics.watch import IntervalSet, PanelUpdate
 
 
+class DrawnPanel(Static):
+    """A panel showing a Rich renderable drawn once at the panel's width (panels.drawn), and
+    drawn again when the width changes (a resized terminal, a scrollbar that appears)."""
+
+    _shown = None
+
+    def show(self, renderable) -> None:
+        self._shown = renderable
+        self.update(drawn(renderable, self.content_size.width))
+
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            self.update(drawn(self._shown, self.content_size.width))
+
+
 class PaintsPanels:
     """`_paint` draws every panel from `self.update` and `self.intervals`.
 
@@ -38,7 +53,7 @@ class PaintsPanels:
         self.query_one("#metrics-header", Static).update(
             header_line(update, self._reading(), self.error))
         if update is None:
-            self.query_one("#overall-panel", Static).update(Text("reading…" if not self.error else "", style="dim"))
+            self._show("#overall-panel", Text("reading…" if not self.error else "", style="dim"))
             return
         self._show("#overall-panel", overall_panel(update, intervals))
         self._show("#class-panel", class_panel(update))
@@ -50,8 +65,7 @@ class PaintsPanels:
         self._paint_search(update)
 
     def _show(self, selector: str, renderable) -> None:
-        panel = self.query_one(selector, Static)
-        panel.update(drawn(renderable, panel.content_size.width))
+        self.query_one(selector, DrawnPanel).show(renderable)
 
     def _paint_search(self, update: PanelUpdate) -> None:
         found = search_panel(update)

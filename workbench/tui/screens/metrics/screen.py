@@ -28,7 +28,7 @@ from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.metrics.drilldown import OpensClaimsFromTables
 from workbench.tui.screens.metrics.judging import JudgesExplanations
-from workbench.tui.screens.metrics.painting import PaintsPanels
+from workbench.tui.screens.metrics.painting import DrawnPanel, PaintsPanels
 from workbench.tui.screens.metrics.watch import (
     BREAKDOWN_FIELDS,
     IntervalSet,
@@ -152,16 +152,16 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
             yield Label("cutoff (c)")
             yield Input(placeholder="YYYY-MM-DD", id="cutoff")
         with VerticalScroll(id="metrics-body"):
-            yield Static(id="overall-panel")
+            yield DrawnPanel(id="overall-panel")
             yield Static("per class", classes="metrics-title")
-            yield Static(id="class-panel")
+            yield DrawnPanel(id="class-panel")
             yield Static("confusion · Enter opens a cell's claims", classes="metrics-title")
             yield Vertical(id="confusions")
             yield Static(id="breakdown-title", classes="metrics-title")
             yield DataTable(id="breakdown", cursor_type="row", zebra_stripes=True)
             yield PlotextPlot(id="breakdown-chart")
             yield Static("compare (second run against the first)", classes="metrics-title")
-            yield Static(id="compare-panel")
+            yield DrawnPanel(id="compare-panel")
             yield DataTable(id="flips", cursor_type="row")
             yield Static(id="search-title", classes="metrics-title")
             yield Static(id="search-panel")

@@ -10,6 +10,7 @@ out from the update's snapshots by `compute_intervals`, in another worker, and m
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ from workbench.tui.db import ThreadStores
 if TYPE_CHECKING:
     from workbench.judging.search_summary import SearchSummary
 
+SEARCH_REREAD_SECONDS = 5.0
+"""How often a running search run's summary (searches, reformulations) is read again."""
 BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "modality", "flag:{kind}", "cutoff")
 """What `b` cycles through ({kind}: the flag kind of the exclude toggle)."""
 
@@ -144,6 +147,7 @@ class MetricsWatcher:
         self._judged: tuple = ()
         self._eq: dict[int, MeanInterval | None] = {}
         self._searched: tuple = ()
+        self._search_read_at = 0.0
         self._search: dict[int, SearchSummary | None] = {}
         self.generation = 0
 
@@ -180,13 +184,16 @@ class MetricsWatcher:
             statuses = self._read_statuses(store)
             judged = self._judge_progress(store)
             searched = self._search_progress(store)
-            if not changed and statuses == self._statuses and judged == self._judged and searched == self._searched:
+            # A search summary reads the whole run: while one runs, once every few seconds.
+            search_due = searched != self._searched and (
+                statuses != self._statuses or time.monotonic() - self._search_read_at >= SEARCH_REREAD_SECONDS)
+            if not changed and statuses == self._statuses and judged == self._judged and not search_due:
                 self._versions[thread] = version
                 return None
             self._statuses = statuses
             if judged != self._judged:
                 self._read_explanations(store, judged)
-            if searched != self._searched:
+            if search_due:
                 self._read_search(store, searched)
         self._versions[thread] = version
         self.generation += 1
@@ -228,7 +235,7 @@ class MetricsWatcher:
         return store.search.progress(ids) if ids else ()
 
     def _read_search(self, store, searched: tuple) -> None:
-        self._searched = searched
+        self._searched, self._search_read_at = searched, time.monotonic()
         if not searched:
             self._search = {}
             return
