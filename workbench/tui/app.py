@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from textual import on, work
@@ -76,7 +77,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     def _load_metrics_view(self) -> None:
         """Import the metrics view while the user reads the first page: the first `m` then
         waits for the numbers only (the imports take ~70 ms)."""
-        import workbench.tui.screens.metrics.screen  # noqa: F401
+        importlib.import_module("workbench.tui.screens.metrics.screen")
 
     def on_unmount(self) -> None:
         if self._watch_store is not None:
