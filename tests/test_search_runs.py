@@ -377,7 +377,8 @@ def labelling_judge(body):
     return "no idea"
 
 
-def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db):
+def searched_and_flagged(mini_db):
+    """A finished search run "agent" with the LABELLED queries; the first two claims flagged."""
     from store import Run
 
     with _opened(mini_db) as store:
@@ -387,6 +388,11 @@ def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db
         for n, (queries, _) in LABELLED.items():
             write_trajectory(store, run.id, ids[n], queries)
         store.annotations.flag([ids[0], ids[1]], "contaminated")
+    return run
+
+
+def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db):
+    searched_and_flagged(mini_db)
     with LoopbackServer("openai", answer=labelling_judge) as judge:
         result = cli(mini_db, "reformulations", "agent", "--judge", "openai-compatible:j", "--base-url", judge.url,
                      "--by", "flag:contaminated", "--json", "--resamples", "200")
@@ -416,17 +422,10 @@ def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db
 
 
 async def test_the_metrics_view_shows_searches_and_reformulations_by_flag(mini_db):
-    from store import Run
     from tests.test_tui_support import make_app, screen_text, until
     from workbench.tui.screens.metrics.screen import MetricsScreen
 
-    with _opened(mini_db) as store:
-        ids = store.claims.ids("dataset:mini")
-        run = store.runs.create(Run(name="agent", model="m", dataset_id=1, params={"search": "fts"},
-                                    status="finished"), ids)
-        for n, (queries, _) in LABELLED.items():
-            write_trajectory(store, run.id, ids[n], queries)
-        store.annotations.flag([ids[0], ids[1]], "contaminated")
+    run = searched_and_flagged(mini_db)
     with LoopbackServer("openai", answer=labelling_judge) as judge:
         assert cli(mini_db, "reformulations", "agent", "--judge", "openai-compatible:j", "--base-url",
                    judge.url).exit_code == 0
