@@ -26,7 +26,7 @@ $(SETUP_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip
 	@echo "== Installing the workbench and its dependencies (llama-cpp-python is the slow part)..."
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --progress-bar off -e ".[local,embed,dev]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --progress-bar off -e ".[local,embed,dev,docs]"
 	@echo "== NLTK data (WordNet 3.0, punkt_tab) for METEOR..."
 	$(BIN)/workbench nlp-data
 	@touch $@
