@@ -7,6 +7,7 @@ The config file is `$WORKBENCH_CONFIG`, else `~/.config/workbench/config.toml`:
     [keys]                 # API keys live here or in the environment, never in the database
     openai = "sk-..."
     anthropic = "sk-ant-..."
+    models_dirs = ["~/models"]   # GGUF folders for `workbench models` and gguf:NAME
     [keymap]               # binding id -> keys, see the TUI help screen
     "claims.flag" = "ctrl+f"
 """
@@ -55,6 +56,9 @@ class Settings(BaseSettings):
     """A SearXNG instance for search runs (--search searxng)."""
     search_blocked_domains: list[str] | None = None
     """Domains search runs never show the model (default: well-known fact-checkers)."""
+    models_dirs: list[Path] = Field(default_factory=list)
+    """Folders of GGUF files to list beside the Hugging Face cache, LM Studio and Ollama
+    (`workbench models`; `--model gguf:NAME` finds them by name)."""
     images: str = "auto"
     """How the TUI draws claims' images: auto (Kitty or Sixel graphics where the terminal
     has them, half-blocks elsewhere), tgp, sixel, halfcell, unicode, or off."""

@@ -35,6 +35,7 @@ COMMANDS = {
     "judge": "judge_commands:judge_command",
     "judge-agreement": "judge_commands:judge_agreement_command",
     "metrics": "metrics_commands:metrics_command",
+    "models": "model_commands:models_command",
     "nlp-data": "nlp_commands:nlp_data",
     "predictions": "run_commands:predictions_command",
     "profiles": "import_commands:profiles_command",

@@ -19,6 +19,7 @@ from workbench.backends import (
     ModelSpec,
     ModelSpecError,
 )
+from workbench.backends.specs import names_a_file
 from workbench.config import load_settings
 from workbench.labels import normalise
 from workbench.prompt_templates import (
@@ -261,8 +262,10 @@ def stored_model_text(spec: ModelSpec) -> str:
 
 
 def _model_text(spec: ModelSpec) -> str:
-    """The spec as stored: a GGUF path made absolute so a resume works from any folder."""
-    if spec.scheme == "gguf" and spec.name != "default":
+    """The spec as stored: a GGUF path made absolute so a resume works from any folder; a
+    local model's name (gguf:llama3.2:3b) as typed, found again on resume (the config key,
+    which holds the file's sha256, says whether it is still the same file)."""
+    if spec.scheme == "gguf" and spec.name != "default" and names_a_file(spec.name):
         return f"gguf:{Path(spec.name).expanduser().resolve()}"
     return spec.text
 
