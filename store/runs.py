@@ -11,13 +11,14 @@ from sqlite_utils import Database
 
 from store.records import Claim, ClaimImage, Evidence, Prediction, Run, now_iso, to_json
 
-_RUN_JSON = ("model_identity", "params", "versions")
+_RUN_JSON = ("model_identity", "params", "versions", "engine")
 BATCH_OWNER = "batch"
 """The owner of a run whose requests wait in a provider's batch API (no process runs it)."""
 _PREDICTION_COLUMNS = [
     "run_id", "claim_id", "status", "verdict", "raw_verdict", "explanation", "raw_output",
     "parsed", "error", "attempts", "latency_s", "tokens_in", "tokens_out", "finish_reason",
-    "cached", "created_at",
+    "cached", "created_at", "prompt_eval_tokens", "prompt_eval_ms", "eval_tokens", "eval_ms", "tokens_cached",
+    "batched",
 ]
 _UPSERT_PREDICTION = (
     "INSERT INTO predictions ({cols}) VALUES ({marks})"
@@ -362,4 +363,5 @@ def _owner_gone(owner: str | None) -> bool:
 def _prediction(row: dict) -> Prediction:
     row["parsed"] = None if row["parsed"] is None else json.loads(row["parsed"])
     row["cached"] = bool(row["cached"])
+    row["batched"] = bool(row.get("batched"))
     return Prediction.model_validate(row)

@@ -22,7 +22,10 @@ from workbench.backends.gguf_file import GGUFInfo, NotGGUF, read_info
 from workbench.backends.images import has_images, openai_messages
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LOAD_OPTIONS = ("n_ctx", "n_threads", "n_gpu_layers", "mmproj", "vision_handler")  # the seed goes with each call
+LOAD_OPTIONS = ("n_ctx", "n_threads", "n_batch", "n_gpu_layers", "mmproj", "vision_handler",
+                "prefix_cache_mb")  # the seed goes with each call
+PREFIX_CACHE_MB = 512
+"""Default memory for kept prefix states (llama_engine.PrefixStates), per loaded model."""
 _models: dict[tuple, tuple[Any, threading.Lock]] = {}
 _models_lock = threading.Lock()
 
@@ -81,14 +84,16 @@ class LlamaBackend:
             return _models[key]
 
     def _load_model(self) -> Any:
-        from llama_cpp import Llama
+        from workbench.backends.llama_engine import LocalLlama
 
         options = {"n_ctx": 4096, **self.options}
         projector, handler = options.pop("mmproj", None), options.pop("vision_handler", VISION_HANDLER)
+        cache_mb = options.pop("prefix_cache_mb", PREFIX_CACHE_MB)
         try:
             if projector:
                 options["chat_handler"] = _vision_handler(handler, projector)
-            return Llama(model_path=str(self.path), verbose=False, **options)
+            return LocalLlama(model_path=str(self.path), verbose=False, prefix_cache_bytes=int(cache_mb) << 20,
+                              **options)
         except Exception as error:  # llama.cpp reports every load failure as a bare ValueError
             raise BackendError(f"llama.cpp could not load {self.path}: {error}", fatal=True) from None
 
@@ -102,6 +107,7 @@ class LlamaBackend:
         arguments = completion_arguments(request)
         with lock:
             started = time.perf_counter()
+            model.reset_timings()
             try:
                 response = model.create_chat_completion(**arguments)
             except ValueError as error:  # e.g. the prompt does not fit n_ctx
@@ -110,10 +116,17 @@ class LlamaBackend:
                                        f" {error}", fatal=True) from None
                 raise BackendError(f"llama.cpp refused the prompt: {error}") from None
             latency = time.perf_counter() - started
+            timings = model.timings()
         choice = response["choices"][0]
         usage = response.get("usage") or {}
         return Completion(choice["message"].get("content") or "", usage.get("prompt_tokens"),
-                          usage.get("completion_tokens"), latency, choice.get("finish_reason"))
+                          usage.get("completion_tokens"), latency, choice.get("finish_reason"), timings=timings)
+
+    def engine_settings(self) -> dict[str, Any]:
+        """What the loaded llama.cpp runs with (recorded with each run; see docs/models.md)."""
+        from workbench.backends.llama_engine import engine_facts
+
+        return engine_facts(self.load()[0])
 
     async def aclose(self) -> None:
         """Nothing to release: the model stays loaded for the next run in this process."""

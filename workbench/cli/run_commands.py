@@ -110,6 +110,15 @@ def announce(prepared: PreparedRun) -> None:
     console.print(f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
                   f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
                   f" {literal(run.prompt_name)}, setting {literal(run.setting)}", markup=False)
+    if prepared.engine:
+        from workbench.render.usage import engine_line
+        from workbench.runs.setup import engine_changes
+
+        console.print(engine_line(prepared.engine), markup=False)
+        changed = engine_changes(run, prepared.engine)
+        if changed:
+            console.print(f"note: the engine differs from when this run started ({'; '.join(changed)})",
+                          markup=False)
 
 
 def execute_with_progress(prepared: PreparedRun) -> RunFinished | None:

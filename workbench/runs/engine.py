@@ -36,6 +36,7 @@ from workbench.config import load_settings
 from workbench.prompting import PromptError
 from workbench.runs.requests import (
     cache_key,
+    spent,
     task_request,
     tool_calls_of,
     tool_calls_text,
@@ -125,20 +126,13 @@ def items_per_second(done: int, started_at: str | None, finished_at: str | None)
     return done / max(seconds.total_seconds(), 1.0)
 
 
-@dataclasses.dataclass
-class _Spent:
-    """Tokens and time summed over a task item's tries."""
-
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    latency_s: float = 0.0
+class _Spent(dict):
+    """Tokens and times (Prediction fields) summed over a task item's tries."""
 
     def add(self, completion: Completion) -> None:
-        if completion.tokens_in is not None:
-            self.tokens_in = (self.tokens_in or 0) + completion.tokens_in
-        if completion.tokens_out is not None:
-            self.tokens_out = (self.tokens_out or 0) + completion.tokens_out
-        self.latency_s += completion.latency_s
+        for key, value in spent(completion).items():
+            if value is not None:
+                self[key] = (self.get(key) or 0) + value
 
 
 @dataclasses.dataclass
@@ -284,7 +278,7 @@ class _Engine:
         except PromptError as error:
             self._finish_with_error(claim.id, str(error), before)
             return
-        attempts, spent = before, _Spent()
+        attempts, used = before, _Spent()
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
             answer = await self._complete(task_request(self.prepared, rendered, attempt))
@@ -295,15 +289,14 @@ class _Engine:
             if answer.cache_entry is not None:  # a try that is not the last is kept all the same
                 self.store.runs.cache_response(*answer.cache_entry)
             completion = answer.completion
-            spent.add(completion)
+            used.add(completion)
             parsed = task.parse(completion.text)
             if parsed.status == "ok":
                 break
         self._finish(Prediction(
             run_id=self.run_id, claim_id=claim.id, status=parsed.status, explanation=parsed.explanation,
-            raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, latency_s=spent.latency_s,
-            tokens_in=spent.tokens_in, tokens_out=spent.tokens_out, finish_reason=completion.finish_reason,
-            cached=answer.cached))
+            raw_output=completion.text, parsed=parsed.parsed, attempts=attempts,
+            finish_reason=completion.finish_reason, cached=answer.cached, **{"latency_s": 0.0, **used}))
 
     async def _complete(self, request: CompletionRequest) -> _Answer:
         """The one way to an answer: the response cache first, else the model with retries."""
