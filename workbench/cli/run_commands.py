@@ -3,28 +3,24 @@
 from __future__ import annotations
 
 import json
-import time
-from typing import TYPE_CHECKING
 
 import click
 from rich import box
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
-from workbench.cli import UserError, current_db_path, shared_options
-from workbench.cli.cancellable import run_cancellable
+from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
+from workbench.cli.run_progress import (  # noqa: F401  (judge and search commands use these from here)
+    announce,
+    announce_engine,
+    execute_sweep_with_progress,
+    execute_with_progress,
+    print_error_causes,
+    report_finished,
+    report_sweep,
+)
 from workbench.render.display import literal, one_line
-
-if TYPE_CHECKING:
-    from workbench.runs.types import PreparedRun, RunEvent, RunFinished
 
 console = Console(highlight=False)
 
@@ -35,8 +31,10 @@ console = Console(highlight=False)
 @click.option("--model", default="gguf:default", show_default=True,
               help="gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME")
 @click.option("--base-url", help="Server URL for openai-compatible (or a proxy for openai / anthropic).")
-@click.option("--setting", default="claim", show_default=True,
-              help="CONTEXT[+EVIDENCE], e.g. claim+time+reference (see `workbench prompts`).")
+@click.option("--setting", "settings", multiple=True, metavar="SETTING",
+              help="CONTEXT[+EVIDENCE], e.g. claim+time+reference (see `workbench prompts`); default claim."
+                   " Repeat it for a sweep (one run per setting, each claim's settings asked back to back),"
+                   " or give `all`: every setting the template words and the claims have evidence for.")
 @click.option("--prompt", default="auto", show_default=True,
               help="Template name; auto picks the one named after the claims' label space.")
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
@@ -59,13 +57,15 @@ console = Console(highlight=False)
               help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
                    " the answers (API models).")
 @shared_options
-def run_command(dataset, filter_text, model, base_url, setting, prompt, concurrency, name, no_cache, resume,
+def run_command(dataset, filter_text, model, base_url, settings, prompt, concurrency, name, no_cache, resume,
                 params, limit, search, search_url, max_steps, max_searches, max_claim_tokens, as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
     answered from the cache. Ctrl-C stops cleanly; --resume RUN picks up where it stopped.
     With --batch the requests go to the provider's batch API instead (cheaper, within a day).
+    Several --setting make a sweep: one run per setting, answered together in the order
+    that lets a local model reuse the most of each prompt.
     """
     if as_batch and not resume and model.startswith("gguf:"):
         raise UserError("--batch needs an API model (openai:, anthropic:, or openai-compatible: with a server that"
@@ -82,13 +82,25 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
                 given[key] = value
         if as_batch and given.get("search"):
             raise UserError("a search run goes turn by turn, searching between turns: it runs live, without --batch")
-        request = RunRequest(model=model, setting=setting, prompt=prompt, dataset=dataset, filter=filter_text,
-                             base_url=base_url, params=given, concurrency=concurrency,
+        request = RunRequest(model=model, setting=(settings or ("claim",))[0], prompt=prompt, dataset=dataset,
+                             filter=filter_text, base_url=base_url, params=given, concurrency=concurrency,
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
-        prepared = prepare_run(store, request)
-        waiting = store.batches.waiting(prepared.run.id)
+        sweep = None
+        if len(settings) > 1 or "all" in settings:
+            if resume or as_batch:
+                raise UserError("a sweep of settings runs live, one new run per setting: give one --setting with"
+                                " --resume or --batch")
+            from workbench.runs.sweeps import prepare_sweep
+
+            sweep = prepare_sweep(store, request, list(settings))
+        else:
+            prepared = prepare_run(store, request)
+            waiting = store.batches.waiting(prepared.run.id)
     finally:
         store.close()
+    if sweep is not None:
+        _sweep(sweep)
+        return
     announce(prepared)
     if not prepared.pending_claim_ids:
         console.print("nothing left to do: every claim has an answer", markup=False)
@@ -104,83 +116,17 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
     report_finished(prepared, finished)
 
 
-def announce(prepared: PreparedRun) -> None:
-    run = prepared.run
-    verb = "continuing" if prepared.resumed else "starting"
-    console.print(f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
-                  f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
-                  f" {literal(run.prompt_name)}, setting {literal(run.setting)}", markup=False)
-    if prepared.engine:
-        from workbench.render.usage import engine_line
-        from workbench.runs.setup import engine_changes
-
-        console.print(engine_line(prepared.engine), markup=False)
-        changed = engine_changes(run, prepared.engine)
-        if changed:
-            console.print(f"note: the engine differs from when this run started ({'; '.join(changed)})",
-                          markup=False)
-
-
-def execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
-    """Run in a worker thread so Ctrl-C lands here and cancels cleanly."""
-    from workbench.runs.engine import ItemFinished, RunFinished, run_blocking
-
-    outcome, db_path = {}, current_db_path()
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[counts]}"), TextColumn("{task.fields[rate]}"), TimeRemainingColumn()]
-    with Progress(*columns, console=console, transient=False) as bar:
-        already = prepared.total - len(prepared.pending_claim_ids)
-        task = bar.add_task("answering", total=prepared.total, completed=already, counts="", rate="")
-        started = time.monotonic()
-
-        def on_event(event: RunEvent) -> None:
-            if isinstance(event, ItemFinished):
-                p = event.progress
-                rate = (p.done + p.error - already) / max(time.monotonic() - started, 1e-6)
-                bar.update(task, completed=p.done + p.error, rate=f"{rate:.1f}/s",
-                           counts=f"failed {p.error + p.parse_failure} cached {p.cached}")
-            elif isinstance(event, RunFinished):
-                outcome["finished"] = event
-
-        run_cancellable(lambda cancel: run_blocking(db_path, prepared, on_event, cancel), bar.console,
-                        "workbench-run", "cancelling: answers in flight are dropped...")
-    return outcome.get("finished")
-
-
-def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: str | None = None) -> None:
-    """The run's end in one line; a non-zero exit unless every claim has an answer.
-
-    `again`: the command that continues the run (default `workbench run --resume NAME`)."""
-    name = prepared.run.name
-    again = again or f"workbench run --resume {name}"
-    if finished is None:
-        raise UserError(f"run {name} stopped without finishing; `{again}` continues it")
-    p = finished.progress
-    console.print(f"{finished.status}: {p.ok:,} ok, {p.abstain:,} abstained, {p.parse_failure:,} unparsed,"
-                  f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
-                  f" tokens spent by the run so far {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
-    if finished.status == "failed":
-        raise UserError(f"run {name} failed: {finished.message}; fix that, then `{again}`")
-    if finished.status == "cancelled":
-        console.print(f"cancelled; continue with: {again}", markup=False)
-        raise SystemExit(130)
-    if p.error or p.missing:
-        print_error_causes(prepared.run.id)
-        # Non-zero, so a script notices: the run is not complete.
-        causes = " (why: above)" if p.error else ""
-        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer{causes};"
-                        f" `{again}` retries them")
-
-
-def print_error_causes(run_id: int) -> None:
-    """Each distinct error of a run with the number of claims it ended, most frequent first."""
-    store = open_store()
-    try:
-        causes = store.runs.error_causes(run_id)
-    finally:
-        store.close()
-    for message, count in causes:
-        console.print(f"  {count:,} × {one_line(message, 200)}", markup=False)
+def _sweep(sweep) -> None:
+    """One run per setting (all prepared, every check made), answered together."""
+    for skipped, why in sweep.skipped:
+        console.print(f"skipped setting {skipped}: {one_line(why, 160)}", markup=False)
+    for prepared in sweep.runs:
+        announce(prepared, engine=False)
+    announce_engine(sweep.runs[0])
+    if not any(p.pending_claim_ids for p in sweep.runs):
+        console.print("nothing left to do: every claim has an answer in every setting", markup=False)
+        return
+    report_sweep(sweep.runs, execute_sweep_with_progress(sweep.runs))
 
 
 @click.command("runs")

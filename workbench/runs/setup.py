@@ -87,6 +87,18 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
                        search=search, engine=engine)
 
 
+def resolve_template(store: Store, request: RunRequest) -> Template:
+    """The template a request would run with (auto: the one named after the claims' label space)."""
+    try:
+        settings = load_settings()
+        space, _dataset = _label_space(store, _select_claims(store, request))
+        return load_template(_template_name(request.prompt, space, settings.prompts_dir), settings.prompts_dir)
+    except FilterError as error:
+        raise RunSetupError(f"bad filter: {error}") from None
+    except TemplateError as error:
+        raise RunSetupError(str(error)) from None
+
+
 def search_config(params: dict, spec: ModelSpec, settings) -> SearchConfig | None:
     """A search run's tools from its params (None: not a search run)."""
     backend = params.get("search")
