@@ -95,6 +95,8 @@ class LocalLlama(Llama):
         self.text_only = kwargs.get("chat_handler") is None
         self.prefix_states = PrefixStates(prefix_cache_bytes if self.text_only else 0)
         self._prompt_next = False
+        self.pieces_split = 0
+        """Prompts whose last piece the rule below changed (its cost: one small decode each)."""
 
     # -- llama-cpp-python's hooks --------------------------------------------------------------
 
@@ -118,9 +120,11 @@ class LocalLlama(Llama):
         if len(tokens) == 1 and self.n_tokens > 0:  # all but one token shared: take one back
             self.n_tokens -= 1
             tokens.insert(0, int(self.input_ids[self.n_tokens]))
+            self.pieces_split += 1
         if len(tokens) > 2 and len(tokens) % self.n_batch == 1:
             super().eval(tokens[:-2])
             tokens = tokens[-2:]
+            self.pieces_split += 1
         super().eval(tokens)
         self._keep_state()
 
