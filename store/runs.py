@@ -234,6 +234,34 @@ class RunStore:
             progress.latency_s += latency or 0.0
         return progress
 
+    def spending(self, run_id: int) -> list[tuple]:
+        """Each answer's time and tokens: (status, cached, latency_s, tokens_in, tokens_out,
+        tokens_cached, batched, prompt_eval_tokens, prompt_eval_ms, eval_tokens, eval_ms)."""
+        return self.db.execute(
+            "SELECT status, cached, latency_s, tokens_in, tokens_out, tokens_cached, batched, prompt_eval_tokens,"
+            " prompt_eval_ms, eval_tokens, eval_ms FROM predictions WHERE run_id = ?", [run_id]).fetchall()
+
+    def model_history(self, model: str, prompt_name: str | None = None) -> dict:
+        """What earlier answers (not from the cache) by `model` recorded: their number, mean
+        generated tokens and seconds (with this template when given), and a local model's
+        prompt and generation speed over all its answers."""
+        where = "r.model = ? AND p.cached = 0 AND p.status IN ('ok', 'abstain', 'parse_failure')"
+        template = " AND r.prompt_name = ?" if prompt_name else ""
+        answers, tokens_out, seconds = self.db.execute(
+            f"SELECT count(*), avg(p.tokens_out), avg(p.latency_s) FROM predictions p JOIN runs r ON r.id = p.run_id"
+            f" WHERE {where}{template}", [model] + ([prompt_name] if prompt_name else [])).fetchone()
+        p_tokens, p_ms, e_tokens, e_ms = self.db.execute(
+            "SELECT sum(p.prompt_eval_tokens), sum(p.prompt_eval_ms), sum(p.eval_tokens), sum(p.eval_ms)"
+            f" FROM predictions p JOIN runs r ON r.id = p.run_id WHERE {where}", [model]).fetchone()
+        return {"answers": answers, "mean_tokens_out": tokens_out, "mean_seconds": seconds,
+                "prompt_per_second": p_tokens / p_ms * 1000 if p_ms else None,
+                "generated_per_second": e_tokens / e_ms * 1000 if e_ms else None}
+
+    def judge_runs(self, run_id: int) -> list[Run]:
+        """The judge runs that scored this run's explanations, oldest first."""
+        rows = _dicts(self.db.execute("SELECT * FROM runs WHERE target_run_id = ? ORDER BY id", [run_id]))
+        return [_run(r) for r in rows]
+
     def predictions(self, run_id: int, where: str = "1", params: list | None = None) -> list[Prediction]:
         """A run's predictions in run order; `where` narrows them (SQL over `p` and `c`)."""
         rows = _dicts(

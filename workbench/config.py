@@ -8,19 +8,24 @@ The config file is `$WORKBENCH_CONFIG`, else `~/.config/workbench/config.toml`:
     openai = "sk-..."
     anthropic = "sk-ant-..."
     models_dirs = ["~/models"]   # GGUF folders for `workbench models` and gguf:NAME
+    [prices."openai-compatible:my-model"]   # USD per million tokens (see usage/prices.toml)
+    input = 0.20
+    output = 0.80
     [keymap]               # binding id -> keys, see the TUI help screen
     "claims.flag" = "ctrl+f"
 """
 
 from __future__ import annotations
 
+import datetime
 import getpass
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from workbench.errors import WorkbenchError
@@ -33,6 +38,25 @@ def config_path() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
     return Path(base) / "workbench" / "config.toml"
+
+
+class ModelPrice(BaseModel):
+    """A model's price in US dollars per million tokens (a [prices."MODEL"] table)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    input: float = Field(ge=0)
+    """Prompt tokens."""
+    output: float = Field(ge=0)
+    """Generated tokens."""
+    cached_input: float | None = Field(default=None, ge=0)
+    """Prompt tokens served from the provider's prompt cache (missing: the input price)."""
+    batch_input: float | None = Field(default=None, ge=0)
+    """Prompt tokens through the provider's batch API (missing: the input price)."""
+    batch_output: float | None = Field(default=None, ge=0)
+    """Generated tokens through the batch API (missing: the output price)."""
+    as_of: datetime.date | None = None
+    """When the price was read off the provider's page."""
 
 
 class Settings(BaseSettings):
@@ -59,6 +83,8 @@ class Settings(BaseSettings):
     models_dirs: list[Path] = Field(default_factory=list)
     """Folders of GGUF files to list beside the Hugging Face cache, LM Studio and Ollama
     (`workbench models`; `--model gguf:NAME` finds them by name)."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Model spec -> price, over the built-in table (workbench/usage/prices.toml)."""
     images: str = "auto"
     """How the TUI draws claims' images: auto (Kitty or Sixel graphics where the terminal
     has them, half-blocks elsewhere), tgp, sixel, halfcell, unicode, or off."""
@@ -99,8 +125,19 @@ def load_settings() -> Settings:
     try:
         return Settings(**values)
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in error.errors())
-        raise ConfigError(f"{path} (or a WORKBENCH_* variable): {problems}") from None
+        raise ConfigError(f"{path} (or a WORKBENCH_* variable): {validation_problems(error)}") from None
+
+
+def validation_problems(error: ValidationError) -> str:
+    """Each problem as `key.path: what is wrong` (keys that are not bare words quoted, as TOML
+    writes them: prices."openai:gpt-4o".inptu), never the value itself."""
+    problems = []
+    for problem in error.errors():
+        key = ".".join(part if re.fullmatch(r"[A-Za-z0-9_-]+", str(part)) else f'"{part}"'
+                       for part in problem["loc"]) or "settings"
+        message = "not a setting here (a typo?)" if problem["type"] == "extra_forbidden" else problem["msg"]
+        problems.append(f"{key}: {message}")
+    return "; ".join(problems)
 
 
 def api_key(provider: str, settings: Settings | None = None) -> str | None:

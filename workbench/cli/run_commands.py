@@ -53,12 +53,17 @@ console = Console(highlight=False)
 @click.option("--max-searches", type=click.IntRange(1), help="Search runs: searches per claim (default 4).")
 @click.option("--max-claim-tokens", type=click.IntRange(1),
               help="Search runs: tokens (sent and written) per claim; past them the model is asked to answer.")
+@click.option("--max-cost", type=float, metavar="DOLLARS",
+              help="Stop cleanly before a request that could take the run's spending (what it spent before"
+                   " included) past this many US dollars; answers are kept and --resume goes on. Prices: the"
+                   " built-in table and [prices] in the config.")
 @click.option("--batch", "as_batch", is_flag=True,
               help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
                    " the answers (API models).")
 @shared_options
 def run_command(dataset, filter_text, model, base_url, settings, prompt, concurrency, name, no_cache, resume,
-                params, limit, search, search_url, max_steps, max_searches, max_claim_tokens, as_batch) -> None:
+                params, limit, search, search_url, max_steps, max_searches, max_claim_tokens, max_cost,
+                as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
@@ -67,6 +72,9 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
     Several --setting make a sweep: one run per setting, answered together in the order
     that lets a local model reuse the most of each prompt.
     """
+    if as_batch and max_cost is not None:
+        raise UserError("--max-cost holds back live requests one at a time; a batch is sent whole: run it live to"
+                        " keep a budget, or check its estimate first")
     if as_batch and not resume and model.startswith("gguf:"):
         raise UserError("--batch needs an API model (openai:, anthropic:, or openai-compatible: with a server that"
                         " implements /v1/batches); a GGUF model runs in process, without --batch")
@@ -85,7 +93,7 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
         request = RunRequest(model=model, setting=(settings or ("claim",))[0], prompt=prompt, dataset=dataset,
                              filter=filter_text, base_url=base_url, params=given, concurrency=concurrency,
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
-        sweep = None
+        skipped = []
         if len(settings) > 1 or "all" in settings:
             if resume or as_batch:
                 raise UserError("a sweep of settings runs live, one new run per setting: give one --setting with"
@@ -93,40 +101,54 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
             from workbench.runs.sweeps import prepare_sweep
 
             sweep = prepare_sweep(store, request, list(settings))
+            runs, skipped = sweep.runs, sweep.skipped
         else:
-            prepared = prepare_run(store, request)
-            waiting = store.batches.waiting(prepared.run.id)
+            runs = [prepare_run(store, request)]
+        waiting = store.batches.waiting(runs[0].run.id) if len(runs) == 1 else []
+        budget, estimate = _plan(store, runs, max_cost)
     finally:
         store.close()
-    if sweep is not None:
-        _sweep(sweep)
-        return
-    announce(prepared)
-    if not prepared.pending_claim_ids:
+    for setting, why in skipped:
+        console.print(f"skipped setting {setting}: {why}", markup=False)
+    for prepared in runs:
+        announce(prepared, engine=False)
+    announce_engine(runs[0])
+    if not any(p.pending_claim_ids for p in runs):
         console.print("nothing left to do: every claim has an answer", markup=False)
         return
     if waiting:  # sending those claims again would pay for them twice
-        raise UserError(waiting_message(prepared.run.name, waiting))
+        raise UserError(waiting_message(runs[0].run.name, waiting))
+    if estimate is not None:
+        from workbench.render.usage import estimate_text
+
+        console.print(estimate_text(estimate), markup=False)
     if as_batch:
         from workbench.cli.batch_commands import submit_from_cli
 
-        submit_from_cli(prepared)
+        submit_from_cli(runs[0])
         return
-    finished = execute_with_progress(prepared)
-    report_finished(prepared, finished)
+    if len(runs) == 1:
+        report_finished(runs[0], execute_with_progress(runs[0], budget), budget=budget)
+    else:
+        report_sweep(runs, execute_sweep_with_progress(runs, budget), budget)
 
 
-def _sweep(sweep) -> None:
-    """One run per setting (all prepared, every check made), answered together."""
-    for skipped, why in sweep.skipped:
-        console.print(f"skipped setting {skipped}: {one_line(why, 160)}", markup=False)
-    for prepared in sweep.runs:
-        announce(prepared, engine=False)
-    announce_engine(sweep.runs[0])
-    if not any(p.pending_claim_ids for p in sweep.runs):
-        console.print("nothing left to do: every claim has an answer in every setting", markup=False)
-        return
-    report_sweep(sweep.runs, execute_sweep_with_progress(sweep.runs))
+def _plan(store, runs, max_cost):
+    """The budget (--max-cost) and the estimate; a budget that cannot work removes the runs
+    this command created (nothing half-made stays) and says why."""
+    from workbench.usage.budget import BudgetError
+    from workbench.usage.planning import budget_for, estimate_runs
+    from workbench.usage.prices import price_table
+
+    prices = price_table()
+    try:
+        budget = budget_for(store, runs, max_cost, prices) if max_cost is not None else None
+    except BudgetError as error:
+        for prepared in runs:
+            if not prepared.resumed and not store.runs.progress(prepared.run.id).done:
+                store.runs.delete(prepared.run.id)
+        raise UserError(str(error)) from None
+    return budget, estimate_runs(store, runs, prices)
 
 
 @click.command("runs")
@@ -134,9 +156,14 @@ def _sweep(sweep) -> None:
 @shared_options
 def runs_command(as_json: bool) -> None:
     """List runs with their status, counts, tokens and speed."""
+    from workbench.usage.prices import price_table
+
     store = open_store()
-    rows = [_run_summary(store, run) for run in store.runs.list()]
+    prices = price_table()
+    rows = [_run_summary(store, run, prices) for run in store.runs.list()]
     if as_json:
+        for row in rows:
+            row.pop("_usage_line")
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -150,6 +177,7 @@ def runs_command(as_json: bool) -> None:
         label.append(f" {r['status']}", style="bold")
         details = f"{r['model']} · {r['prompt']} · {r['setting']} · tokens {_short(r['tokens_in'])} in"
         label.append("\n" + one_line(details + f" / {_short(r['tokens_out'])} out"), style="dim")
+        label.append("\n" + one_line(r.pop("_usage_line")), style="dim")
         table.add_row(str(r["id"]), label,
                       *(f"{r[k]:,}" for k in ("total", "ok", "abstain", "parse_failure", "error", "missing",
                                               "cached")), rate)
@@ -160,17 +188,21 @@ def _short(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
 
 
-def _run_summary(store, run) -> dict:
+def _run_summary(store, run, prices) -> dict:
+    from workbench.render.usage import usage_dict, usage_summary
     from workbench.runs.engine import items_per_second
+    from workbench.usage.summary import run_usage
 
     p = store.runs.progress(run.id)
+    usage = run_usage(store, run, prices)
     return {"id": run.id, "name": run.name, "status": run.status, "model": run.model, "prompt": run.prompt_name,
             "setting": run.setting, "total": p.total, "ok": p.ok, "abstain": p.abstain,
             "parse_failure": p.parse_failure, "error": p.error, "missing": p.missing, "cached": p.cached,
             "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": round(p.latency_s, 3),
             "mean_latency_s": round(p.latency_s / max(p.done - p.cached, 1), 3),
             "items_per_second": items_per_second(p.done + p.error, run.started_at, run.finished_at),
-            "created_at": run.created_at, "started_at": run.started_at, "finished_at": run.finished_at}
+            "created_at": run.created_at, "started_at": run.started_at, "finished_at": run.finished_at,
+            "engine": run.engine, "usage": usage_dict(usage), "_usage_line": usage_summary(usage)}
 
 
 @click.command("predictions")

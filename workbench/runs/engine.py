@@ -166,6 +166,8 @@ class _Answer:
     calls: int
     error: BackendError | None = None
     cache_entry: tuple[str, str, CachedResponse] | None = None
+    stopped: bool = False
+    """Not asked: the request could take the spending past the budget (the claim stays pending)."""
 
 
 class _Sweep:
@@ -177,6 +179,11 @@ class _Sweep:
     @property
     def fatal(self) -> str | None:
         return next((e.fatal for e in self.engines if e.fatal), None)
+
+    @property
+    def stopping(self) -> bool:
+        budget = self.engines[0].budget
+        return self.cancel.is_set() or self.fatal is not None or (budget is not None and budget.reached)
 
     async def run(self) -> list[RunProgress]:
         queues = [engine.start() for engine in self.engines]
@@ -210,7 +217,7 @@ class _Sweep:
         try:
             await asyncio.gather(*workers, return_exceptions=False)
         except asyncio.CancelledError:
-            if not (self.cancel.is_set() or self.fatal):
+            if not self.stopping:
                 raise
         finally:
             watcher.cancel()
@@ -219,14 +226,15 @@ class _Sweep:
             await asyncio.gather(*workers, watcher, return_exceptions=True)
 
     async def _watch_cancel(self, workers: list[asyncio.Task]) -> None:
-        """Stop the workers (abandoning calls in flight) once the user cancels."""
+        """Stop the workers (abandoning calls in flight) once the user cancels or an error
+        stops every run; at the budget, calls in flight finish (they are paid for)."""
         while not (self.cancel.is_set() or self.fatal):
             await asyncio.sleep(CANCEL_POLL_S)
         for task in workers:
             task.cancel()
 
     async def _worker(self, feed: WorkFeed) -> None:
-        while not (self.cancel.is_set() or self.fatal):
+        while not self.stopping:
             item = feed.next()
             if item is None:
                 return
@@ -279,10 +287,12 @@ class _Engine:
     def finish(self, fatal: str | None) -> None:
         """The run's final status (a sweep's fatal error ends every run in it)."""
         self.fatal = self.fatal or fatal
-        stopped = self.cancel.is_set() or (self.budget is not None and self.budget.reached)
-        status = "failed" if self.fatal else "cancelled" if stopped else "finished"
+        at_budget = self.budget is not None and self.budget.reached and bool(
+            self.store.runs.pending_claim_ids(self.run_id))
+        status = "failed" if self.fatal else "cancelled" if self.cancel.is_set() or at_budget else "finished"
         self.store.runs.set_status(self.run_id, status)
-        self.emit(RunFinished(self.run_id, status, dataclasses.replace(self.progress), self.fatal))
+        message = self.fatal or (self.budget.stop_reason if at_budget else None)
+        self.emit(RunFinished(self.run_id, status, dataclasses.replace(self.progress), message))
 
     def _render(self, claim: Claim) -> CompletionRequest:
         return verdict_request(self.prepared, claim, self.store)
@@ -307,6 +317,8 @@ class _Engine:
             self._finish_with_error(claim.id, str(problem), before)
             return
         answer = await self._complete(request)
+        if answer.stopped:
+            return
         attempts = before + answer.calls
         if answer.completion is None:
             self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
@@ -328,6 +340,8 @@ class _Engine:
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
             answer = await self._complete(task_request(self.prepared, rendered, attempt))
+            if answer.stopped:
+                return
             attempts += answer.calls
             if answer.completion is None:
                 self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
@@ -352,7 +366,19 @@ class _Engine:
             completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason,
                                     tool_calls_of(cached.tool_calls))
             return _Answer(completion, cached=True, calls=0)
-        outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
+        reservation = None
+        if self.budget is not None:
+            reservation = self.budget.reserve(request)
+            if reservation is None:
+                return _Answer(None, cached=False, calls=0, stopped=True)
+        try:
+            outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
+        except BaseException:  # abandoned in flight (a cancel): no answer, nothing recorded
+            if reservation is not None:
+                self.budget.settle(reservation, None)
+            raise
+        if reservation is not None:
+            self.budget.settle(reservation, outcome.completion)
         completion = outcome.completion
         if completion is None:
             return _Answer(None, cached=False, calls=outcome.calls, error=outcome.error)

@@ -15,6 +15,7 @@ claims' order; their items come first in a window.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -37,6 +38,14 @@ def prompt_key(request: CompletionRequest) -> str:
                               for part in content if isinstance(part, dict))
         parts.append(f"{message.get('role')}\x1f{content or ''}\x1e")
     return "".join(parts)
+
+
+def shared_prefix_share(keys: list[str]) -> float:
+    """The share of the text each key shares with the one before it (in this order): what
+    a local model reusing the previous prompt's prefix need not evaluate."""
+    total = sum(len(key) for key in keys)
+    shared = sum(len(os.path.commonprefix([a, b])) for a, b in zip(keys, keys[1:]))
+    return shared / total if total else 0.0
 
 
 @dataclass

@@ -84,6 +84,8 @@ class _Turn:
                                         params.get("seed"), self.schema if self.forced else None,
                                         tools=self.tools, answer_only=self.forced)
             answer = await self.engine._complete(request)
+            if answer.stopped:  # the budget: the claim stays pending, its steps so far kept
+                return
             self.attempts += answer.calls
             if answer.completion is None:
                 self.engine._finish_with_error(self.claim.id, answer.error.message, self.attempts,
