@@ -12,6 +12,10 @@ Every finished answer is recorded the moment it exists, so a killed process lose
 most the calls in flight; resuming answers only the claims without an answer (never
 tried, or ended in an error). Answers are cached by a hash of the model identity, the
 exact messages and the sampling params, so a repeated configuration costs nothing.
+
+Several runs can go together (execute_runs: a sweep of settings): one feed hands out
+their pending prompts in prefix-sharing order (runs.ordering). A budget (usage.budget)
+holds each request back that could take the spending past it.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from store import CachedResponse, Claim, Prediction, RunBatch, RunProgress, Store
+from store import CachedResponse, Claim, Prediction, RunProgress, Store
 from store.records import to_json
 from workbench.backends import (
     Backend,
@@ -45,6 +49,7 @@ from workbench.runs.requests import (
 from workbench.runs.ordering import CLAIM_WINDOW, RunQueue, WorkFeed
 from workbench.runs.retry import RetryGate, RetryPolicy, call_with_retries
 from workbench.runs.setup import prepare_run, prepare_task_run
+from workbench.runs.status import items_per_second, unconfirmed_advice, waiting_message
 from workbench.runs.types import (
     ItemFinished,
     PreparedRun,
@@ -115,36 +120,6 @@ def runs_blocking(db_path: Path, prepared_runs: list[PreparedRun],
                   cancel: threading.Event | None = None, budget=None) -> list[RunProgress]:
     """execute_runs for a thread."""
     return asyncio.run(execute_runs(db_path, prepared_runs, on_event, cancel, budget))
-
-
-def waiting_message(run_name: str, waiting: list[RunBatch]) -> str:
-    """What to do about a run whose requests are out at a provider's batch API."""
-    confirmed = [row for row in waiting if row.batch_id]
-    if confirmed:
-        ids = ", ".join(f"{row.provider} {row.batch_id}" for row in confirmed)
-        return (f"run {run_name} waits on batch {ids}; `workbench batch collect {run_name}` reads its answers"
-                f" (`workbench batch cancel {run_name}` stops it)")
-    return (f"run {run_name} has a batch submit that never completed (started {waiting[0].submitted_at});"
-            f" {unconfirmed_advice(waiting[0].provider, run_name)}")
-
-
-def unconfirmed_advice(provider: str, run_name: str) -> str:
-    """How to settle a submit whose reply was lost (OpenAI can be asked; Anthropic cannot)."""
-    if provider == "openai":
-        return (f"`workbench batch collect {run_name}` asks the provider whether it made the batch, and"
-                " collects it or frees the claims")
-    return (f"{provider} cannot be asked whether it made the batch: look in its console, then"
-            f" `workbench batch forget {run_name}` frees the claims")
-
-
-def items_per_second(done: int, started_at: str | None, finished_at: str | None) -> float | None:
-    """A finished run's speed from its stored times (second resolution)."""
-    from datetime import datetime
-
-    if not started_at or not finished_at or not done:
-        return None
-    seconds = (datetime.fromisoformat(finished_at.rstrip("Z")) - datetime.fromisoformat(started_at.rstrip("Z")))
-    return done / max(seconds.total_seconds(), 1.0)
 
 
 class _Spent(dict):
