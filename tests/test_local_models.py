@@ -188,6 +188,14 @@ def test_names_resolve_by_whole_name_stem_or_a_unique_part(machine):
         resolve("mistral", found)
 
 
+def test_two_ollama_tags_of_one_blob_are_one_model_under_both_names(machine):
+    ollama_model(machine["ollama"], "llama-mini", "latest")
+    ollama_model(machine["ollama"], "llama-mini", "1b")  # the same blob, as Ollama tags often are
+    found = catalog(with_bundled=False)
+    assert len(found.models) == 1
+    assert resolve("llama-mini:1b", found) == resolve("llama-mini:latest", found)
+
+
 def test_gguf_name_specs_become_files_and_keep_their_name(machine):
     ollama_model(machine["ollama"], "llama-mini", "latest")
     path = local_model_path("llama-mini:latest")

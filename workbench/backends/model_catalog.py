@@ -102,14 +102,17 @@ def _bundled() -> FoundModel | None:
 
 
 def _unique_files(models: list[FoundModel]) -> list[FoundModel]:
-    """Each file once (the first source that reached it wins)."""
-    seen, kept = set(), []
+    """Each file once: the first name that reached it, the others kept as its aliases (two
+    Ollama tags of one blob, llama3.2:latest and llama3.2:3b, both resolve)."""
+    kept: dict[Path, FoundModel] = {}
     for model in models:
         key = model.path.resolve()
-        if key not in seen:
-            seen.add(key)
-            kept.append(model)
-    return kept
+        if key in kept:
+            first = kept[key]
+            kept[key] = replace(first, aliases=tuple(dict.fromkeys((*first.aliases, model.name, *model.aliases))))
+        else:
+            kept[key] = model
+    return list(kept.values())
 
 
 def _unique_names(models: list[FoundModel]) -> list[FoundModel]:

@@ -55,22 +55,9 @@ class _Pace:
         self.finished += 1
 
     def text(self) -> str:
-        elapsed = max(time.monotonic() - self.started, 1e-6)
-        if not self.finished:
-            return ""
-        per_minute = self.finished / elapsed * 60
-        left = max(self.remaining - self.finished, 0) / (self.finished / elapsed)
-        return f"{per_minute:.1f} claims/min · ETA {duration_text(left)}"
+        from workbench.render.usage import pace_text
 
-
-def duration_text(seconds: float) -> str:
-    """4s, 3m 20s, 2h 05m."""
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m {seconds % 60:02d}s"
-    return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
+        return pace_text(self.finished, time.monotonic() - self.started, self.remaining - self.finished)
 
 
 def execute_with_progress(prepared: PreparedRun, budget=None) -> RunFinished | None:

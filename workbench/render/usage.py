@@ -14,6 +14,24 @@ def engine_line(engine: dict) -> str:
             " layers can change answers, see docs/models.md)")
 
 
+def duration_text(seconds: float) -> str:
+    """4s, 3m 20s, 2h 05m."""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m {seconds % 60:02d}s"
+    return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
+
+
+def pace_text(finished: int, elapsed_s: float, remaining: int) -> str:
+    """'12.0 claims/min · ETA 3m 20s' from the items finished so far (empty before the first)."""
+    if not finished or elapsed_s <= 0:
+        return ""
+    per_second = finished / elapsed_s
+    return f"{per_second * 60:.1f} claims/min · ETA {duration_text(max(remaining, 0) / per_second)}"
+
+
 def seconds_text(seconds: float | None) -> str:
     """0.42 s, 12.3 s, 4m 05s; — when there is nothing to show."""
     if seconds is None:
@@ -103,7 +121,8 @@ def estimate_text(estimate) -> str:
     $0.02) at PRICE; ~3m 20s at this model's recorded speed'."""
     from workbench.usage.prices import money
 
-    parts = [f"estimate for {estimate.claims:,} claims: ~{_count(estimate.prompt_tokens)} prompt tokens"]
+    claims = "1 claim" if estimate.claims == 1 else f"{estimate.claims:,} claims"
+    parts = [f"estimate for {claims}: ~{_count(estimate.prompt_tokens)} prompt tokens"]
     if estimate.price is not None and estimate.price.local and estimate.prompt_tokens_to_evaluate < estimate.prompt_tokens:
         parts[0] += f" (~{_count(estimate.prompt_tokens_to_evaluate)} to evaluate, the rest shared prefixes)"
     typical = (f" (typically {_count(estimate.typical_output_tokens)})"

@@ -87,6 +87,14 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
                        search=search, engine=engine)
 
 
+def selected_claims(store: Store, request: RunRequest) -> list[int]:
+    """The claim ids a request selects (RunSetupError when none do)."""
+    try:
+        return _select_claims(store, request)
+    except FilterError as error:
+        raise RunSetupError(f"bad filter: {error}") from None
+
+
 def resolve_template(store: Store, request: RunRequest) -> Template:
     """The template a request would run with (auto: the one named after the claims' label space)."""
     try:

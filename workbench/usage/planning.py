@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from store import Store
+from workbench.backends import CompletionRequest, ModelSpecError, parse_model_spec
 from workbench.config import config_path
-from workbench.prompting import PromptError
+from workbench.prompting import PromptError, answer_mode, parse_setting, render
+from workbench.runs.params import effective_params
 from workbench.runs.requests import verdict_request
-from workbench.runs.types import PreparedRun
+from workbench.runs.setup import resolve_template, selected_claims, stored_model_text
+from workbench.runs.types import PreparedRun, RunRequest, RunSetupError
 from workbench.usage.budget import Budget, open_budget
 from workbench.usage.estimate import Estimate, estimate, history_of, sample_claims
 from workbench.usage.prices import PriceTable
@@ -31,6 +34,30 @@ def estimate_runs(store: Store, prepared_runs: list[PreparedRun], prices: PriceT
         return None
     history = history_of(store, model, prepared_runs[0].run.prompt_name)
     return estimate(requests, pending, prices.for_model(model), history, prepared_runs[0].concurrency)
+
+
+def estimate_request(store: Store, request: RunRequest, prices: PriceTable) -> Estimate:
+    """The estimate for a run not yet prepared (the run dialog): nothing is created or loaded.
+    RunSetupError when the request cannot be a run (the dialog says why on Start)."""
+    try:
+        spec = parse_model_spec(request.model, request.base_url)
+        params = effective_params(request.params, spec.scheme)
+        setting = parse_setting(request.setting)
+    except (ModelSpecError, PromptError) as error:
+        raise RunSetupError(str(error)) from None
+    claim_ids = selected_claims(store, request)
+    template = resolve_template(store, request)
+    json_answer = answer_mode(template, params.get("json")) == "json"
+    requests = []
+    for claim in sample_claims(store, claim_ids):
+        try:
+            rendered = render(claim, template, setting, json_answer)
+        except PromptError:
+            continue
+        requests.append(CompletionRequest(rendered.messages, int(params["max_tokens"]), json_schema=rendered.json_schema))
+    model = stored_model_text(spec)
+    history = history_of(store, model, template.name)
+    return estimate(requests, len(claim_ids), prices.for_model(model), history, request.concurrency or 1)
 
 
 def budget_for(store: Store, prepared_runs: list[PreparedRun], limit: float, prices: PriceTable) -> Budget:
