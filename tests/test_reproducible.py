@@ -134,6 +134,8 @@ def test_each_answer_is_the_same_alone_after_others_in_another_order_and_after_a
     # 240-odd tokens in batches of 7: many prompts end on a lone token without the rule
     assert answers(demo_store, db_path, five_claims, "small-batches", n_batch=7) == alone
     assert answers(demo_store, db_path, five_claims, "no-kept-prefixes", prefix_cache_mb=0) == alone
+    other_threads = max((os.cpu_count() or 2) // 2, 1) + 1  # llama-cpp-python's default, plus one
+    assert answers(demo_store, db_path, five_claims, "other-threads", n_threads=other_threads) == alone
 
     args = ["run", "--dataset", "demo", "--limit", str(CLAIMS), "--setting", "claim+time", "--no-cache", "--name",
             "killed", *(f"--param={k}={v}" for k, v in PARAMS.items())]

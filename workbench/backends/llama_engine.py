@@ -147,8 +147,8 @@ class LocalLlama(Llama):
         size = llama_cpp.llama_state_seq_get_size(self.ctx, 0)
         buffer = (ctypes.c_uint8 * size)()
         written = llama_cpp.llama_state_seq_get_data(self.ctx, buffer, size, 0)
-        if written:
-            self.prefix_states.add(key, bytes(buffer[:written]))
+        if written:  # string_at copies the bytes at C speed (a ctypes slice makes a list of ints)
+            self.prefix_states.add(key, ctypes.string_at(buffer, written))
 
     def _restore_longest_prefix(self, tokens: list[int]) -> None:
         if not self.prefix_states.entries:
