@@ -26,23 +26,43 @@ def test_percentiles_are_numpys(values):
     assert percentile([], 0.5) is None
 
 
-def test_cached_answers_and_errors_take_no_time_and_cost_nothing():
-    run = Run(id=1, name="r", model="openai:m")
+def test_cached_answers_and_errors_take_no_time_and_cost_nothing(store, tmp_path):
+    from store import Prediction
+    from tests.run_fixtures import load_mini
+
+    ids = load_mini(store, tmp_path)
+    run = store.runs.create(Run(name="r", model="openai:m"), ids[:5])
+    rows = [("ok", False, 2.0), ("ok", False, 4.0), ("abstain", False, 6.0), ("ok", True, 0.0), ("error", False, None)]
+    for claim_id, (status, cached, latency) in zip(ids, rows):
+        store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status=status, cached=cached, latency_s=latency,
+                                     tokens_in=None if status == "error" else 1000,
+                                     tokens_out=None if status == "error" else 100))
     price = Price("openai:m", input=1.0, output=2.0)
-    rows = [  # status, cached, latency, in, out, cached tokens, batched, prompt tokens, prompt ms, gen tokens, gen ms
-        ("ok", 0, 2.0, 1000, 100, 0, 0, None, None, None, None),
-        ("ok", 0, 4.0, 1000, 100, 0, 0, None, None, None, None),
-        ("abstain", 0, 6.0, 1000, 100, 0, 0, None, None, None, None),
-        ("ok", 1, 0.0, 1000, 100, 0, 0, None, None, None, None),  # from the cache
-        ("error", 0, None, None, None, None, 0, None, None, None, None),
-    ]
-    usage = summarise(run, rows, price)
+    spending = store.runs.spending(run.id)
+    usage = summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]), price)
     assert (usage.answers, usage.from_cache) == (3, 1)
-    assert usage.seconds_median == 4.0 and usage.seconds_p95 == pytest.approx(5.8)
+    assert usage.seconds_median == 4.0 and usage.seconds_p95 == pytest.approx(5.8)  # numpy's: 5.8
     assert usage.cost == pytest.approx(3 * (1000 * 1.0 + 100 * 2.0) / 1e6)
     assert usage.cost_per_claim == pytest.approx(usage.cost / 3)
-    assert summarise(run, rows, None).cost is None  # unknown, not 0
-    assert summarise(run, rows, LOCAL).cost == 0
+    assert summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]), None).cost is None  # unknown, not 0
+    assert summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]), LOCAL).cost == 0
+
+
+def test_percentiles_from_the_store_are_numpys(store, tmp_path):
+    from store import Prediction
+    from tests.run_fixtures import many_claims, write_mini
+    from workbench.importers import import_file
+
+    import_file(store, write_mini(tmp_path, many_claims(40), name="many"), "jsonl")
+    ids = store.claims.ids("dataset:many")
+    run = store.runs.create(Run(name="r", model="openai:m"), ids)
+    seconds = list(np.random.default_rng(3).gamma(2.0, 1.5, len(ids)))
+    for claim_id, latency in zip(ids, seconds):
+        store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", latency_s=float(latency)))
+    spending = store.runs.spending(run.id)
+    usage = summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]), None)
+    assert usage.seconds_median == pytest.approx(float(np.percentile(seconds, 50)))
+    assert usage.seconds_p95 == pytest.approx(float(np.percentile(seconds, 95)))
 
 
 @pytest.mark.slow

@@ -15,9 +15,6 @@ from dataclasses import dataclass, field, replace
 from store import Run, Store
 from workbench.usage.prices import Price, PriceTable, price_table
 
-ANSWERED = ("ok", "abstain", "parse_failure")
-
-
 @dataclass
 class RunUsage:
     run_id: int
@@ -53,41 +50,48 @@ class RunUsage:
 
 def percentile(values: list[float], share: float) -> float | None:
     """The `share` (0..1) percentile, linearly interpolated (numpy's default); None if empty."""
-    if not values:
-        return None
     ordered = sorted(values)
-    at = (len(ordered) - 1) * share
+    return percentile_of(len(ordered), share, lambda i: ordered[i])
+
+
+def percentile_positions(count: int, share: float) -> list[int]:
+    """The 0-based positions in ascending order that the percentile is interpolated between."""
+    if not count:
+        return []
+    at = (count - 1) * share
+    return sorted({math.floor(at), math.ceil(at)})
+
+
+def percentile_of(count: int, share: float, value_at) -> float | None:
+    """The percentile of `count` sorted values, `value_at(i)` giving the i-th."""
+    if not count:
+        return None
+    at = (count - 1) * share
     low, high = math.floor(at), math.ceil(at)
-    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+    return value_at(low) + (value_at(high) - value_at(low)) * (at - low)
 
 
-def summarise(run: Run, rows: list[tuple], price: Price | None) -> RunUsage:
-    """A run's usage from its answers' rows (RunStore.spending)."""
-    usage = RunUsage(run.id, run.name, run.model, price=price)
-    seconds, prompt_tokens, prompt_ms, generated, generated_ms = [], 0, 0.0, 0, 0.0
-    cost = 0.0
-    for status, cached, latency, t_in, t_out, t_cached, batched, p_tokens, p_ms, e_tokens, e_ms in rows:
-        if status not in ANSWERED:
-            continue
-        if cached:
-            usage.from_cache += 1
-            continue
-        usage.answers += 1
-        if latency is not None:
-            seconds.append(latency)
-        usage.tokens_in += t_in or 0
-        usage.tokens_out += t_out or 0
-        usage.tokens_cached += t_cached or 0
-        if p_ms:
-            prompt_tokens, prompt_ms = prompt_tokens + (p_tokens or 0), prompt_ms + p_ms
-        if e_ms:
-            generated, generated_ms = generated + (e_tokens or 0), generated_ms + e_ms
-        if price is not None:
-            cost += price.cost(t_in or 0, t_out or 0, t_cached or 0, bool(batched))
-    usage.seconds_median, usage.seconds_p95 = percentile(seconds, 0.5), percentile(seconds, 0.95)
-    usage.seconds_total = sum(seconds)
+def summarise(run: Run, spending: dict, latency_at, price: Price | None) -> RunUsage:
+    """A run's usage from its summed answers (RunStore.spending); `latency_at(positions)`
+    gives the model's seconds at those places in ascending order (RunStore.latencies_at)."""
+    usage = RunUsage(run.id, run.name, run.model, answers=spending["answers"], from_cache=spending["from_cache"],
+                     seconds_total=spending["seconds_total"], price=price)
+    timed = spending["timed"]
+    positions = sorted(set(percentile_positions(timed, 0.5) + percentile_positions(timed, 0.95)))
+    values = latency_at(positions)
+    usage.seconds_median = percentile_of(timed, 0.5, values.__getitem__)
+    usage.seconds_p95 = percentile_of(timed, 0.95, values.__getitem__)
+    prompt_tokens, prompt_ms = spending["prompt_eval"]
+    generated, generated_ms = spending["eval"]
     usage.prompt_per_second = prompt_tokens / prompt_ms * 1000 if prompt_ms else None
     usage.generated_per_second = generated / generated_ms * 1000 if generated_ms else None
+    cost = 0.0
+    for batched, (tokens_in, tokens_out, tokens_cached) in spending["tokens"].items():
+        usage.tokens_in += tokens_in
+        usage.tokens_out += tokens_out
+        usage.tokens_cached += tokens_cached
+        if price is not None:
+            cost += price.cost(tokens_in, tokens_out, tokens_cached, batched)
     usage.cost = cost if price is not None else None
     return usage
 
@@ -95,7 +99,9 @@ def summarise(run: Run, rows: list[tuple], price: Price | None) -> RunUsage:
 def run_usage(store: Store, run: Run, prices: PriceTable | None = None, judges: bool = True) -> RunUsage:
     """A run's time and money, with its judge runs' (`judges`)."""
     prices = prices or price_table()
-    usage = summarise(run, store.runs.spending(run.id), prices.for_model(run.model))
+    spending = store.runs.spending(run.id)
+    usage = summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]),
+                      prices.for_model(run.model))
     if judges:
         usage.judges = [run_usage(store, judge, prices, judges=False) for judge in store.runs.judge_runs(run.id)]
     return usage
