@@ -30,6 +30,7 @@ from store.records import Claim, ClaimImage, Dataset, Evidence, Flag, LabelSpace
 from store.runs import CachedResponse, RunProgress, RunStore
 from store.scoring import ScoringStore
 from store.search import SearchStore, Step, StoredResult
+from store.usage import UsageStore
 
 
 class Store:
@@ -47,6 +48,7 @@ class Store:
         self.scoring = ScoringStore(db)
         self.judging = JudgingStore(db, self.runs)
         self.search = SearchStore(db)
+        self.usage = UsageStore(db)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":

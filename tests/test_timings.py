@@ -38,14 +38,14 @@ def test_cached_answers_and_errors_take_no_time_and_cost_nothing(store, tmp_path
                                      tokens_in=None if status == "error" else 1000,
                                      tokens_out=None if status == "error" else 100))
     price = Price("openai:m", input=1.0, output=2.0)
-    spending = store.runs.spending(run.id)
-    usage = summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]), price)
+    spending = store.usage.spending(run.id)
+    usage = summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), price)
     assert (usage.answers, usage.from_cache) == (3, 1)
     assert usage.seconds_median == 4.0 and usage.seconds_p95 == pytest.approx(5.8)  # numpy's: 5.8
     assert usage.cost == pytest.approx(3 * (1000 * 1.0 + 100 * 2.0) / 1e6)
     assert usage.cost_per_claim == pytest.approx(usage.cost / 3)
-    assert summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]), None).cost is None  # unknown, not 0
-    assert summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]), LOCAL).cost == 0
+    assert summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), None).cost is None  # unknown, not 0
+    assert summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), LOCAL).cost == 0
 
 
 def test_percentiles_from_the_store_are_numpys(store, tmp_path):
@@ -59,8 +59,8 @@ def test_percentiles_from_the_store_are_numpys(store, tmp_path):
     seconds = list(np.random.default_rng(3).gamma(2.0, 1.5, len(ids)))
     for claim_id, latency in zip(ids, seconds):
         store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", latency_s=float(latency)))
-    spending = store.runs.spending(run.id)
-    usage = summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]), None)
+    spending = store.usage.spending(run.id)
+    usage = summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), None)
     assert usage.seconds_median == pytest.approx(float(np.percentile(seconds, 50)))
     assert usage.seconds_p95 == pytest.approx(float(np.percentile(seconds, 95)))
 

@@ -86,7 +86,7 @@ def estimate(requests: list[CompletionRequest], pending: int, price: Price | Non
 
 def history_of(store: Store, model: str, prompt_name: str | None) -> History:
     """What earlier answers by `model` (with this template, for their length) recorded."""
-    facts = store.runs.model_history(model, prompt_name)
+    facts = store.usage.model_history(model, prompt_name)
     if not facts["answers"]:
         return History()
     return History(facts["answers"], facts["mean_tokens_out"], facts["prompt_per_second"],

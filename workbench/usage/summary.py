@@ -99,8 +99,8 @@ def summarise(run: Run, spending: dict, latency_at, price: Price | None) -> RunU
 def run_usage(store: Store, run: Run, prices: PriceTable | None = None, judges: bool = True) -> RunUsage:
     """A run's time and money, with its judge runs' (`judges`)."""
     prices = prices or price_table()
-    spending = store.runs.spending(run.id)
-    usage = summarise(run, spending, lambda at: store.runs.latencies_at(run.id, at, spending["timed"]),
+    spending = store.usage.spending(run.id)
+    usage = summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]),
                       prices.for_model(run.model))
     if judges:
         usage.judges = [run_usage(store, judge, prices, judges=False) for judge in store.runs.judge_runs(run.id)]
