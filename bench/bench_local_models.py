@@ -21,6 +21,8 @@ Run: PYTHONPATH=. python bench/bench_local_models.py [--claims 24] [--group 6]
     with llama.cpp's own quantizer (llama_model_quantize): the engine sweep's time with
     each (variants sweep and sweep-q8), and whether every answer (raw text, verdict) is
     the same.
+(c) The prompt tokens to evaluate for the whole demo's sweep, by order and by what the
+    model keeps, counted with the model's tokenizer (seconds; --no-tokens leaves it out).
 """
 
 from __future__ import annotations
@@ -180,6 +182,67 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
               f" -> {'ship Q8_0 as the default' if faster and same_text == len(keys) else 'keep Q4_1 as the default'}")
 
 
+def token_counts(bench: Bench, templates: list[str]) -> None:
+    """(c) The prompt tokens a local model evaluates for the whole demo's sweep, by order and
+    by what it keeps (the previous prompt only, or kept states within 512 MB): the prompts
+    are tokenised with the model's own tokenizer and chat template, not run."""
+    from collections import OrderedDict
+
+    from llama_cpp import Llama, llama_chat_format
+
+    from workbench.prompt_templates import load_template
+    from workbench.prompting import parse_setting, render
+    from workbench.runs.ordering import prompt_key
+    from workbench.backends import CompletionRequest
+
+    vocab = Llama(model_path=str(default_gguf_path()), vocab_only=True, verbose=False)
+    chat = llama_chat_format.Jinja2ChatFormatter(vocab.metadata["tokenizer.chat_template"], "<|im_end|>",
+                                                 "<|im_start|>")
+    per_token = 2 * 30 * 192 * 2  # SmolLM2-135M's KV cache: K and V, 30 layers, 3 x 64 wide, f16
+    claims = [bench.store.claims.get(i) for i in bench.store.claims.ids("dataset:demo")]
+
+    def evaluated(order, prompts, cap_bytes):
+        previous, kept, total = [], OrderedDict(), 0
+        for key in order:
+            tokens = prompts[key]
+            best = max([_shared(previous, tokens)] + [_shared(k, tokens) for k in kept.values()])
+            total += len(tokens) - best
+            previous = tokens
+            if cap_bytes:
+                kept[key] = tokens
+                while sum(len(v) for v in kept.values()) * per_token > cap_bytes:
+                    kept.popitem(last=False)
+        return total
+
+    print(f"(c) prompt tokens to evaluate for the sweep of all {len(claims)} demo claims (tokenised, not run):")
+    for name in templates:
+        template = load_template(name)
+        prompts, keys = {}, {}
+        for setting in SETTINGS:
+            for claim in claims:
+                messages = render(claim, template, parse_setting(setting)).messages
+                prompts[(setting, claim.id)] = vocab.tokenize(chat(messages=messages).prompt.encode(), add_bos=False,
+                                                              special=True)
+                keys[(setting, claim.id)] = prompt_key(CompletionRequest(messages))
+        today = [(s, c.id) for s in SETTINGS for c in claims]
+        ordered = sorted(prompts, key=keys.__getitem__)
+        base = evaluated(today, prompts, 0)
+        print(f"    {name}: {sum(map(len, prompts.values())):,} prompt tokens in all; today's order {base:,};"
+              f" today's order with kept states {evaluated(today, prompts, 512 << 20):,};"
+              f" the sweep's order {evaluated(ordered, prompts, 0):,} ({1 - evaluated(ordered, prompts, 0) / base:.0%}"
+              f" fewer); with kept states too {evaluated(ordered, prompts, 512 << 20):,}")
+    vocab.close()
+
+
+def _shared(a, b) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _engine_model():
     from workbench.backends import llama
 
@@ -207,6 +270,8 @@ def main() -> None:
     parser.add_argument("--variants", default="today,sweep,sweep-q8",
                         help=f"comma-separated, of {', '.join(VARIANTS)}")
     parser.add_argument("--template", default="jsfactcheck")
+    parser.add_argument("--tokens", action=argparse.BooleanOptionalAction, default=True,
+                        help="(c) first: the tokens to evaluate, counted for the whole demo (seconds)")
     args = parser.parse_args()
     variants = [v for v in args.variants.split(",") if v]
     unknown = set(variants) - set(VARIANTS)
@@ -215,7 +280,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         bench = Bench(Path(folder), args.template)
         claim_ids = bench.store.claims.ids("dataset:demo")[:args.claims]
-        bench_sweep(bench, claim_ids, args.group, variants)
+        if args.tokens:
+            token_counts(bench, ["jsfactcheck", "jsfactcheck-evidence-first"])
+        if variants:
+            bench_sweep(bench, claim_ids, args.group, variants)
         bench.store.close()
         forget_loaded_models()
 
