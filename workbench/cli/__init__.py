@@ -99,6 +99,8 @@ class LazyGroup(click.Group):
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as error:
             raise OneLineUsageError(error) from None
+        except BrokenPipeError:  # `workbench --help | head -1`: help is printed while parsing
+            _quiet_closed_pipe()
 
     def invoke(self, ctx: click.Context):
         try:
@@ -109,7 +111,7 @@ class LazyGroup(click.Group):
             if isinstance(error, OneLineUsageError):
                 raise
             raise OneLineUsageError(error) from None
-        except BrokenPipeError:
+        except BrokenPipeError:  # every command's output, through click.echo or our console
             _quiet_closed_pipe()
         except Exception as error:
             problem = _database_problem(error, ctx)

@@ -16,17 +16,17 @@ import time
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import literal
 
 if TYPE_CHECKING:
     from workbench.runs.types import PreparedRun
 
-console = Console(highlight=False)
+console = output_console()
 STILL_OUT = 75
 """`batch collect`'s exit status while answers are still at the provider (EX_TEMPFAIL)."""
 

@@ -14,14 +14,14 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from workbench.choices import CONTAMINATION_METRICS
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import literal
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.group("contamination")

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from workbench.choices import EXPORT_FORMATS
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import fit_widths, literal, one_line
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("datasets")

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("import")

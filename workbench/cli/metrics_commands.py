@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from workbench.choices import (
     BREAKDOWN_FIELDS,
@@ -16,8 +15,9 @@ from workbench.choices import (
 )
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 
-console = Console(highlight=False)
+console = output_console()
 
 _BY_HELP = f"Break scores down by a field (repeatable): {', '.join(BREAKDOWN_FIELDS)}."
 _CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); "

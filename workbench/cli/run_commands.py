@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import click
 from rich import box
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -21,12 +20,13 @@ from rich.table import Table
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.cancellable import run_cancellable
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
 
 if TYPE_CHECKING:
     from workbench.runs.types import PreparedRun, RunEvent, RunFinished
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("run")

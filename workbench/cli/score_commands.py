@@ -66,8 +66,9 @@ def _run_scores(run_ref: str):
 
 
 def _print_table(result) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from workbench.render.console import output_console
 
     caption = f"{result.n_claims} claims, METEOR from nltk {result.nltk_version}"
     table = Table(title="AVeriTeC scores", caption=caption)
@@ -82,4 +83,4 @@ def _print_table(result) -> None:
     rows += [(f"AVeriTeC score @ {t}", v) for t, v in result.averitec.items()]
     for name, value in rows:
         table.add_row(name, f"{value:.3f}")
-    Console().print(table)
+    output_console().print(table)

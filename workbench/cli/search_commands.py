@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("trajectory")
