@@ -27,7 +27,8 @@ Terms are combined with AND; put - in front of a term to negate it.
   id:42  id>100               the store's claim id
   date<2025-01-01  date:2024  claim date (<, <=, >, >=, =, : for a prefix)
   reftime>=2024-06-01         reference time, the same way
-  attr.claim_types:"Numerical Claim"   a free-form attribute (a list matches any item)
+  attr.claim_types:"Numerical Claim"   an attribute as stored: name and text exact, a list
+                              matches any item, true/false/null/numbers by JSON value
   has:question  has:pages     has:response has:article has:evidence has:qa has:passage has:date has:image
   evidence:"word"             full-text search in the claim's evidence
   flagged:contaminated        any flag of that kind (flagged:any for any flag)
@@ -320,8 +321,28 @@ def _attribute(term: Term) -> tuple[str, list]:
     if not name:
         raise FilterError("attr. needs a name, e.g. attr.claim_types:Numerical", term.start, term.end)
     path = '$."' + name.replace('"', '') + '"'
-    sql = "EXISTS (SELECT 1 FROM json_each(c.attributes, ?) a WHERE CAST(a.value AS TEXT) = ? COLLATE NOCASE)"
-    return sql, [path, term.value]
+    # A value matches as stored: text exactly, anything else by its JSON spelling (true, false,
+    # null, 3, {"a":1}), and a number also by its value (3 finds 3.0); a list, any item. This is
+    # how `--by attr.NAME` names its slices, so a breakdown row's filter finds exactly its claims.
+    matches = ("(CASE a.type WHEN 'text' THEN a.value WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+               " WHEN 'null' THEN 'null' ELSE CAST(a.value AS TEXT) END) = ?")
+    params = [path, path, path, path, term.value]
+    number = _json_number(term.value)
+    if number is not None:
+        matches += " OR (a.type IN ('integer', 'real') AND a.value = ?)"
+        params.append(number)
+    # An object is one value (json_each would walk its members); an absent attribute, none.
+    values = ("json_each(CASE json_type(c.attributes, ?) WHEN 'array' THEN c.attributes -> ?"
+              " ELSE json_array(c.attributes -> ?) END) a")
+    return f"EXISTS (SELECT 1 FROM {values} WHERE json_type(c.attributes, ?) IS NOT NULL AND ({matches}))", params
+
+
+def _json_number(text: str) -> int | float | None:
+    """The number a value spells in JSON (3, -2.5, 1e3), or None."""
+    if not re.fullmatch(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?", text):
+        return None
+    number = float(text)
+    return int(number) if number.is_integer() and abs(number) < 2**63 else number
 
 
 def _require_op(term: Term, *allowed: str) -> None:

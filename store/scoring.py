@@ -63,8 +63,8 @@ class FieldSource:
         if self.kind == "modality":  # 1 when the claim has an image
             return "EXISTS (SELECT 1 FROM claim_images ci WHERE ci.claim_id = c.id)", []
         if self.kind == "attribute":
-            # json_array keeps the JSON type (a list stays a list, "3" stays a string).
-            return "json_array(json_extract(c.attributes, ?))", [attribute_path(self.key)]
+            # json_array over -> keeps the JSON type (a list stays a list, "3" a string, false false).
+            return "json_array(c.attributes -> ?)", [attribute_path(self.key)]
         condition, params = FlagSpec.parse(self.key).condition(run_id)
         return f"EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND {condition})", params
 

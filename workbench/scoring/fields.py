@@ -134,4 +134,8 @@ def attribute_values(raw: object) -> str | tuple[str, ...]:
 
 def _json_text(value: object) -> str:
     """A JSON value as a slice value: strings as they are, others in JSON spelling."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    # Compact, as SQLite spells JSON: the filter attr.NAME:VALUE compares with that spelling;
+    # a number by its value (3.0 and 3 are one slice, as the filter finds them together).
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
