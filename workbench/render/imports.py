@@ -49,7 +49,8 @@ def _how(plan) -> str:
 def _labels_line(space, counts: Counter) -> Text:
     kind = "built-in" if space.name in ("averitec", "jsfactcheck", "realfactbench") else "the file's own"
     line = literal(f"label space {space.name} ({kind}): ")
-    shown = [f"{label} {counts.get(label, 0):,}" for label in space.all_gold]
+    shown = [f"{label} {counts.get(label, 0):,}" for label in space.labels]
+    shown += [f"{label} {counts.get(label, 0):,} (kept, not scored)" for label in space.excluded]
     line.append_text(literal(", ".join(shown)))
     if space.abstain:
         line.append_text(literal(f"; abstain label {space.abstain}"))
