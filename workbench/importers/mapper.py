@@ -29,6 +29,8 @@ class RecordMapper:
         self.mapping, self.path, self.warnings = mapping, path, warnings
         self.tree = ReadTree.of(mapping)
         self.fields_seen: set[str] = set()
+        self.element_fields_seen: set[str] = set()
+        """With explode: the fields of the elements that became claims."""
         self.kept_unknown: Counter[str] = Counter()
         self.positional_ids = 0
         self._positional_record = -1
@@ -52,6 +54,10 @@ class RecordMapper:
                               record_shown(located), self.warnings, located)
         try:
             contexts = self.mapping.explode.items(Context.of(record)) if self.mapping.explode else [Context.of(record)]
+            if self.mapping.explode:
+                for context in contexts:
+                    if isinstance(context.value, dict):
+                        self.element_fields_seen.update(context.value)
             drafts = [self._claim(located, where, context, len(contexts) > 1 or self.mapping.explode is not None)
                       for context in contexts]
         except PathError as error:

@@ -295,12 +295,17 @@ def _merge_into(fields: dict, more: dict, listed: set[str]) -> None:
 
 def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
     path = plan.source.path
+    exploded = plan.mapping.explode is not None
     for name in sorted(plan.mapping.given):
         value = plan.mapping.attributes.get(name[5:]) if name.startswith("attr.") else plan.mapping.fields.get(name)
-        keys = value.root_keys if value is not None else set()
-        if keys and not keys & mapper.fields_seen:
-            raise MappingError(f"{path}: --map {name}={value.text}: no record has a field {sorted(keys)[0]!r};"
-                               f" the file's fields are {fields_listing(mapper.fields_seen)}")
+        # With explode a path without $ reads the element: its fields are the ones to look in.
+        keys = [(read.root_key, mapper.element_fields_seen if exploded and read.up == 0 else mapper.fields_seen)
+                for read in (value.paths if value is not None else ()) if read.root_key is not None]
+        if keys and not any(key in found for key, found in keys):
+            key, found = keys[0]
+            whose = "the file's" if found is mapper.fields_seen else "the exploded elements'"
+            raise MappingError(f"{path}: --map {name}={value.text}: no record has a field {key!r};"
+                               f" {whose} fields are {fields_listing(found)}")
     if mapper.skipped and not mapper.produced:
         raise mapper.first_skipped.error(mapper.claim_name(), f"no record has claim text in {mapper.claim_name()!r};"
                                          f" the file's fields are {fields_listing(mapper.fields_seen)} (map one with"

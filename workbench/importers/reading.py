@@ -223,7 +223,8 @@ class RecordReader:
         if type(value) is str and len(value) <= SHORT_FIELD_CHARS and value[:1].strip():
             return value
         if isinstance(value, float) and not math.isfinite(value):
-            self._warn(key, f"{value!r} where a value is expected (read as no value)", "NaN or Infinity for a value")
+            shown = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+            self._warn(key, f"{shown} where a value is expected (read as no value)", "NaN or Infinity for a value")
             value = None
         if value is None or (isinstance(value, str) and not value.strip()):
             if required:

@@ -52,10 +52,16 @@ def non_finite(value: Any) -> bool:
     return isinstance(value, float) and not math.isfinite(value)
 
 
+def json_spelling(number: float) -> str:
+    """NaN, Infinity, -Infinity: how a JSON file (or pandas) writes them."""
+    return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
+
+
 def no_value(value: Any, where: Where, field: str) -> bool:
     """True when there is nothing to read; a NaN or an infinity is nothing too, said once."""
     if non_finite(value):
-        where.warn(field, f"{value!r} where a value is expected (read as no value)", "NaN or Infinity for a value")
+        where.warn(field, f"{json_spelling(value)} where a value is expected (read as no value)",
+                   "NaN or Infinity for a value")
         return True
     return absent(value)
 
@@ -92,7 +98,8 @@ def _lines(items: list, where: Where, field: str) -> str:
     lines = []
     for position, item in enumerate(items):
         if item is None or non_finite(item):
-            where.warn(f"{field}[{position}]", f"{item!r} in a list of texts (kept as an empty line, so later"
+            shown = "null" if item is None else json_spelling(item)
+            where.warn(f"{field}[{position}]", f"{shown} in a list of texts (kept as an empty line, so later"
                        " positions stay where they are)", "null or NaN in a list of texts")
             item = ""
         elif not isinstance(item, str):
