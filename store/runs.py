@@ -119,10 +119,13 @@ class RunStore:
 
     def latest_with_config(self, config_key: str) -> Run | None:
         """The newest run made with the same configuration (for re-running a command)."""
-        rows = _dicts(
-            self.db.execute("SELECT * FROM runs WHERE config_key = ? ORDER BY id DESC LIMIT 1", [config_key])
-        )
-        return _run(rows[0]) if rows else None
+        found = self.with_config(config_key, limit=1)
+        return found[0] if found else None
+
+    def with_config(self, config_key: str, limit: int = 100) -> list[Run]:
+        """Runs made with one configuration, newest first."""
+        sql = "SELECT * FROM runs WHERE config_key = ? ORDER BY id DESC LIMIT ?"
+        return [_run(row) for row in _dicts(self.db.execute(sql, [config_key, limit]))]
 
     def unique_name(self, base: str) -> str:
         """`base`, or `base-2`, `base-3`... whichever is free."""

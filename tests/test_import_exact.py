@@ -198,3 +198,54 @@ def test_a_warning_in_one_line_json_names_the_record(store, tmp_path):
 def test_the_readme_states_the_completeness_rule():
     text = (REPO / "README.md").read_text(encoding="utf-8")
     assert "Every value of a record ends up in exactly one place" in text
+
+
+# -- the smaller things a user reads -----------------------------------------------------------
+
+
+def cli(db, *args):
+    from click.testing import CliRunner
+
+    from workbench.cli import main
+
+    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.fixture
+def demo_db(tmp_path):
+    db = tmp_path / "demo.db"
+    cli(db, "demo", "--no-tui")
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{"id": "js-001", "verdict": "Supported"},
+                                                       {"id": "js-002", "verdict": "Refuted"}])
+    return db, answers
+
+
+def test_importing_the_same_predictions_again_adds_nothing_and_says_so(demo_db):
+    db, answers = demo_db
+    first = json.loads(cli(db, "import-predictions", answers, "--dataset", "demo", "--json"))
+    again = cli(db, "import-predictions", answers, "--dataset", "demo")
+    assert "already holds the predictions of this file" in again and "nothing added" in again
+    assert json.loads(cli(db, "import-predictions", answers, "--dataset", "demo", "--json"))["already_imported"]
+    other = json.loads(cli(db, "import-predictions", answers, "--dataset", "demo", "--run", "second", "--json"))
+    names = [run["name"] for run in json.loads(cli(db, "runs", "--json"))]
+    assert (first["run"], other["run"], sorted(names)) == ("imported-answers", "second", ["imported-answers", "second"])
+
+
+def test_runs_lists_no_none_for_an_imported_run(demo_db):
+    db, answers = demo_db
+    cli(db, "import-predictions", answers, "--dataset", "demo")
+    listing = cli(db, "runs")
+    assert "imported-answers" in listing and "None" not in listing
+
+
+def test_show_lists_a_claims_images_and_every_attribute(tmp_path):
+    db = tmp_path / "demo.db"
+    cli(db, "demo", "--no-tui")
+    shown = " ".join(cli(db, "show", "demo-realfact:rfb-004").split())
+    assert "image 1 images/rfb-004.png · image/png · 800 bytes · 320×200 · sha256 acd082daed17" in shown
+    path = write_jsonl(tmp_path / "nulls.jsonl", [{"id": "a", "claim": "x", "label": "true", "gap": None, "blank": ""}])
+    cli(db, "import", path)
+    shown = " ".join(cli(db, "show", "nulls:a").split())
+    assert "attr.gap null" in shown and 'attr.blank ""' in shown

@@ -209,6 +209,7 @@ def import_predictions_command(file, dataset, run_name, model, profile, maps, la
 
 def _predictions_dict(report) -> dict:
     return {"run": report.run.name if report.run else None, "run_id": report.run.id if report.run else None,
+            "already_imported": report.already is not None,
             "profile": report.plan.mapping.name, "matched": report.matched, "matched_by": report.matched_by,
             "unmatched": report.unmatched, "claims_without_prediction": report.without,
             "statuses": dict(report.statuses), "verdicts": {str(k): v for k, v in report.verdicts.items()},

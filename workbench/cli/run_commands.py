@@ -193,8 +193,9 @@ def runs_command(as_json: bool) -> None:
         rate = f"{r['items_per_second']:.1f}" if r["items_per_second"] else ""
         label = literal(r["name"])
         label.append(f" {r['status']}", style="bold")
-        details = f"{r['model']} · {r['prompt']} · {r['setting']} · tokens {_short(r['tokens_in'])} in"
-        label.append("\n" + one_line(details + f" / {_short(r['tokens_out'])} out"), style="dim")
+        parts = [r["model"], r["prompt"], r["setting"], f"tokens {_short(r['tokens_in'])} in"
+                 f" / {_short(r['tokens_out'])} out"]
+        label.append("\n" + one_line(" · ".join(str(part) for part in parts if part)), style="dim")
         table.add_row(str(r["id"]), label,
                       *(f"{r[k]:,}" for k in ("total", "ok", "abstain", "parse_failure", "error", "missing",
                                               "cached")), rate)

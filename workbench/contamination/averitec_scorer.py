@@ -37,7 +37,8 @@ class ClaimScore:
     """Scores of one claim (records paired by position)."""
 
     index: int
-    claim_id: Any
+    claim_id: str
+    """The claim's id as text, whether it came from a file (where it may be a number) or a run."""
     question_only: float
     qa: float
     label_correct: bool
@@ -265,7 +266,7 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
     gold_labels = [g["label"] for g in gold]
     pred_labels = [p["pred_label"] for p in predictions]
     correct = [g == p for g, p in zip(gold_labels, pred_labels)]
-    claims = [ClaimScore(i, predictions[i].get("claim_id", i), q, qa, ok)
+    claims = [ClaimScore(i, _claim_id(predictions[i], i), q, qa, ok)
               for i, ((q, qa), ok) in enumerate(zip(scores, correct))]
     qa_scores = [c.qa for c in claims]
     return EvidenceScores(
@@ -278,3 +279,8 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
         claims=claims,
         nltk_version=nltk.__version__,
     )
+
+
+def _claim_id(prediction: dict, position: int) -> str:
+    found = prediction.get("claim_id")
+    return str(position if found is None else found)
