@@ -10,9 +10,10 @@ stance_claim_autoEvid, if_claim_needs_edit, revised_claims, usedEvidence_index_i
 if_most_important_claim, if_automatic_evidence_enough_to_verify). One claim per sentence
 claim; nothing of the record is left behind:
 
-- a list as long as the sentence's claims gives each claim its element; any other list, and
-  every single value, is kept whole on each claim of the sentence (revised_claims is one
-  element short in some sentences: it is then kept whole, never shifted);
+- a published per-claim list as long as the sentence's claims gives each claim its element;
+  any other list, and every single value, is kept whole on each claim of the sentence
+  (revised_claims is one element short in some sentences: it is then kept whole, never
+  shifted);
 - the annotators' evidence is one cited passage, its address taken from wherever the text
   puts it: a line of its own (first or last, bare or as "Link: URL", "URL: URL") leaves the
   text, an address inside a sentence stays in it; "NA" is none;
@@ -38,6 +39,9 @@ RECORD_FIELDS = {"prompt", "response", "sentences"}
 SENTENCE_FIELDS = {"text", "claims", "claims_factuality_label", "human_evidence", "auto_evidence",
                    "auto_evidence_url", "stance_claim_autoEvid"}
 """Read into the claim's own fields and evidence; every other field becomes an attribute."""
+PARALLEL = {"claim_checkworthiness", "if_automatic_evidence_enough_to_verify", "if_claim_needs_edit",
+            "revised_claims", "usedEvidence_index_in_revision", "if_most_important_claim"}
+"""The published lists with one element per claim (a field of another name is kept whole)."""
 IMPORTANCE = {"yes": "Main", "intermediate": "Sub", "no": "Irrelevant"}
 SINGULAR = {"revised_claims": "revised_claim"}
 NONE = {"", "NA", "N/A"}
@@ -77,7 +81,10 @@ def _claim(reader: RecordReader, where: convert.Where, located: Located, key: st
     if text is None:
         where.warn(name, "an empty claim (this claim is skipped)", "record without claim text")
         return None
-    attributes = {**shared, "sentence": key, **_sentence_attributes(sentence, index, count, where, key)}
+    own = _sentence_attributes(sentence, index, count, where, key)
+    attributes = {**shared, "sentence": key}
+    for name, value in own.items():  # a sentence field named like a record field is kept beside it
+        attributes[f"sentence.{name}" if name in attributes else name] = value
     importance = attributes.get("if_most_important_claim")
     fields = {
         "external_id": f"{located.record}-{key}-{index}", "text": text,
@@ -103,7 +110,7 @@ def _sentence_attributes(sentence: dict, index: int, count: int, where: convert.
         if field_name in ("text", "claims") or (field_name in SENTENCE_FIELDS and _parallel(value, count)):
             continue  # read into the claim's own fields and evidence
         place = f"sentences.{key}.{field_name}"
-        if isinstance(value, list) and len(value) == count:
+        if field_name in PARALLEL and _parallel(value, count):
             attributes[SINGULAR.get(field_name, field_name)] = convert.attribute_value(value[index], where,
                                                                                     f"{place}[{index}]")
         else:
