@@ -152,3 +152,18 @@ def test_a_number_or_nan_as_claim_text_is_a_warning_never_silent(tmp_path, value
         assert len(said) == (2 if isinstance(value, float) and not math.isfinite(value) else 1)
     finally:
         store.close()
+
+
+def test_a_null_in_a_field_a_profile_keeps_as_an_attribute_stays_null(tmp_path):
+    record = first_record(FIXTURES / "averitec_train.json")
+    record.update(original_claim_url=None, reporting_source="")
+    record["questions"][0]["answers"][0]["source_medium"] = None
+    store = Store.open(tmp_path / "w.db")
+    try:
+        run_import(store, ImportRequest(write_like(FIXTURES / "averitec_train.json", record, tmp_path),
+                                        profile="averitec", dataset="d"))
+        (claim,) = claims_of(store, "d")
+        assert claim.attributes["original_claim_url"] is None and claim.attributes["reporting_source"] == ""
+        assert claim.evidence[0].attributes["source_medium"] is None
+    finally:
+        store.close()

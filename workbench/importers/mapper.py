@@ -133,7 +133,7 @@ class RecordMapper:
                 raise where.error(whole.text, f"attributes must be an object, not {type(found).__name__}")
         for name, value in named.items():
             found = value.get(context)
-            if found is not MISSING and found is not None:
+            if found is not MISSING:  # a null the file holds is kept as null
                 attributes[name] = convert.attribute_value(found, where, value.text)
         item = context.value if exploded else None
         for name, value in self.tree.claim_leftovers(context.record, item):
@@ -218,7 +218,7 @@ class RecordMapper:
                 attributes.update(convert.attribute_value(found, where, "attributes"))
         for key, value in group.attributes.items():
             found = value.get(context)
-            if found is not MISSING and found is not None and found != "":
+            if found is not MISSING:
                 attributes[key] = convert.attribute_value(found, where, key)
         return attributes
 
