@@ -27,6 +27,12 @@ $(SETUP_STAMP): pyproject.toml
 	@$(BIN)/python -m pip install --quiet --upgrade pip
 	@echo "== Installing the workbench and its dependencies (llama-cpp-python is the slow part)..."
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --progress-bar off -e ".[local,embed,dev,docs]"
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  echo "== Chromium and its driver, for the browser test of workbench serve (apt-get)..."; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null) \
+	      || echo "== (could not install them: the browser test is skipped)"; \
+	  else echo "== (not root, or no apt-get: install chromium and chromium-driver to run the browser test)"; fi; }
 	@echo "== NLTK data (WordNet 3.0, punkt_tab) for METEOR..."
 	$(BIN)/workbench nlp-data
 	@touch $@

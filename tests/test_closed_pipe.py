@@ -45,7 +45,7 @@ PRINTING = {
 }
 # Commands that print nothing worth piping before they need a model, a server or a terminal.
 NOT_PIPED = {"batch", "demo", "import", "import-knowledge", "import-predictions", "judge", "judge-agreement",
-             "nlp-data", "reformulations", "run", "score-evidence", "trajectory", "tui"}
+             "nlp-data", "reformulations", "run", "score-evidence", "serve", "trajectory", "tui"}
 
 
 @pytest.fixture(scope="module")

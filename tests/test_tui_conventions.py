@@ -1,5 +1,5 @@
 """Item 7: footer keys, help (F1 and ?), the command palette, the user's keymap, themes, NO_COLOR,
-and the module entry point that `textual serve` runs."""
+and the module entry point that `workbench serve` runs."""
 
 from __future__ import annotations
 

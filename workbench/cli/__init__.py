@@ -46,6 +46,7 @@ COMMANDS = {
     "runs": "run_commands:runs_command",
     "score-evidence": "score_commands:score_evidence_command",
     "search-stats": "search_commands:search_stats_command",
+    "serve": "serve_commands:serve_command",
     "show": "data_commands:show_command",
     "trajectory": "search_commands:trajectory_command",
     "tui": "tui_commands:tui_command",

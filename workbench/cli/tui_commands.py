@@ -13,7 +13,7 @@ def tui_command() -> None:
     """Open the workbench TUI: browse claims and evidence, run models, flag, triage.
 
     Keys: ? for help, ctrl+p for the command palette, q to quit. The same runs in a browser
-    with `textual serve "python -m workbench.tui --db FILE"` (needs textual-dev).
+    with `workbench serve`.
     """
     from store.problems import check_path
 

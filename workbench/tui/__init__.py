@@ -1,7 +1,7 @@
 """The workbench's terminal UI (Textual). The only package that imports textual.
 
 `run_workbench(db_path)` opens it; `python -m workbench.tui --db FILE` does the same
-(and is what `textual serve "python -m workbench.tui --db FILE"` runs in a browser).
+(and is what `workbench serve` runs for each browser tab).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`python -m workbench.tui --db FILE`: the workbench without the CLI (what `textual serve` runs)."""
+"""`python -m workbench.tui --db FILE`: the workbench without the CLI (what `workbench serve` runs in each browser tab)."""
 
 from __future__ import annotations
 
