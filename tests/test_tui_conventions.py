@@ -22,12 +22,13 @@ from workbench.config import load_settings
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.dialogs import ConfirmDialog, TextPrompt, TextViewer
 from workbench.tui.screens.flag_dialog import FlagDialog
-from workbench.tui.screens.help import HelpScreen, binding_classes
+from workbench.tui.key_catalogue import binding_owners
+from workbench.tui.screens.help import HelpScreen, help_text
 from workbench.tui.screens.run_picker import RunPicker
 
 
 def all_binding_owners() -> list[type]:
-    owners = [owner for _, owner in binding_classes(WorkbenchApp)] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
+    owners = [owner for _, owner in binding_owners(WorkbenchApp)] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
                                                           HelpScreen]
     return list(dict.fromkeys(owners))
 
@@ -200,3 +201,21 @@ def test_workbench_tui_opens_the_app_on_the_database(demo_store, db_path, monkey
     assert result.exit_code == 0 and opened == [db_path]
     missing = CliRunner().invoke(main, ["--db", str(db_path.parent / "nope.db"), "tui"])
     assert missing.exit_code == 1 and "no database at" in missing.output
+
+
+async def test_help_lists_every_key_of_every_screen(demo_store, db_path):
+    """The help is made from the bindings found in the code: the metrics and contamination
+    views' keys are there, and a screen added later cannot be forgotten."""
+    from workbench.tui.key_catalogue import own_bindings
+
+    app = make_app(db_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("question_mark")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HelpScreen)
+        text = help_text(app, None, []).plain  # what the help screen draws
+    owners = binding_owners(WorkbenchApp)
+    assert {"Metrics (m)", "Contamination (C)"} <= {title for title, _ in owners}
+    missing = [binding.id for _, owner in owners for binding in own_bindings(owner) if f"[{binding.id}]" not in text]
+    assert missing == []
