@@ -287,7 +287,7 @@ class _Engine:
         attempts, spent = before, _Spent()
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
-            answer = await self._complete(task_request(self.prepared, rendered, attempt))
+            answer = await self._complete(task_request(self.prepared, rendered, attempt, self.store))
             attempts += answer.calls
             if answer.completion is None:
                 self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)

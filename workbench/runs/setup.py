@@ -72,7 +72,7 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
     allowed = _allowed_verdicts(template, space)
     check_claims_have(store, claim_ids, template, setting, json_answer)
     if setting.image and store.claims.any_with_images(claim_ids):
-        check_takes_images(model)
+        check_takes_images(model, store)
     search = search_config(params, spec, settings)
     key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
     run, resumed = _find_or_create(store, request, resuming, key, spec, template, setting, params,
