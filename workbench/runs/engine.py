@@ -216,7 +216,7 @@ class _Engine:
             if self.backend is not None:
                 await self.backend.aclose()
             if self.search is not None:
-                await self.search.backend.aclose()
+                await self.search.aclose()
         status = "failed" if self.fatal else "cancelled" if self.cancel.is_set() else "finished"
         self.store.runs.set_status(self.run_id, status)
         self.emit(RunFinished(self.run_id, status, dataclasses.replace(self.progress), self.fatal))

@@ -114,6 +114,15 @@ def check_takes_images(model: CheckedModel, store=None) -> None:
         # Anything else (a timeout, a refused connection) the run itself will meet and report.
 
 
+def model_takes_images(model: CheckedModel, store=None) -> bool:
+    """Whether the model takes images (check_takes_images' question, answered yes or no)."""
+    try:
+        check_takes_images(model, store)
+    except RunSetupError:
+        return False
+    return True
+
+
 def _problem(call: ModelCall, message: str, count: int) -> str:
     """The message, naming the model when more than one is checked."""
     return message if count == 1 else f"{call.role} {call.model}: {message}"
