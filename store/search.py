@@ -236,10 +236,11 @@ class SearchStore(SearchImages):
         shown = self.db.execute(
             "SELECT r.url FROM search_results r JOIN search_steps s ON s.id = r.step_id"
             " WHERE s.run_id = ? AND r.dropped IS NULL", [run_id]).fetchall()
-        per_claim = [n for (n,) in self.db.execute(
-            "SELECT sum(kind = 'search') FROM search_steps WHERE run_id = ? GROUP BY claim_id", [run_id])]
+        by_claim = dict(self.db.execute(
+            "SELECT claim_id, sum(kind = 'search') FROM search_steps WHERE run_id = ? GROUP BY claim_id", [run_id]))
         return {"claims": claims or 0, "steps": steps or 0, "searches": searches or 0, "dropped": dropped,
-                "shown_urls": [url for (url,) in shown if url], "searches_per_claim": per_claim}
+                "shown_urls": [url for (url,) in shown if url], "searches_per_claim": list(by_claim.values()),
+                "searches_by_claim": by_claim}
 
     def progress(self, run_ids: list[int]) -> tuple[int, int]:
         """(steps recorded, query-pair labellings answered) for these runs: changes as a

@@ -50,6 +50,8 @@ def photos(store, tmp_path, monkeypatch):
          "article_url": "https://checks.example.net/2024/ballot-boxes-river"},
         {"id": "p2", "claim": "A picture shows the Ost bridge under water.", "label": "FALSE", "task": "RD",
          "domain": "weather", "date": "2024-03-01", "image": "ballots.png"},
+        {"id": "p3", "claim": "The Ost flooded twice in 2023.", "label": "TRUE", "task": "EV", "domain": "weather",
+         "date": "2024-02-01"},
     ]
     path = tmp_path / "data" / "photos.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
@@ -446,3 +448,75 @@ def test_upgrading_keeps_older_trajectories_and_adds_the_image_columns(db_path):
         assert store.search.fetched_image("https://a.example.org/x.png") is None
     finally:
         store.close()
+
+
+def test_search_stats_metrics_and_the_report_count_image_searches_and_image_evidence(photos, db_path):
+    with ImageServer() as pictures, SearchServer("searxng", images=image_rows(pictures)) as search, \
+            LoopbackServer("openai", answer=look_at_first) as model:
+        result = cli(db_path, "run", "--dataset", "photos", "--model", "openai-compatible:eye", "--base-url", model.url,
+                     "--search", "searxng", "--search-url", search.url, "--image-search", "--param", "vision=true",
+                     "--name", "s")
+        assert result.exit_code == 0, result.output
+    stats = json.loads(cli(db_path, "search-stats", "s", "--by", "modality", "--json").output)
+    # Three claims, each: one image search of 5 results, one image looked at; the claim with an
+    # article (p1) has 1 shown and 4 dropped, the others 2 shown (their own check is not the page).
+    assert (stats["image_searches"], stats["image_searches_per_claim"], stats["images_viewed"]) == (3, 1.0, 3)
+    assert (stats["image_results_shown"], stats["image_results_dropped"]) == (5, 10)
+    assert stats["image_evidence_claims"] == 3 and stats["image_result_claims"] == 3
+    subsets = stats["by"]["subsets"]
+    assert subsets["with image"]["claims"] == 2 and subsets["text only"]["claims"] == 1
+    assert subsets["with image"]["image_evidence_claims"] == 2
+    said = cli(db_path, "search-stats", "s", "--by", "modality")
+    assert said.exit_code == 0, said.exception
+    shown = " ".join(said.output.split())
+    assert "3 image searches (1.00 per claim)" in shown and "image evidence for 3 claims" in shown
+    metrics = json.loads(cli(db_path, "metrics", "s", "--by", "modality", "--json", "--resamples", "0").output)
+    search = metrics["runs"][0]["search"]
+    assert search["image_searches_per_claim"] == 1.0 and search["image_evidence_claims"] == 3
+    assert search["by"]["subsets"]["text only"]["image_searches_per_claim"] == 1.0
+    report = cli(db_path, "report", "s", "--by", "modality", "--resamples", "0", "--format", "md")
+    assert report.exit_code == 0, report.output
+    assert "| Image searches per claim | Image-evidence claims |" in report.output
+    assert "Searching by modality, s:" in report.output
+    bad = cli(db_path, "search-stats", "s", "--by", "colour")
+    assert bad.exit_code == 1 and "colour" in bad.output
+
+
+def test_trajectory_saves_the_images_the_model_was_shown(photos, db_path, tmp_path):
+    with ImageServer() as pictures, SearchServer("searxng", images=image_rows(pictures)) as search, \
+            LoopbackServer("openai", answer=look_at_first) as model:
+        assert run_images(db_path, model, search, "--param", "vision=true", "--name", "v").exit_code == 0
+    out = tmp_path / "seen"
+    found = json.loads(cli(db_path, "trajectory", "v", "photos:p1", "--json", "--save-images", out).output)
+    sha = hashlib.sha256(PHOTO).hexdigest()
+    assert found["images"] == {sha: {"mime": "image/png", "bytes": len(PHOTO), "width": 40, "height": 30}}
+    assert (out / f"{sha}.png").read_bytes() == PHOTO
+    assert found["steps"][1]["results"][0]["sha256"] == sha
+    assert found["steps"][0]["results"][0]["image_url"] == found["steps"][1]["results"][0]["image_url"]
+
+
+async def test_the_trajectory_tab_draws_the_images_beside_their_query_and_source(photos, db_path):
+    from textual.widgets import Static
+
+    from tests.test_tui_detail import open_claim
+    from tests.test_tui_support import make_app, settle
+    from workbench.tui.widgets.trajectory_view import TrajectoryView
+
+    with ImageServer() as pictures, SearchServer("searxng", images=image_rows(pictures)) as search, \
+            LoopbackServer("openai", answer=look_at_first) as model:
+        assert run_images(db_path, model, search, "--param", "vision=true", "--name", "v").exit_code == 0
+    claim = photos.claims.resolve("photos:p1")
+    app = make_app(db_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot, app)
+        await open_claim(pilot, app, claim)
+        await pilot.press("8")
+        await settle(pilot, app)
+        view = app.screen.query_one(TrajectoryView)
+        pictures_drawn = list(view.query(".trajectory-picture"))
+        captions = [str(w.content) for w in view.query(".trajectory-caption").results(Static)]
+        texts = " ".join(str(w.content) for w in view.query(Static))
+    assert len(pictures_drawn) == 1 and type(pictures_drawn[0]).__name__.endswith("Image")
+    assert "found by images: ballot boxes river" in captions[0] and "Example News" in captions[0]
+    assert "Flood drill [bold]crates[/] \\x1b[31m" in captions[0]  # literally, not as markup or a colour
+    assert "PNG 40×30" in captions[0] and "view image 1" in texts

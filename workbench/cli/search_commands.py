@@ -66,19 +66,26 @@ def _save_images(store, facts: dict, folder: Path) -> list[Path]:
 
 @click.command("search-stats")
 @click.argument("run_ref", metavar="RUN")
+@click.option("--by", metavar="FIELD", help="Also per subset of claims (modality, flag:contaminated, domain, ...).")
+@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
-def search_stats_command(run_ref: str, as_json: bool) -> None:
+def search_stats_command(run_ref: str, by: str | None, cutoff: str | None, as_json: bool) -> None:
     """How a search run searched: searches per claim, domains shown, results dropped by the
-    leakage guards (and why), claims flagged search-leak."""
+    leakage guards (and why), claims flagged search-leak; image searches per claim, images
+    looked at and image-evidence claims (claims whose model looked at a retrieved image)."""
     from workbench.render.searches import stats_dict, stats_view
+    from workbench.scoring.runs import ScoringError
     from workbench.search.stats import search_stats
 
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
-    stats = search_stats(store, run)
+    try:
+        stats = search_stats(store, run, by=by, cutoff=cutoff)
+    except ScoringError as error:
+        raise UserError(str(error)) from None
     if as_json:
         click.echo(json.dumps({"run": run.name, **stats_dict(stats)}, indent=2, ensure_ascii=False))
         return

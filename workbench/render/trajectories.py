@@ -50,8 +50,8 @@ def step_text(step: Step, width: int, labels, searches: list[int], facts: ImageF
         if label:
             text.append(f"  ← {label}", style="magenta")
     elif step.kind == "read" and step.arguments:
-        number = _NUMBER.search(step.arguments)
-        text.append(f" {'image' if step.tool == 'view_image' else 'result'} "
+        number = _NUMBER.search(step.arguments)  # view image N, read result N
+        text.append(f"{'' if step.tool == 'view_image' else ' result'} "
                     f"{number.group() if number else one_line(step.arguments, 20)}")
     if step.note:
         text.append("  (")
@@ -122,6 +122,15 @@ def run_heading(name: str) -> Text:
     heading.append_text(literal(name, "bold"))
     heading.append("\n")
     return heading
+
+
+def image_origin(steps: list[Step], position: int, viewed: StoredResult) -> str | None:
+    """What found an image the model looked at: the latest search before it whose results
+    hold that picture ('images: QUERY', or 'search by the claim's image')."""
+    for step in reversed(steps[:position]):
+        if step.kind == "search" and any(r.image_url == viewed.image_url for r in step.results):
+            return f"images: {step.query}" if step.query else "search by the claim's image"
+    return None
 
 
 def viewed_images(steps: list[Step]) -> list[tuple[Step, StoredResult]]:
