@@ -520,3 +520,51 @@ async def test_the_trajectory_tab_draws_the_images_beside_their_query_and_source
     assert "found by images: ballot boxes river" in captions[0] and "Example News" in captions[0]
     assert "Flood drill [bold]crates[/] \\x1b[31m" in captions[0]  # literally, not as markup or a colour
     assert "PNG 40×30" in captions[0] and "view image 1" in texts
+
+
+def test_a_killed_image_search_run_keeps_its_steps_and_images_and_resumes(store, db_path, tmp_path, monkeypatch):
+    import signal
+
+    from tests.test_run_cli import workbench_process
+
+    monkeypatch.setenv("WORKBENCH_SEARCH_FETCH_PRIVATE", "true")
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps({"id": f"k{n}", "claim": f"Photo {n} shows the Ost in flood.", "label": "FALSE",
+                                          "task": "RD", "domain": "weather", "date": "2024-01-01"})
+                              for n in range(12)) + "\n", encoding="utf-8")
+    run_import(store, ImportRequest(path, format="realfactbench", dataset="many"))
+
+    def agent(body):
+        turn = tool_turns(body)
+        if turn == 0:
+            claim = re.search(r"Photo (\d+) shows", json.dumps(body["messages"])).group(1)
+            return ToolUse([("search_images", {"query": f"flood photo {claim}"})])
+        return ToolUse([("view_image", {"image": 1})]) if turn == 1 else FINAL
+
+    with ImageServer() as pictures, \
+            SearchServer("searxng", images=lambda q: [{"url": f"https://news.example.org/{q.split()[-1]}",
+                                                       "title": q, "image_url": pictures.url(f"/on/{q.split()[-1]}.png")}]
+                         ) as search, LoopbackServer("openai", latency=0.1, answer=agent) as model:
+        process = workbench_process(db_path, "run", "--dataset", "many", "--model", "openai-compatible:eye",
+                                    "--base-url", model.url, "--search", "searxng", "--search-url", search.url,
+                                    "--image-search", "--param", "vision=true", "--concurrency", "2", "--name", "k")
+        try:
+            assert model.wait_served(14)
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+        with _opened(db_path) as opened:
+            run = opened.runs.get("k")
+            before = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
+            answered = len(opened.runs.predictions(run.id))
+        assert any(before.values()) and answered < 12
+        again = cli(db_path, "run", "--resume", "k")
+        assert again.exit_code == 0, again.output
+    with _opened(db_path) as opened:
+        after = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
+        assert len(opened.runs.predictions(run.id)) == 12
+        for claim, steps in after.items():
+            assert steps[:len(before[claim])] == before[claim]  # what was stored stays as it was
+            assert [(s.kind, s.tool) for s in steps] == [("search", "search_images"), ("read", "view_image"),
+                                                         ("answer", None)]
+            assert opened.claims.image_data(steps[1].results[0].sha256) == PHOTO
