@@ -147,3 +147,18 @@ def test_the_image_setting_needs_image_claims_and_a_known_setting(demo_store, db
         odd = pipeline(db_path, server.url, "--setting", "claim+time")
         assert odd.exit_code == 1 and "claim and claim+image" in " ".join(odd.output.split())
         assert server.requests == []
+
+
+def test_combine_takes_the_intersection_of_the_two_probes(demo_store, db_path, seer):
+    with LoopbackServer("openai", answer=seer.answer) as server:
+        assert pipeline(db_path, server.url).exit_code == 0
+        assert pipeline(db_path, server.url, "--setting", "claim+image").exit_code == 0
+        # The text-only probe flagged nothing at 0.25; at tau 0 it flags every scorable claim.
+        assert pipeline(db_path, server.url, "--tau", "0").exit_code == 0
+    assert len(demo_store.annotations.flagged_claim_ids(CONTAMINATED, MODEL, "meteor", "pipeline")) == 18
+    assert len(demo_store.annotations.flagged_claim_ids(CONTAMINATED, MODEL, "meteor+image", "pipeline")) == 3
+    combined = cli(db_path, "contamination", "combine", "--model", MODEL, "--metric", "meteor",
+                   "--metric", "meteor+image")
+    assert combined.exit_code == 0, combined.output
+    assert demo_store.annotations.flagged_claim_ids(CONTAMINATED, MODEL, "meteor&meteor+image", "pipeline") == {
+        demo_store.claims.resolve(f"demo-realfact:{e}") for e in IMAGE_CLAIMS}

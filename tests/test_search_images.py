@@ -568,3 +568,16 @@ def test_a_killed_image_search_run_keeps_its_steps_and_images_and_resumes(store,
             assert [(s.kind, s.tool) for s in steps] == [("search", "search_images"), ("read", "view_image"),
                                                          ("answer", None)]
             assert opened.claims.image_data(steps[1].results[0].sha256) == PHOTO
+
+
+def test_a_search_run_with_the_image_setting_sends_the_claims_own_picture(photos, db_path):
+    def once(body):
+        return ToolUse([("search", {"query": "ballots"})]) if tool_turns(body) == 0 else FINAL
+
+    with LoopbackServer("openai", answer=once) as model:
+        result = cli(db_path, "run", "--dataset", "photos", "--where", "ext:p2", "--model", "openai-compatible:eye",
+                     "--base-url", model.url, "--search", "fts", "--setting", "claim+image")
+        assert result.exit_code == 0, result.output
+        first, second = [a.body for a in model.answer_arrivals()[-2:]]
+    expected = photos.claims.get(photos.claims.resolve("photos:p2")).images[0].sha256
+    assert image_hashes(first) == [expected] and image_hashes(second) == [expected]
