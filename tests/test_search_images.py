@@ -581,3 +581,18 @@ def test_a_search_run_with_the_image_setting_sends_the_claims_own_picture(photos
         first, second = [a.body for a in model.answer_arrivals()[-2:]]
     expected = photos.claims.get(photos.claims.resolve("photos:p2")).images[0].sha256
     assert image_hashes(first) == [expected] and image_hashes(second) == [expected]
+
+
+@pytest.mark.parametrize("faults, expect", [
+    (["500", "500", "500"], "The image search failed: searxng answered HTTP 500"),
+    (["403"], "The image search failed: searxng refused the search: HTTP 403"),
+    (["malformed"], "The image search failed: searxng answered with something that is not JSON"),
+    (["429"], 'Image results for "ballot boxes river"'),  # tried again
+])
+def test_a_failing_image_search_is_told_to_the_model(photos, db_path, faults, expect):
+    with ImageServer() as pictures, SearchServer("searxng", images=image_rows(pictures)) as search, \
+            LoopbackServer("openai", answer=look_at_first) as model:
+        search.faults.extend(faults)
+        assert run_images(db_path, model, search, "--param", "vision=true").exit_code == 0
+        reply = tool_replies(model.answer_arrivals()[1].body)[0]
+    assert reply.startswith(expect)
