@@ -241,10 +241,8 @@ def summary_command(model, metric, dataset, tau, by, cutoff, resamples, seed, as
     compared over the image claims both scored: S with image minus S text only with a
     paired bootstrap interval and p, and the flags with McNemar's exact test.
     """
-    from workbench.contamination.comparison import compare_probes, probe_pairs
-    from workbench.contamination.flagging import ContaminationError, combined_flag_sets, summarise
+    from workbench.contamination.overview import contamination_overview
     from workbench.contamination.probes import split_probe
-    from workbench.contamination.slices import claims_by, summaries_by
     from workbench.render.contamination import combined_table, probe_table, slices_table, summary_table
 
     store = open_store()
@@ -256,33 +254,20 @@ def summary_command(model, metric, dataset, tau, by, cutoff, resamples, seed, as
     wanted = _metric_name(metric)
     groups = [g for g in store.contamination.score_groups(_model_name(store, model))
               if wanted is None or g.metric == wanted or split_probe(g.metric)[0] == wanted]
-    summaries = [summarise(store, g, tau, claim_ids) for g in groups]
-    if claim_ids is not None:  # a model/metric with no scores in that dataset says nothing about it
-        summaries = [s for s in summaries if s.claims]
-    combined = combined_flag_sets(store, claim_ids)
-    probes = [compare_probes(store, text, image, claim_ids, resamples, seed) for text, image in probe_pairs(groups)]
-    try:
-        sliced = summaries_by(store, groups, claims_by(store, by, cutoff), tau, claim_ids) if by else {}
-    except ContaminationError as error:
-        raise UserError(str(error)) from None
+    found = contamination_overview(store, groups, claim_ids, tau, by, cutoff, resamples, seed)
     if as_json:
-        found = {"scores": [s.to_dict() for s in summaries],
-                 "combined": [{"model": m, "metric": x, "claims": n} for m, x, n in combined],
-                 "probes": [p.to_dict() for p in probes]}
-        if by:
-            found["by"] = {"field": by, "subsets": {v: [s.to_dict() for s in rows] for v, rows in sliced.items()}}
-        click.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
         return
-    if not summaries:
+    if not found.summaries:
         raise UserError("no contamination scores" + (" for that model/metric" if model or metric else "")
                         + (f" in dataset {dataset!r}" if dataset else "") + "; run `workbench contamination run` first")
-    console.print(summary_table(summaries))
-    if probes:
-        console.print(probe_table(probes))
-    if by:
-        console.print(slices_table(by, sliced))
-    if combined:
-        console.print(combined_table(combined))
+    console.print(summary_table(found.summaries))
+    if found.probes:
+        console.print(probe_table(found.probes))
+    if found.by:
+        console.print(slices_table(found.by, found.sliced))
+    if found.combined:
+        console.print(combined_table(found.combined))
 
 
 @contamination.command("combine")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from store import ScoreGroup, Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.contamination.flagging import current_tau
-from workbench.contamination.probes import probe_metric, split_probe
+from workbench.contamination.probes import split_probe
 from workbench.metrics import McNemarResult, PairedComparison
 from workbench.metrics.explanations import paired_mean_difference
 from workbench.metrics.resampling import mcnemar_from_counts
@@ -80,9 +80,3 @@ def compare_probes(store: Store, text: ScoreGroup, image: ScoreGroup, claim_ids:
         paired_mean_difference(a, b, resamples, seed), tau_text, tau_image, sum(flagged_a), sum(flagged_b),
         mcnemar_from_counts(*discordant))
 
-
-def image_group_of(text: ScoreGroup, groups: list[ScoreGroup]) -> ScoreGroup | None:
-    """The with-image group matching a text-only one, if it was scored."""
-    wanted = probe_metric(text.metric, True)
-    return next((g for g in groups if g.target_model == text.target_model and g.metric == wanted
-                 and g.extractor_model == text.extractor_model), None)
