@@ -9,6 +9,7 @@ Routes: /photo.png /chart.jpg (real pictures), /page.html (HTML sent as image/pn
 /drawing.svg, /truncated.png (a PNG cut short), /big.png (Content-Length 50 MB),
 /endless.png (a chunked answer that never ends before 50 MB), /loop-a <-> /loop-b
 (redirects), /to-ftp (redirect to ftp://), /moved.png (redirect to /photo.png),
+/elsewhere.png (redirect to /photo.png on localhost),
 /busy.png (HTTP 503), /gone.png (404), and /on/<anything>.png (a picture too).
 """
 
@@ -91,6 +92,8 @@ def _handler(owner: ImageServer):
                 self._send(200, "image/png", PHOTO)
             elif path in redirects:
                 self._redirect(redirects[path])
+            elif path == "/elsewhere.png":  # the same picture, under another host name
+                self._redirect(owner.url("/photo.png").replace("127.0.0.1", "localhost"))
             elif path == "/big.png":
                 self.send_response(200)
                 self.send_header("Content-Type", "image/png")

@@ -596,3 +596,17 @@ def test_a_failing_image_search_is_told_to_the_model(photos, db_path, faults, ex
         assert run_images(db_path, model, search, "--param", "vision=true").exit_code == 0
         reply = tool_replies(model.answer_arrivals()[1].body)[0]
     assert reply.startswith(expect)
+
+
+def test_an_image_whose_address_leads_onto_a_fact_checker_is_not_shown(photos, db_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_SEARCH_BLOCKED_DOMAINS", '["localhost"]')
+    with ImageServer() as pictures, SearchServer("searxng", images=broken_rows(pictures, "/elsewhere.png")) as search, \
+            LoopbackServer("openai", answer=look_at_first) as model:
+        assert run_images(db_path, model, search, "--param", "vision=true", "--name", "r").exit_code == 0
+        reply = tool_replies(model.answer_arrivals()[2].body)[-1]
+        assert not image_urls(model.answer_arrivals()[2].body)
+    assert reply == "Image 1 cannot be shown: its address leads to a fact-checking site."
+    with _opened(db_path) as store:
+        steps = store.search.trajectory(store.runs.get("r").id, store.claims.resolve("photos:p1"))
+    assert steps[1].results[0].dropped == "a fact-checking site (where its address led)"
+    assert steps[1].results[0].sha256 is None
