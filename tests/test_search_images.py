@@ -610,3 +610,21 @@ def test_an_image_whose_address_leads_onto_a_fact_checker_is_not_shown(photos, d
         steps = store.search.trajectory(store.runs.get("r").id, store.claims.resolve("photos:p1"))
     assert steps[1].results[0].dropped == "a fact-checking site (where its address led)"
     assert steps[1].results[0].sha256 is None
+
+
+def test_the_serper_key_can_come_from_the_config(photos, db_path, tmp_path, monkeypatch):
+    config = tmp_path / "config.toml"
+    config.write_text(f'[keys]\nserper = "{SERPER_KEY}"\n', encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
+
+    def once(body):
+        return ToolUse([("search", {"query": "ballots"})]) if tool_turns(body) == 0 else FINAL
+
+    with SearchServer("serper", results=serper_rows, key=SERPER_KEY) as search, \
+            LoopbackServer("openai", answer=once) as model:
+        result = cli(db_path, "run", "--dataset", "photos", "--where", "ext:p1", "--model", "openai-compatible:eye",
+                     "--base-url", model.url, "--search", "serper", "--search-url", search.url)
+        assert result.exit_code == 0, result.output
+        assert search.headers[0]["x-api-key"] == SERPER_KEY
+        assert "Old story" in tool_replies(model.answer_arrivals()[1].body)[0]
+    assert SERPER_KEY.encode() not in db_path.read_bytes() and SERPER_KEY not in result.output
