@@ -162,3 +162,12 @@ def test_combine_takes_the_intersection_of_the_two_probes(demo_store, db_path, s
     assert combined.exit_code == 0, combined.output
     assert demo_store.annotations.flagged_claim_ids(CONTAMINATED, MODEL, "meteor&meteor+image", "pipeline") == {
         demo_store.claims.resolve(f"demo-realfact:{e}") for e in IMAGE_CLAIMS}
+
+
+def test_a_gguf_target_without_its_projector_is_refused(demo_store, db_path):
+    result = cli(db_path, "contamination", "run", "--model", "gguf:default", "--extractor", "gguf:default",
+                 "--dataset", "demo-realfact", "--setting", "claim+image")
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "text-only GGUF model" in said and "--param mmproj=PATH" in said
+    assert demo_store.runs.list() == []
