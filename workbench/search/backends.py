@@ -156,7 +156,7 @@ class _HttpSearch:
     def __init__(self, base_url: str, headers: dict[str, str] | None = None):
         self.base_url = base_url.rstrip("/")
         self.identity = {"backend": self.name, "url": self.base_url}
-        self._secrets = [part for value in (headers or {}).values() for part in (value, value.split()[-1])]
+        self._secrets = [part for value in (headers or {}).values() for part in (value, *value.split()[-1:])]
         """Header values (keys; "Bearer KEY" and KEY) no message may repeat, even echoed by a server."""
         self._client = httpx.AsyncClient(timeout=TIMEOUT_S, headers=headers or {})
 
