@@ -29,7 +29,7 @@ from store.migrations import apply_migrations
 from store.records import Claim, ClaimImage, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
 from store.runs import CachedResponse, RunProgress, RunStore
 from store.scoring import ScoringStore
-from store.search import SearchStore, Step, StoredResult
+from store.search import FetchRecord, SearchStore, Step, StoredResult
 
 
 class Store:
@@ -83,5 +83,5 @@ __all__ = [
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
     "check_flag_model", "compile_filter", "open_database", "PERSON_PREFIX", "ClaimJudgment", "Judged",
-    "JudgingStore", "ClaimImage", "SearchStore", "Step", "StoredResult",
+    "JudgingStore", "ClaimImage", "FetchRecord", "SearchStore", "Step", "StoredResult",
 ]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from store.records import now_iso
+from store.scoring import FieldSource
 
 _CHUNK = 500
 """Claim ids per IN (...) list (SQLite allows 32,766 variables; smaller lists plan well)."""
@@ -153,6 +154,14 @@ class ContaminationStore:
             qa |= {r[0] for r in self.db.execute(
                 f"SELECT DISTINCT claim_id FROM evidence WHERE kind = 'qa' AND claim_id IN ({marks})", chunk)}
         return articles, qa
+
+
+    def scored_claim_values(self, source: FieldSource) -> dict[int, object]:
+        """claim id -> a breakdown field's raw value, for every claim with a stored score."""
+        sql, params = source.sql()
+        rows = self.db.execute(f"SELECT c.id, {sql} FROM claims c WHERE c.id IN"
+                               " (SELECT DISTINCT claim_id FROM contamination_scores)", params)
+        return dict(rows.fetchall())
 
 
 def _row(values: dict) -> ScoreRow:

@@ -159,7 +159,7 @@ def test_summary_for_one_dataset_counts_only_its_claims(scored, db_path):
     # Scores and combined flags of demo claims 1-4 say nothing about demo-realfact.
     other = cli(db_path, "summary", "--dataset", "demo-realfact", "--json")
     assert other.exit_code == 0, other.output
-    assert json.loads(other.output) == {"scores": [], "combined": []}
+    assert json.loads(other.output) == {"scores": [], "combined": [], "probes": []}
     table = cli(db_path, "summary", "--dataset", "demo-realfact")
     assert table.exit_code == 1 and "in dataset 'demo-realfact'" in table.output
     demo = json.loads(cli(db_path, "summary", "--dataset", "demo", "--json").output)

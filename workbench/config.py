@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     """A SearXNG instance for search runs (--search searxng)."""
     search_blocked_domains: list[str] | None = None
     """Domains search runs never show the model (default: well-known fact-checkers)."""
+    search_fetch_private: bool = False
+    """Let a search run fetch images from private and loopback addresses (off: a search
+    result cannot make the workbench reach into your own network)."""
     images: str = "auto"
     """How the TUI draws claims' images: auto (Kitty or Sixel graphics where the terminal
     has them, half-blocks elsewhere), tgp, sixel, halfcell, unicode, or off."""

@@ -102,12 +102,15 @@ def _flatten_claim(record: dict) -> dict:
         flat[f"attr.{key}"] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return flat
 
+IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
+                    "image/bmp": "bmp", "image/tiff": "tif"}
+"""The file name ending an image is written with, by type."""
+
 
 class _ImageFolder:
     """Writes each image once into the folder beside an export, named by its content."""
 
-    EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
-                  "image/bmp": "bmp", "image/tiff": "tif"}
+    EXTENSIONS = IMAGE_EXTENSIONS
 
     def __init__(self, store: Store, output: Path):
         self.store = store

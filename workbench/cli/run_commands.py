@@ -47,10 +47,16 @@ console = output_console()
               help="temperature, max_tokens, seed, timeout, attempts, json, json_format, n_ctx, n_threads,"
                    " n_gpu_layers (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
-@click.option("--search", "search", type=click.Choice(["fts", "searxng", "tavily"]),
+@click.option("--search", "search", type=click.Choice(["fts", "searxng", "tavily", "serper"]),
               help="Let the model search before it answers: fts (offline, this database's evidence and"
-                   " documents), searxng, tavily. Trajectories: `workbench trajectory RUN CLAIM`.")
-@click.option("--search-url", help="The search backend's address (SearXNG; another Tavily endpoint).")
+                   " documents), searxng, tavily, serper (Google's results; $SERPER_API_KEY)."
+                   " Trajectories: `workbench trajectory RUN CLAIM`.")
+@click.option("--search-url", help="The search backend's address (SearXNG; another Tavily or Serper endpoint).")
+@click.option("--image-search", is_flag=True, default=None,
+              help="Search runs: image search too (searxng, serper); a vision model may look at the images it"
+                   " finds, and search by the claim's own image (serper).")
+@click.option("--max-images", type=click.IntRange(1), help="Search runs: retrieved images a claim's model may"
+              " look at (default 3).")
 @click.option("--max-steps", type=click.IntRange(1), help="Search runs: model turns per claim (default 6).")
 @click.option("--max-searches", type=click.IntRange(1), help="Search runs: searches per claim (default 4).")
 @click.option("--max-claim-tokens", type=click.IntRange(1),
@@ -60,7 +66,8 @@ console = output_console()
                    " the answers (API models).")
 @shared_options
 def run_command(dataset, filter_text, model, base_url, setting, prompt, concurrency, name, no_cache, resume,
-                params, limit, search, search_url, max_steps, max_searches, max_claim_tokens, as_batch) -> None:
+                params, limit, search, search_url, image_search, max_images, max_steps, max_searches, max_claim_tokens,
+                as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
@@ -77,7 +84,8 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
     try:
         given = parse_param_pairs(list(params))
         for key, value in (("search", search), ("search_url", search_url), ("max_steps", max_steps),
-                           ("max_searches", max_searches), ("claim_tokens", max_claim_tokens)):
+                           ("max_searches", max_searches), ("claim_tokens", max_claim_tokens),
+                           ("image_search", image_search), ("max_images", max_images)):
             if value is not None:
                 given[key] = value
         if as_batch and given.get("search"):
@@ -110,6 +118,11 @@ def announce(prepared: PreparedRun) -> None:
     console.print(f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
                   f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
                   f" {literal(run.prompt_name)}, setting {literal(run.setting)}", markup=False)
+    search = prepared.search
+    if search is not None and search.image_search:
+        seen = ("it takes images: it is shown the retrieved images it asks to look at" if search.vision
+                else "it does not take images: it gets each image's title and where it is")
+        console.print(f"image search on ({search.backend}); {seen}", markup=False)
 
 
 def execute_with_progress(prepared: PreparedRun) -> RunFinished | None:

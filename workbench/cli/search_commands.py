@@ -18,11 +18,14 @@ console = output_console()
 @click.argument("run_ref", metavar="RUN")
 @click.argument("claim_ref", metavar="CLAIM")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every step and result).")
+@click.option("--save-images", "save_to", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write the images the model was shown into this folder (SHA256.png, ...).")
 @shared_options
-def trajectory_command(run_ref: str, claim_ref: str, as_json: bool) -> None:
+def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Path | None) -> None:
     """What a search run did for one claim: each search, read and answer, with the results
-    (those the leakage guards dropped marked, with the reason)."""
-    from workbench.render.trajectories import trajectory_dicts, trajectory_text
+    (those the leakage guards dropped marked, with the reason), image results with their
+    picture's address, and the images the model looked at (type, size, sha256)."""
+    from workbench.render.trajectories import trajectory_dicts, trajectory_text, viewed_images
 
     store = open_store()
     run = store.runs.get(run_ref)
@@ -32,28 +35,57 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool) -> None:
     if claim_id is None:
         raise UserError(f"no claim {claim_ref!r} (give its id, DATASET:EXTERNAL_ID or its external id)")
     steps = store.search.trajectory(run.id, claim_id)
+    facts = store.search.image_facts([result.sha256 for _, result in viewed_images(steps)])
+    saved = _save_images(store, facts, save_to) if save_to is not None else []
     if as_json:
-        click.echo(json.dumps({"run": run.name, "claim_id": claim_id, "steps": trajectory_dicts(steps)},
-                              indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"run": run.name, "claim_id": claim_id, "steps": trajectory_dicts(steps),
+                               "images": {sha: {"mime": m, "bytes": b, "width": w, "height": h}
+                                          for sha, (m, b, w, h) in facts.items()},
+                               "saved": [str(path) for path in saved]}, indent=2, ensure_ascii=False))
         return
-    console.print(trajectory_text(steps, console.width))
+    console.print(trajectory_text(steps, console.width, facts=facts))
+    if save_to is not None:
+        console.print(f"{len(saved):,} images written to {save_to}", markup=False)
+
+
+def _save_images(store, facts: dict, folder: Path) -> list[Path]:
+    """Each shown image as SHA256.EXT in `folder` (made if needed); the files written."""
+    from workbench.exporting import IMAGE_EXTENSIONS
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"{folder}: cannot be made ({error.strerror or error})") from None
+    written = []
+    for sha, (mime, *_rest) in sorted(facts.items()):
+        path = folder / f"{sha}.{IMAGE_EXTENSIONS.get(mime, 'img')}"
+        path.write_bytes(store.claims.image_data(sha))
+        written.append(path)
+    return written
 
 
 @click.command("search-stats")
 @click.argument("run_ref", metavar="RUN")
+@click.option("--by", metavar="FIELD", help="Also per subset of claims (modality, flag:contaminated, domain, ...).")
+@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
-def search_stats_command(run_ref: str, as_json: bool) -> None:
+def search_stats_command(run_ref: str, by: str | None, cutoff: str | None, as_json: bool) -> None:
     """How a search run searched: searches per claim, domains shown, results dropped by the
-    leakage guards (and why), claims flagged search-leak."""
+    leakage guards (and why), claims flagged search-leak; image searches per claim, images
+    looked at and image-evidence claims (claims whose model looked at a retrieved image)."""
     from workbench.render.searches import stats_dict, stats_view
+    from workbench.scoring.runs import ScoringError
     from workbench.search.stats import search_stats
 
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
-    stats = search_stats(store, run)
+    try:
+        stats = search_stats(store, run, by=by, cutoff=cutoff)
+    except ScoringError as error:
+        raise UserError(str(error)) from None
     if as_json:
         click.echo(json.dumps({"run": run.name, **stats_dict(stats)}, indent=2, ensure_ascii=False))
         return

@@ -14,6 +14,7 @@ from itertools import product
 
 from store import Flag, FlagChange, Store
 from store.contamination import ScoreGroup
+from workbench.contamination.probes import probe_metric, split_probe
 from workbench.contamination.similarity import default_tau
 from workbench.errors import WorkbenchError
 
@@ -26,11 +27,15 @@ class ContaminationError(WorkbenchError, ValueError):
 
 
 def pick_group(store: Store, target: str | None, metric: str | None,
-               extractor: str | None = None) -> ScoreGroup:
+               extractor: str | None = None, image: bool | None = None) -> ScoreGroup:
     """The (target, extractor, metric) with scores that matches (the newest extractor when
-    only that differs); a clear error when none, or several models or metrics, match."""
+    only that differs); a clear error when none, or several models or metrics, match.
+    `image` True or False keeps only that probe's scores (METRIC+image or METRIC)."""
+    if image is not None and metric is not None:
+        metric = probe_metric(metric, image)
     groups = [g for g in store.contamination.score_groups(target, metric)
-              if extractor is None or g.extractor_model == extractor]
+              if (extractor is None or g.extractor_model == extractor)
+              and (image is None or split_probe(g.metric)[1] == image)]
     if not groups:
         wanted = " ".join(f"{k} {v}" for k, v in (("model", target), ("metric", metric), ("extractor", extractor))
                           if v)

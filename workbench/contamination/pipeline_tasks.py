@@ -18,7 +18,7 @@ from typing import Any
 
 from store import Claim, Store
 from workbench.parsing import MAX_JSON_STARTS
-from workbench.prompting import PromptError, RenderedPrompt
+from workbench.prompting import PromptError, RenderedPrompt, with_images
 from workbench.runs.types import TaskAnswer
 from workbench.task_templates import (  # noqa: F401 (load_task_template: the pipeline's way in)
     TaskTemplate,
@@ -38,17 +38,27 @@ _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 
 @dataclass
 class ArticleTask(TemplatedTask):
-    """Step 1: the target model writes a fact-checking article without evidence."""
+    """Step 1: the target model writes a fact-checking article without evidence; with
+    `image`, a claim's images go with it (as in a plain run's `+image` setting)."""
 
+    image: bool = False
     kind: str = "article"
     tries: int = 1
-    source: str = "the claim alone (no evidence)"
+
+    @property
+    def source(self) -> str:
+        return "the claim and its images (no evidence)" if self.image else "the claim alone (no evidence)"
 
     def configuration(self) -> dict[str, Any]:
-        return {"template": self.template.name, "template_hash": self.template.content_hash}
+        found = {"template": self.template.name, "template_hash": self.template.content_hash}
+        return {**found, "image": True} if self.image else found  # text-only runs keep their keys
 
     def render(self, store: Store, claim: Claim) -> RenderedPrompt:
-        return RenderedPrompt(task_messages(self.template, {**claim_values(claim), "max_evidence": ""}), None)
+        messages = task_messages(self.template, {**claim_values(claim), "max_evidence": ""})
+        if self.image and claim.images:  # the bytes go beside the messages (runs.requests)
+            last = messages[-1]
+            messages[-1] = {**last, "content": with_images(last["content"], claim.images, self.template.image)}
+        return RenderedPrompt(messages, None)
 
     def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
         return rendered

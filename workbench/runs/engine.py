@@ -216,7 +216,7 @@ class _Engine:
             if self.backend is not None:
                 await self.backend.aclose()
             if self.search is not None:
-                await self.search.backend.aclose()
+                await self.search.aclose()
         status = "failed" if self.fatal else "cancelled" if self.cancel.is_set() else "finished"
         self.store.runs.set_status(self.run_id, status)
         self.emit(RunFinished(self.run_id, status, dataclasses.replace(self.progress), self.fatal))
@@ -287,7 +287,7 @@ class _Engine:
         attempts, spent = before, _Spent()
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
-            answer = await self._complete(task_request(self.prepared, rendered, attempt))
+            answer = await self._complete(task_request(self.prepared, rendered, attempt, self.store))
             attempts += answer.calls
             if answer.completion is None:
                 self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)

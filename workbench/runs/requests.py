@@ -75,12 +75,16 @@ def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Complet
         finish_reason=completion.finish_reason, cached=cached)
 
 
-def task_request(prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0) -> CompletionRequest:
-    """A task's request; each retry gets the next seed (with the nudge, a new answer)."""
+def task_request(prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0,
+                 store: Store | None = None) -> CompletionRequest:
+    """A task's request; each retry gets the next seed (with the nudge, a new answer).
+    With `store`, the bytes of any images the messages show go along (an article written
+    with the claim's images)."""
     params = prepared.params
     seed = params.get("seed")
     return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                             None if seed is None else int(seed) + attempt, rendered.json_schema)
+                             None if seed is None else int(seed) + attempt, rendered.json_schema,
+                             images=image_bytes(store, rendered.messages) if store is not None else {})
 
 
 def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> CompletionRequest:
@@ -88,7 +92,7 @@ def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> Completio
     it cannot be rendered): what a batch sends."""
     if prepared.task is None:
         return verdict_request(prepared, claim, store)
-    return task_request(prepared, prepared.task.render(store, claim))
+    return task_request(prepared, prepared.task.render(store, claim), store=store)
 
 
 def item_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,

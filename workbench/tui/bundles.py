@@ -23,6 +23,10 @@ class ClaimBundle:
     trajectories: list[tuple[str, list[Step], list[str]]] = field(default_factory=list)
     """(run name, steps, reformulation labels of its query pairs) of every search run
     that searched for this claim."""
+    retrieved: dict[str, bytes] = field(default_factory=dict)
+    """The bytes of the images search runs showed their models, by sha256."""
+    retrieved_facts: dict[str, tuple[str, int, int, int]] = field(default_factory=dict)
+    """sha256 -> (mime, bytes, width, height) of those images."""
 
     def judgments_of(self, run: Run) -> list[ClaimJudgment]:
         return [j for j in self.judgments if j.target_run == run.name]
@@ -34,6 +38,9 @@ def load_bundle(store: Store, claim_id: int) -> ClaimBundle | None:
     if claim is None:
         return None
     dataset = store.datasets.get(claim.dataset) if claim.dataset else None
+    trajectories = [(name, store.search.trajectory(run_id, claim_id), _pair_labels(store, run_id, claim_id))
+                    for run_id, name in store.search.searched_runs(claim_id)]
+    shown = sorted({r.sha256 for _, steps, _ in trajectories for step in steps for r in step.results if r.sha256})
     return ClaimBundle(
         claim=claim,
         flags=store.annotations.flags_for(claim_id),
@@ -41,8 +48,9 @@ def load_bundle(store: Store, claim_id: int) -> ClaimBundle | None:
         scored=set(dataset.label_space.labels) if dataset else None,
         judgments=store.judging.for_claim(claim_id),
         image_data={image.sha256: store.claims.image_data(image.sha256) for image in claim.images if image.sha256},
-        trajectories=[(name, store.search.trajectory(run_id, claim_id), _pair_labels(store, run_id, claim_id))
-                      for run_id, name in store.search.searched_runs(claim_id)],
+        trajectories=trajectories,
+        retrieved={sha: store.claims.image_data(sha) for sha in shown},
+        retrieved_facts=store.search.image_facts(shown),
     )
 
 

@@ -17,8 +17,8 @@ from workbench.tui.errors import ReportsWorkerErrors
 from workbench.render.claims import (claim_body, claim_header, full_body, pages_body, qa_body,
                                          reference_body)
 from workbench.tui.messages import DataChanged
-from workbench.render.trajectories import trajectories_body
 from workbench.tui.widgets.claim_images import ClaimImages
+from workbench.tui.widgets.trajectory_view import TrajectoryView
 from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.widgets.verdicts import VerdictList
 
@@ -95,6 +95,8 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
                             yield VerdictList(id="verdict-list")
                         elif key == "images":
                             yield ClaimImages(id="claim-images")
+                        elif key == "trajectory":
+                            yield TrajectoryView(id="trajectory-view")
                         else:
                             yield EvidenceText(id=f"text-{key}")
             # On wide terminals the verdicts stay in view beside the claim and its evidence.
@@ -132,13 +134,13 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
         claim = bundle.claim
         self.query_one("#claim-header", Label).update(claim_header(claim))
         bodies = {"claim": claim_body(claim, bundle.flags), "reference": reference_body(claim),
-                  "full": full_body(claim), "pages": pages_body(claim), "qa": qa_body(claim),
-                  "trajectory": trajectories_body(bundle.trajectories)}
+                  "full": full_body(claim), "pages": pages_body(claim), "qa": qa_body(claim)}
         for key, body in bodies.items():
             self.query_one(f"#text-{key}", EvidenceText).show(body)
         for verdicts in self.query(VerdictList):
             verdicts.show_bundle(bundle)
         self.query_one(ClaimImages).show(claim.images, bundle.image_data)
+        self.query_one(TrajectoryView).show(bundle.trajectories, bundle.retrieved_facts, bundle.retrieved)
 
     def show_claim(self, claim_id: int) -> None:
         """Switch to another claim without leaving the screen."""

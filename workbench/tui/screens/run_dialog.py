@@ -31,8 +31,9 @@ of `workbench run --param` (temperature, max_tokens, seed, timeout, attempts, js
 n_ctx, ...). Claims: the highlighted one, the marked rows
 or every claim matching the filter. The preview is the exact messages sent for the
 highlighted claim. Search: let the model search before it answers (max_steps=,
-max_searches=, claim_tokens= in the options); its steps show in the claim's Trajectory
-tab. ctrl+s (or the Start button) starts; progress shows in the browser
+max_searches=, claim_tokens= in the options; image_search=true adds image search with
+searxng or serper, max_images= how many a vision model may look at); its steps, and the
+images it looked at, show in the claim's Trajectory tab. ctrl+s (or the Start button) starts; progress shows in the browser
 and K cancels."""
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="run.cancel", tooltip="Close without running"),
@@ -85,7 +86,8 @@ and K cancels."""
                     yield Select([(Text("none: answer from the prompt"), ""),
                                   (Text("fts: this database's evidence and documents (offline)"), "fts"),
                                   (Text("searxng: a SearXNG server (searxng_url in the config)"), "searxng"),
-                                  (Text("tavily: Tavily's API (TAVILY_API_KEY)"), "tavily")],
+                                  (Text("tavily: Tavily's API (TAVILY_API_KEY)"), "tavily"),
+                                  (Text("serper: Google's results through Serper (SERPER_API_KEY)"), "serper")],
                                  value="", allow_blank=False, compact=True, id="run-search")
                 with Horizontal(classes="form-row"):
                     yield Label("run name", classes="form-label")
