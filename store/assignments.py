@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from store.filters import compile_filter
 from store.records import now_iso
 from store.triage import write_lock
 
@@ -97,6 +98,15 @@ class AssignmentStore:
         row = self.db.execute("SELECT max(position) FROM triage_assignments WHERE run_id = ? AND annotator = ?",
                               [run_id, annotator]).fetchone()
         return -1 if row[0] is None else row[0]
+
+    def answers_matching(self, run_id: int, filter_text: str) -> list[tuple[int, int]]:
+        """(prediction id, claim id) of a run's answers on the claims matching a filter, by
+        claim id (FilterError for a filter that does not compile)."""
+        compiled = compile_filter(filter_text, self.db)
+        rows = self.db.execute(f"SELECT p.id, p.claim_id FROM predictions p JOIN claims c ON c.id = p.claim_id"
+                               f" WHERE p.run_id = ? AND ({compiled.where}) ORDER BY p.claim_id",
+                               [run_id, *compiled.params])
+        return rows.fetchall()
 
     def round(self, round_id: int) -> Round:
         row = self.db.execute("SELECT * FROM triage_rounds WHERE id = ?", [round_id]).fetchone()

@@ -57,6 +57,9 @@ INSERT INTO triage_reviews_m015 (prediction_id, annotator, reviewed, note, updat
     SELECT prediction_id, {_AUTHOR}, reviewed, note, updated_at FROM triage_reviews;
 DROP TABLE triage_reviews;
 ALTER TABLE triage_reviews_m015 RENAME TO triage_reviews;
+-- Every label has its review row from now on (categories alone used to have none).
+INSERT OR IGNORE INTO triage_reviews (prediction_id, annotator, reviewed, note, updated_at)
+    SELECT prediction_id, annotator, 0, NULL, max(created_at) FROM triage_entries GROUP BY prediction_id, annotator;
 
 CREATE TABLE flags_m015 (
     id INTEGER PRIMARY KEY,

@@ -103,6 +103,7 @@ class ImportedLabel:
     category_ids: frozenset[int]
     note: str | None = None
     """None leaves a stored note as it is."""
+    done: bool = True
 
 
 @dataclass
@@ -184,6 +185,40 @@ class TriageStore:
             " ORDER BY 1, 3", params + [run_id, run_id])
         return rows.fetchall()
 
+    def used_categories(self, run_id: int) -> set[int]:
+        """Ids of the categories anyone gave one of a run's answers (or an adjudicator chose)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT t.category_id FROM triage_entries t JOIN predictions p ON p.id = t.prediction_id"
+            " WHERE p.run_id = ? UNION SELECT DISTINCT CAST(j.value AS INTEGER) FROM triage_adjudications a"
+            " JOIN predictions p ON p.id = a.prediction_id, json_each(a.categories) j WHERE p.run_id = ?",
+            [run_id, run_id])
+        return {r[0] for r in rows}
+
+    def answer_ids(self, run_id: int, claim_ids: Iterable[int]) -> dict[int, int]:
+        """Claim id -> the run's prediction id, for the claims the run answered."""
+        wanted = sorted(set(claim_ids))
+        found: dict[int, int] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            found.update(self.db.execute(f"SELECT claim_id, id FROM predictions WHERE run_id = ? AND claim_id IN"
+                                         f" ({marks})", [run_id, *chunk]).fetchall())
+        return found
+
+    def label_rows(self, run_id: int) -> list[tuple]:
+        """Every label of a run's answers for export: (claim id, dataset, external id,
+        annotator, category slugs ';'-joined, done, note, updated at), by claim then name."""
+        rows = self.db.execute(
+            "SELECT p.claim_id, d.name, c.external_id, v.annotator,"
+            " (SELECT group_concat(slug, ';') FROM (SELECT fc.slug FROM triage_entries t"
+            "  JOIN failure_categories fc ON fc.id = t.category_id"
+            "  WHERE t.prediction_id = v.prediction_id AND t.annotator = v.annotator ORDER BY fc.builtin DESC, fc.id)),"
+            " v.reviewed, v.note, v.updated_at FROM triage_reviews v JOIN predictions p ON p.id = v.prediction_id"
+            " JOIN claims c ON c.id = p.claim_id JOIN datasets d ON d.id = c.dataset_id WHERE p.run_id = ?"
+            " AND (v.reviewed = 1 OR EXISTS (SELECT 1 FROM triage_entries t WHERE t.prediction_id = v.prediction_id"
+            " AND t.annotator = v.annotator)) ORDER BY p.claim_id, v.annotator", [run_id])
+        return rows.fetchall()
+
     def done_labels(self, run_id: int) -> set[tuple[int, str]]:
         """(prediction id, annotator) of the labels of a run marked done."""
         rows = self.db.execute("SELECT v.prediction_id, v.annotator FROM triage_reviews v JOIN predictions p"
@@ -230,15 +265,15 @@ class TriageStore:
             return self._write(prediction_id, annotator, by, source, note=note or "")
 
     def import_labels(self, rows: list[ImportedLabel], *, by: str, source: str) -> ImportCounts:
-        """Write checked labels in one transaction, each marked done (a file's labels are
-        finished work). A label already as the file says is left alone: importing the same
-        file again changes nothing and adds no history."""
+        """Write checked labels in one transaction (a file's labels are finished work unless a
+        row says otherwise). A label already as the file says is left alone: importing the
+        same file again changes nothing and adds no history."""
         counts = ImportCounts()
         with write_lock(self.db):
             for row in rows:
                 before = self._read(row.prediction_id, row.annotator)
                 change = self._write(row.prediction_id, row.annotator, by, source, categories=row.category_ids,
-                                     done=True, note=row.note, before=before)
+                                     done=row.done, note=row.note, before=before)
                 if not change.changed:
                     counts.unchanged += 1
                     continue
