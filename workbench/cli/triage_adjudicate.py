@@ -12,18 +12,18 @@ import click
 
 from workbench.cli import UserError
 from workbench.cli.opening import open_store
+from workbench.cli.triage_lookup import category_ids, verdict_run
 
 
 def show_queue(run_ref: str, show_all: bool, as_json: bool, console) -> None:
     """Every answer people labelled differently (with --all, decided ones too)."""
-    from workbench.cli.triage_commands import _verdict_run
     from workbench.render.display import literal
     from workbench.render.triage_items import item_line
     from workbench.triage.final import disagreements
 
     store = open_store()
     try:
-        run = _verdict_run(store, run_ref)
+        run = verdict_run(store, run_ref)
         items = disagreements(store, run.id, include_decided=show_all)
         names = {c.id: c.name for c in store.annotations.categories()}
         slugs = {c.id: c.slug for c in store.annotations.categories()}
@@ -60,19 +60,18 @@ def decide(run_ref: str, claim_ref: str, categories: str, note: str | None, over
            console) -> None:
     """Record the final categories of one answer; refuse to overwrite a decision unseen."""
     from store import AdjudicationConflict
-    from workbench.cli.triage_commands import _category_ids, _verdict_run
     from workbench.render.display import literal
 
     store = open_store()
     try:
-        run = _verdict_run(store, run_ref)
+        run = verdict_run(store, run_ref)
         claim_id = store.claims.resolve(claim_ref)
         if claim_id is None:
             raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
         prediction_id = store.triage.answer_ids(run.id, [claim_id]).get(claim_id)
         if prediction_id is None:
             raise UserError(f"run {run.name!r} has no answer for claim {claim_ref!r}")
-        ids = _category_ids(store, categories)
+        ids = category_ids(store, categories)
         try:
             decision = store.triage.adjudicate(prediction_id, ids, note, adjudicator, over, source="cli")
         except AdjudicationConflict as conflict:

@@ -21,6 +21,7 @@ from rich.console import Console
 
 from workbench.cli import UserError, current_annotator, shared_options
 from workbench.cli.opening import open_store
+from workbench.cli.triage_lookup import category_ids, verdict_run
 
 console = Console(highlight=False)
 
@@ -89,7 +90,7 @@ def queue_command(run_ref, show_all, limit, as_json) -> None:
     annotator = current_annotator()
     store = open_store()
     try:
-        run = _verdict_run(store, run_ref)
+        run = verdict_run(store, run_ref)
         progress = store.assignments.progress(run.id, annotator)
         items = store.assignments.queue(run.id, annotator, limit=limit, only_left=not show_all)
         references = {item.claim_id: store.claims.reference(item.claim_id) for item in items}
@@ -131,33 +132,19 @@ def label_command(run_ref, claim_ref, categories, note, not_done) -> None:
     annotator = current_annotator()
     store = open_store()
     try:
-        run = _verdict_run(store, run_ref)
+        run = verdict_run(store, run_ref)
         claim_id = store.claims.resolve(claim_ref)
         if claim_id is None:
             raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
         prediction_id = store.triage.answer_ids(run.id, [claim_id]).get(claim_id)
         if prediction_id is None:
             raise UserError(f"run {run.name!r} has no answer for claim {claim_ref!r}")
-        ids = _category_ids(store, categories)
+        ids = category_ids(store, categories)
         counts = store.triage.import_labels([ImportedLabel(prediction_id, annotator, ids, note, not not_done)],
                                             by=annotator, source="cli")
     finally:
         store.close()
     console.print("unchanged" if counts.unchanged else "labelled", markup=False)
-
-
-def _category_ids(store, text: str) -> frozenset[int]:
-    known = {}
-    for category in store.annotations.categories():
-        known[category.slug] = known[category.name.lower()] = category.id
-    found, unknown = set(), []
-    for name in (part.strip() for part in text.split(";")):
-        if name:
-            (found.add(known[name.lower()]) if name.lower() in known else unknown.append(name))
-    if unknown:
-        raise UserError(f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}"
-                        "; `workbench triage categories` lists them")
-    return frozenset(found)
 
 
 @triage.command("import")
@@ -199,7 +186,7 @@ def export_command(run_ref, format_, output) -> None:
 
     store = open_store()
     try:
-        rows = export_rows(store, _verdict_run(store, run_ref).id)
+        rows = export_rows(store, verdict_run(store, run_ref).id)
     finally:
         store.close()
     text = write_labels(rows, format_)
@@ -301,10 +288,3 @@ def categories_command() -> None:
         line = literal(f"{category.key or ' '}  {category.slug:<28} ")
         line.append_text(literal(category.name, "bold"))
         console.print(line)
-
-
-def _verdict_run(store, reference: str):
-    run = store.runs.get(reference)
-    if run is None or run.kind != "verdict":
-        raise UserError(f"no fact-checking run {reference!r}; `workbench runs` lists them")
-    return run

@@ -22,7 +22,7 @@ def side_by_side(categories: Sequence[FailureCategory], labels: dict[str, Label]
     """A row per category, a column per annotator (✓ where they gave it), then the
     decision (and the adjudicator's draft), and each annotator's note under the table."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("category")
+    table.add_column("category", no_wrap=True, overflow="ellipsis")
     names = list(labels)
     for name in names:
         table.add_column(literal(one_line(name, 14)), justify="center")

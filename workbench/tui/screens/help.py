@@ -24,6 +24,8 @@ def binding_classes(app_class: type) -> list[tuple[str, type]]:
     from workbench.tui.screens.flag_dialog import FlagDialog
     from workbench.tui.screens.run_dialog import RunDialog
     from workbench.tui.screens.run_picker import RunPicker
+    from workbench.tui.screens.adjudication import AdjudicationScreen
+    from workbench.tui.screens.team import AgreementScreen
     from workbench.tui.screens.triage import TriageScreen
     from workbench.tui.widgets.claim_table import ClaimTable
     from workbench.tui.widgets.filter_bar import FilterBar
@@ -32,7 +34,8 @@ def binding_classes(app_class: type) -> list[tuple[str, type]]:
     return [
         ("Everywhere", app_class), ("Claims browser", ClaimsScreen), ("Claims table", ClaimTable),
         ("Filter bar", FilterBar), ("Claim detail", ClaimDetailScreen), ("Verdicts", VerdictList),
-        ("Triage", TriageScreen), ("Flag dialog", FlagDialog), ("Run dialog", RunDialog),
+        ("Triage", TriageScreen), ("Agreement", AgreementScreen), ("Adjudication", AdjudicationScreen),
+        ("Flag dialog", FlagDialog), ("Run dialog", RunDialog),
         ("Runs shown (v)", RunPicker), ("Raw output", TextViewer),
     ]
 
