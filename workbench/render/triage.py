@@ -31,8 +31,8 @@ def estimate_text(found: Estimate | None, digits: int = 2) -> Text:
 def _table(*columns: str, title: str | None = None) -> Table:
     table = Table(box=box.SIMPLE_HEAD, title=literal(title) if title else None, title_justify="left",
                   pad_edge=False, show_edge=False)
-    for n, name in enumerate(columns):
-        table.add_column(literal(name), justify="left" if n == 0 else "right")
+    for n, name in enumerate(columns):  # figures never wrap: the first column gives way
+        table.add_column(literal(name), justify="left" if n == 0 else "right", no_wrap=n > 0)
     return table
 
 
@@ -73,11 +73,14 @@ def agreement_view(found: RunAgreement) -> RenderableType:
 
 
 def category_table(a: TriageAgreement) -> Table:
-    table = _table("category (yes/no per answer)", "given", "agreement", a.kappa_name, "alpha",
-                   title="per category")
+    """One row per category; its agreement without the interval (--json has it) so the
+    row fits 80 columns."""
+    table = _table("category", "given", "agree", "kappa", "alpha",
+                   title=f"per category (a yes/no decision per answer; {a.kappa_name}, Krippendorff's alpha)")
+    table.columns[0].no_wrap, table.columns[0].overflow, table.columns[0].max_width = True, "ellipsis", 20
     for c in a.categories:
-        table.add_row(literal(c.category), f"{c.given:,}", estimate_text(c.observed), estimate_text(c.kappa),
-                      estimate_text(c.alpha))
+        table.add_row(literal(c.category), f"{c.given:,}", estimate_text(Estimate(c.observed.value)),
+                      estimate_text(c.kappa), estimate_text(c.alpha))
     return table
 
 
@@ -93,14 +96,17 @@ def pairs_table(a: TriageAgreement) -> Table:
 
 
 def confusion_table(a: TriageAgreement) -> Table:
+    """Rows: the first annotator's categories, numbered; columns: the second's, by number."""
     c = a.confusion
     title = f"{printable(c.first)} (rows) against {printable(c.second)} (columns)"
     table = Table(box=box.SIMPLE_HEAD, title=Text(title), title_justify="left", pad_edge=False, show_edge=False)
-    table.add_column("")
-    for label in c.labels:
-        table.add_column(literal(one_line(label, 12)), justify="right")
-    for label, row in zip(c.labels, c.counts.tolist()):
-        table.add_row(literal(one_line(label, 24)), *(str(n) for n in row))
+    table.add_column("", no_wrap=True, overflow="ellipsis", max_width=28)
+    for number in range(1, len(c.labels) + 1):
+        table.add_column(str(number), justify="right")
+    for number, (label, row) in enumerate(zip(c.labels, c.counts.tolist()), start=1):
+        name = Text(f"{number} ")
+        name.append_text(literal(one_line(label, 26)))
+        table.add_row(name, *(str(n) for n in row))
     return table
 
 
