@@ -133,6 +133,11 @@ class JudgingStore:
             " FROM judge_repeats WHERE run_id = ? ORDER BY claim_id, repeat", [judge_run_id])
         return [JudgeRepeat(*row[:8], bool(row[8])) for row in rows]
 
+    def repeat_count(self, judge_run_id: int) -> int | None:
+        """How many times the judge run asks per explanation (None: it keeps no repeats)."""
+        row = self.db.execute("SELECT max(repeat) FROM judge_repeats WHERE run_id = ?", [judge_run_id]).fetchone()
+        return None if row[0] is None else row[0] + 1
+
     def repeats_for_claim(self, claim_id: int) -> dict[str, list[JudgeRepeat]]:
         """Judge run name -> that run's repeats for one claim (for the claim detail)."""
         rows = self.db.execute(

@@ -34,6 +34,7 @@ COMMANDS = {
     "import-predictions": "import_commands:import_predictions_command",
     "judge": "judge_commands:judge_command",
     "judge-agreement": "judge_commands:judge_agreement_command",
+    "judge-consistency": "judge_commands:judge_consistency_command",
     "metrics": "metrics_commands:metrics_command",
     "nlp-data": "nlp_commands:nlp_data",
     "predictions": "run_commands:predictions_command",
