@@ -143,6 +143,14 @@ class AnnotationStore:
         rows = self.db.execute(f"SELECT DISTINCT claim_id FROM flags WHERE {' AND '.join(where)}", params)
         return {r[0] for r in rows}
 
+    def manual_marks(self, kinds: list[str]) -> list[tuple[int, str, str]]:
+        """(claim id, who, kind) of every manual flag of these kinds: people's labels, each
+        person's own."""
+        marks = ", ".join("?" * len(kinds))
+        rows = self.db.execute(f"SELECT claim_id, coalesce(who, ?), kind FROM flags WHERE source = 'manual'"
+                               f" AND kind IN ({marks}) ORDER BY claim_id, who", [UNATTRIBUTED, *kinds])
+        return rows.fetchall()
+
     def _insert(self, flag: Flag, keep_id: bool = False) -> int:
         values = flag.model_dump(exclude=None if keep_id else {"id"})
         values["created_at"] = values["created_at"] or now_iso()
