@@ -163,3 +163,22 @@ def test_upgrading_a_single_voice_database_attributes_every_label(db_path):
     assert ("categories", "ana", '["Knowledge Error", "Flawed Reasoning"]', "before history", "2024-02-01") in history
     assert ("eq score", "ana", "7.0", "before history", "2024-04-01") in history
     assert store.claims.count("run:r reviewed") == 1 and store.claims.count("triage:lost-in-complex-text") == 1
+
+
+def test_nothing_people_wrote_is_lost_when_a_run_or_the_pipeline_scores_again(answered):
+    from store import Flag, Prediction
+
+    store, run, ids, predictions = answered
+    store.triage.set_categories(predictions[0], "ana", [1])
+    store.triage.set_done(predictions[0], "ana", note="kept")
+    store.judging.set_person_score(predictions[0], "ana", 3.0)
+    store.annotations.flag([ids[0]], "contaminated", who="ana")
+    store.runs.record(Prediction(run_id=run.id, claim_id=ids[0], status="ok", verdict="Supported",
+                                 explanation="asked again, answered anew"))  # a resumed or re-run answer
+    store.annotations.set_pipeline_flags([Flag(claim_id=ids[1], kind="contaminated", source="pipeline",
+                                               model="m", metric="meteor", score=0.9)], "contaminated", "m", "meteor")
+    assert store.runs.prediction(run.id, ids[0]).id == predictions[0]
+    label = store.triage.label(predictions[0], "ana")
+    assert label.category_ids == {1} and label.done and label.note == "kept"
+    assert store.judging.person_scores(run.id) == {"ana": {ids[0]: 3.0}}
+    assert [(f.who, f.source) for f in store.annotations.flags_for(ids[0])] == [("ana", "manual")]
