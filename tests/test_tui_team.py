@@ -202,3 +202,20 @@ async def test_the_history_tab_shows_changes_and_keeps_blind_labels_hidden(team_
         app.data_changed()
         await until(pilot, lambda: "ben" in rendered(app.screen.query_one("#text-history Static")))
         assert "(none) → Flawed Reasoning" in rendered(app.screen.query_one("#text-history Static"))
+
+
+async def test_a_long_queue_opens_at_what_is_left_past_its_first_page(store, db_path):
+    from tests.test_tui_support import add_claims
+
+    ids = add_claims(store, 260)
+    run = add_run(store, "long", {i: ("ok", wrong_label(store.claims.get(i).label)) for i in ids})
+    plan = [(prediction_id(store, run, i), ME) for i in ids]
+    store.assignments.create_round(run.id, "run:long wrong", [ME], 0.0, 2, 1, True, "lead", plan)
+    for i in ids[:230]:
+        store.triage.set_done(prediction_id(store, run, i), ME)
+    app = make_app(db_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_triage(pilot, app, run)
+        await until(pilot, lambda: screen.item is not None)
+        assert screen.queue[screen.index] == ids[230]
+        assert "my queue 231 of 260 · 230 done, 30 left" in header(app)

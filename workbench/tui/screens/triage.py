@@ -81,6 +81,8 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         self.assigned: bool | None = None
         """True when I have a queue in this run (None until the first read)."""
         self.progress = None
+        self._wanted_position: int | None = None
+        """The queue position to open once the page holding it has been read."""
         self.queue_complete = False
         self.total: int | None = None
         self.index = 0
@@ -147,13 +149,15 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             self.total = message.total
         if message.progress is not None:
             self.progress = message.progress
-        if first:
-            start = 0
-            if message.start is not None and message.start in self.positions:
-                start = self.positions.index(message.start)
-            elif message.start is not None:  # beyond the first page: read on to it
-                self._read_queue(self.positions[-1], recount=False)
-            self._open(start)
+        wanted = message.start if first else self._wanted_position
+        if wanted is not None and wanted in self.positions:
+            self._wanted_position = None
+            self._open(self.positions.index(wanted))
+        elif wanted is not None and not message.complete:  # beyond this page: read on to it
+            self._wanted_position = wanted
+            self._read_queue(self.positions[-1], recount=False)
+        elif first:
+            self._open(0)
         elif self.item is not None:
             self._show_header()
 
@@ -300,8 +304,9 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             self._reread()
         elif position in self.positions:
             self._open(self.positions.index(position))
-        else:  # past what has been read: read on, then open the last page's item
-            self._reread()
+        else:  # past what has been read: read on to it
+            self._wanted_position = position
+            self._read_queue(self._after(), recount=False)
 
     def action_note(self) -> None:
         item = self.item
