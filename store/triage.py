@@ -168,21 +168,21 @@ class TriageStore:
 
     def label_masks(self, run_id: int, bits: dict[int, int]) -> list[tuple[int, int, str, int]]:
         """(prediction id, claim id, annotator, category bit mask) of every label of a run's
-        answers; `bits` maps category id -> bit (0..62). One row per label, read in SQL."""
-        mapping = " UNION ALL ".join("SELECT ? AS id, ? AS bit" for _ in bits) or "SELECT NULL AS id, 0 AS bit"
-        params = [value for pair in bits.items() for value in pair]
+        answers (reviewed, or with a category); `bits` maps category id -> bit (0..62).
+        One pass over the run's review rows (every label has one), masks summed in SQL."""
+        if not bits:
+            return []
+        # Category ids and bits are integers of our own table: written into the CASE as
+        # numbers (a join on a table of them costs half as much again on 100,000 labels).
+        case = " ".join(f"WHEN {int(category_id)} THEN {int(bit)}" for category_id, bit in bits.items())
         rows = self.db.execute(
-            f"WITH bits AS ({mapping}),"
-            " masks AS (SELECT t.prediction_id, t.annotator, sum(1 << b.bit) AS mask FROM triage_entries t"
-            " JOIN predictions p ON p.id = t.prediction_id AND p.run_id = ? JOIN bits b ON b.id = t.category_id"
-            " GROUP BY t.prediction_id, t.annotator)"
-            " SELECT m.prediction_id, p.claim_id, m.annotator, m.mask FROM masks m"
-            " JOIN predictions p ON p.id = m.prediction_id"
-            " UNION ALL SELECT v.prediction_id, p.claim_id, v.annotator, 0 FROM triage_reviews v"
-            " JOIN predictions p ON p.id = v.prediction_id AND p.run_id = ?"
-            " WHERE v.reviewed = 1 AND NOT EXISTS (SELECT 1 FROM triage_entries t"
-            " WHERE t.prediction_id = v.prediction_id AND t.annotator = v.annotator)"
-            " ORDER BY 1, 3", params + [run_id, run_id])
+            "SELECT prediction_id, claim_id, annotator, coalesce(mask, 0) FROM ("
+            " SELECT p.id AS prediction_id, p.claim_id, v.annotator, v.reviewed,"
+            f" (SELECT sum(1 << (CASE t.category_id {case} END)) FROM triage_entries t"
+            "  WHERE t.prediction_id = v.prediction_id AND t.annotator = v.annotator"
+            f"  AND t.category_id IN ({', '.join(str(int(c)) for c in bits)})) AS mask"
+            " FROM predictions p JOIN triage_reviews v ON v.prediction_id = p.id WHERE p.run_id = ?)"
+            " WHERE reviewed = 1 OR mask IS NOT NULL", [run_id])
         return rows.fetchall()
 
     def used_categories(self, run_id: int) -> set[int]:

@@ -17,7 +17,7 @@ examples, krippendorff, statsmodels and scikit-learn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -90,8 +90,14 @@ class Resampling:
 
     CELLS = 1 << 22
     """About how many numbers one chunk of resamples may hold."""
+    _kept: list = field(default_factory=list, compare=False, repr=False)
+    """The drawn counts, when they fit in one chunk: the coefficients sharing this
+    resampling then read them instead of drawing them again."""
 
     def chunks(self):
+        if self._kept:
+            yield from self._kept
+            return
         total, kinds = int(self.items.sum()), len(self.items)
         if self.resamples <= 0 or total == 0:
             return
@@ -106,10 +112,13 @@ class Resampling:
             if by_items:
                 drawn = pattern_of[rng.integers(0, total, size=(size, total))]
                 offsets = (np.arange(size) * kinds)[:, None]
-                yield np.bincount((drawn + offsets).ravel(), minlength=size * kinds).reshape(size, kinds) \
-                    .astype(np.float64)
+                counts = np.bincount((drawn + offsets).ravel(), minlength=size * kinds).reshape(size, kinds)
             else:
-                yield rng.multinomial(total, self.items / total, size=size).astype(np.float64)
+                counts = rng.multinomial(total, self.items / total, size=size)
+            counts = counts.astype(np.float64)
+            if step >= self.resamples and self.resamples * kinds <= self.CELLS:
+                self._kept.append(counts)
+            yield counts
 
 
 def resampling(patterns: Patterns, resamples: int, seed: int) -> Resampling:
@@ -264,9 +273,17 @@ def cohen_kappa(confusion: np.ndarray, values: np.ndarray | None = None, resampl
 
     point = _point(statistic(table[None]))
     resampled = None
-    if point is not None:
-        cells = Patterns(np.zeros((k * k, 0)), table.reshape(-1).astype(np.int64))
-        resampled = _resampled(lambda weights: statistic(weights.reshape(-1, k, k)), cells, resamples, seed, None)
+    if point is not None:  # resample the cells that hold items (an empty cell stays empty)
+        flat = table.reshape(-1)
+        held = np.flatnonzero(flat)
+        cells = Patterns(np.zeros((len(held), 0)), flat[held].astype(np.int64))
+
+        def from_cells(weights: np.ndarray) -> np.ndarray:
+            tables = np.zeros((len(weights), k * k))
+            tables[:, held] = weights
+            return statistic(tables.reshape(-1, k, k))
+
+        resampled = _resampled(from_cells, cells, resamples, seed, None)
     return _estimate(point, "both coders gave one and the same value throughout: chance agreement is total",
                      resampled, level)
 

@@ -16,7 +16,7 @@ from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.metrics.agreement import MISSING
 from workbench.metrics.triage_agreement import LabelMatrix, TriageAgreement, triage_agreement
 from workbench.triage import TriageError
-from workbench.triage.final import category_bits
+from workbench.triage.final import bits_for
 
 
 @dataclass(frozen=True)
@@ -32,22 +32,32 @@ class RunAgreement:
 
 def label_matrix(store: Store, run_id: int) -> tuple[LabelMatrix, np.ndarray]:
     """items x annotators category masks of a run's labels (MISSING: not labelled), rows by
-    claim id, and each row's prediction id."""
+    claim id, and each row's prediction id. Categories nobody used are left out."""
     categories = store.annotations.categories()
-    bits = category_bits(categories, store.triage.used_categories(run_id))
+    bits = bits_for(store, categories, run_id)
     rows = store.triage.label_masks(run_id, bits)
-    names = sorted({annotator for _, _, annotator, _ in rows})
-    column = {name: i for i, name in enumerate(names)}
-    predictions = sorted({(claim_id, prediction_id) for prediction_id, claim_id, _, _ in rows})
-    row_of = {prediction_id: i for i, (_, prediction_id) in enumerate(predictions)}
-    masks = np.full((len(predictions), len(names)), MISSING, dtype=np.int64)
-    for prediction_id, _, annotator, mask in rows:
-        masks[row_of[prediction_id], column[annotator]] = mask
+    predictions = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    claims = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+    masks = np.fromiter((r[3] for r in rows), np.int64, len(rows))
+    names, column = np.unique(np.array([r[2] for r in rows], dtype=object), return_inverse=True)
+    # A run answers a claim once: one row per claim (in id order) is one row per answer.
+    claim_ids, row = np.unique(claims, return_inverse=True)
+    prediction_of = np.zeros(len(claim_ids), np.int64)
+    prediction_of[row] = predictions
+    matrix = np.full((len(claim_ids), len(names)), MISSING, dtype=np.int64)
+    matrix[row, column] = masks
+    used = np.bitwise_or.reduce(masks) if len(masks) else 0
+    decided = {c for a in store.triage.adjudications(run_id).values() for c in a.category_ids}
     by_bit = sorted(bits.items(), key=lambda pair: pair[1])
+    keep = [bit for category_id, bit in by_bit if (int(used) >> bit) & 1 or category_id in decided]
+    compact = np.zeros_like(matrix)
+    for new_bit, bit in enumerate(keep):
+        compact |= ((matrix >> bit) & 1) << new_bit
+    compact[matrix == MISSING] = MISSING
     name_of = {c.id: c.name for c in categories}
-    matrix = LabelMatrix(names, [name_of[category_id] for category_id, _ in by_bit], masks,
-                         np.array([claim_id for claim_id, _ in predictions], dtype=np.int64))
-    return matrix, np.array([prediction_id for _, prediction_id in predictions], dtype=np.int64)
+    bit_to_id = {bit: category_id for category_id, bit in bits.items()}
+    labels = LabelMatrix([str(n) for n in names], [name_of[bit_to_id[bit]] for bit in keep], compact, claim_ids)
+    return labels, prediction_of
 
 
 def run_agreement(store: Store, reference: str | int, resamples: int = DEFAULT_RESAMPLES,

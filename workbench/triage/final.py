@@ -68,18 +68,25 @@ class FailureBreakdown:
     """Final labels with no category ("none of these")."""
 
 
-def category_bits(categories: list[FailureCategory], used: set[int]) -> dict[int, int]:
-    """Category id -> bit, for the categories in use, in display order."""
-    ordered = [c.id for c in categories if c.id in used]
+def category_bits(categories: list[FailureCategory], used: set[int] | None = None) -> dict[int, int]:
+    """Category id -> bit in display order, for every category (or those in `used`)."""
+    ordered = [c.id for c in categories if used is None or c.id in used]
     if len(ordered) > MAX_BITS:
         raise ValueError(f"this run's labels use {len(ordered)} failure categories; at most {MAX_BITS} at once")
     return {category_id: bit for bit, category_id in enumerate(ordered)}
 
 
+def bits_for(store: Store, categories: list[FailureCategory], run_id: int) -> dict[int, int]:
+    """A bit for every category, or, past MAX_BITS of them, for those the run's labels use."""
+    if len(categories) <= MAX_BITS:
+        return category_bits(categories)
+    return category_bits(categories, store.triage.used_categories(run_id))
+
+
 def run_items(store: Store, run_id: int) -> list[ItemLabels]:
     """Every labelled answer of a run, by claim id, with its decision."""
     categories = store.annotations.categories()
-    bits = category_bits(categories, store.triage.used_categories(run_id))
+    bits = bits_for(store, categories, run_id)
     ids_of_bit = {bit: category_id for category_id, bit in bits.items()}
     decided = store.triage.adjudications(run_id)
     grouped: dict[int, tuple[int, dict[str, frozenset[int]]]] = {}

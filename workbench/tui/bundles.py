@@ -38,14 +38,15 @@ def load_bundle(store: Store, claim_id: int, annotator: str | None = None) -> Cl
     claim = store.claims.get(claim_id)
     if claim is None:
         return None
-    dataset = store.datasets.get(claim.dataset) if claim.dataset else None
+    # The label space alone: counting a big dataset's claims on every claim shown costs more.
+    space = store.datasets.label_space(claim.dataset) if claim.dataset else None
     history, hidden = _visible_history(store, claim_id, annotator) if annotator is not None else ([], 0)
     return ClaimBundle(
         history=history, hidden_history=hidden,
         claim=claim,
         flags=store.annotations.flags_for(claim_id),
         verdicts=store.runs.predictions_for_claim(claim_id),
-        scored=set(dataset.label_space.labels) if dataset else None,
+        scored=set(space.labels) if space else None,
         judgments=store.judging.for_claim(claim_id),
         image_data={image.sha256: store.claims.image_data(image.sha256) for image in claim.images if image.sha256},
         trajectories=[(name, store.search.trajectory(run_id, claim_id), _pair_labels(store, run_id, claim_id))
@@ -88,8 +89,9 @@ class TriageItem:
     hidden: int
     """Others' labels kept from me: the answer is in my blind queue and I am not done."""
     decision: Adjudication | None
-    counts: dict[str, int]
-    """Category name -> how many of the run's answers I gave it."""
+    counts: dict[str, int] | None = None
+    """Category name -> how many of the run's answers I gave it (None: not read with the
+    item; the triage screen reads them apart, so a big run's counts never delay an item)."""
 
     @property
     def assigned(self) -> set[int]:
@@ -122,5 +124,4 @@ def load_triage_item(store: Store, run_id: int, claim_id: int, annotator: str) -
     return TriageItem(
         bundle=bundle, run=run, prediction=prediction, categories=store.annotations.categories(),
         annotator=annotator, mine=mine, others=others, hidden=hidden,
-        decision=store.triage.adjudication(prediction.id),
-        counts=store.annotations.category_counts(run_id, annotator))
+        decision=store.triage.adjudication(prediction.id))

@@ -34,7 +34,7 @@ def answer_body(bundle: ClaimBundle, prediction: Prediction) -> Text:
     return body
 
 
-def category_panel(item: TriageItem) -> Text:
+def category_panel(item: TriageItem, counts: dict[str, int] | None = None) -> Text:
     """'[x] 1 Knowledge Error   3' per category (my labels, my counts over the run), my
     state and note, then the others' labels, or how many are hidden until I am done."""
     panel = Text("My categories\n", style="bold underline")
@@ -43,7 +43,8 @@ def category_panel(item: TriageItem) -> Text:
         panel.append("[x] " if on else "[ ] ", style="bold green" if on else "dim")
         panel.append(f"{printable(category.key or ' ')} ", style="bold")
         panel.append(printable(category.name)[:22], style="bold" if on else "")
-        panel.append(f" {item.counts.get(category.name, 0)}\n", style="dim")
+        count = (counts if counts is not None else item.counts or {}).get(category.name)
+        panel.append(f" {'…' if count is None else count}\n", style="dim")
     panel.append("\n")
     panel.append("reviewed ✓" if item.reviewed else "not reviewed", style="bold green" if item.reviewed else "yellow")
     panel.append("\n")

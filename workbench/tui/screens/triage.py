@@ -66,6 +66,11 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             self.claim_ids, self.complete, self.total = claim_ids, complete, total
             self.positions, self.start, self.progress = positions, start, progress
 
+    class CountsRead(Message):
+        def __init__(self, counts: dict[str, int]):
+            super().__init__()
+            self.counts = counts
+
     class ItemRead(Message):
         def __init__(self, claim_id: int, item: TriageItem | None):
             super().__init__()
@@ -87,6 +92,8 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         self.total: int | None = None
         self.index = 0
         self.item: TriageItem | None = None
+        self.counts: dict[str, int] | None = None
+        """My category counts over the run, read apart from the items (they can take a while)."""
 
     @property
     def annotator(self) -> str:
@@ -110,6 +117,19 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
 
     def on_mount(self) -> None:
         self._read_queue(None)
+        self._read_counts()
+
+    @work(thread=True, exclusive=True, group="triage-counts", exit_on_error=False)
+    def _read_counts(self) -> None:
+        counts = self.app.stores.get().annotations.category_counts(self.run_id, self.annotator)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.CountsRead(counts))
+
+    @on(CountsRead)
+    def _counts_read(self, message: CountsRead) -> None:
+        self.counts = message.counts
+        if self.item is not None:
+            self.query_one("#triage-categories", Static).update(category_panel(self.item, self.counts))
 
     # -- the queue ------------------------------------------------------------------
 
@@ -213,7 +233,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             self.notify(f"claim {message.claim_id} has no answer from this run any more", severity="warning")
             return
         self._show_header()
-        self.query_one("#triage-categories", Static).update(category_panel(item))
+        self.query_one("#triage-categories", Static).update(category_panel(item, self.counts))
         claim = item.bundle.claim
         bodies = {"answer": answer_body(item.bundle, item.prediction), "reference": reference_body(claim),
                   "full": full_body(claim),
@@ -238,6 +258,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
     @on(DataChanged)
     def _data_changed(self) -> None:
         """New answers may have landed (a run is going): extend the queue, re-read the item."""
+        self._read_counts()
         if self.queue:
             self._read_item(self.queue[self.index])
             if self.queue_complete:
@@ -262,6 +283,8 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         self.app.call_from_thread(self._reread)
 
     def _reread(self) -> None:
+        """After my own write: the item again, and my counts (in their own worker)."""
+        self._read_counts()
         if self.queue:
             self._read_item(self.queue[self.index])
 
