@@ -26,12 +26,12 @@ from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filt
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
 from store.assignments import AssignmentStore, Progress, QueueItem, Round
 from store.judging import PERSON_PREFIX, ClaimJudgment, Judged, JudgeRepeat, JudgingStore
+from store.label_history import HistoryEntry
 from store.triage import (
     Adjudication,
     AdjudicationConflict,
-    HistoryEntry,
-    ImportCounts,
     ImportedLabel,
+    LabelImportCounts,
     Label,
     TriageStore,
     UNATTRIBUTED,
@@ -97,6 +97,6 @@ __all__ = [
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
     "check_flag_model", "compile_filter", "open_database", "PERSON_PREFIX", "ClaimJudgment", "Judged",
     "JudgingStore", "ClaimImage", "SearchStore", "Step", "StoredResult", "Adjudication", "AdjudicationConflict",
-    "AssignmentStore", "HistoryEntry", "ImportCounts", "ImportedLabel", "JudgeRepeat", "Label", "Progress",
+    "AssignmentStore", "HistoryEntry", "ImportedLabel", "JudgeRepeat", "Label", "LabelImportCounts", "Progress",
     "QueueItem", "Round", "TriageStore", "UNATTRIBUTED",
 ]

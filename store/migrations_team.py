@@ -175,7 +175,8 @@ CREATE TABLE judge_repeats (
 ) WITHOUT ROWID;
 """
 
-_HISTORY_COLUMNS = "(claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by, old, new, source, changed_at)"
+_HISTORY_COLUMNS = ("(claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by, old, new, source,"
+                    " changed_at)")
 
 # What existed before m015 enters the history as made at its own time.
 _HISTORY_FROM_BEFORE = f"""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
+from store.label_history import HistoryEntry, claim_history, record_change
 from store.records import now_iso
 
 UNATTRIBUTED = "unattributed"
@@ -64,25 +65,6 @@ class AdjudicationConflict(Exception):
 
 
 @dataclass(frozen=True)
-class HistoryEntry:
-    """One change to one label."""
-
-    id: int
-    claim_id: int
-    prediction_id: int | None
-    run_name: str | None
-    kind: str
-    """categories, done, note, eq score, flag, adjudication."""
-    annotator: str
-    """Whose label it is."""
-    changed_by: str
-    old: object
-    new: object
-    source: str
-    changed_at: str
-
-
-@dataclass(frozen=True)
 class LabelChange:
     """What one write did: the label before and after (equal: nothing changed)."""
 
@@ -107,7 +89,9 @@ class ImportedLabel:
 
 
 @dataclass
-class ImportCounts:
+class LabelImportCounts:
+    """What importing labels did: new labels, changed ones, ones already as the file says."""
+
     added: int = 0
     changed: int = 0
     unchanged: int = 0
@@ -264,11 +248,11 @@ class TriageStore:
         with write_lock(self.db):
             return self._write(prediction_id, annotator, by, source, note=note or "")
 
-    def import_labels(self, rows: list[ImportedLabel], *, by: str, source: str) -> ImportCounts:
+    def import_labels(self, rows: list[ImportedLabel], *, by: str, source: str) -> LabelImportCounts:
         """Write checked labels in one transaction (a file's labels are finished work unless a
         row says otherwise). A label already as the file says is left alone: importing the
         same file again changes nothing and adds no history."""
-        counts = ImportCounts()
+        counts = LabelImportCounts()
         with write_lock(self.db):
             for row in rows:
                 before = self._read(row.prediction_id, row.annotator)
@@ -333,25 +317,12 @@ class TriageStore:
 
     def record_history(self, prediction_id: int | None, kind: str, annotator: str, changed_by: str, old, new,
                        source: str, stamp: str | None = None, claim_id: int | None = None) -> None:
-        """One change, in the caller's transaction (old and new stored as JSON)."""
-        run_id = run_name = None
-        if prediction_id is not None:
-            row = self.db.execute("SELECT p.claim_id, p.run_id, r.name FROM predictions p JOIN runs r"
-                                  " ON r.id = p.run_id WHERE p.id = ?", [prediction_id]).fetchone()
-            claim_id, run_id, run_name = row
-        self.db.conn.execute(
-            "INSERT INTO label_history (claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by,"
-            " old, new, source, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by,
-             None if old is None else json.dumps(old, ensure_ascii=False),
-             None if new is None else json.dumps(new, ensure_ascii=False), source, stamp or now_iso()])
+        """One change, in the caller's transaction (store.label_history)."""
+        record_change(self.db, prediction_id, kind, annotator, changed_by, old, new, source, stamp, claim_id)
 
     def history(self, claim_id: int, limit: int = 500) -> list[HistoryEntry]:
         """Every change to a label of a claim (its answers' triage, scores, flags), newest first."""
-        rows = self.db.execute(
-            "SELECT id, claim_id, prediction_id, run_name, kind, annotator, changed_by, old, new, source, changed_at"
-            " FROM label_history WHERE claim_id = ? ORDER BY id DESC LIMIT ?", [claim_id, limit])
-        return [HistoryEntry(*row[:7], _json(row[7]), _json(row[8]), *row[9:]) for row in rows]
+        return claim_history(self.db, claim_id, limit)
 
     # -- adjudication ------------------------------------------------------------------
 
@@ -395,7 +366,3 @@ class TriageStore:
 def _adjudication(row) -> Adjudication:
     prediction_id, categories, note, adjudicator, version, decided_at = row
     return Adjudication(prediction_id, frozenset(json.loads(categories)), note, adjudicator, version, decided_at)
-
-
-def _json(text: str | None):
-    return None if text is None else json.loads(text)

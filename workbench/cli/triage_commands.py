@@ -121,7 +121,8 @@ def queue_command(run_ref, show_all, limit, as_json) -> None:
 @triage.command("label")
 @click.argument("run_ref", metavar="RUN")
 @click.argument("claim_ref", metavar="CLAIM")
-@click.option("--categories", default="", metavar="A;B", help="Category slugs or names, ';'-separated (empty: none fits).")
+@click.option("--categories", default="", metavar="A;B",
+              help="Category slugs or names, ';'-separated (empty: none fits).")
 @click.option("--note", help="A note on the answer.")
 @click.option("--not-done", is_flag=True, help="Keep the label in progress (not marked done).")
 @shared_options

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from store import ImportCounts, ImportedLabel, Store
+from store import ImportedLabel, LabelImportCounts, Store
 from workbench.triage import TriageError
 from workbench.triage.people import check_annotator
 
@@ -38,7 +38,7 @@ FIELDS = ("run", "claim", "annotator", "categories", "note")
 class LabelsFileResult:
     path: Path
     rows: int
-    counts: ImportCounts
+    counts: LabelImportCounts
     runs: list[str] = field(default_factory=list)
 
 
@@ -189,7 +189,7 @@ def import_labels_file(store: Store, path: Path, run: str | None = None, annotat
         raise TriageError(f"{path}: {len(checker.problems)} row(s) refused, nothing was imported:\n  {shown}{more}")
     runs = sorted({name for name, run_id in checker.runs.items() if run_id is not None})
     if dry_run:
-        return LabelsFileResult(path, len(labels), ImportCounts(unchanged=0), runs)
+        return LabelsFileResult(path, len(labels), LabelImportCounts(), runs)
     counts = store.triage.import_labels(labels, by=check_annotator(by), source=f"import:{path.name}")
     return LabelsFileResult(path, len(labels), counts, runs)
 

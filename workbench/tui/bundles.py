@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from store import Adjudication, Claim, ClaimJudgment, FailureCategory, Flag, HistoryEntry, Label, Prediction, Run, Step, Store
+from store import (Adjudication, Claim, ClaimJudgment, FailureCategory, Flag, HistoryEntry, Label, Prediction, Run,
+                   Step, Store)
 
 
 @dataclass
