@@ -16,11 +16,13 @@ from store.annotations import (
     FailureCategory,
     FlagChange,
 )
+from store.articles import ArticleCounts, ArticleRecord, ArticleStore
 from store.batches import BatchBusy, BatchStore, RunBatch
 from store.claims import SORT_COLUMNS, ClaimRow, ClaimStore, PageRequest
 from store.connection import data_version, open_database
 from store.problems import DatabaseProblem, as_problem
 from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
+from store.curation import CURATED_OUT, CurationStore
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
 from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
@@ -47,6 +49,8 @@ class Store:
         self.scoring = ScoringStore(db)
         self.judging = JudgingStore(db, self.runs)
         self.search = SearchStore(db)
+        self.articles = ArticleStore(db)
+        self.curation = CurationStore(db)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
@@ -78,7 +82,7 @@ class Store:
 
 
 __all__ = [
-    "AnnotationStore", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
+    "AnnotationStore", "ArticleCounts", "ArticleRecord", "ArticleStore", "CURATED_OUT", "CurationStore", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
     "CompiledFilter", "ContaminationStore", "Dataset", "DatabaseProblem", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",

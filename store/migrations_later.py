@@ -164,3 +164,4 @@ def m012_search(db: Database) -> None:
 def m013_document_addresses(db: Database) -> None:
     """Documents found by address: importing a knowledge store again adds only what is new."""
     db.executescript("CREATE INDEX documents_address ON documents(dataset_id, url);")
+from store import migrations_claimreview  # noqa: E402,F401  (m014: ClaimReview articles and curation)
