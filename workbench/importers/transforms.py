@@ -17,6 +17,8 @@ from typing import Any
 
 from workbench.importers import values as convert
 from workbench.importers.images import image_references
+from workbench.importers.claimreview.ratings import rating_reader
+from workbench.importers.claimreview.transform import claimreview
 from workbench.importers.common import DraftClaim
 from workbench.importers.mapper import record_shown, locate_claim, locate_passage
 from workbench.importers.reading import BadInput, Located, RecordReader
@@ -310,5 +312,7 @@ def _human_evidence(value: Any) -> list[dict]:
 
 TRANSFORMS: dict[str, Callable[[Located, TransformContext], list[DraftClaim]]] = {
     "jsfactcheck": jsfactcheck, "realfactbench": realfactbench, "scifact": scifact,
-    "factcheck-bench": factcheck_bench,
+    "factcheck-bench": factcheck_bench, "claimreview": claimreview,
 }
+LABEL_READERS = {"claimreview": rating_reader}
+"""Transforms that fold their own labels: name -> (plan, existing space) -> LabelReader or None."""
