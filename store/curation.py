@@ -138,6 +138,15 @@ class CurationStore:
             " WHERE f.claim_id = c.id AND (f.kind = ? OR f.kind LIKE ?))",
             [dataset_id, CURATED_OUT, CURATED_OUT + ":%"]).fetchone()[0]
 
+    def unanswered(self, dataset_id: int, leaving_out: list[str], run_id: int) -> int:
+        """Claims no flag of `leaving_out` removed that the run has no answer for (not screened yet)."""
+        marks = ", ".join("?" * len(leaving_out)) or "NULL"
+        return self.db.execute(
+            "SELECT count(*) FROM claims c WHERE c.dataset_id = ? AND NOT EXISTS (SELECT 1 FROM flags f WHERE"
+            f" f.claim_id = c.id AND f.kind IN ({marks})) AND NOT EXISTS (SELECT 1 FROM predictions p"
+            " WHERE p.run_id = ? AND p.claim_id = c.id AND p.status != 'error')",
+            [dataset_id, *leaving_out, run_id]).fetchone()[0]
+
     def duplicates_of(self, claim_id: int) -> list[DuplicateLink]:
         """The links a claim is part of: as the one kept, or as a duplicate of another."""
         rows = self.db.execute(

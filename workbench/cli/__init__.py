@@ -25,6 +25,7 @@ COMMANDS = {
     "claims": "data_commands:claims_command",
     "compare": "metrics_commands:compare_command",
     "contamination": "contamination_commands:contamination",
+    "curate": "curation_commands:curate_command",
     "cutoffs": "curation_commands:cutoffs_command",
     "datasets": "data_commands:datasets_command",
     "demo": "data_commands:demo_command",
