@@ -41,8 +41,10 @@ class ArticleRecord:
 
 
 _COLUMNS = [f.name for f in fields(ArticleRecord)]
+# A failed attempt never replaces a fetched article (a site down today keeps yesterday's text).
 _UPSERT = (f"INSERT INTO articles ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-           " ON CONFLICT (url) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:]))
+           " ON CONFLICT (url) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
+           + " WHERE articles.status != 'fetched' OR excluded.status = 'fetched'")
 _HAS_TEXT = "a.status = 'fetched' AND trim(coalesce(a.text, '')) != ''"
 
 
@@ -66,11 +68,13 @@ class ArticleStore:
     def __init__(self, db: Database):
         self.db = db
 
-    def save(self, record: ArticleRecord) -> None:
-        """Insert or replace the row for the record's address (one transaction)."""
+    def save(self, record: ArticleRecord) -> bool:
+        """Insert or replace the row for the record's address (one transaction); False when a
+        failure was not stored because the address has a fetched article already."""
         values = {**record.__dict__, "fetched_at": record.fetched_at or now_iso()}
         with self.db.atomic():
-            self.db.execute(_UPSERT, [values[c] for c in _COLUMNS])
+            cursor = self.db.execute(_UPSERT, [values[c] for c in _COLUMNS])
+        return cursor.rowcount > 0
 
     def get(self, url: str) -> ArticleRecord | None:
         cursor = self.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM articles WHERE url = ?", [url])

@@ -21,6 +21,7 @@ from workbench.errors import WorkbenchError
 
 DEFAULT_DB = "workbench.db"
 COMMANDS = {
+    "articles": "article_commands:articles",
     "batch": "batch_commands:batch",
     "claims": "data_commands:claims_command",
     "compare": "metrics_commands:compare_command",

@@ -1,0 +1,210 @@
+"""`workbench articles fetch`: which addresses to get, and getting them (from the web, or from
+saved pages and WARC files), each result stored the moment it exists.
+
+    plan = plan_fetch(store, FetchRequest(dataset="cr"))
+    summary = fetch_articles(db_path, plan, on_result=print)
+
+An address already fetched is skipped (unless `refetch`); one that failed is tried again.
+Addresses are taken in turns across sites, so one slow or busy site does not hold the
+others up. The pages' main text is extracted on the thread that writes to the database,
+off the thread that talks to the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from store import ArticleRecord, FilterError, Store
+from workbench.articles.robots import site_of
+from workbench.articles.web import FetchSettings
+from workbench.errors import WorkbenchError
+
+
+class FetchError(WorkbenchError, ValueError):
+    """A fetch that cannot start; the message says why."""
+
+
+@dataclass
+class FetchRequest:
+    dataset: str | None = None
+    filter: str = ""
+    refetch: bool = False
+    sources: list[Path] = field(default_factory=list)
+    """--from: saved page folders and WARC files, read instead of the network."""
+    settings: FetchSettings = field(default_factory=FetchSettings)
+
+
+@dataclass
+class FetchPlan:
+    request: FetchRequest
+    urls: list[str]
+    """The addresses to get, in turns across sites."""
+    claims: int
+    with_url: int
+    already: int
+    """Addresses skipped because their article is fetched already."""
+
+
+@dataclass
+class FetchSummary:
+    fetched: int = 0
+    failed: int = 0
+    causes: Counter = field(default_factory=Counter)
+    cancelled: bool = False
+
+    def add(self, record: ArticleRecord) -> None:
+        if record.status == "fetched":
+            self.fetched += 1
+        else:
+            self.failed += 1
+            self.causes[record.cause or "?"] += 1
+
+
+def plan_fetch(store: Store, request: FetchRequest) -> FetchPlan:
+    """The addresses the request's claims name that still need an article."""
+    if request.dataset and store.datasets.get(request.dataset) is None:
+        names = ", ".join(d.name for d in store.datasets.list()) or "none; import one first"
+        raise FetchError(f"no dataset {request.dataset!r}; datasets: {names}")
+    text = (f'dataset:"{request.dataset}" ' if request.dataset else "") + (request.filter or "")
+    try:
+        claim_ids = store.claims.ids(text)
+    except FilterError as error:
+        raise FetchError(f"bad filter: {error}") from None
+    if not claim_ids:
+        raise FetchError("no claims match" + (f" {text.strip()!r}" if text.strip() else ""))
+    by_url = store.articles.addresses(claim_ids)
+    if not by_url:
+        raise FetchError(f"none of the {len(claim_ids):,} claims names an article address (article_url)")
+    statuses = {} if request.refetch else store.articles.statuses(list(by_url))
+    wanted = [url for url in by_url if statuses.get(url) != "fetched"]
+    return FetchPlan(request, in_turns(wanted), len(claim_ids), sum(len(ids) for ids in by_url.values()),
+                     len(by_url) - len(wanted))
+
+
+def in_turns(urls: list[str]) -> list[str]:
+    """Addresses reordered one site at a time: a, b, c, a, b, c, ..."""
+    by_site: dict[str, list[str]] = {}
+    for url in urls:
+        by_site.setdefault(_site(url), []).append(url)
+    queues = list(by_site.values())
+    ordered = []
+    while queues:
+        ordered += [queue.pop(0) for queue in queues]
+        queues = [queue for queue in queues if queue]
+    return ordered
+
+
+def _site(url: str) -> str:
+    try:
+        return site_of(url)
+    except ValueError:
+        return ""
+
+
+def fetch_articles(db_path: Path, plan: FetchPlan, on_result: Callable[[ArticleRecord], None] | None = None,
+                   cancel: threading.Event | None = None) -> FetchSummary:
+    """Get every planned address; results are stored as they come (one transaction each)."""
+    cancel = cancel or threading.Event()
+    on_result = on_result or (lambda record: None)
+    if plan.request.sources:
+        return _from_saved(db_path, plan, on_result, cancel)
+    return asyncio.run(_from_web(db_path, plan, on_result, cancel))
+
+
+def _from_saved(db_path: Path, plan: FetchPlan, on_result, cancel: threading.Event) -> FetchSummary:
+    from workbench.articles.pages import article_record, failed
+    from workbench.articles.saved import page_body, read_saved
+
+    saved = read_saved(plan.request.sources)  # every file read through first: a damaged one stops here
+    names = ", ".join(str(path) for path in plan.request.sources)
+    summary = FetchSummary()
+    store = Store.open(db_path)
+    try:
+        for url in plan.urls:
+            if cancel.is_set():
+                summary.cancelled = True
+                break
+            page = saved.find(url)
+            if page is None:
+                record = failed(url, f"saved:{names}", "not saved", "no saved page or WARC record has this address")
+            else:
+                record = article_record(url, page_body(page), page.source, plan.request.settings.max_bytes)
+            store.articles.save(record)
+            summary.add(record)
+            on_result(record)
+    finally:
+        store.close()
+    return summary
+
+
+class _Writer:
+    """The one thread that extracts text and writes results (its own database connection)."""
+
+    def __init__(self, db_path: Path, max_bytes: int, on_result, summary: FetchSummary):
+        self.max_bytes, self.on_result, self.summary = max_bytes, on_result, summary
+        self._local = threading.local()
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="articles-writer",
+                                       initializer=lambda: setattr(self._local, "store", Store.open(db_path)))
+
+    def store_outcome(self, url: str, outcome) -> None:
+        from workbench.articles.pages import article_record
+        from workbench.articles.web import SOURCE
+
+        record = outcome if isinstance(outcome, ArticleRecord) else article_record(url, outcome[0], SOURCE,
+                                                                                   self.max_bytes, outcome[1])
+        self._local.store.articles.save(record)
+        self.summary.add(record)
+        self.on_result(record)
+
+    def close(self) -> None:
+        self.pool.submit(lambda: self._local.store.close()).result()
+        self.pool.shutdown()
+
+
+async def _from_web(db_path: Path, plan: FetchPlan, on_result, cancel: threading.Event) -> FetchSummary:
+    from workbench.articles.web import WebFetcher
+
+    settings = plan.request.settings
+    summary = FetchSummary()
+    writer = _Writer(db_path, settings.max_bytes, on_result, summary)
+    fetcher = WebFetcher(settings)
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    for url in plan.urls:
+        queue.put_nowait(url)
+    loop = asyncio.get_running_loop()
+
+    async def work() -> None:
+        while not queue.empty():
+            url = queue.get_nowait()
+            outcome = await fetcher.fetch(url)
+            await loop.run_in_executor(writer.pool, writer.store_outcome, url, outcome)
+
+    workers = [asyncio.create_task(work()) for _ in range(min(settings.concurrency, len(plan.urls)))]
+    watcher = asyncio.create_task(_watch(cancel, workers))
+    try:
+        await asyncio.gather(*workers, return_exceptions=True)
+    finally:
+        watcher.cancel()
+        await fetcher.close()
+        await loop.run_in_executor(None, writer.close)
+    summary.cancelled = cancel.is_set()
+    for task in workers:
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()
+    return summary
+
+
+async def _watch(cancel: threading.Event, workers: list[asyncio.Task]) -> None:
+    while not cancel.is_set():
+        await asyncio.sleep(0.05)
+    for task in workers:
+        task.cancel()
+
+
+__all__ = ["FetchError", "FetchPlan", "FetchRequest", "FetchSummary", "fetch_articles", "in_turns", "plan_fetch"]
