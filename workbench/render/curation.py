@@ -13,10 +13,16 @@ from workbench.render.display import literal
 CURATED_FILTER = "-flagged:curated-out"
 
 
+def dataset_filter(dataset: str) -> str:
+    """The filter term of a dataset's claims (quoted when its name needs it)."""
+    if any(ch.isspace() or ch in '"\\' for ch in dataset):
+        return 'dataset:"' + dataset.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"dataset:{dataset}"
+
+
 def curated_filter(dataset: str) -> str:
     """The filter of a dataset's curated claims (what the funnel keeps)."""
-    return f'dataset:"{dataset}" {CURATED_FILTER}' if " " in dataset or '"' in dataset else \
-        f"dataset:{dataset} {CURATED_FILTER}"
+    return f"{dataset_filter(dataset)} {CURATED_FILTER}"
 
 
 def funnel_table(funnel, width: int = 80) -> Group:
@@ -71,4 +77,4 @@ def articles_table(counts, failures: list) -> Group:
     return Group(*parts)
 
 
-__all__ = ["CURATED_FILTER", "articles_table", "curated_filter", "funnel_dict", "funnel_table"]
+__all__ = ["CURATED_FILTER", "articles_table", "curated_filter", "dataset_filter", "funnel_dict", "funnel_table"]

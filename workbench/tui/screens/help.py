@@ -19,6 +19,7 @@ from store import FILTER_HELP
 def binding_classes(app_class: type) -> list[tuple[str, type]]:
     """Every place the workbench (an app of `app_class`) binds keys, in the order a user meets them."""
     from workbench.tui.screens.browser import ClaimsScreen
+    from workbench.tui.screens.datasets import DatasetsScreen
     from workbench.tui.screens.detail import ClaimDetailScreen
     from workbench.tui.screens.dialogs import TextViewer
     from workbench.tui.screens.flag_dialog import FlagDialog
@@ -33,7 +34,7 @@ def binding_classes(app_class: type) -> list[tuple[str, type]]:
         ("Everywhere", app_class), ("Claims browser", ClaimsScreen), ("Claims table", ClaimTable),
         ("Filter bar", FilterBar), ("Claim detail", ClaimDetailScreen), ("Verdicts", VerdictList),
         ("Triage", TriageScreen), ("Flag dialog", FlagDialog), ("Run dialog", RunDialog),
-        ("Runs shown (v)", RunPicker), ("Raw output", TextViewer),
+        ("Runs shown (v)", RunPicker), ("Raw output", TextViewer), ("Datasets (D)", DatasetsScreen),
     ]
 
 
