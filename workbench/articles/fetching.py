@@ -118,28 +118,35 @@ def fetch_articles(db_path: Path, plan: FetchPlan, on_result: Callable[[ArticleR
 
 
 def _from_saved(db_path: Path, plan: FetchPlan, on_result, cancel: threading.Event) -> FetchSummary:
+    store = Store.open(db_path)
+    try:
+        return read_saved_articles(store, plan, on_result, cancel)
+    finally:
+        store.close()
+
+
+def read_saved_articles(store: Store, plan: FetchPlan, on_result=None, cancel: threading.Event | None = None
+                        ) -> FetchSummary:
+    """The planned addresses' articles from saved pages and WARC files (plan.request.sources)."""
     from workbench.articles.pages import article_record, failed
     from workbench.articles.saved import page_body, read_saved
 
     saved = read_saved(plan.request.sources)  # every file read through first: a damaged one stops here
     names = ", ".join(str(path) for path in plan.request.sources)
     summary = FetchSummary()
-    store = Store.open(db_path)
-    try:
-        for url in plan.urls:
-            if cancel.is_set():
-                summary.cancelled = True
-                break
-            page = saved.find(url)
-            if page is None:
-                record = failed(url, f"saved:{names}", "not saved", "no saved page or WARC record has this address")
-            else:
-                record = article_record(url, page_body(page), page.source, plan.request.settings.max_bytes)
-            store.articles.save(record)
-            summary.add(record)
+    for url in plan.urls:
+        if cancel is not None and cancel.is_set():
+            summary.cancelled = True
+            break
+        page = saved.find(url)
+        if page is None:
+            record = failed(url, f"saved:{names}", "not saved", "no saved page or WARC record has this address")
+        else:
+            record = article_record(url, page_body(page), page.source, plan.request.settings.max_bytes)
+        store.articles.save(record)
+        summary.add(record)
+        if on_result is not None:
             on_result(record)
-    finally:
-        store.close()
     return summary
 
 
@@ -207,4 +214,5 @@ async def _watch(cancel: threading.Event, workers: list[asyncio.Task]) -> None:
         task.cancel()
 
 
-__all__ = ["FetchError", "FetchPlan", "FetchRequest", "FetchSummary", "fetch_articles", "in_turns", "plan_fetch"]
+__all__ = ["FetchError", "FetchPlan", "FetchRequest", "FetchSummary", "fetch_articles", "in_turns", "plan_fetch",
+           "read_saved_articles"]

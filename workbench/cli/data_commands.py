@@ -41,6 +41,11 @@ def datasets_command(as_json: bool) -> None:
         table.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind),
                       literal(gold))
     console.print(table)
+    for d in datasets:  # what curation kept, for the datasets `workbench curate` has been run on
+        if store.curation.steps(d.id):
+            line = literal(f"{d.name}: curation keeps {store.curation.kept_count(d.id):,} of {d.claim_count:,}"
+                           f" claims (`workbench curate {d.name}` shows the funnel)")
+            console.print(line)
 
 
 @click.command("claims")
@@ -182,11 +187,12 @@ def _run(store, reference: str):
 @shared_options
 def demo_command(no_tui: bool) -> None:
     """Load the bundled demo datasets (idempotent) and open the workbench on them."""
-    from workbench.demo import load_demo
+    from workbench.demo import CLAIMREVIEW_DATASET, load_claimreview_demo, load_demo
 
     store = open_store(create=True)
     for name, line in load_demo(store).items():
         console.print(f"{name}: {line}", markup=False)
+    console.print(f"{CLAIMREVIEW_DATASET}: {load_claimreview_demo(store)}", markup=False)
     store.close()
     try:
         from workbench.tui import run_workbench

@@ -67,7 +67,7 @@ def describe(step: str, record: StepRecord) -> str:
     if step == "date":
         span = " to ".join(filter(None, [f"from {settings['start']}" if settings.get("start") else None,
                                           f"before {settings['end']}" if settings.get("end") else None]))
-        return f"{settings.get('date_of', 'review')} date {span}" + (f" ({settings['why']})" if settings.get("why")
+        return f"{settings.get('date_of', 'review')} date {span}" + (f", {settings['why']}" if settings.get("why")
                                                                      else "")
     if step == "language":
         return ", ".join(settings.get("languages") or [])

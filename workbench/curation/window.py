@@ -78,7 +78,7 @@ def _before(text: str) -> str:
 def _after_cutoff(model: str) -> tuple[str, str]:
     found = find_cutoff(model)
     if found is not None:
-        return found.first_day_after, f"after the cutoff of {found.model} ({found.cutoff})"
+        return found.first_day_after, f"after {found.model}'s cutoff {found.cutoff}"
     try:
         return split_date(model), f"after {model}"
     except CutoffError:

@@ -27,12 +27,12 @@ def curated_filter(dataset: str) -> str:
 
 def funnel_table(funnel, width: int = 80) -> Group:
     """One row per step: what it was asked, the claims going in, removed, left, a note."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("step", no_wrap=True)
-    table.add_column("asked", ratio=2, overflow="fold")
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, expand=True)
+    table.add_column("step", no_wrap=True, min_width=9)
+    table.add_column("asked", ratio=3, overflow="fold")
     for name in ("in", "out", "left"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("note", ratio=1, overflow="fold")
+        table.add_column(name, justify="right", no_wrap=True, min_width=len(f"{funnel.total:,}"))
+    table.add_column("note", ratio=2, overflow="fold")
     table.add_row("imported", Text(""), "", "", f"{funnel.total:,}", Text(""))
     for row in funnel.rows:
         style = "" if row.ran else "dim"
