@@ -5,9 +5,9 @@ saved pages and WARC files), each result stored the moment it exists.
     summary = fetch_articles(db_path, plan, on_result=print)
 
 An address already fetched is skipped (unless `refetch`); one that failed is tried again.
-Addresses are taken in turns across sites, so one slow or busy site does not hold the
-others up. The pages' main text is extracted on the thread that writes to the database,
-off the thread that talks to the network.
+Each site has its own workers (as many as it may get requests at once), so a slow or busy
+site holds up only itself. The pages' main text is extracted on the thread that writes to
+the database, off the thread that talks to the network.
 """
 
 from __future__ import annotations
@@ -174,28 +174,41 @@ class _Writer:
         self.pool.shutdown()
 
 
+BACKLOG = 64
+"""Fetched pages waiting for the writer at most; past that, fetching waits (bounded memory)."""
+
+
 async def _from_web(db_path: Path, plan: FetchPlan, on_result, cancel: threading.Event) -> FetchSummary:
+    """`per_site` workers for each site, each taking that site's next address; the fetcher's
+    own limit keeps `concurrency` requests in flight in all. Workers hand pages to the writer
+    and go on: a busy writer delays storing, not fetching, until BACKLOG pages wait."""
     from workbench.articles.web import WebFetcher
 
     settings = plan.request.settings
     summary = FetchSummary()
     writer = _Writer(db_path, settings.max_bytes, on_result, summary)
     fetcher = WebFetcher(settings)
-    queue: asyncio.Queue[str] = asyncio.Queue()
-    for url in plan.urls:
-        queue.put_nowait(url)
     loop = asyncio.get_running_loop()
+    backlog, stored = asyncio.Semaphore(BACKLOG), []
+    by_site: dict[str, list[str]] = {}
+    for url in plan.urls:
+        by_site.setdefault(_site(url), []).append(url)
 
-    async def work() -> None:
-        while not queue.empty():
-            url = queue.get_nowait()
+    async def work(queue: list[str]) -> None:
+        while queue:
+            url = queue.pop(0)
             outcome = await fetcher.fetch(url)
-            await loop.run_in_executor(writer.pool, writer.store_outcome, url, outcome)
+            await backlog.acquire()
+            future = loop.run_in_executor(writer.pool, writer.store_outcome, url, outcome)
+            future.add_done_callback(lambda _: backlog.release())
+            stored.append(future)
 
-    workers = [asyncio.create_task(work()) for _ in range(min(settings.concurrency, len(plan.urls)))]
+    workers = [asyncio.create_task(work(queue)) for queue in by_site.values()
+               for _ in range(min(settings.per_site, len(queue)))]
     watcher = asyncio.create_task(_watch(cancel, workers))
     try:
         await asyncio.gather(*workers, return_exceptions=True)
+        await asyncio.gather(*stored)  # everything fetched is stored, cancelled or not
     finally:
         watcher.cancel()
         await fetcher.close()

@@ -114,6 +114,8 @@ class WebFetcher:
                                                  "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"})
         self.robots = RobotsCache(PRODUCT, self._robots_txt)
         self._gates: dict[str, _SiteGate] = {}
+        self._slots = asyncio.Semaphore(settings.concurrency)
+        """Requests in flight, in all (taken after the site's own slot)."""
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -182,7 +184,7 @@ class WebFetcher:
 
     async def _get(self, address: str) -> Page | _Redirect:
         try:
-            async with self._gate(address):
+            async with self._gate(address), self._slots:
                 async with asyncio.timeout(self.settings.timeout):
                     async with self.client.stream("GET", address) as response:
                         return await self._answer(address, response)
@@ -226,7 +228,7 @@ class WebFetcher:
         address = url
         try:
             for _ in range(6):
-                async with self._gate(address), asyncio.timeout(self.settings.timeout):
+                async with self._gate(address), self._slots, asyncio.timeout(self.settings.timeout):
                     async with self.client.stream("GET", address) as response:
                         if response.status_code in REDIRECTS and response.headers.get("location"):
                             address = urljoin(address, response.headers["location"])
