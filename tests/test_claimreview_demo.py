@@ -76,3 +76,28 @@ def test_a_contamination_run_and_a_screening_on_the_demo_with_the_embedded_model
     screen = funnel["steps"][-1]
     assert screen["ran"] and screen["in"] == 10 and screen["asked"].startswith("gguf:default (run ")
     assert screen["left"] == funnel["kept"]
+
+
+def test_the_curated_benchmark_exports_with_its_articles_and_imports_again(demo_db, tmp_path):
+    out = tmp_path / "benchmark.jsonl"
+    result = cli(demo_db, "export", "--what", "claims", "--where", f"dataset:{CLAIMREVIEW_DATASET} -flagged:curated-out",
+                 "--with-articles", "-o", out)
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    assert len(rows) == 10 and sum("article_text" in row for row in rows) == 9
+    by_rating = {row["attributes"]["rating"]: row["label"] for row in rows}
+    # A rating the label space reads back is written as it was; a folded one as its gold label.
+    assert by_rating["False"] == "False" and by_rating["Pants on Fire!"] == "Refuted"
+    copy = tmp_path / "copy.db"
+    again = cli(copy, "import", out)
+    assert again.exit_code == 0, again.output
+    original, imported = Store.open(demo_db), Store.open(copy)
+    try:
+        def labels(store, dataset):
+            return {store.claims.get(i).external_id: store.claims.get(i).label for i in store.claims.ids(dataset)}
+
+        assert labels(imported, "") == labels(original, f"dataset:{CLAIMREVIEW_DATASET} -flagged:curated-out")
+        assert imported.claims.count("has:article") == 10
+    finally:
+        original.close()
+        imported.close()

@@ -142,9 +142,11 @@ def show_command(claim_ref: str, as_json: bool) -> None:
 @click.option("--where", "filter_text", default="", help="Filter claims (see `workbench filter-help`).")
 @click.option("--run", "run_refs", multiple=True, help="Run name or id (predictions; repeatable).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="File to write (default: stdout).")
+@click.option("--with-articles", is_flag=True,
+              help="Claims: write each claim's fetched oracle article as its article_text (`workbench articles fetch`).")
 @shared_options
 def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[str, ...],
-                   output: Path | None) -> None:
+                   output: Path | None, with_articles: bool) -> None:
     """Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout."""
     from store import FilterError
     from workbench.exporting import export_claims, export_predictions
@@ -152,7 +154,7 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
     store = open_store()
     try:
         if what == "claims":
-            written = export_claims(store, filter_text, format_, output)
+            written = export_claims(store, filter_text, format_, output, with_articles)
         else:
             runs = [_run(store, ref) for ref in run_refs] or store.runs.list()
             written = export_predictions(store, runs, filter_text, format_, output)
