@@ -186,3 +186,22 @@ def test_metrics_score_with_and_without_what_curation_removed(cr, db_path):
     by_flag = json.loads(cli(db_path, "metrics", "r", "--by", "flag:curated-out:language", "--json",
                              "--resamples", "0").output)["runs"][0]["all"]["breakdowns"]
     assert {k: v["scored"] for k, v in by_flag["flag:curated-out:language"].items()} == {"yes": 2, "no": 6}
+
+
+def test_what_curate_prints_is_shown_as_typed(cr, db_path, tmp_path):
+    allowed = tmp_path / "list.txt"
+    allowed.write_text("Harbour Truth\n[bold]Nobody\x1b[31m\n")
+    result = cli(db_path, "curate", "cr", "--publishers", allowed)
+    assert result.exit_code == 0, result.output
+    assert "allow-list entries no claim matched: [bold]Nobody\\x1b[31m" in result.output
+    assert "\x1b" not in result.output
+
+
+def test_duplicates_by_sentence_embeddings(cr):
+    curate(cr, CurationRequest("cr", dedup="embedding", dedup_threshold=0.8))
+    assert ids(cr, "flagged:curated-out:duplicate") == {"0", "2"}  # the reworded one joins by meaning
+    reworded = cr.claims.resolve("cr:https://coastcheck.example/checks/2")
+    note = cr.annotations.flags_for(reworded)[0].note
+    assert "similar text (cosine 0." in note
+    link, = [link for link in cr.curation.duplicates_of(reworded) if link.claim_id == reworded]
+    assert link.method == "embedding" and 0.8 <= link.similarity < 1

@@ -107,3 +107,11 @@ def test_answers_are_read_strictly():
     assert parse_screening('{"category": "meta"}').parsed == {"label": "meta", "reason": None}
     assert parse_screening('{"label": "maybe"}').status == "parse_failure"
     assert parse_screening("ok").status == "parse_failure"
+
+
+def test_json_output_stays_json_while_screening(screen_db):
+    with LoopbackServer("openai", answer=answer) as server:
+        result = cli(screen_db, "curate", "cr", "--screen", "openai:gpt-test", "--base-url", server.url, "--json")
+        assert result.exit_code == 0, result.output
+        funnel = json.loads(result.output)
+        assert funnel["steps"][-1]["removed"] == 3 and funnel["kept"] == 2

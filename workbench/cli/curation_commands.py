@@ -174,7 +174,7 @@ def _screen(dataset_name, model, base_url, params, concurrency, no_cache, as_bat
             submit_from_cli(prepared)
             console.print(f"once collected, `{again}` applies the screening", markup=False)
             return
-        finished = execute_with_progress(prepared)
+        finished = _quietly(prepared) if as_json else execute_with_progress(prepared)
     store = open_store()
     try:
         outcome = record_screening(store, dataset, store.runs.get(prepared.run.id), claim_ids)
@@ -182,8 +182,24 @@ def _screen(dataset_name, model, base_url, params, concurrency, no_cache, as_bat
         store.close()
     if not as_json:
         _print_outcome(outcome)
-    if finished is not None:
+    if finished is not None and not as_json:
         report_finished(prepared, finished, again)
+    elif finished is not None and finished.status != "finished":
+        raise UserError(f"the screening run {prepared.run.name} {finished.status}"
+                        f"{': ' + finished.message if finished.message else ''}; `{again}` continues it")
+
+
+def _quietly(prepared):
+    """The screening run without a progress bar (stdout holds only the JSON)."""
+    from workbench.cli import current_db_path
+    from workbench.cli.cancellable import run_cancellable
+    from workbench.runs.engine import RunFinished, run_blocking
+
+    db_path, finished = current_db_path(), []
+    run_cancellable(lambda cancel: run_blocking(db_path, prepared, lambda event: finished.append(event)
+                                                if isinstance(event, RunFinished) else None, cancel),
+                    console, "curate-screen", "cancelling...")
+    return finished[-1] if finished else None
 
 
 def _show_funnel(dataset_name: str, as_json: bool, outcomes: list[dict]) -> None:

@@ -59,13 +59,15 @@ def find_duplicates(rows: list[CurationRow], method: str = "minhash", threshold:
         seen = first_with.setdefault(texts[row.id], row.id)
         groups.join(seen, row.id)
     distinct = [row for row in rows if first_with[texts[row.id]] == row.id]
-    pairs = (_minhash_pairs if method == "minhash" else _embedding_pairs)(distinct, texts, threshold, model_dir)
+    find = _minhash_pairs if method == "minhash" else _embedding_pairs
+    pairs, similarity = find(distinct, texts, threshold, model_dir)
     for left, right in pairs:
         groups.join(left, right)
-    return _linked(rows, texts, groups, method)
+    representative = {row.id: first_with[texts[row.id]] for row in rows}
+    return _linked(rows, texts, groups, method, lambda a, b: similarity(representative[a], representative[b]))
 
 
-def _minhash_pairs(rows: list[CurationRow], texts: dict[int, str], threshold: float, model_dir) -> list:
+def _minhash_pairs(rows: list[CurationRow], texts: dict[int, str], threshold: float, model_dir):
     from datasketch import MinHash, MinHashLSH
 
     sets = {row.id: shingles(texts[row.id]) for row in rows}
@@ -79,14 +81,14 @@ def _minhash_pairs(rows: list[CurationRow], texts: dict[int, str], threshold: fl
         for other in index.query(signature):
             if other > row.id and jaccard(sets[row.id], sets[other]) >= threshold:
                 pairs.append((row.id, other))
-    return pairs
+    return pairs, lambda a, b: jaccard(sets[a], sets[b])
 
 
 def jaccard(left: set, right: set) -> float:
     return len(left & right) / len(left | right) if left or right else 1.0
 
 
-def _embedding_pairs(rows: list[CurationRow], texts: dict[int, str], threshold: float, model_dir) -> list:
+def _embedding_pairs(rows: list[CurationRow], texts: dict[int, str], threshold: float, model_dir):
     import numpy as np
 
     from workbench.contamination.embedding import EmbeddingModelError, check_model_dir, default_model_dir, load_model
@@ -104,7 +106,8 @@ def _embedding_pairs(rows: list[CurationRow], texts: dict[int, str], threshold: 
         for i, j in zip(*np.nonzero(block >= threshold)):
             if j > start + i:
                 pairs.append((ids[start + i], ids[j]))
-    return pairs
+    at = {claim_id: n for n, claim_id in enumerate(ids)}
+    return pairs, lambda a, b: float(vectors[at[a]] @ vectors[at[b]])
 
 
 class _Groups:
@@ -127,7 +130,8 @@ class _Groups:
             self.parent[max(a, b)] = min(a, b)
 
 
-def _linked(rows: list[CurationRow], texts: dict[int, str], groups: _Groups, method: str) -> DuplicateResult:
+def _linked(rows: list[CurationRow], texts: dict[int, str], groups: _Groups, method: str, similarity
+            ) -> DuplicateResult:
     members: dict[int, list[CurationRow]] = {}
     for row in rows:
         members.setdefault(groups.find(row.id), []).append(row)
@@ -137,15 +141,15 @@ def _linked(rows: list[CurationRow], texts: dict[int, str], groups: _Groups, met
             continue
         count += 1
         kept = min(group, key=lambda r: ((r.review_date or "9999")[:10], r.id))
-        kept_set = shingles(texts[kept.id])
+        measure = "5-gram Jaccard" if method == "minhash" else "cosine"
         for row in group:
             if row.id == kept.id:
                 continue
             same = texts[row.id] == texts[kept.id]
-            similarity = 1.0 if same else round(jaccard(shingles(texts[row.id]), kept_set), 3)
-            links.append(DuplicateLink(row.id, kept.id, similarity, "same text" if same else method))
+            score = 1.0 if same else round(similarity(row.id, kept.id), 3)
+            links.append(DuplicateLink(row.id, kept.id, score, "same text" if same else method))
             who = kept.attributes.get("publisher") or "another review"
-            how = "the same text" if same else f"similar text ({method}; 5-gram Jaccard {similarity:.2f})"
+            how = "the same text" if same else f"similar text ({measure} {score:.2f} with it)"
             removed[row.id] = f"duplicate of claim {kept.id} ({kept.external_id}, {who}): {how}"
     return DuplicateResult(removed, links, count)
 
