@@ -82,6 +82,8 @@ def fetch_command(dataset, filter_text, sources, refetch, concurrency, per_site,
         _print_summary(summary)
     if summary.cancelled:
         raise SystemExit(130)
+    if summary.failed:  # non-zero, as an incomplete run is: a script notices
+        raise SystemExit(1)
 
 
 def _with_progress(plan, work, quiet: bool, run_cancellable):
@@ -109,7 +111,8 @@ def _print_summary(summary) -> None:
         line += " (" + ", ".join(f"{cause} {count:,}" for cause, count in summary.causes.most_common()) + ")"
     console.print(literal(line), soft_wrap=True)
     if summary.failed:
-        console.print("`workbench articles status` lists them; fetching again tries them again", markup=False)
+        console.print("`workbench articles status` lists them; fetching again tries them again (exit status 1: not"
+                      " every article was got)", markup=False)
 
 
 @articles.command("status")
