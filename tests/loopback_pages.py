@@ -48,6 +48,8 @@ class PageServer:
         """Path -> body bytes written (a refused stream stops early)."""
         self.in_flight = 0
         self.most_at_once = 0
+        self.on_arrival = lambda path: None
+        """Called (on the server's thread) as each request arrives."""
         self.lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -104,6 +106,7 @@ def _handler(owner: PageServer):
                 owner.arrivals.append((time.monotonic(), path, {k.lower(): v for k, v in self.headers.items()}))
                 owner.in_flight += 1
                 owner.most_at_once = max(owner.most_at_once, owner.in_flight)
+            owner.on_arrival(path)
             try:
                 if owner.latency:
                     time.sleep(owner.latency)  # the site's own latency, not a test waiting

@@ -159,6 +159,19 @@ def test_at_most_per_site_requests_at_once(store, db_path, tmp_path):
         assert site.most_at_once == 2 and other.most_at_once == 2
 
 
+def test_many_pages_are_extracted_in_worker_processes(store, db_path, tmp_path):
+    from workbench.articles.fetching import PROCESSES_FROM
+
+    with PageServer() as site:
+        count = PROCESSES_FROM + 4
+        for n in range(count):
+            site.page(f"/c{n}", article_html(f"Check {n}", [f"Paragraph {n} of the check."] + PARAGRAPHS))
+        claims_for(store, tmp_path, {str(n): f"{site.url}/c{n}" for n in range(count)})
+        _, summary = fetch(db_path, store, per_site=4)
+        assert summary.fetched == count
+        assert "Paragraph 7 of the check." in article(store, site.url + "/c7").text
+
+
 def test_a_second_fetch_asks_only_for_what_is_missing_or_failed(store, db_path, tmp_path):
     with PageServer() as site:
         site.page("/a", article_html("A", PARAGRAPHS))
@@ -196,15 +209,17 @@ def test_wayback_addresses_are_asked_for_the_page_as_saved(store, db_path, tmp_p
 def test_stopping_keeps_what_finished(store, db_path, tmp_path):
     import threading
 
-    with PageServer(latency=0.05) as site:
+    with PageServer(latency=0.3) as site:
         for n in range(6):
             site.page(f"/c{n}", article_html(f"Check {n}", PARAGRAPHS))
         claims_for(store, tmp_path, {str(n): f"{site.url}/c{n}" for n in range(6)})
         cancel = threading.Event()
+        site.on_arrival = lambda path: cancel.set() if path == "/c2" else None  # stopped while c2 is in flight
         plan = plan_fetch(store, FetchRequest("cr", settings=FetchSettings(concurrency=1, per_site=1, **FAST)))
-        summary = fetch_articles(db_path, plan, on_result=lambda record: cancel.set(), cancel=cancel)
-        assert summary.cancelled and 1 <= summary.fetched < 6
-        assert store.articles.counts(store.claims.ids("dataset:cr")).fetched == summary.fetched
+        summary = fetch_articles(db_path, plan, cancel=cancel)
+        assert summary.cancelled and summary.fetched == 2
+        assert store.articles.counts(store.claims.ids("dataset:cr")).fetched == 2
+        assert "/c3" not in site.paths()
 
 
 def cli(db_path, *args):

@@ -6,13 +6,14 @@ saved pages and WARC files), each result stored the moment it exists.
 
 An address already fetched is skipped (unless `refetch`); one that failed is tried again.
 Each site has its own workers (as many as it may get requests at once), so a slow or busy
-site holds up only itself. The pages' main text is extracted on the thread that writes to
-the database, off the thread that talks to the network.
+site holds up only itself. The pages' main text is extracted in worker processes, off the
+thread that talks to the network; one thread writes the results.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -151,20 +152,15 @@ def read_saved_articles(store: Store, plan: FetchPlan, on_result=None, cancel: t
 
 
 class _Writer:
-    """The one thread that extracts text and writes results (its own database connection)."""
+    """The one thread that writes results (its own database connection)."""
 
-    def __init__(self, db_path: Path, max_bytes: int, on_result, summary: FetchSummary):
-        self.max_bytes, self.on_result, self.summary = max_bytes, on_result, summary
+    def __init__(self, db_path: Path, on_result, summary: FetchSummary):
+        self.on_result, self.summary = on_result, summary
         self._local = threading.local()
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="articles-writer",
                                        initializer=lambda: setattr(self._local, "store", Store.open(db_path)))
 
-    def store_outcome(self, url: str, outcome) -> None:
-        from workbench.articles.pages import article_record
-        from workbench.articles.web import SOURCE
-
-        record = outcome if isinstance(outcome, ArticleRecord) else article_record(url, outcome[0], SOURCE,
-                                                                                   self.max_bytes, outcome[1])
+    def store(self, record: ArticleRecord) -> None:
         self._local.store.articles.save(record)
         self.summary.add(record)
         self.on_result(record)
@@ -174,49 +170,130 @@ class _Writer:
         self.pool.shutdown()
 
 
-BACKLOG = 64
-"""Fetched pages waiting for the writer at most; past that, fetching waits (bounded memory)."""
+class _Extractor:
+    """Main text extraction in worker processes: trafilatura is CPU work (tens of ms for a big
+    page), which would hold the network thread up; where processes cannot start, a thread."""
+
+    def __init__(self, processes: int):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        if processes < 1:  # a handful of pages: not worth starting processes for
+            self.pool = ThreadPoolExecutor(1, thread_name_prefix="articles-extract")
+            return
+        try:
+            self.pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"))
+            for _ in range(processes):  # start them now: they import trafilatura while the first pages come
+                self.pool.submit(_warm_up)
+        except (OSError, ValueError, NotImplementedError):
+            self.pool = ThreadPoolExecutor(1, thread_name_prefix="articles-extract")
+
+    async def record(self, url: str, outcome, max_bytes: int) -> ArticleRecord:
+        from concurrent.futures.process import BrokenProcessPool
+
+        from workbench.articles.pages import article_record
+        from workbench.articles.web import SOURCE
+
+        if isinstance(outcome, ArticleRecord):
+            return outcome
+        page, attempts = outcome
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.pool, article_record, url, page, SOURCE, max_bytes, attempts)
+        except (BrokenProcessPool, OSError):  # a sandbox that kills or forbids the workers: do it here
+            self.pool = ThreadPoolExecutor(1, thread_name_prefix="articles-extract")
+            return await loop.run_in_executor(self.pool, article_record, url, page, SOURCE, max_bytes, attempts)
+
+    def close(self) -> None:
+        # Nothing is left to extract; the workers exit on their own, without being waited for.
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+BACKLOG_BYTES = 256 * 1024 * 1024
+"""Fetched pages waiting to be extracted and stored, in bytes at most; past that, fetching
+waits (a slow extractor or disk delays storing, not fetching, within this much memory)."""
+
+
+class _Backlog:
+    """Bytes of pages handed on but not stored yet; `take` waits while there are too many."""
+
+    def __init__(self, limit: int):
+        self.limit, self.held = limit, 0
+        self.freed = asyncio.Condition()
+
+    async def take(self, size: int) -> None:
+        async with self.freed:
+            await self.freed.wait_for(lambda: self.held == 0 or self.held + size <= self.limit)
+            self.held += size
+
+    async def give(self, size: int) -> None:
+        async with self.freed:
+            self.held -= size
+            self.freed.notify_all()
+
+
+def _warm_up() -> None:
+    import trafilatura  # noqa: F401
+
+
+PROCESSES_FROM = 32
+"""Pages to fetch from which extraction gets worker processes (fewer: a thread)."""
+
+
+def extract_processes(pages: int) -> int:
+    """Leave a core to the network thread and the writer; none for a handful of pages."""
+    return max(1, (os.cpu_count() or 2) - 1) if pages >= PROCESSES_FROM else 0
 
 
 async def _from_web(db_path: Path, plan: FetchPlan, on_result, cancel: threading.Event) -> FetchSummary:
     """`per_site` workers for each site, each taking that site's next address; the fetcher's
-    own limit keeps `concurrency` requests in flight in all. Workers hand pages to the writer
-    and go on: a busy writer delays storing, not fetching, until BACKLOG pages wait."""
+    own limit keeps `concurrency` requests in flight in all. Workers hand each page on (to be
+    extracted in another process, then stored by the writer thread) and go on fetching:
+    only BACKLOG_BYTES of pages waiting make them wait."""
     from workbench.articles.web import WebFetcher
 
     settings = plan.request.settings
     summary = FetchSummary()
-    writer = _Writer(db_path, settings.max_bytes, on_result, summary)
-    fetcher = WebFetcher(settings)
+    writer = _Writer(db_path, on_result, summary)
     loop = asyncio.get_running_loop()
-    backlog, stored = asyncio.Semaphore(BACKLOG), []
+    # Worker processes start off the network thread (spawning blocks for a while).
+    starting = loop.run_in_executor(None, _Extractor, extract_processes(len(plan.urls)))
+    fetcher = WebFetcher(settings)
+    backlog, finishing = _Backlog(BACKLOG_BYTES), []
     by_site: dict[str, list[str]] = {}
     for url in plan.urls:
         by_site.setdefault(_site(url), []).append(url)
+
+    async def finish(url: str, outcome, size: int) -> None:
+        try:
+            record = await (await starting).record(url, outcome, settings.max_bytes)
+            await loop.run_in_executor(writer.pool, writer.store, record)
+        finally:
+            await backlog.give(size)
 
     async def work(queue: list[str]) -> None:
         while queue:
             url = queue.pop(0)
             outcome = await fetcher.fetch(url)
-            await backlog.acquire()
-            future = loop.run_in_executor(writer.pool, writer.store_outcome, url, outcome)
-            future.add_done_callback(lambda _: backlog.release())
-            stored.append(future)
+            size = 0 if isinstance(outcome, ArticleRecord) else len(outcome[0].body)
+            await backlog.take(size)
+            finishing.append(asyncio.create_task(finish(url, outcome, size)))
 
     workers = [asyncio.create_task(work(queue)) for queue in by_site.values()
                for _ in range(min(settings.per_site, len(queue)))]
     watcher = asyncio.create_task(_watch(cancel, workers))
     try:
         await asyncio.gather(*workers, return_exceptions=True)
-        await asyncio.gather(*stored)  # everything fetched is stored, cancelled or not
+        done = await asyncio.gather(*finishing, return_exceptions=True)  # everything fetched is stored
     finally:
         watcher.cancel()
         await fetcher.close()
         await loop.run_in_executor(None, writer.close)
+        (await starting).close()
     summary.cancelled = cancel.is_set()
-    for task in workers:
-        if not task.cancelled() and task.exception() is not None:
-            raise task.exception()
+    for failure in [t.exception() for t in workers if not t.cancelled()] + list(done):
+        if isinstance(failure, BaseException) and not isinstance(failure, asyncio.CancelledError):
+            raise failure
     return summary
 
 
