@@ -115,3 +115,20 @@ def test_json_output_stays_json_while_screening(screen_db):
         assert result.exit_code == 0, result.output
         funnel = json.loads(result.output)
         assert funnel["steps"][-1]["removed"] == 3 and funnel["kept"] == 2
+
+
+def test_claims_added_after_a_screening_are_counted_as_not_screened(screen_db, tmp_path):
+    with LoopbackServer("openai", answer=answer) as server:
+        assert cli(screen_db, "curate", "cr", "--screen", "openai:gpt-test", "--base-url", server.url).exit_code == 0
+        store = Store.open(screen_db)
+        reviews = [claim_review(text, "False", f"https://a.example/{name}") for name, text in CLAIMS.items()]
+        reviews.append(claim_review("The ferry timetable changes in May.", "False", "https://a.example/new"))
+        run_import(store, ImportRequest(write_json(tmp_path / "cr.json", reviews)))
+        store.close()
+        funnel = json.loads(cli(screen_db, "curate", "cr", "--json").output)
+        assert funnel["steps"][-1]["note"].endswith("1 not screened yet")
+        again = cli(screen_db, "curate", "cr", "--screen", "openai:gpt-test", "--base-url", server.url)
+        assert again.exit_code == 0, again.output
+        funnel = json.loads(cli(screen_db, "curate", "cr", "--json").output)
+        assert "not screened" not in funnel["steps"][-1]["note"]
+        assert funnel["steps"][-1]["in"] == 6
