@@ -153,6 +153,20 @@ class ArticleStore:
                 counts.causes[cause or "no text"] = counts.causes.get(cause or "no text", 0) + len(ids)
         return counts
 
+    def dataset_counts(self, dataset_id: int) -> ArticleCounts:
+        """counts() for a whole dataset, in two aggregate queries (what the TUI shows)."""
+        has_url = "trim(coalesce(c.article_url, '')) != ''"
+        row = self.db.execute(
+            f"SELECT count(*), sum({has_url}), sum({has_url} AND a.status = 'fetched' AND trim(coalesce(a.text, ''))"
+            f" != ''), sum({has_url} AND a.id IS NULL) FROM claims c LEFT JOIN articles a ON a.url = c.article_url"
+            " WHERE c.dataset_id = ?", [dataset_id]).fetchone()
+        claims, with_url, fetched, missing = (value or 0 for value in row)
+        causes = dict(self.db.execute(
+            "SELECT coalesce(a.cause, 'no text'), count(*) FROM claims c JOIN articles a ON a.url = c.article_url"
+            " WHERE c.dataset_id = ? AND NOT (a.status = 'fetched' AND trim(coalesce(a.text, '')) != '')"
+            " GROUP BY 1", [dataset_id]).fetchall())
+        return ArticleCounts(claims, with_url, fetched, with_url - fetched - missing, missing, causes)
+
     def failures(self, claim_ids: list[int], limit: int = 50) -> list[tuple[int, ArticleRecord]]:
         """(a claim, its failed article) for the first failed addresses of these claims."""
         by_url = self.addresses(claim_ids)

@@ -243,3 +243,17 @@ def test_the_articles_commands(store, db_path, tmp_path):
         assert data["fetched"] == 1 and data["causes"] == {"http 404": 1}
         again = cli(db_path, "articles", "fetch", "--dataset", "nope")
         assert again.exit_code == 1 and "no dataset 'nope'" in again.output
+
+
+def test_a_datasets_article_counts_in_one_read_agree_with_the_claims(store, db_path, tmp_path):
+    with PageServer() as site:
+        site.page("/a", article_html("A", PARAGRAPHS))
+        site.routes["/gone"] = Route(404, b"gone", {"Content-Type": "text/html"})
+        claims_for(store, tmp_path, {"a": site.url + "/a", "a2": site.url + "/a", "gone": site.url + "/gone",
+                                     "later": site.url + "/later"})
+        request = FetchRequest("cr", filter="-ext:" + site.url + "/later", settings=FetchSettings(**FAST))
+        fetch_articles(db_path, plan_fetch(store, request))
+    dataset = store.datasets.get("cr")
+    whole, listed = store.articles.dataset_counts(dataset.id), store.articles.counts(store.claims.ids("dataset:cr"))
+    assert whole.__dict__ == listed.__dict__
+    assert (whole.claims, whole.fetched, whole.failed, whole.missing, whole.causes) == (4, 2, 1, 1, {"http 404": 1})

@@ -104,8 +104,7 @@ dataset. Details: docs/claimreview.md."""
         if dataset is None:
             return
         funnel = dataset_funnel(store, dataset)
-        claim_ids = store.claims.ids(dataset_filter(name))
-        counts = store.articles.counts(claim_ids)
+        counts = store.articles.dataset_counts(dataset.id)
         parts = [funnel_table(funnel)] if funnel.curated else [Text(
             f"{dataset.claim_count:,} claims, not curated yet (workbench curate {one_line(name)} ...)", style="dim")]
         if counts.with_url:
