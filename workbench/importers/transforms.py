@@ -315,4 +315,5 @@ TRANSFORMS: dict[str, Callable[[Located, TransformContext], list[DraftClaim]]] =
     "factcheck-bench": factcheck_bench, "claimreview": claimreview,
 }
 LABEL_READERS = {"claimreview": rating_reader}
-"""Transforms that fold their own labels: name -> (plan, existing space) -> LabelReader or None."""
+"""Transforms that fold their own labels: name -> (plan, the existing dataset's space, a function
+reading the file's draft claims again) -> LabelReader, or None for the usual label reading."""
