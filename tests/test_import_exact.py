@@ -195,8 +195,8 @@ def test_a_warning_in_one_line_json_names_the_record(store, tmp_path):
     assert "line 1 record 1 claim" in report.warnings.summary()[0]
 
 
-def test_the_readme_states_the_completeness_rule():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_docs_state_the_completeness_rule():
+    text = (REPO / "docs" / "importing.md").read_text(encoding="utf-8")
     assert "Every value of a record ends up in exactly one place" in text
 
 

@@ -70,7 +70,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_
     """Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate,
     parse-failure and error rates, coverage, confusion matrix, baselines, breakdowns.
 
-    See the README, "Metrics", for the exact definitions.
+    See docs/metrics.md for the exact definitions.
     """
     from workbench.render.reports import report_dict
     from workbench.render.scores import run_report
