@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.filter_terms import FilterError, Term, parse_terms
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
