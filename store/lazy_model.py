@@ -132,6 +132,11 @@ class LazyModel:
         return cls._built(data)
 
     @classmethod
+    def field_names(cls) -> list[str]:
+        """The declared fields, in order."""
+        return list(cls.__lazy_fields__)
+
+    @classmethod
     def field_type(cls, name: str) -> Any:
         """A field's declared type, as an object (the annotation evaluated)."""
         return _resolved(cls.__lazy_fields__[name].annotation, _annotation_namespace(cls, twins=False))
