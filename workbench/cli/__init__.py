@@ -120,6 +120,8 @@ class LazyGroup(click.Group):
             raise OneLineUsageError(error) from None
         except BrokenPipeError:  # every command's output, through click.echo or our console
             _quiet_closed_pipe()
+        except click.exceptions.Exit:  # `COMMAND --help` and ctx.exit(): nothing to look up
+            raise
         except Exception as error:
             problem = _database_problem(error, ctx)
             if problem is None:

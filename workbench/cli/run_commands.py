@@ -220,7 +220,7 @@ def _short(count: int) -> str:
 
 
 def _run_summary(store, run) -> dict:
-    from workbench.runs.engine import items_per_second
+    from workbench.runs.speed import items_per_second
 
     p = store.runs.progress(run.id)
     return {"id": run.id, "name": run.name, "status": run.status, "model": run.model, "prompt": run.prompt_name,
