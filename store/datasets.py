@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import sqlite3
@@ -257,6 +256,8 @@ def _listed(space: LabelSpace) -> str:
 
 def claim_hash(claim: Claim) -> str:
     """A digest of everything imported for a claim (to tell updated from unchanged)."""
+    import hashlib  # on imports only (loading OpenSSL's hashes costs a reading command a few ms)
+
     payload = claim.model_dump(exclude={"id", "dataset"}, mode="json")
     return hashlib.sha256(to_json(payload).encode()).hexdigest()[:32]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from dataclasses import dataclass
 
 from store.database import Database
@@ -141,7 +140,7 @@ class RunStore:
         """Mark a run running / finished / cancelled / failed, stamping the time."""
         stamp = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at",
                  "failed": "finished_at"}.get(status)
-        owner = f"{socket.gethostname()}:{os.getpid()}" if status == "running" else None
+        owner = f"{_host()}:{os.getpid()}" if status == "running" else None
         with self.db.atomic():
             self.db.execute("UPDATE runs SET status = ?, owner = ? WHERE id = ?", [status, owner, run_id])
             if stamp:
@@ -343,6 +342,12 @@ def _run(row: dict) -> Run:
     return Run.from_store(row)
 
 
+def _host() -> str:
+    import socket  # only for runs marked running: listing finished runs needs no socket module
+
+    return socket.gethostname()
+
+
 def _owner_gone(owner: str | None) -> bool:
     """True when the process that marked a run running, on this machine, no longer exists.
 
@@ -351,7 +356,7 @@ def _owner_gone(owner: str | None) -> bool:
     if not owner:
         return False
     host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
+    if host != _host() or not pid.isdigit():
         return False
     try:
         os.kill(int(pid), 0)
