@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -158,17 +159,28 @@ def bare_page_process(path: Path, statements: list[str]) -> list[str]:
     return [sys.executable, "-c", code, str(path), *statements]
 
 
+TMUX = ["tmux", "-L", SESSION]
+"""A tmux server of our own: a shared one would start panes with its own environment (another
+checkout's PYTHONPATH, say), not ours."""
+
+
 def pane_text() -> str:
-    result = subprocess.run(["tmux", "capture-pane", "-p", "-t", SESSION], capture_output=True, text=True)
+    result = subprocess.run([*TMUX, "capture-pane", "-p", "-t", SESSION], capture_output=True, text=True)
     return result.stdout
+
+
+def in_our_environment(command: str, env: dict[str, str]) -> str:
+    """`command` run with our PYTHONPATH and config, bytecode caches on, whatever tmux passes."""
+    given = [f"{key}={shlex.quote(env[key])}" for key in ("PYTHONPATH", "WORKBENCH_CONFIG") if key in env]
+    return f"env -u PYTHONDONTWRITEBYTECODE -u WORKBENCH_DB {' '.join(given)} {command}"
 
 
 def until_shown(command: str, shown, env: dict[str, str]) -> float:
     """Seconds from starting `command` in a new 100x30 tmux pane until `shown(pane text)`."""
-    subprocess.run(["tmux", "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
+    subprocess.run([*TMUX, "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
     started = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "30", command], check=True,
-                   env=env)
+    subprocess.run([*TMUX, "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "30",
+                    in_our_environment(command, env)], check=True, env=env)
     try:
         while True:
             if shown(pane_text()):
@@ -177,7 +189,7 @@ def until_shown(command: str, shown, env: dict[str, str]) -> float:
                 raise RuntimeError(f"nothing shown after 60 s:\n{pane_text()}")
             time.sleep(0.005)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
+        subprocess.run([*TMUX, "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
 
 
 def tui_ready(text: str) -> bool:
@@ -196,6 +208,7 @@ def tui_launch(big: Path, repeat: int, env: dict[str, str]) -> tuple[float, floa
     for _ in range(repeat):
         floors.append(until_shown(floor_command, lambda text: marker in text, env))
         launches.append(until_shown(tui_command, tui_ready, env))
+    subprocess.run([*TMUX, "kill-server"], stderr=subprocess.DEVNULL)
     return statistics.median(floors), statistics.median(launches), launches
 
 
