@@ -143,3 +143,34 @@ def test_the_commands_that_read_load_nothing_heavy(name, demo_with_a_search, tmp
     assert result.stdout.strip()  # it printed what it reads
     loaded = {module.split(".")[0] for module in json.loads(listing.read_text())}
     assert loaded & set(NOT_FOR_READING) == set(), name
+
+
+def test_the_tuis_first_frame_loads_nothing_heavy(demo_with_a_search):
+    """Rows and the count on screen, in a fresh process: no numeric packages, no SDKs, no
+    sqlite-utils or pydantic-settings (what the metrics view needs is imported two seconds
+    later, as a warm-up, and is left out here)."""
+    code = f"""
+import asyncio, json, re, sys
+from tests.test_tui_support import screen_text
+from workbench.tui.app import WorkbenchApp
+
+WorkbenchApp._load_metrics_view = lambda self: None  # the warm-up after the first frame
+
+async def first_frame():
+    app = WorkbenchApp({str(demo_with_a_search)!r}, poll_seconds=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(3000):
+            await pilot.pause()
+            text = screen_text(app)
+            if re.search(r"[0-9,]+ of [0-9,]+ claims", text) and re.search(r"^ +1 ", text, re.M):
+                return sorted(sys.modules)
+    raise AssertionError("no rows and count on screen:\\n" + screen_text(app))
+
+print(json.dumps(asyncio.run(first_frame())))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    loaded = {module.split(".")[0] for module in json.loads(result.stdout.splitlines()[-1])}
+    assert "textual" in loaded  # it did draw
+    assert loaded & {"numpy", "scipy", "pandas", "sqlite_utils", "pydantic_settings", "openai", "anthropic", "torch",
+                     "llama_cpp", "httpx"} == set()
