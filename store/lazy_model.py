@@ -12,16 +12,22 @@ behave as pydantic's do.
 
 from __future__ import annotations
 
-import pathlib
 import re
 import sys
-import typing
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
+
+from store.lazy_types import NOT_PLAIN, plain_check, store_conversion
 
 _MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<required>"})()
 
 _PLAIN_JSON = (str, int, float, bool, type(None))
+
+_PLAIN_CONFIG = {"extra", "use_attribute_docstrings", "title"}
+"""The model_config keys under which a plain value is taken as pydantic would take it."""
+
+_PLAIN_OPTIONS = {"description", "title", "examples"}
+"""The Field options under which a plain value is taken as pydantic would take it."""
 
 
 class FieldInfo:
@@ -62,7 +68,14 @@ class _FieldSpec:
         self.default_factory, self.options = default_factory, options
 
     def default_value(self) -> Any:
-        return self.default_factory() if self.default_factory is not None else self.default
+        """The default, a fresh copy of a mutable one (as pydantic gives every instance its own)."""
+        if self.default_factory is not None:
+            return self.default_factory()
+        if isinstance(self.default, (list, dict, set)):
+            import copy
+
+            return copy.deepcopy(self.default)
+        return self.default
 
 
 class LazyModel:
@@ -114,7 +127,7 @@ class LazyModel:
         """A record from a row the store wrote (checked when written): no validation, only
         SQLite's types turned into the declared ones (0/1 -> bool, an integer -> float,
         nested mappings -> their models). A value for no field is an error, as in pydantic."""
-        plan = cls._from_store_plan or cls._plan_from_store()
+        plan = cls._from_store_plan if cls._from_store_plan is not None else cls._plan_from_store()
         data, matched = {}, 0
         for name, spec in cls.__lazy_fields__.items():
             if name in values:
@@ -214,7 +227,7 @@ class LazyModel:
         our models for that model) and converted as pydantic converts it (a str to a Path, an
         int to a float); None when pydantic must decide: a value of another type, a missing
         required field, an unknown one (unless extra="ignore"), a field with a validator."""
-        plan = cls._plain_plan or cls._plan_plain()
+        plan = cls._plain_plan if cls._plain_plan is not None else cls._plan_plain()
         ignore_unknown = cls.model_config.get("extra", "ignore") == "ignore"
         given = {}
         for name, value in values.items():
@@ -223,8 +236,8 @@ class LazyModel:
                 if ignore_unknown:
                     continue
                 return None
-            converted = _NOT_PLAIN if check is None else check(value)
-            if converted is _NOT_PLAIN:
+            converted = NOT_PLAIN if check is None else check(value)
+            if converted is NOT_PLAIN:
                 return None
             given[name] = converted
         data = {}
@@ -271,18 +284,20 @@ class LazyModel:
         namespace = _annotation_namespace(cls, twins=False)
         plan = {}
         for name, spec in cls.__lazy_fields__.items():
-            convert = _store_conversion(_resolved(spec.annotation, namespace))
+            convert = store_conversion(_resolved(spec.annotation, namespace))
             if convert is not None:
                 plan[name] = convert
         cls._from_store_plan = plan
         return plan
-
 
     @classmethod
     def _plan_plain(cls) -> dict[str, Callable[[Any], Any] | None]:
         """Per field, the plain check (None: always leave it to pydantic: a validator or a
         constraint on the field, or a type the check does not know)."""
         namespace = _annotation_namespace(cls, twins=False)
+        if set(cls.model_config) - _PLAIN_CONFIG:  # e.g. strict or str_strip_whitespace: pydantic decides all
+            cls._plain_plan = dict.fromkeys(cls.__lazy_fields__)
+            return cls._plain_plan
         validated = set()
         for klass in cls.__mro__:
             for member in vars(klass).values():
@@ -290,62 +305,15 @@ class LazyModel:
                 validated.update(marked[0] if marked else ())
         plan = {}
         for name, spec in cls.__lazy_fields__.items():
-            constrained = any(key not in ("description", "title", "examples") for key, _ in spec.options)
+            constrained = any(key not in _PLAIN_OPTIONS for key, _ in spec.options)
             plain = None if constrained or name in validated or "*" in validated \
-                else _plain_check(_resolved(spec.annotation, namespace))
+                else plain_check(_resolved(spec.annotation, namespace))
             plan[name] = plain
         cls._plain_plan = plan
         return plan
 
 
 _IGNORED: Any = object()
-_NOT_PLAIN: Any = object()
-
-
-def _plain_check(annotation: Any) -> Callable[[Any], Any] | None:
-    """A function giving the value as pydantic would make it, or _NOT_PLAIN; None for a type
-    this does not know (pydantic decides)."""
-    if annotation is Any:
-        return lambda value: value
-    if isinstance(annotation, type) and issubclass(annotation, LazyModel):  # pydantic keeps an instance as is
-        return lambda value: value if type(value) is annotation else _NOT_PLAIN
-    if annotation in (str, bool, int):
-        return lambda value: value if type(value) is annotation else _NOT_PLAIN
-    if annotation is float:
-        return lambda value: float(value) if type(value) in (int, float) else _NOT_PLAIN
-    if annotation is type(None):
-        return lambda value: value if value is None else _NOT_PLAIN
-    if annotation is pathlib.Path or (isinstance(annotation, type) and getattr(annotation, "plain_from_str", False)):
-        return lambda value: annotation(value) if type(value) is str else _NOT_PLAIN
-    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
-    if _is_union(annotation):
-        checks = [_plain_check(argument) for argument in arguments]
-        if None in checks:
-            return None
-        return lambda value: next((made for made in (check(value) for check in checks) if made is not _NOT_PLAIN),
-                                  _NOT_PLAIN)
-    if origin is typing.Literal:
-        return lambda value: value if any(type(value) is type(a) and value == a for a in arguments) else _NOT_PLAIN
-    if origin is list and len(arguments) == 1:
-        item = _plain_check(arguments[0])
-        return None if item is None else lambda value: _plain_items(value, list, item)
-    if origin is dict and len(arguments) == 2 and arguments[0] is str:
-        item = _plain_check(arguments[1])
-        return None if item is None else lambda value: _plain_items(value, dict, item)
-    return None
-
-
-def _plain_items(value: Any, kind: type, item: Callable[[Any], Any]) -> Any:
-    if type(value) is not kind:
-        return _NOT_PLAIN
-    if kind is list:
-        made = [item(v) for v in value]
-        return _NOT_PLAIN if any(m is _NOT_PLAIN for m in made) else made
-    made = {key: item(v) for key, v in value.items()}
-    ok = all(type(key) is str for key in made) and not any(m is _NOT_PLAIN for m in made.values())
-    return made if ok else _NOT_PLAIN
-
-
 def _annotation_namespace(cls: type, twins: bool) -> dict[str, Any]:
     """The names the declaration's annotations use; with `twins`, models named in them stand
     for their pydantic models."""
@@ -361,30 +329,6 @@ def _annotation_namespace(cls: type, twins: bool) -> dict[str, Any]:
 
 def _resolved(annotation: Any, namespace: dict[str, Any]) -> Any:
     return eval(annotation, namespace) if isinstance(annotation, str) else annotation  # noqa: S307 (our own source)
-
-
-def _store_conversion(annotation: Any) -> Callable[[Any], Any] | None:
-    """How a stored value becomes the declared type, where SQLite's differs (None: as stored)."""
-    arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if _is_union(annotation) and len(arguments) == 1:
-        annotation, arguments = arguments[0], list(typing.get_args(arguments[0]))
-    if annotation is bool:
-        return bool
-    if annotation is float:
-        return float
-    if isinstance(annotation, type) and issubclass(annotation, LazyModel):
-        return lambda value: annotation.from_store(value) if isinstance(value, Mapping) else value
-    if typing.get_origin(annotation) is list and arguments and isinstance(arguments[0], type) \
-            and issubclass(arguments[0], LazyModel):
-        item = arguments[0]
-        return lambda values: [item.from_store(v) if isinstance(v, Mapping) else v for v in values]
-    return None
-
-
-def _is_union(annotation: Any) -> bool:
-    import types
-
-    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
 
 
 def _as_input(value: Any) -> Any:

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from store import Claim, ClaimImage, Dataset, Evidence, Flag, LabelSpace, Prediction, Run, Store
-from store.lazy_model import LazyModel
+from store.lazy_model import Field, LazyModel
 from workbench.config import SecretStr, Settings
 
 
@@ -153,3 +153,40 @@ def test_a_plain_config_file_is_read_without_pydantic(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert json.loads(result.stdout) == ["bo", "prompts", "sk-x", False]
+
+
+class Note(LazyModel):
+    """A declaration of the test's own, with what the records do not use."""
+
+    model_config = {"extra": "forbid"}
+    text: str
+    tags: list[str] = []
+    score: float = 0
+    path: Path | None = None
+    size: int = Field(default=1, ge=1)
+
+
+class Stripped(LazyModel):
+    model_config = {"str_strip_whitespace": True}
+    text: str
+
+
+@pytest.mark.parametrize("values", [{"text": "x"}, {"text": "x", "tags": ["a"], "score": 2, "path": "p"},
+                                    {"text": "x", "size": 3}, {"text": "x", "size": 0}, {"text": "x", "tags": "a"},
+                                    {"text": "x", "path": 5}])
+def test_a_declaration_of_our_own_behaves_as_pydantic(values):
+    try:
+        theirs = typed(Note.pydantic_model()(**values).model_dump())
+    except ValidationError as error:
+        with pytest.raises(ValidationError) as ours:
+            Note(**values)
+        assert str(ours.value) == str(error)
+        return
+    assert typed(Note(**values)) == theirs
+
+
+def test_defaults_are_not_shared_and_configs_are_honoured():
+    first, second = Note(text="a"), Note(text="b")
+    first.tags.append("mine")
+    assert second.tags == [] and Note.from_store({"text": "c"}).tags == []
+    assert Stripped(text="  padded  ").text == "padded"  # a config the plain check does not know: pydantic's
