@@ -23,6 +23,8 @@ commands take to run).
 
 from __future__ import annotations
 
+import copy
+import functools
 import getpass
 import json
 import os
@@ -158,9 +160,18 @@ def _file_values(path: Path) -> dict[str, Any]:
     import tomllib  # only when there is a file to read
 
     try:
-        return tomllib.loads(text)
+        return copy.deepcopy(_parsed(text))  # a copy: nothing a caller does reaches the cache
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str) -> dict[str, Any]:
+    """The file's tables, parsed once per text (a command may ask for its settings often:
+    `workbench profiles` does for every profile)."""
+    import tomllib
+
+    return tomllib.loads(text)
 
 
 def _environment_values() -> dict[str, Any]:
