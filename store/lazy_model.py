@@ -198,6 +198,11 @@ class LazyModel:
 
     __hash__ = None  # mutable, as pydantic's models
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self.__lazy_fields__ and not name.startswith("_"):  # a typo is an error, as in pydantic
+            raise ValueError(f'"{type(self).__name__}" object has no field "{name}"')
+        self.__dict__[name] = value
+
     def __iter__(self):
         yield from ((name, self.__dict__[name]) for name in self.__lazy_fields__)
 

@@ -125,6 +125,9 @@ def test_dump_copy_and_equality_behave_as_pydantics():
     assert copy.model_copy(update={"status": "pending"}) == run
     assert Run(name="r", model="m", params={"seed": 1}) == run
     assert repr(run).startswith("Run(id=None, name='r', ")
+    run.status = "running"  # a field may be set (not validated, as in pydantic); a name that is none may not
+    with pytest.raises(ValueError, match='"Run" object has no field "stauts"'):
+        run.stauts = "running"
 
 
 def test_the_store_refuses_a_row_with_a_column_no_record_has():
