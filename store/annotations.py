@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.flag_specs import FlagSpec, check_flag_model
 from store.records import Flag, now_iso
@@ -163,7 +163,7 @@ class AnnotationStore:
     def _select_flags(self, where: str, params: list) -> list[Flag]:
         cursor = self.db.execute(f"SELECT * FROM flags WHERE {where} ORDER BY id", params)
         names = [d[0] for d in cursor.description]
-        return [Flag.model_validate(dict(zip(names, row))) for row in cursor]
+        return [Flag.from_store(dict(zip(names, row))) for row in cursor]
 
     # -- failure categories and triage ----------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.records import now_iso
 

@@ -9,12 +9,11 @@ never pasted into SQL; field names come from a fixed table. See FILTER_HELP.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.filter_terms import FilterError, Term, parse_terms
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
@@ -356,6 +355,8 @@ def _require_op(term: Term, *allowed: str) -> None:
 
 
 def _unknown_field(term: Term) -> FilterError:
+    import difflib  # for a mistyped filter only
+
     name = term.field or term.value
     close = difflib.get_close_matches(name, KNOWN_FIELDS, n=1)
     hint = f"; did you mean {close[0]}?" if close else f"; known fields: {', '.join(KNOWN_FIELDS)}"
@@ -363,6 +364,8 @@ def _unknown_field(term: Term) -> FilterError:
 
 
 def _no_such(kind: str, value: str, names: list[str]) -> str:
+    import difflib
+
     close = difflib.get_close_matches(value, names, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return f"no {kind} named {value!r}{hint}"

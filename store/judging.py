@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.records import Run, now_iso
 from store.runs import RunStore

@@ -1,5 +1,6 @@
 """The schema, continued: migrations from m009 on (store/migrations.py holds the first eight
-and applies them all, in order). Never edit one that has shipped: add the next number."""
+and applies them all, in order). Never edit one that has shipped: add the next number, and
+its name to store/migration_names.py (opening a database reads that list, not this code)."""
 
 from __future__ import annotations
 

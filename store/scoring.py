@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.flag_specs import FlagSpec
 from store.records import LabelSpace
@@ -172,8 +172,8 @@ class ScoringStore:
             "SELECT d.name, d.label_space, d.labels, d.abstain_label, d.excluded_labels FROM datasets d"
             f" WHERE {where} ORDER BY d.name", params,
         ).fetchall()
-        return [(name, LabelSpace(name=space, labels=json.loads(labels), abstain=abstain,
-                                  excluded=json.loads(excluded)))
+        return [(name, LabelSpace.from_store({"name": space, "labels": json.loads(labels), "abstain": abstain,
+                                              "excluded": json.loads(excluded)}))
                 for name, space, labels, abstain, excluded in rows]
 
     def column_values(self, key: str) -> list[str] | None:

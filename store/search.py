@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.records import now_iso
 from store.search_images import FetchRecord, SearchImages  # noqa: F401 (FetchRecord: store's API)

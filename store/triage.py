@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.label_history import HistoryEntry, claim_history, record_change
 from store.records import now_iso

@@ -2,9 +2,10 @@
 
 Commands are loaded when they run (click's lazily loaded subcommands): the table below
 names each command's module, and a module is imported only when its command is called or
-its help is shown. Command modules import only click and Rich at the top; what a command
-uses (the store, models, numpy, scipy) is imported inside it, so `workbench --help`
-starts in a few hundredths of a second however many commands there are.
+its help is shown (`workbench --help` lists them from workbench/cli/summaries.py). Command
+modules import only click and Rich at the top; what a command uses (the store, models, numpy,
+scipy) is imported inside it, so `workbench --help` starts in a few hundredths of a second
+however many commands there are.
 """
 
 from __future__ import annotations
@@ -101,6 +102,24 @@ class LazyGroup(click.Group):
             self.add_command(getattr(module, attribute), name)
         return super().get_command(ctx, name)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and what each does, from workbench/cli/summaries.py: listing them
+        imports none of their modules (one that is missing there is imported for it)."""
+        from workbench.cli.summaries import SUMMARIES
+
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in SUMMARIES and name not in self.commands:
+                rows.append((name, click.Command(name, help=SUMMARIES[name])))
+                continue
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)  # as click's own listing
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])
+
     def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
         try:
             return super().make_context(info_name, args, parent, **extra)
@@ -120,6 +139,8 @@ class LazyGroup(click.Group):
             raise OneLineUsageError(error) from None
         except BrokenPipeError:  # every command's output, through click.echo or our console
             _quiet_closed_pipe()
+        except click.exceptions.Exit:  # `COMMAND --help` and ctx.exit(): nothing to look up
+            raise
         except Exception as error:
             problem = _database_problem(error, ctx)
             if problem is None:

@@ -8,13 +8,6 @@ from typing import TYPE_CHECKING
 
 import click
 from rich import box
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from workbench.cli import UserError, current_db_path, shared_options
@@ -127,6 +120,8 @@ def announce(prepared: PreparedRun) -> None:
 
 def execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
     """Run in a worker thread so Ctrl-C lands here and cancels cleanly."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     from workbench.runs.engine import ItemFinished, RunFinished, run_blocking
 
     outcome, db_path = {}, current_db_path()
@@ -220,7 +215,7 @@ def _short(count: int) -> str:
 
 
 def _run_summary(store, run) -> dict:
-    from workbench.runs.engine import items_per_second
+    from workbench.runs.speed import items_per_second
 
     p = store.runs.progress(run.id)
     return {"id": run.id, "name": run.name, "status": run.status, "model": run.model, "prompt": run.prompt_name,

@@ -75,17 +75,13 @@ def search_stats_command(run_ref: str, by: str | None, cutoff: str | None, as_js
     leakage guards (and why), claims flagged search-leak; image searches per claim, images
     looked at and image-evidence claims (claims whose model looked at a retrieved image)."""
     from workbench.render.searches import stats_dict, stats_view
-    from workbench.scoring.runs import ScoringError
     from workbench.search.stats import search_stats
 
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
-    try:
-        stats = search_stats(store, run, by=by, cutoff=cutoff)
-    except ScoringError as error:
-        raise UserError(str(error)) from None
+    stats = search_stats(store, run, by=by, cutoff=cutoff)  # a ScoringError is one line (a WorkbenchError)
     if as_json:
         click.echo(json.dumps({"run": run.name, **stats_dict(stats)}, indent=2, ensure_ascii=False))
         return

@@ -44,6 +44,7 @@ from workbench.runs.requests import (
 )
 from workbench.runs.retry import RetryGate, RetryPolicy, call_with_retries
 from workbench.runs.setup import prepare_run, prepare_task_run
+from workbench.runs.speed import items_per_second
 from workbench.runs.types import (
     ItemFinished,
     PreparedRun,
@@ -113,16 +114,6 @@ def unconfirmed_advice(provider: str, run_name: str) -> str:
                 " collects it or frees the claims")
     return (f"{provider} cannot be asked whether it made the batch: look in its console, then"
             f" `workbench batch forget {run_name}` frees the claims")
-
-
-def items_per_second(done: int, started_at: str | None, finished_at: str | None) -> float | None:
-    """A finished run's speed from its stored times (second resolution)."""
-    from datetime import datetime
-
-    if not started_at or not finished_at or not done:
-        return None
-    seconds = (datetime.fromisoformat(finished_at.rstrip("Z")) - datetime.fromisoformat(started_at.rstrip("Z")))
-    return done / max(seconds.total_seconds(), 1.0)
 
 
 @dataclasses.dataclass
