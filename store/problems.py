@@ -34,6 +34,13 @@ def check_path(path: Path) -> None:
         raise DatabaseProblem(path, f"cannot be created: no write permission in {folder}")
 
 
+def missing_database_text(path: str | Path) -> str:
+    """What opening the workbench on a file that does not exist says (`workbench tui`,
+    `workbench serve` and `python -m workbench.tui` alike): the file is not created."""
+    return (f"no database at {path}; import a file first (workbench import FILE), try `workbench demo`,"
+            " or pass --db")
+
+
 def read_only_text() -> str:
     return ("is read-only (no write permission); the workbench records runs, flags and schema"
             " upgrades in it: copy it somewhere writable, or change its permissions")

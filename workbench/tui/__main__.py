@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 from workbench.tui import run_workbench
 
@@ -14,9 +15,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db)")
     args = parser.parse_args(argv)
     from store import DatabaseProblem
+    from store.problems import check_path, missing_database_text
 
+    path = Path(args.db)
     try:
-        status = run_workbench(args.db)
+        check_path(path)  # as `workbench tui`: a missing file is refused, never created
+        if not path.exists():
+            parser.exit(1, f"Error: {missing_database_text(path)}\n")
+        status = run_workbench(path)
     except DatabaseProblem as problem:
         parser.exit(1, f"Error: {problem}\n")
     raise SystemExit(status)
