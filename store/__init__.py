@@ -24,7 +24,18 @@ from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
 from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
-from store.judging import PERSON_PREFIX, ClaimJudgment, Judged, JudgingStore
+from store.assignments import AssignmentStore, Progress, QueueItem, Round
+from store.judging import PERSON_PREFIX, ClaimJudgment, Judged, JudgeRepeat, JudgingStore
+from store.label_history import HistoryEntry
+from store.triage import (
+    Adjudication,
+    AdjudicationConflict,
+    ImportedLabel,
+    LabelImportCounts,
+    Label,
+    TriageStore,
+    UNATTRIBUTED,
+)
 from store.migrations import apply_migrations
 from store.records import Claim, ClaimImage, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
 from store.runs import CachedResponse, RunProgress, RunStore
@@ -47,6 +58,8 @@ class Store:
         self.scoring = ScoringStore(db)
         self.judging = JudgingStore(db, self.runs)
         self.search = SearchStore(db)
+        self.triage = TriageStore(db)
+        self.assignments = AssignmentStore(db)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
@@ -83,5 +96,7 @@ __all__ = [
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
     "check_flag_model", "compile_filter", "open_database", "PERSON_PREFIX", "ClaimJudgment", "Judged",
-    "JudgingStore", "ClaimImage", "FetchRecord", "SearchStore", "Step", "StoredResult",
+    "JudgingStore", "ClaimImage", "FetchRecord", "SearchStore", "Step", "StoredResult", "Adjudication", "AdjudicationConflict",
+    "AssignmentStore", "HistoryEntry", "ImportedLabel", "JudgeRepeat", "Label", "LabelImportCounts", "Progress",
+    "QueueItem", "Round", "TriageStore", "UNATTRIBUTED",
 ]

@@ -82,10 +82,11 @@ class DatasetStore:
         found = self._select("d.id = ?", [dataset_id])
         return found[0] if found else None
 
-    def label_space(self, dataset_id: int) -> LabelSpace | None:
-        """A dataset's label space, without counting its claims."""
+    def label_space(self, dataset_id: int | str) -> LabelSpace | None:
+        """A dataset's label space (by id, or by name), without counting its claims."""
+        column = "name" if isinstance(dataset_id, str) else "id"
         row = self.db.execute(
-            "SELECT label_space, labels, abstain_label, excluded_labels FROM datasets WHERE id = ?",
+            f"SELECT label_space, labels, abstain_label, excluded_labels FROM datasets WHERE {column} = ?",
             [dataset_id],
         ).fetchone()
         if row is None:

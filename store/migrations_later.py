@@ -165,3 +165,7 @@ def m013_document_addresses(db: Database) -> None:
     """Documents found by address: importing a knowledge store again adds only what is new."""
     db.executescript("CREATE INDEX documents_address ON documents(dataset_id, url);")
 from store import migrations_search_images  # noqa: E402,F401  (issue 25: m017)
+
+
+# Triage as a team (m015).
+from store import migrations_team  # noqa: E402,F401

@@ -41,10 +41,14 @@ PRINTING = {
     "contamination show": ["contamination", "show", "demo:js-001"],
     "contamination summary": ["contamination", "summary"],
     "contamination sweep": ["contamination", "sweep", "--model", "gguf:A", "--metric", "meteor"],
+    "triage categories": ["triage", "categories"],
+    "triage agreement": ["triage", "agreement", "demo-checker"],
+    "triage queue": ["triage", "queue", "demo-checker", "--all"],
     "--help": ["--help"],
 }
 # Commands that print nothing worth piping before they need a model, a server or a terminal.
 NOT_PIPED = {"batch", "demo", "import", "import-knowledge", "import-predictions", "judge", "judge-agreement",
+             "judge-consistency",
              "nlp-data", "reformulations", "run", "score-evidence", "serve", "trajectory", "tui"}
 
 
@@ -92,3 +96,11 @@ def test_the_command_prints_when_the_pipe_stays_open(demo_db):
 def test_every_command_is_either_piped_here_or_said_not_to_print():
     covered = {args[0] for args in PRINTING.values()} | NOT_PIPED
     assert sorted(set(COMMANDS) - covered) == []
+
+
+def test_commands_print_through_the_console_that_knows_closed_pipes():
+    from tests.conftest import REPO
+
+    offenders = [str(path.relative_to(REPO)) for path in (REPO / "workbench" / "cli").glob("*.py")
+                 if "Console(" in path.read_text(encoding="utf-8")]
+    assert offenders == []  # use workbench.render.console.output_console()

@@ -197,9 +197,11 @@ def test_workbench_tui_opens_the_app_on_the_database(demo_store, db_path, monkey
     from workbench.cli import main
 
     opened = []
-    monkeypatch.setattr(workbench.tui, "run_workbench", opened.append)
+    monkeypatch.setattr(workbench.tui, "run_workbench", lambda path, annotator: opened.append((path, annotator)))
     result = CliRunner().invoke(main, ["--db", str(db_path), "tui"])
-    assert result.exit_code == 0 and opened == [db_path]
+    assert result.exit_code == 0 and opened == [(db_path, "tester")]
+    as_ana = CliRunner().invoke(main, ["--db", str(db_path), "tui", "--annotator", "ana"])
+    assert as_ana.exit_code == 0 and opened[-1] == (db_path, "ana")
     missing = CliRunner().invoke(main, ["--db", str(db_path.parent / "nope.db"), "tui"])
     assert missing.exit_code == 1 and "no database at" in missing.output
 

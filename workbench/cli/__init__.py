@@ -34,6 +34,7 @@ COMMANDS = {
     "import-predictions": "import_commands:import_predictions_command",
     "judge": "judge_commands:judge_command",
     "judge-agreement": "judge_commands:judge_agreement_command",
+    "judge-consistency": "judge_commands:judge_consistency_command",
     "metrics": "metrics_commands:metrics_command",
     "nlp-data": "nlp_commands:nlp_data",
     "predictions": "run_commands:predictions_command",
@@ -49,6 +50,7 @@ COMMANDS = {
     "serve": "serve_commands:serve_command",
     "show": "data_commands:show_command",
     "trajectory": "search_commands:trajectory_command",
+    "triage": "triage_commands:triage",
     "tui": "tui_commands:tui_command",
 }
 """Command name -> "module:attribute" in this package."""
@@ -145,12 +147,16 @@ def _database_problem(error: Exception, ctx: click.Context) -> str | None:
     metavar="PATH",
     help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db).",
 )
+@click.option("--annotator", metavar="NAME",
+              help="Who you are on labels, notes and scores (default: `annotator` in the config, $WORKBENCH_ANNOTATOR,"
+                   " else your login name).")
 @click.version_option(package_name="factcheck-workbench")
 @click.pass_context
-def main(ctx: click.Context, db: str | None) -> None:
+def main(ctx: click.Context, db: str | None, annotator: str | None) -> None:
     """Evaluate LLM fact-checkers: import benchmarks, run models, read verdicts, score."""
     ctx.ensure_object(dict)
     ctx.obj["db_path"] = resolve_db_path(db)
+    ctx.obj["annotator"] = annotator
 
 
 def shared_options(f):
@@ -171,6 +177,15 @@ def shared_options(f):
             ctx.find_root().obj["db_path"] = Path(value)
         return value
 
+    def remember_annotator(ctx: click.Context, _param, value):
+        if value is not None:
+            ctx.ensure_object(dict)
+            ctx.find_root().obj["annotator"] = value
+        return value
+
+    with_annotator = click.option("--annotator", "annotator_override", metavar="NAME", expose_value=False,
+                                  callback=remember_annotator, is_eager=True,
+                                  help="Who you are on labels, notes and scores.")(checked)
     return click.option(
         "--db",
         "db_override",
@@ -179,7 +194,18 @@ def shared_options(f):
         callback=remember,
         is_eager=True,
         help="SQLite database file.",
-    )(checked)
+    )(with_annotator)
+
+
+def current_annotator() -> str:
+    """Who is at the keyboard: --annotator, else the config's `annotator` (which
+    $WORKBENCH_ANNOTATOR overrides, and which defaults to the login name)."""
+    from workbench.config import load_settings
+    from workbench.triage.people import check_annotator
+
+    ctx = click.get_current_context()
+    given = (ctx.find_root().obj or {}).get("annotator")
+    return check_annotator(given if given is not None else load_settings().annotator)
 
 
 def current_db_path() -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from workbench.choices import CONTAMINATION_METRICS
-from workbench.cli import UserError, current_db_path, shared_options
+from workbench.cli import UserError, current_annotator, current_db_path, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 from workbench.render.display import literal
@@ -293,22 +293,23 @@ def combine_command(models, metrics) -> None:
 @click.option("--note", help="Why (stored on the flag).")
 @shared_options
 def mark_command(claim_refs, label, note) -> None:
-    """Record people's contamination labels (what `contamination sweep` checks tau against)."""
+    """Record your contamination labels (what `contamination sweep` checks tau against);
+    each person's marks are their own (--annotator), and --clear takes off only yours."""
     from store import CHECKED_CLEAN
-    from workbench.config import load_settings
     from workbench.contamination.flagging import CONTAMINATED
 
     if label is None:
         raise UserError("say which mark: --contaminated, --clean or --clear")
+    who = current_annotator()
     store = open_store()
     ids = _resolve_all(store, claim_refs)
     kind, other = (CONTAMINATED, CHECKED_CLEAN) if label == "contaminated" else (CHECKED_CLEAN, CONTAMINATED)
-    store.annotations.unflag(ids, other)
+    store.annotations.unflag(ids, other, who=who)
     if label == "clear":
-        store.annotations.unflag(ids, kind)
+        store.annotations.unflag(ids, kind, who=who)
         console.print(f"{len(ids):,} claims unmarked", markup=False)
         return
-    change = store.annotations.flag(ids, kind, note=note, who=load_settings().annotator)
+    change = store.annotations.flag(ids, kind, note=note, who=who)
     console.print(f"{len(ids):,} claims marked {kind} ({len(change.added_ids):,} new)", markup=False)
 
 
@@ -333,9 +334,9 @@ def _resolve_all(store, refs) -> list[int]:
 def sweep_command(model, metric, setting, as_json) -> None:
     """Agreement of the pipeline's flag (s >= tau) with people's labels, tau from 0 to 1."""
     from workbench.contamination.flagging import pick_group
-    from workbench.contamination.sweep import manual_labels, sweep
+    from workbench.contamination.sweep import manual_labels, people_agreement, sweep
     from workbench.render.charts import as_text, draw_sweep
-    from workbench.render.contamination import sweep_table, sweep_verdict
+    from workbench.render.contamination import people_line, sweep_table, sweep_verdict
 
     store = open_store()
     group = pick_group(store, _model_name(store, model), _metric_name(metric), image=_probe_of(setting))
@@ -346,17 +347,33 @@ def sweep_command(model, metric, setting, as_json) -> None:
                         f" {group.target_model} / {group.metric}; label scored claims with"
                         " `workbench contamination mark CLAIM --contaminated` or `--clean`")
     result = sweep(scores, labels.by_claim)
+    people = people_agreement(labels)
     if as_json:
         click.echo(json.dumps({"model": group.target_model, "metric": group.metric, **result.to_dict(),
-                               "conflicting_labels": labels.conflicting}, indent=2))
+                               "conflicting_labels": labels.conflicting,
+                               "people": _people_dict(people)}, indent=2, ensure_ascii=False))
         return
     console.print(literal(f"model {group.target_model} · metric {group.metric} · extractor {group.extractor_model}"))
     console.print(sweep_table(result))
     console.print(as_text(draw_sweep, result.taus, result.agreement, result.best_tau, width=70, height=14),
                   markup=False, highlight=False)
     console.print(sweep_verdict(result))
+    console.print(people_line(people))
     if labels.conflicting:
-        console.print(f"{len(labels.conflicting)} claims carry both marks and were left out", markup=False)
+        console.print(f"{len(labels.conflicting)} claims carry both marks (people disagree) and were left out",
+                      markup=False)
+
+
+def _people_dict(found) -> dict:
+    """People's agreement on contamination labels for --json."""
+    from workbench.render.triage import estimate_dict
+
+    category = found.categories[0] if found.categories else None
+    return {"unavailable": found.unavailable, "compared": found.compared, "single": found.single,
+            "annotators": [c.annotator for c in found.annotators if c.labelled], "kappa_name": found.kappa_name,
+            "agreement": estimate_dict(category.observed) if category else None,
+            "kappa": estimate_dict(category.kappa) if category else None,
+            "alpha": estimate_dict(category.alpha) if category else None}
 
 
 def _model_name(store, text: str | None) -> str | None:

@@ -182,11 +182,12 @@ def _run(store, reference: str):
 @shared_options
 def demo_command(no_tui: bool) -> None:
     """Load the bundled demo datasets (idempotent) and open the workbench on them."""
-    from workbench.demo import load_demo
+    from workbench.demo import load_demo, load_demo_team
 
     store = open_store(create=True)
     for name, line in load_demo(store).items():
         console.print(f"{name}: {line}", markup=False)
+    console.print(f"team triage: {load_demo_team(store)}", markup=False)
     store.close()
     try:
         from workbench.tui import run_workbench

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.cli import UserError, current_db_path, shared_options
+from workbench.cli import UserError, current_annotator, current_db_path, shared_options
 
 
 @click.command("tui")
@@ -23,6 +23,6 @@ def tui_command() -> None:
         raise UserError(missing_database_text(path))
     from workbench.tui import run_workbench
 
-    status = run_workbench(path)  # a DatabaseProblem is printed in one line by the group
+    status = run_workbench(path, current_annotator())  # a DatabaseProblem is printed in one line by the group
     if status:
         raise SystemExit(status)

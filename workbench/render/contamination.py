@@ -14,7 +14,7 @@ from rich.text import Text
 
 from store import Claim, ScoreRow
 from workbench.contamination.pipeline_evidence import EvidenceSide, aligned_rows
-from workbench.render.display import literal, one_line
+from workbench.render.display import printable, literal, one_line
 
 if TYPE_CHECKING:
     from workbench.contamination.comparison import ProbeComparison
@@ -164,7 +164,34 @@ def sweep_verdict(result: SweepResult) -> Text:
         text.append(f"; {result.other_ties} other tied taus lie outside it)" if result.other_ties else ")")
     text.append(f"\nat that tau: {c['flagged_contaminated']} contaminated flagged, {c['missed_contaminated']}"
                 f" missed, {c['flagged_clean']} clean flagged, {c['passed_clean']} clean passed")
+    k = result.kappa
+    if k is not None:
+        text.append("\nCohen's kappa of the flag against people's labels: ")
+        text.append(f"{k.value:.3f}" + (f" [{k.low:.3f}, {k.high:.3f}]" if k.low is not None else "")
+                    if k.value is not None else f"— ({k.undefined})")
     return text
+
+
+def people_line(found) -> Text:
+    """How far the people who labelled contamination agree with each other."""
+    text = Text("people's labels: ", style="bold")
+    if found.unavailable:
+        text.append(found.unavailable)
+        return text
+    category = found.categories[0]
+    names = ", ".join(c.annotator for c in found.annotators if c.labelled)
+    text.append(f"{found.compared:,} claims labelled by two or more of {printable(names)}: agreement"
+                f" {category.observed.value:.3f}, {found.kappa_name} ")
+    text.append(_estimate(category.kappa))
+    text.append(", Krippendorff's alpha ")
+    text.append(_estimate(category.alpha))
+    return text
+
+
+def _estimate(found) -> str:
+    if found.value is None:
+        return f"— ({found.undefined})"
+    return f"{found.value:.3f}" + (f" [{found.low:.3f}, {found.high:.3f}]" if found.low is not None else "")
 
 
 def article_block(text: str | None) -> Group:

@@ -21,6 +21,7 @@ from workbench.render.display import printable
 from workbench.render.explanations import comparison_dict as eq_comparison_dict
 from workbench.render.explanations import explanations_dict, mean_text
 from workbench.render.searches import markdown_search, search_dict
+from workbench.render.triage import breakdown_dict, breakdown_markdown
 from workbench.scoring.compare import Comparison, ComparisonReport
 from workbench.scoring.runs import RunReport, RunScores, Scores
 
@@ -132,6 +133,7 @@ def report_dict(report: RunReport) -> dict:
         "filtered": run_scores_dict(report.filtered) if report.filtered is not None else None,
         "explanation_quality": explanations_dict(report.explanations),
         "search": search_dict(report.search),
+        "failure_categories": breakdown_dict(report.failures),
     }
 
 
@@ -273,6 +275,8 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
                             "MCC", "Unknown Rate", "Coverage"], rows)
     lines += _explanations_table(reports)
     lines += markdown_search(reports, md_text, _md_table)
+    lines += breakdown_markdown([(r.full.run.name, r.failures) for r in reports if r.failures is not None],
+                                md_text, _md_table)
     lines += _definitions(reports)
     return "\n".join(lines) + "\n"
 

@@ -159,6 +159,10 @@ def run_report(report: RunReport) -> RenderableType:
         from workbench.render.searches import search_view
 
         parts.append(search_view(report.search))
+    if report.failures is not None:
+        from workbench.render.triage import breakdown_view
+
+        parts.append(breakdown_view(report.failures))
     return Group(*parts)
 
 

@@ -153,6 +153,18 @@ class _Answer:
     cache_entry: tuple[str, str, CachedResponse] | None = None
 
 
+@dataclasses.dataclass
+class _Tried:
+    """A task item's tries at one repeat: the last parse and completion, or the error."""
+
+    parsed: TaskAnswer | None
+    completion: Completion | None
+    attempts: int
+    spent: _Spent
+    cached: bool
+    error: BackendError | None = None
+
+
 class _ClaimFeed:
     """The pending claims in run order, read a batch at a time just ahead of the workers
     (two queries per batch instead of two per claim; never the whole list in memory)."""
@@ -277,33 +289,59 @@ class _Engine:
 
     async def _answer_task(self, claim, before: int) -> None:
         """A task run's item: render and parse by the task; an unreadable answer is asked
-        again (new seed, a nudge) up to task.tries times, each answer cached on arrival."""
+        again (new seed, a nudge) up to task.tries times, each answer cached on arrival.
+
+        A task with repeats (a judge asked K times, `judge --repeats K`) asks the same
+        again K - 1 times, each repeat under its own cache key, and hands each outcome to
+        task.keep_repeat the moment it exists; the item's prediction (repeat 0) is
+        recorded last, so a run cut off mid-way asks the item again (its repeats then
+        come from the cache)."""
         task = self.prepared.task
         try:
             first = task.render(self.store, claim)
         except PromptError as error:
             self._finish_with_error(claim.id, str(error), before)
             return
+        repeats = max(getattr(task, "repeats", 1), 1)
+        tried = await self._tries(task, first, before, repeat=0)
+        if tried.error is not None:
+            self._finish_with_error(claim.id, tried.error.message, tried.attempts, fatal=tried.error.fatal)
+            return
+        if repeats > 1:
+            task.keep_repeat(self.store, self.run_id, claim.id, 0, tried.parsed, tried.completion, None, tried.cached)
+            for repeat in range(1, repeats):
+                again = await self._tries(task, first, 0, repeat)
+                task.keep_repeat(self.store, self.run_id, claim.id, repeat, again.parsed, again.completion,
+                                 again.error.message if again.error else None, again.cached)
+                if again.error is not None and again.error.fatal:
+                    self.fatal = again.error.message
+                    return
+        parsed, completion, spent = tried.parsed, tried.completion, tried.spent
+        self._finish(Prediction(
+            run_id=self.run_id, claim_id=claim.id, status=parsed.status, explanation=parsed.explanation,
+            raw_output=completion.text, parsed=parsed.parsed, attempts=tried.attempts, latency_s=spent.latency_s,
+            tokens_in=spent.tokens_in, tokens_out=spent.tokens_out, finish_reason=completion.finish_reason,
+            cached=tried.cached))
+
+    async def _tries(self, task, first, before: int, repeat: int) -> _Tried:
+        """Ask until the answer parses (task.tries at most), each answer cached at once."""
         attempts, spent = before, _Spent()
+        parsed = completion = None
+        cached = False
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
-            answer = await self._complete(task_request(self.prepared, rendered, attempt, self.store))
+            answer = await self._complete(task_request(self.prepared, rendered, attempt, repeat, self.store))
             attempts += answer.calls
             if answer.completion is None:
-                self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
-                return
+                return _Tried(None, None, attempts, spent, False, answer.error)
             if answer.cache_entry is not None:  # a try that is not the last is kept all the same
                 self.store.runs.cache_response(*answer.cache_entry)
-            completion = answer.completion
+            completion, cached = answer.completion, answer.cached
             spent.add(completion)
             parsed = task.parse(completion.text)
             if parsed.status == "ok":
                 break
-        self._finish(Prediction(
-            run_id=self.run_id, claim_id=claim.id, status=parsed.status, explanation=parsed.explanation,
-            raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, latency_s=spent.latency_s,
-            tokens_in=spent.tokens_in, tokens_out=spent.tokens_out, finish_reason=completion.finish_reason,
-            cached=answer.cached))
+        return _Tried(parsed, completion, attempts, spent, cached)
 
     async def _complete(self, request: CompletionRequest) -> _Answer:
         """The one way to an answer: the response cache first, else the model with retries."""

@@ -40,6 +40,7 @@ from workbench.scoring.reading import load_run_items
 if TYPE_CHECKING:
     from workbench.scoring.explanations import ExplanationScores
     from workbench.judging.search_summary import SearchSummary
+    from workbench.triage.final import FailureBreakdown
 
 DEFAULT_FLAG = "contaminated"
 INTERVAL_METRICS = ("accuracy", "macro_f1")
@@ -87,6 +88,8 @@ class RunReport:
     """Explanation quality, when a judge run has scored the run (scoring.explanations)."""
     search: SearchSummary | None = None
     """Searches, domains, leaks and query reformulations of a search run (search.stats)."""
+    failures: FailureBreakdown | None = None
+    """Failure categories of the run's wrong answers by final labels (triage.final)."""
 
 
 # ---- what the user typed -> runs, fields, cutoffs ------------------------------------

@@ -158,6 +158,20 @@ class WorkbenchApp(ReportsWorkerErrors, App):
             return
         self.push_screen(TriageScreen(run.id, run.name))
 
+    def open_agreement(self, run_id: int) -> None:
+        from workbench.tui.screens.team import AgreementScreen
+
+        run = self.catalogue.run_named(run_id)
+        if run is not None:
+            self.push_screen(AgreementScreen(run.id, run.name))
+
+    def open_adjudication(self, run_id: int) -> None:
+        from workbench.tui.screens.adjudication import AdjudicationScreen
+
+        run = self.catalogue.run_named(run_id)
+        if run is not None:
+            self.push_screen(AdjudicationScreen(run.id, run.name))
+
     def action_metrics(self) -> None:
         """Open the metrics view on the runs shown as columns (v chooses them; the first is
         the focus run, and the view compares the second against it)."""

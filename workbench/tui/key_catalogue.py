@@ -14,15 +14,18 @@ from textual.binding import Binding
 import workbench.tui
 
 ORDER = ("WorkbenchApp", "ClaimsScreen", "ClaimTable", "FilterBar", "ClaimDetailScreen", "VerdictList",
-         "TriageScreen", "MetricsScreen", "ContaminationScreen", "FlagDialog", "RunDialog", "RunPicker",
-         "ScopeSet", "TextViewer", "TextPrompt", "ConfirmDialog", "HelpScreen")
+         "TriageScreen", "AgreementScreen", "AdjudicationScreen", "MetricsScreen", "ContaminationScreen",
+         "FlagDialog", "ScopeSet", "RunDialog", "RunPicker", "TextViewer", "TextPrompt", "ConfirmDialog",
+         "HelpScreen")
 """The order a user meets them; anything else with keys follows, by module."""
 TITLES = {"WorkbenchApp": "Everywhere", "ClaimsScreen": "Claims browser", "ClaimTable": "Claims table",
           "FilterBar": "Filter bar", "ClaimDetailScreen": "Claim detail", "VerdictList": "Verdicts",
-          "TriageScreen": "Triage", "MetricsScreen": "Metrics (m)", "ContaminationScreen": "Contamination (C)",
-          "FlagDialog": "Flag dialog", "RunDialog": "Run dialog", "RunPicker": "Runs shown (v)",
+          "TriageScreen": "Triage", "AgreementScreen": "Agreement (a in triage)",
+          "AdjudicationScreen": "Adjudication (d in triage)", "MetricsScreen": "Metrics (m)",
+          "ContaminationScreen": "Contamination (C)", "FlagDialog": "Flag dialog",
+          "ScopeSet": "Flag dialog: which claims", "RunDialog": "Run dialog", "RunPicker": "Runs shown (v)",
           "TextViewer": "Raw output", "TextPrompt": "Text prompt", "ConfirmDialog": "Confirmation",
-          "HelpScreen": "Help", "ScopeSet": "Flag dialog: which claims"}
+          "HelpScreen": "Help"}
 
 
 def own_bindings(owner: type) -> list[Binding]:

@@ -296,8 +296,11 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
         self.show_sweep = not self.show_sweep
         sweep = self.overview.sweep
         if self.show_sweep:
+            kappa = sweep.kappa
+            said = (f"{kappa.value:.3f}" if kappa is not None and kappa.value is not None
+                    else f"undefined ({kappa.undefined})" if kappa is not None else "—")
             self.notify(f"best tau {sweep.best_tau:.2f}: agreement {sweep.best_agreement:.3f} over"
-                        f" {sweep.labelled} labelled claims", markup=False)
+                        f" {sweep.labelled} labelled claims; Cohen's kappa {said}", markup=False)
         self._paint_chart()
 
     def action_reload(self) -> None:
