@@ -92,9 +92,9 @@ def collect_command(run_ref: str, wait: bool, every: float, as_json: bool) -> No
     Exit status: 0 when every claim has an answer, 75 while answers are still at the
     provider (collect again later), 1 when claims are left without one.
     """
+    prepared = _prepared(run_ref)  # a misspelled run is said before the provider's SDK loads
     from workbench.runs.batch import collect_batches
 
-    prepared = _prepared(run_ref)
     while True:
         collected = asyncio.run(collect_batches(current_db_path(), prepared))
         if as_json:
@@ -146,9 +146,9 @@ def _collected_json(prepared: PreparedRun, collected) -> dict:
 @shared_options
 def cancel_command(run_ref: str) -> None:
     """Ask the provider to stop the run's batches; `collect` then reads what was answered."""
+    prepared = _prepared(run_ref)
     from workbench.runs.batch import cancel_batches
 
-    prepared = _prepared(run_ref)
     cancelled = asyncio.run(cancel_batches(current_db_path(), prepared))
     if not cancelled:
         console.print(f"run {prepared.run.name} has no batch out", markup=False)
@@ -162,10 +162,10 @@ def cancel_command(run_ref: str) -> None:
 @shared_options
 def forget_command(run_ref: str) -> None:
     """Stop waiting for the run's batches (their answers will not be read); frees its claims."""
-    from workbench.runs.batch import forget_batches
-
     store = open_store()
     run = _run(store, run_ref)
+    from workbench.runs.batch import forget_batches
+
     forgotten = forget_batches(store, run)
     if not forgotten:
         console.print(f"run {run.name} has no batch out", markup=False)
@@ -202,13 +202,13 @@ def _report(prepared: PreparedRun, collected) -> None:
 
 
 def _prepared(run_ref: str) -> PreparedRun:
-    from workbench.runs.engine import RunRequest, prepare_run
-
     store = open_store()
     try:
-        run = _run(store, run_ref)
+        run = _run(store, run_ref)  # before the engine's imports: a misspelled name answers at once
         if run.model.startswith("gguf:"):
             raise UserError(f"run {run_ref} uses a local GGUF model: it has no batches")
+        from workbench.runs.engine import RunRequest, prepare_run
+
         if run.kind == "judge":
             from workbench.judging.runs import reopen_judge_run
 
