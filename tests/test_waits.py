@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import REPO
 
-SLOW_TO_IMPORT = ("openai", "anthropic", "httpx", "llama_cpp", "nltk", "workbench.runs.batch",
+SLOW_TO_IMPORT = ("openai", "anthropic", "httpx", "llama_cpp", "nltk", "scipy", "torch", "workbench.runs.batch",
                   "workbench.runs.engine")
 
 _WITH_MODULES = """\
@@ -46,6 +46,17 @@ def test_a_misspelled_run_in_batch_commands_is_answered_before_any_heavy_import(
     status, output, modules = cli_with_modules("--db", str(db_path), "batch", command, "no-such-run")
     assert status == 1 and "no run 'no-such-run'" in output
     assert slow_ones(modules) == []
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "--dataset", "no-such-set"],
+    ["contamination", "run", "--model", "gguf:default", "--dataset", "no-such-set"],
+    ["contamination", "summary", "--dataset", "no-such-set"],
+])
+def test_a_misspelled_dataset_is_answered_before_a_model_loads(demo_store, db_path, command):
+    status, output, modules = cli_with_modules("--db", str(db_path), *command)
+    assert status == 1 and "no dataset 'no-such-set'; datasets: demo, demo-averitec, demo-realfact" in output
+    assert [m for m in slow_ones(modules) if not m.startswith("workbench.")] == []
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])

@@ -17,7 +17,7 @@ import click
 
 from workbench.choices import CONTAMINATION_METRICS
 from workbench.cli import UserError, current_annotator, current_db_path, shared_options
-from workbench.cli.opening import open_store
+from workbench.cli.opening import open_store, require_dataset
 from workbench.render.console import output_console
 from workbench.render.display import literal
 
@@ -63,11 +63,13 @@ def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_c
     With --setting claim+image the articles are written with the claims' images shown;
     `contamination summary` then compares that probe with the text-only one.
     """
-    from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
-    from workbench.runs.params import parse_param_pairs
-
     store = open_store()
     try:
+        if dataset:
+            require_dataset(store, dataset)
+        from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
+        from workbench.runs.params import parse_param_pairs
+
         request = ContaminationRequest(
             model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
             limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
@@ -241,16 +243,15 @@ def summary_command(model, metric, dataset, tau, by, cutoff, resamples, seed, as
     compared over the image claims both scored: S with image minus S text only with a
     paired bootstrap interval and p, and the flags with McNemar's exact test.
     """
+    store = open_store()
+    claim_ids = None
+    if dataset:
+        require_dataset(store, dataset)
+        claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
     from workbench.contamination.overview import contamination_overview
     from workbench.contamination.probes import split_probe
     from workbench.render.contamination import combined_table, probe_table, slices_table, summary_table
 
-    store = open_store()
-    claim_ids = None
-    if dataset:
-        if store.datasets.get(dataset) is None:
-            raise UserError(f"no dataset {dataset!r}")
-        claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
     wanted = _metric_name(metric)
     groups = [g for g in store.contamination.score_groups(_model_name(store, model))
               if wanted is None or g.metric == wanted or split_probe(g.metric)[0] == wanted]
