@@ -19,6 +19,7 @@ from rich.table import Table
 
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.cancellable import run_cancellable
+from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
@@ -154,9 +155,10 @@ def execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
 def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: str | None = None) -> None:
     """The run's end in one line; a non-zero exit unless every claim has an answer.
 
-    `again`: the command that continues the run (default `workbench run --resume NAME`)."""
+    `again`: the command that continues the run (default `workbench run --resume NAME`), as
+    the user can type it (hints.suggested, hints.this_command)."""
     name = prepared.run.name
-    again = again or f"workbench run --resume {name}"
+    again = again or suggested("run", "--resume", name)
     if finished is None:
         raise UserError(f"run {name} stopped without finishing; `{again}` continues it")
     p = finished.progress
@@ -166,7 +168,7 @@ def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: 
     if finished.status == "failed":
         raise UserError(f"run {name} failed: {finished.message}; fix that, then `{again}`")
     if finished.status == "cancelled":
-        console.print(f"cancelled; continue with: {again}", markup=False)
+        console.print(f"cancelled; continue with: {again}", markup=False, soft_wrap=True)  # one line to copy
         raise SystemExit(130)
     if p.error or p.missing:
         print_error_causes(prepared.run.id)
