@@ -16,3 +16,5 @@ BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "attr
 
 CONTAMINATION_METRICS = "meteor | embedding | embedding:MODEL_DIR"
 """How the contamination pipeline's --metric is spelt."""
+CONTAMINATION_COMMAND = "workbench contamination run --model TARGET --extractor EXTRACTOR --dataset DATASET"
+"""What to run when there are no contamination scores yet (the extractor defaults to gguf:default)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from workbench.choices import CONTAMINATION_METRICS
+from workbench.choices import CONTAMINATION_COMMAND, CONTAMINATION_METRICS
 from workbench.cli import UserError, current_annotator, current_db_path, shared_options
 from workbench.cli.opening import open_store, require_dataset
 from workbench.render.console import output_console
@@ -197,7 +197,7 @@ def show_command(claim_ref: str, model: str | None, metric: str | None, article:
             if image is None or split_probe(row.metric)[1] == image]
     if not rows:
         raise UserError(f"claim {claim_ref} has no contamination score" + (" for that model/metric" if model or metric
-                        else "") + "; run `workbench contamination run` first")
+                        else "") + f"; run `{CONTAMINATION_COMMAND}` first")
     claim = store.claims.get(claim_id)
     console.print(claim_heading(claim))
     for row in rows:
@@ -261,7 +261,7 @@ def summary_command(model, metric, dataset, tau, by, cutoff, resamples, seed, as
         return
     if not found.summaries:
         raise UserError("no contamination scores" + (" for that model/metric" if model or metric else "")
-                        + (f" in dataset {dataset!r}" if dataset else "") + "; run `workbench contamination run` first")
+                        + (f" in dataset {dataset!r}" if dataset else "") + f"; run `{CONTAMINATION_COMMAND}` first")
     console.print(summary_table(found.summaries))
     if found.probes:
         console.print(probe_table(found.probes))

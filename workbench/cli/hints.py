@@ -17,6 +17,10 @@ import shlex
 import click
 
 
+WITHOUT_DATABASE = ("nlp-data", "filter-help", "profiles", "prompts", "--help")
+"""Commands that never open the database: their hints need no --db."""
+
+
 def root_words() -> list[str]:
     """The options given before the command name that a suggested command needs too."""
     ctx = click.get_current_context(silent=True)
@@ -40,7 +44,8 @@ def with_root_options(message: str) -> str:
     if not words:
         return message
     given = shlex.join(words)
-    return re.sub(rf"`workbench (?!{re.escape(given)} )", f"`workbench {given} ", message)
+    skip = "|".join(map(re.escape, (given, *WITHOUT_DATABASE)))
+    return re.sub(rf"`workbench (?!(?:{skip})[ `])", f"`workbench {given} ", message)
 
 
 def this_command(drop: tuple[str, ...] = ()) -> str:
