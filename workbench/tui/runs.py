@@ -23,7 +23,7 @@ class RunEvent(Message):
 
 
 class RunControl:
-    """At most one run per window; a threading.Event stops it between items."""
+    """At most one run per window; a threading.Event stops it (a local model mid-answer too)."""
 
     def __init__(self, app):
         self.app = app
@@ -62,8 +62,8 @@ class RunControl:
             return
         self._cancel.set()
         self.state.status = "cancelling"
-        self.app.notify(f"cancelling {printable(self.state.name)}: the item in flight finishes first",
-                        markup=False)
+        self.app.notify(f"cancelling {printable(self.state.name)}: answers in flight are abandoned, answers"
+                        " given stay", markup=False)
         self._changed()
 
     def handle(self, event) -> None:
