@@ -125,3 +125,13 @@ def test_without_a_terminal_the_scores_come_alone(tmp_path):
                            "--predictions", str(predictions), "--json"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["n_claims"] == 12 and done.stderr == ""
+
+
+def test_run_says_it_is_checking_the_setup_before_llama_cpp_loads(demo_store, db_path):
+    from tests.pty_terminal import marker, run_in_terminal
+
+    demo_store.close()
+    status, seen = run_in_terminal(["--db", str(db_path), "run", "--dataset", "demo", "--limit", "1",
+                                    "--param", "max_tokens=8"], watch=("llama_cpp",))
+    assert b"checking the setup (gguf:default)" in seen[:seen.index(marker("llama_cpp"))], seen[-2000:]
+    assert status in (0, 1) and b"finished:" in seen

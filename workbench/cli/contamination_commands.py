@@ -20,6 +20,7 @@ from workbench.cli import UserError, current_annotator, current_db_path, shared_
 from workbench.cli.opening import open_store, require_dataset
 from workbench.render.console import output_console
 from workbench.render.display import literal
+from workbench.render.waiting import status
 
 console = output_console()
 
@@ -67,16 +68,17 @@ def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_c
     try:
         if dataset:
             require_dataset(store, dataset)
-        from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
-        from workbench.runs.params import parse_param_pairs
+        with status("checking the models and planning the pipeline…"):  # nltk, scipy and GGUF models load
+            from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
+            from workbench.runs.params import parse_param_pairs
 
-        request = ContaminationRequest(
-            model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
-            limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
-            extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
-            extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence,
-            setting=setting)
-        plan = plan_pipeline(store, request)
+            request = ContaminationRequest(
+                model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
+                limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
+                extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
+                extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence,
+                setting=setting)
+            plan = plan_pipeline(store, request)
     finally:
         store.close()
     _announce(plan)

@@ -24,6 +24,7 @@ from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
+from workbench.render.waiting import status
 
 if TYPE_CHECKING:
     from workbench.runs.types import PreparedRun, RunEvent, RunFinished
@@ -95,7 +96,8 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
         request = RunRequest(model=model, setting=setting, prompt=prompt, dataset=dataset, filter=filter_text,
                              base_url=base_url, params=given, concurrency=concurrency,
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
-        prepared = prepare_run(store, request)
+        with status(f"checking the setup ({'the run to resume' if resume else model})…"):  # a GGUF file loads here
+            prepared = prepare_run(store, request)
         waiting = store.batches.waiting(prepared.run.id)
     finally:
         store.close()

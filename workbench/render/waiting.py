@@ -1,7 +1,7 @@
 """Saying at once that slow work is under way: a status line, or a progress bar through
 the phases of a job, on stderr (stdout keeps the results: tables, JSON).
 
-    with status("checking WordNet 3.0 and punkt_tab"):   # a spinner on a terminal, else one line
+    with status("checking WordNet 3.0 and punkt_tab"):   # a spinner while it runs (on a terminal)
         ...
     with PhaseBar() as bar:                              # bar(phase, done, total) as a callback
         score_evidence(..., report=bar)
@@ -28,15 +28,14 @@ def waiting_console() -> Console:
 
 @contextmanager
 def status(text: str, console: Console | None = None) -> Iterator[Console]:
-    """`text` with a spinner while the block runs (on a terminal); elsewhere the text once,
-    as a line, so a log shows what the pause was. Yields the console to print through."""
+    """`text` with a spinner while the block runs, gone when it ends (on a terminal: piped
+    or redirected output gets nothing extra). Yields the console to print through."""
     console = console or waiting_console()
-    if console.is_terminal:
-        with Live(Spinner("dots", Text(text)), console=console, transient=True, refresh_per_second=12.5) as live:
-            live.refresh()  # drawn now, before the slow part starts, not at the first tick
-            yield console
-    else:
-        console.print(text, markup=False)
+    if not console.is_terminal:
+        yield console
+        return
+    with Live(Spinner("dots", Text(text)), console=console, transient=True, refresh_per_second=12.5) as live:
+        live.refresh()  # drawn now, before the slow part starts, not at the first tick
         yield console
 
 
