@@ -49,6 +49,19 @@ class RunControl:
         self._changed()
         return True
 
+    def preparing(self, name: str, note: str) -> None:
+        """Show on the progress line that a run is being set up (its model checked, a GGUF
+        file loaded): the screen that asked says at once that something is happening."""
+        if not self.active:
+            self.state = RunState(name=name, status="preparing", message=note)
+            self._changed()
+
+    def not_started(self, why: str | None = None) -> None:
+        """The run being set up will not start: say why on the line (or clear it)."""
+        if self.state.status == "preparing":
+            self.state = RunState(name=self.state.name, status="failed" if why else "idle", message=why)
+            self._changed()
+
     def _execute(self, prepared, cancel: threading.Event):
         """Runs on a worker thread: never touches widgets, posts events instead."""
         from workbench.runs.engine import run_blocking

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
+from textual.widgets import Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from workbench.render.display import literal
@@ -23,6 +23,7 @@ from workbench.tui.widgets.claim_images import ClaimImages
 from workbench.tui.widgets.trajectory_view import TrajectoryView
 from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.widgets.verdicts import VerdictList
+from workbench.tui.widgets.footer import KeyFooter
 
 SORT_FIELDS = {"date": "claim_date"}
 TABS = [("claim", "Claim"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"),
@@ -120,7 +121,7 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
             # On wide terminals the verdicts stay in view beside the claim and its evidence.
             yield VerdictList(id="side-verdicts")
         yield RunStatus()
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self._load(self.claim_id)

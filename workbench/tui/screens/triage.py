@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from store import PageRequest
@@ -22,6 +22,7 @@ from workbench.tui.messages import DataChanged
 from workbench.tui.screens.detail import EvidenceText
 from workbench.tui.screens.dialogs import TextPrompt, TextViewer, plain_title
 from workbench.tui.triage_text import answer_body, category_panel
+from workbench.tui.widgets.footer import KeyFooter
 
 QUEUE_PAGE = 200
 RESERVED_KEYS = set("nNpreo+[]?qumKCad")
@@ -113,7 +114,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
                         yield EvidenceText(id=f"triage-{key}")
             with VerticalScroll(id="triage-side"):
                 yield Static(Text("reading…", style="dim"), id="triage-categories")
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self._read_queue(None)

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
 from workbench.render.charts import draw_histogram, draw_sweep
@@ -29,6 +29,7 @@ from workbench.render.display import literal, one_line, printable
 from workbench.tui.screens.contamination.data import ClaimDetail, Overview, accept_flags, read_claim, read_overview
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged, FlagsChanged
+from workbench.tui.widgets.footer import KeyFooter
 
 SMALL_STEP, BIG_STEP = 0.01, 0.05
 CHART_ROWS = (8, 16)  # the chart's height: a third of the screen within these bounds
@@ -111,7 +112,7 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
                 yield Static(id="cont-claim")
                 yield Static(id="cont-pairs")
         yield PlotextPlot(id="cont-chart")
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         table = self.query_one("#cont-claims", DataTable)
