@@ -10,6 +10,7 @@ Every read runs on a worker thread with its own database connection.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from rich.console import Group
@@ -23,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
+from workbench.choices import CONTAMINATION_COMMAND
 from workbench.render.charts import draw_histogram, draw_sweep
 from workbench.render.contamination import claim_heading, evidence_table, score_line
 from workbench.render.display import literal, one_line, printable
@@ -68,7 +70,7 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
     ]
     AUTO_FOCUS = "#cont-claims"
     DEFAULT_CSS = """
-    ContaminationScreen #cont-header { height: 1; padding: 0 1; background: $panel; }
+    ContaminationScreen #cont-header { height: auto; padding: 0 1; background: $panel; }
     ContaminationScreen #cont-tau { height: 1; padding: 0 1; }
     ContaminationScreen #cont-main { height: 1fr; }
     ContaminationScreen #cont-claims { width: 30; height: 1fr; }
@@ -193,8 +195,9 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
 
     def _paint_empty(self, overview: Overview) -> None:
         wanted = " ".join(printable(v) for v in (self.model, self.metric) if v)
+        command = CONTAMINATION_COMMAND.replace("workbench ", f"workbench --db {shlex.quote(str(self.db_path))} ", 1)
         text = ("no contamination scores" + (f" for {wanted}" if wanted else "")
-                + "; run `workbench contamination run --model M --dataset D` first")
+                + f"; run `{printable(command)}` first")  # the header wraps: the whole command shows
         self.query_one("#cont-header", Static).update(Text(text, style="yellow"))
 
     def _fill_claims(self) -> None:
