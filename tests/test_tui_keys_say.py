@@ -68,3 +68,17 @@ async def test_tab_in_the_filter_bar_keeps_the_datasets_case(store, db_path):
         assert app.browser.table.query.filter == "dataset:FactBench label:Refuted"
         shown = [row.id for row in app.browser.table.window.rows]
         assert shown == store.claims.ids("dataset:FactBench label:Refuted") and shown
+
+
+async def test_a_keymap_typo_is_one_line_at_start_with_the_id_meant(demo_store, db_path, tmp_path, monkeypatch):
+    from workbench.config import load_settings
+
+    config = tmp_path / "config.toml"
+    config.write_text('[keymap]\n"claims.flg" = "ctrl+f"\n"table.down" = "down,j,ctrl+n"\n"nothing.like.it" = "x"\n')
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
+    app = make_app(db_path, settings=load_settings())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        warnings = [str(n.message) for n in app._notifications if n.severity == "warning"]
+    assert warnings == ["keymap: no key binding 'claims.flg'; did you mean 'claims.flag'? (it binds nothing)",
+                        "keymap: no key binding 'nothing.like.it'; ? lists the binding ids (it binds nothing)"]

@@ -58,7 +58,7 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
         Binding("end", "last", "End", show=False, id="table.end",
                 tooltip="Jump to the last claim of the result"),
         Binding("space", "mark", "Mark", id="table.mark",
-                tooltip="Mark or unmark this claim (flags and runs can use the marked rows)"),
+                tooltip="Mark or unmark this claim and move to the next (flags and runs can use the marked rows)"),
         Binding("enter", "open", "Open", id="table.open", tooltip="Open the claim: evidence and verdicts"),
     ]
 
