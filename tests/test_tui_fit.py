@@ -75,3 +75,34 @@ async def test_k_and_u_stay_when_the_bar_is_full(demo_store, db_path):
             assert_whole(app)
             await pilot.press("K")
             await until(pilot, lambda: not app.runs.active)
+
+
+async def test_the_run_dialogs_preview_shows_the_first_messages_at_24_rows(demo_store, db_path):
+    from workbench.tui.screens.run_dialog import RunDialog
+
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RunDialog)
+        text = screen_text(app)
+        assert "── system ──" in text and "You check facts." in text
+        box = app.screen.query_one("#run-preview-box")
+        assert box.can_focus and box.virtual_size.height > box.size.height  # the rest is a scroll away
+
+
+@pytest.mark.parametrize("kind, name, url, setting, search, says", [
+    ("default", "", None, "claim", "", "loading gguf:default (a local model: a few seconds the first time)"),
+    ("openai", "gpt-4o-mini", None, "claim", "", "the OpenAI key"),
+    ("anthropic", "claude-x", None, "claim+image", "", "the Anthropic key; asking the model once whether it takes"
+                                                       " images"),
+    ("openai-compatible", "qwen", "http://gpu:8000/v1", "claim", "fts", "the server at http://gpu:8000/v1 and its"
+                                                                        " key; the fts search backend"),
+])
+def test_starting_a_run_says_what_it_does_for_the_model_chosen(kind, name, url, setting, search, says):
+    from workbench.tui.run_preview import RunChoice, checking_text
+
+    text = checking_text(RunChoice(model_kind=kind, model_name=name, base_url=url, setting=setting, search=search))
+    assert text == f"checking the setup: {says}, the template and the claims…"
+    assert kind in ("default", "gguf") or "local model" not in text
