@@ -14,7 +14,7 @@ from workbench.tui.filter_completion import Names, complete, extension
 from workbench.tui.widgets.filter_bar import FilterBar
 
 NAMES = Names(runs=["smollm2-jsfactcheck-claim+time", "my run"], datasets=["FactBench", "factbench", "demo"],
-              flag_kinds=["contaminated", "ambiguous"])
+              flag_kinds=["contaminated", "ambiguous"], labels=["Refuted", "Not Enough Evidence", "Supported"])
 
 
 @pytest.mark.parametrize("typed, expected", [
@@ -31,6 +31,8 @@ NAMES = Names(runs=["smollm2-jsfactcheck-claim+time", "my run"], datasets=["Fact
     ('run:"my', 'run:"my run"'),
     ("has:pa", "has:pages"),
     ("flagged:amb", "flagged:ambiguous"),
+    ("label:Ref", "label:Refuted"),
+    ("-label:not", '-label:"Not Enough Evidence"'),
     ("run:smollm2-jsfactcheck-claim+time wro", "run:smollm2-jsfactcheck-claim+time wrong"),
 ])
 def test_tab_completes_the_token_at_the_cursor_and_nothing_else(typed, expected):

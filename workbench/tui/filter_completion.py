@@ -5,7 +5,7 @@ sensitive (`dataset:FactBench` and `dataset:factbench` are two datasets), so com
 `lab` must not touch what stands before it. What completes:
 
     lab            -> label:        field names and run keywords (typed letters kept as typed)
-    has:pa         -> has:pages     the values has:, status:, flagged: take
+    has:pa         -> has:pages     the values has:, status:, flagged:, label: take
     run:smo        -> run:smollm2-jsfactcheck-claim+time     run and dataset names, quoted
     dataset:"my d  -> dataset:"my data"                      when they hold spaces
 """
@@ -34,8 +34,11 @@ class Names:
     runs: list[str] = field(default_factory=list)
     datasets: list[str] = field(default_factory=list)
     flag_kinds: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
 
     def values_of(self, name: str) -> list[str]:
+        if name == "label":
+            return self.labels
         if name == "run":
             return self.runs
         if name == "dataset":

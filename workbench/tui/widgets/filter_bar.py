@@ -100,7 +100,8 @@ that does not exist or an unbalanced quote is underlined with the reason below."
         if catalogue is None:
             return Names()
         return Names(runs=[run.name for run in catalogue.runs], datasets=sorted(catalogue.scored),
-                     flag_kinds=sorted(catalogue.flag_kinds))
+                     flag_kinds=sorted(catalogue.flag_kinds),
+                     labels=sorted({label for labels in catalogue.scored.values() for label in labels}))
 
     def compose(self) -> ComposeResult:
         with Horizontal():
