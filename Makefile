@@ -5,10 +5,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB := demo.db
 # A portable llama.cpp build: a native one dies with SIGILL on CPUs that advertise AMX
-# to a sandbox that forbids it (see README, "Local models").
+# to a sandbox that forbids it (see docs/install.md).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: demo test setup install nlp-data bench clean-venv
+.PHONY: demo test docs setup install nlp-data bench clean-venv
 
 demo: setup
 	@$(BIN)/workbench --db $(DEMO_DB) demo
@@ -18,7 +18,7 @@ test: setup
 
 # Setup looks at what is installed (python -m workbench.environment: the requirements of
 # pyproject.toml and its extras, this checkout, the NLTK data), not at a stamp file, so an
-# environment made by hand, as the README shows, counts as complete and `make demo` starts at once.
+# environment made by hand, as docs/install.md shows, counts as complete and `make demo` starts at once.
 setup:
 	@if [ -x $(BIN)/python ] && $(BIN)/python -m workbench.environment >/dev/null 2>&1; then :; \
 	else $(MAKE) --no-print-directory install; fi
@@ -41,6 +41,12 @@ install:
 	$(BIN)/workbench nlp-data
 	@$(BIN)/python -m workbench.environment || { echo "== Setup is incomplete (above)."; exit 1; }
 	@echo "== Setup complete."
+
+# The documentation site, offline, into site/ (open site/index.html). The generated pages
+# (command and keys references, the home and benchmarks pages) are written first.
+docs: setup
+	$(BIN)/python -m workbench.cli.reference docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 nlp-data: setup
 	$(BIN)/workbench nlp-data

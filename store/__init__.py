@@ -16,11 +16,13 @@ from store.annotations import (
     FailureCategory,
     FlagChange,
 )
+from store.articles import ArticleCounts, ArticleRecord, ArticleStore
 from store.batches import BatchBusy, BatchStore, RunBatch
 from store.claims import SORT_COLUMNS, ClaimRow, ClaimStore, PageRequest
 from store.connection import data_version, open_database
 from store.problems import DatabaseProblem, as_problem
 from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
+from store.curation import CURATED_OUT, CurationRow, CurationStore, DuplicateLink, StepRecord, step_kind
 from store.datasets import DatasetConflict, DatasetStore, ImportCounts
 from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
@@ -60,6 +62,8 @@ class Store:
         self.search = SearchStore(db)
         self.triage = TriageStore(db)
         self.assignments = AssignmentStore(db)
+        self.articles = ArticleStore(db)
+        self.curation = CurationStore(db)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
@@ -91,7 +95,7 @@ class Store:
 
 
 __all__ = [
-    "AnnotationStore", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
+    "AnnotationStore", "ArticleCounts", "ArticleRecord", "ArticleStore", "CURATED_OUT", "CurationRow", "CurationStore", "DuplicateLink", "StepRecord", "step_kind", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
     "CompiledFilter", "ContaminationStore", "Dataset", "DatabaseProblem", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",

@@ -144,13 +144,15 @@ class ContaminationStore:
             [kind, joiner, joiner]).fetchall()
 
     def oracle_sources(self, claim_ids: list[int]) -> tuple[set[int], set[int]]:
-        """(claims with an oracle article text, claims with question-answer evidence)."""
+        """(claims with an oracle article text, their own or fetched, claims with question-answer evidence)."""
         articles, qa = set(), set()
         for start in range(0, len(claim_ids), _CHUNK):
             chunk = claim_ids[start:start + _CHUNK]
             marks = ", ".join("?" * len(chunk))
             articles |= {r[0] for r in self.db.execute(
-                f"SELECT id FROM claims WHERE id IN ({marks}) AND trim(coalesce(article_text, '')) != ''", chunk)}
+                f"SELECT c.id FROM claims c WHERE c.id IN ({marks}) AND (trim(coalesce(c.article_text, '')) != ''"
+                " OR EXISTS (SELECT 1 FROM articles a WHERE a.url = c.article_url AND a.status = 'fetched'"
+                " AND trim(coalesce(a.text, '')) != ''))", chunk)}
             qa |= {r[0] for r in self.db.execute(
                 f"SELECT DISTINCT claim_id FROM evidence WHERE kind = 'qa' AND claim_id IN ({marks})", chunk)}
         return articles, qa

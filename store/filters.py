@@ -30,9 +30,11 @@ Terms are combined with AND; put - in front of a term to negate it.
   attr.claim_types:"Numerical Claim"   an attribute as stored: name and text exact, a list
                               matches any item, true/false/null/numbers by JSON value
   has:question  has:pages     has:response has:article has:evidence has:qa has:passage has:date has:image
+  has:fetched                 the claim's article was fetched (`workbench articles fetch`)
   evidence:"word"             full-text search in the claim's evidence
   flagged:contaminated        any flag of that kind (flagged:any for any flag)
   flagged:contaminated@MODEL  found for that model, or naming none (@run: the run's model)
+  -flagged:curated-out        what curation kept (a kind matches its sub-kinds: curated-out:date, ...)
   triage:flawed-reasoning     a prediction on the claim sorted into that failure category
   run:NAME                    claims in that run; later terms refer to it:
     wrong  right  missing  predicted  verdict:unknown  status:parse_failure  reviewed
@@ -62,6 +64,7 @@ _HAS = {
     "qa": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.kind = 'qa')",
     "passage": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.passage IS NOT NULL)",
     "image": "EXISTS (SELECT 1 FROM claim_images ci WHERE ci.claim_id = c.id)",
+    "fetched": "EXISTS (SELECT 1 FROM articles a WHERE a.url = c.article_url AND a.status = 'fetched')",
 }
 _STATUS_ALIASES = {
     "ok": "ok", "abstain": "abstain", "abstained": "abstain", "parse_failure": "parse_failure",

@@ -164,8 +164,9 @@ def m012_search(db: Database) -> None:
 def m013_document_addresses(db: Database) -> None:
     """Documents found by address: importing a knowledge store again adds only what is new."""
     db.executescript("CREATE INDEX documents_address ON documents(dataset_id, url);")
-from store import migrations_search_images  # noqa: E402,F401  (issue 25: m017)
 
 
-# Triage as a team (m015).
-from store import migrations_team  # noqa: E402,F401
+# The later numbers, each in a module of its own (registered in number order).
+from store import migrations_claimreview  # noqa: E402,F401  (m014: ClaimReview articles and curation)
+from store import migrations_team  # noqa: E402,F401  (m015: triage as a team)
+from store import migrations_search_images  # noqa: E402,F401  (m017: images in search runs)

@@ -44,6 +44,10 @@ PRINTING = {
     "triage categories": ["triage", "categories"],
     "triage agreement": ["triage", "agreement", "demo-checker"],
     "triage queue": ["triage", "queue", "demo-checker", "--all"],
+    "curate": ["curate", "demo-claimreview"],
+    "articles status": ["articles", "status", "--dataset", "demo-claimreview"],
+    "cutoffs": ["cutoffs"],
+    "ratings": ["ratings"],
     "--help": ["--help"],
 }
 # Commands that print nothing worth piping before they need a model, a server or a terminal.

@@ -37,6 +37,7 @@ HINT_SHAPES = [
     r"agreement|adjudicate|undoes|copies|closes|marks|scroll|opens|moves|starts|gives|shows|cycle|types|back|"
     r"flags|picks|new|unmarks|removes|swaps|writes|evidence)\b",
     r"\b[A-Za-z]: next\b",
+    r"· (?:enter|esc|[A-Za-z]): ",
 ]
 WALKED = {
     "(u to undo)": "test_u_to_undo",
@@ -66,6 +67,8 @@ WALKED = {
     "Metrics (m)": "test_the_help_titles_name_the_keys_that_open_them",
     "Contamination (C)": "test_the_help_titles_name_the_keys_that_open_them",
     "Runs shown (v)": "test_the_help_titles_name_the_keys_that_open_them",
+    "Datasets (D)": "test_the_help_titles_name_the_keys_that_open_them",
+    "enter: the claims curation kept · a: every claim": "test_the_datasets_header_names_enter_and_a",
     "Agreement (a in triage)": "test_the_triage_panel_names_keys_that_work_there",
     "Adjudication (d in triage)": "test_the_triage_panel_names_keys_that_work_there",
 }
@@ -416,9 +419,27 @@ async def test_the_help_titles_name_the_keys_that_open_them(demo_store, db_path)
     app = make_app(db_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        for key, opened in (("m", MetricsScreen), ("C", ContaminationScreen), ("v", RunPicker)):
+        from workbench.tui.screens.datasets import DatasetsScreen
+
+        for key, opened in (("m", MetricsScreen), ("C", ContaminationScreen), ("v", RunPicker), ("D", DatasetsScreen)):
             await pilot.press(key)
             await settle(pilot, app)
             assert isinstance(app.screen, opened)
             await pilot.press("escape")
             await settle(pilot, app)
+
+
+async def test_the_datasets_header_names_enter_and_a(demo_store, db_path):
+    from workbench.tui.screens.datasets import DatasetsScreen
+
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        for key in ("enter", "a"):
+            await pilot.press("D")
+            await settle(pilot, app)
+            assert isinstance(app.screen, DatasetsScreen)
+            assert "enter: the claims curation kept · a: every claim" in screen_text(app)
+            await pilot.press(key)
+            await settle(pilot, app)
+            assert app.screen is app.browser and "demo" in app.browser.table.query.filter

@@ -174,3 +174,7 @@ def test_agreement_80x24(snap_compare, snapshot_app):
 
 def test_adjudication_80x24(snap_compare, snapshot_app):
     assert at_80x24(snap_compare, snapshot_app, "t", "d")
+
+
+def test_datasets_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, "D")

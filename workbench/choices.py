@@ -2,8 +2,9 @@
 the defaults its options show. The modules that implement them import these from here, so
 each list exists once and `workbench --help` need not import numpy or the store."""
 
-IMPORT_FORMATS = ("auto", "jsonl", "json", "csv", "tsv", "parquet", "arrow")
-"""File formats `workbench import --format` reads (auto: from the file name, else its first bytes)."""
+IMPORT_FORMATS = ("auto", "jsonl", "json", "csv", "tsv", "parquet", "arrow", "claimreview")
+"""File formats `workbench import --format` reads (auto: from the file name, else its first bytes;
+claimreview: ClaimReview JSON-LD, saved pages, Fact Check Tools API pages, the DataCommons feed)."""
 EXPORT_FORMATS = ("jsonl", "csv")
 REPORT_FORMATS = ("md", "json", "csv")
 

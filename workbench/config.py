@@ -9,6 +9,10 @@ The config file is `$WORKBENCH_CONFIG`, else `~/.config/workbench/config.toml`:
     anthropic = "sk-ant-..."
     [keymap]               # binding id -> keys, see the TUI help screen
     "claims.flag" = "ctrl+f"
+    [model_cutoffs]        # knowledge cutoffs, beside the built-in table
+    "my-finetune" = "2025-03"
+    [ratings]              # fact-checkers' ratings, beside the built-in rating map
+    "Bogus" = "false"
 """
 
 from __future__ import annotations
@@ -58,6 +62,14 @@ class Settings(BaseSettings):
     search_fetch_private: bool = False
     """Let a search run fetch images from private and loopback addresses (off: a search
     result cannot make the workbench reach into your own network)."""
+    model_cutoffs: dict[str, str] = Field(default_factory=dict)
+    """Model name -> knowledge cutoff (2025-03 or 2025-03-31), added to the built-in table
+    (`workbench cutoffs`); --cutoff and `curate --after-cutoff` take these names."""
+    ratings: dict[str, str] = Field(default_factory=dict)
+    """Fact-checkers' textual ratings -> a rating class (false, mostly-false, mixed, misleading,
+    mostly-true, true, unproven, excluded), added to the built-in rating map (`workbench ratings`)."""
+    fetch_user_agent: str | None = None
+    """The User-Agent `workbench articles fetch` sends (default: the workbench's own, naming it)."""
     images: str = "auto"
     """How the TUI draws claims' images: auto (Kitty or Sixel graphics where the terminal
     has them, half-blocks elsewhere), tgp, sixel, halfcell, unicode, or off."""

@@ -1,5 +1,5 @@
 """Is this checkout's environment complete? What `make setup` asks before installing anything,
-so a second `make demo` (or one after installing by hand, as the README shows) starts at once.
+so a second `make demo` (or one after installing by hand, as docs/install.md shows) starts at once.
 
     python -m workbench.environment      # exit 0 when complete, else 1 and what is missing
 

@@ -28,6 +28,7 @@ KIND_PLACEHOLDERS = {
     "extract": {"details", "max_evidence", "article", "answer"},
     "judge": {"details", "answer", "gold_label", "gold_evidence", "verdict", "explanation"},
     "reformulate": {"details", "answer", "pairs", "count"},
+    "screen": {"details", "answer"},
 }
 """What a template of each kind may use besides the claim's fields."""
 

@@ -22,10 +22,13 @@ from workbench.errors import WorkbenchError
 
 DEFAULT_DB = "workbench.db"
 COMMANDS = {
+    "articles": "article_commands:articles",
     "batch": "batch_commands:batch",
     "claims": "data_commands:claims_command",
     "compare": "metrics_commands:compare_command",
     "contamination": "contamination_commands:contamination",
+    "curate": "curation_commands:curate_command",
+    "cutoffs": "curation_commands:cutoffs_command",
     "datasets": "data_commands:datasets_command",
     "demo": "data_commands:demo_command",
     "export": "data_commands:export_command",
@@ -42,6 +45,7 @@ COMMANDS = {
     "profiles": "import_commands:profiles_command",
     "prompt": "prompt_commands:prompt_command",
     "prompts": "prompt_commands:prompts_command",
+    "ratings": "curation_commands:ratings_command",
     "reformulations": "search_commands:reformulations_command",
     "report": "metrics_commands:report_command",
     "run": "run_commands:run_command",

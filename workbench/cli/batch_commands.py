@@ -216,6 +216,10 @@ def _prepared(run_ref: str) -> PreparedRun:
             from workbench.judging.runs import reopen_judge_run
 
             return reopen_judge_run(store, run)
+        if run.kind == "screen":
+            from workbench.curation.screening import reopen_screening
+
+            return reopen_screening(store, run)
         return prepare_run(store, RunRequest(resume=run_ref))
     finally:
         store.close()

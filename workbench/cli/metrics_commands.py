@@ -20,8 +20,9 @@ from workbench.render.console import output_console
 console = output_console()
 
 _BY_HELP = f"Break scores down by a field (repeatable): {', '.join(BREAKDOWN_FIELDS)}."
-_CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); "
-                "adds the before/after breakdown.")
+_CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); a model's"
+                " name for DATE is the day after its cutoff (`workbench cutoffs`), auto each run's own model's;"
+                " adds the before/after breakdown.")
 
 
 _JUDGE_HELP = ("The judge run (name, id or judge model) whose explanation scores to show;"
@@ -69,7 +70,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_
     """Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate,
     parse-failure and error rates, coverage, confusion matrix, baselines, breakdowns.
 
-    See the README, "Metrics", for the exact definitions.
+    See docs/metrics.md for the exact definitions.
     """
     from workbench.render.reports import report_dict
     from workbench.render.scores import run_report
@@ -89,7 +90,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_
 @click.option("--by", metavar="FIELD", help=f"Deltas per slice of a field: {', '.join(BREAKDOWN_FIELDS)}.")
 @click.option("--exclude-flag", metavar="KIND", help="Also compare without the claims flagged KIND (KIND@run: either run's own model).")
 @click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE",
-              help="Cutoff date(s) for --by cutoff.")
+              help="Cutoff date(s) for --by cutoff (a model's name, or auto: see `workbench cutoffs`).")
 @click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
               help="Paired bootstrap resamples (0: no paired test).")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed.")

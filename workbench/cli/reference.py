@@ -1,19 +1,22 @@
-"""The docs' reference pages, generated from the code so they cannot drift from it: every
-command's --help (from the click commands) and every key (from the TUI's bindings).
+"""The docs' generated pages, so they cannot drift from what they describe: every command's
+--help (from the click commands), every key (from the TUI's bindings), and the site's home
+and benchmarks pages (the README and BENCHMARKS.md, their links made the site's).
 
-    python -m workbench.cli.reference docs           # write docs/reference/{cli,keys}.md
-    python -m workbench.cli.reference --check docs   # exit 1 when the pages differ from the code
+    python -m workbench.cli.reference docs           # write them under docs/
+    python -m workbench.cli.reference --check docs   # exit 1 when one differs from its source
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import click
 
 WIDTH = 100
-PAGES = ("reference/cli.md", "reference/keys.md")
+PAGES = ("reference/cli.md", "reference/keys.md", "index.md", "benchmarks.md")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli_markdown() -> str:
@@ -47,9 +50,20 @@ def keys_markdown() -> str:
     return from_bindings(WorkbenchApp)
 
 
+def site_page(source: Path) -> str:
+    """A page of the repository's root as the site shows it: links into docs/ made relative
+    to the site, a link to BENCHMARKS.md to its page there."""
+    text = source.read_text(encoding="utf-8")
+    text = re.sub(r"\]\(docs/", "](", text)
+    text = text.replace("](BENCHMARKS.md)", "](benchmarks.md)")
+    note = f"<!-- Generated from {source.name} by `make docs`; edit {source.name}, not this page. -->\n\n"
+    return note + text
+
+
 def generated() -> dict[str, str]:
-    """Page path (under docs/) -> its text, as the code makes it now."""
-    return {PAGES[0]: cli_markdown() + "\n", PAGES[1]: keys_markdown() + "\n"}
+    """Page path (under docs/) -> its text, as the code and the root pages make it now."""
+    return {PAGES[0]: cli_markdown() + "\n", PAGES[1]: keys_markdown() + "\n",
+            PAGES[2]: site_page(ROOT / "README.md"), PAGES[3]: site_page(ROOT / "BENCHMARKS.md")}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -112,6 +112,16 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
     console.print(f"{added:,} documents added to the search collection of {dataset}{there}", markup=False)
 
 
+def _cutoff_date(cutoff: str | None) -> str | None:
+    from workbench.scoring.fields import FieldError, check_cutoff
+    from workbench.scoring.runs import ScoringError
+
+    try:
+        return check_cutoff(cutoff) if cutoff else None
+    except FieldError as error:
+        raise ScoringError(str(error)) from None
+
+
 @click.command("reformulations")
 @click.argument("run_ref", metavar="RUN")
 @click.option("--judge", "judge_model", help="Label the query pairs with this model first (unlabelled ones only):"
@@ -119,7 +129,8 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
 @click.option("--base-url", help="Server URL for an openai-compatible judge.")
 @click.option("--by", metavar="FIELD", help="Subsets to compare (e.g. flag:contaminated): each label's average per"
               " claim in each, and the second minus the first with a bootstrap test.")
-@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims.")
+@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims (or a model's"
+              " name: the day after its knowledge cutoff, see `workbench cutoffs`).")
 @click.option("--resamples", type=click.IntRange(0), default=1000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -147,6 +158,7 @@ def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples
     if store.runs.get(run_ref) is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
     try:
+        cutoff = _cutoff_date(cutoff)
         table = reformulation_table(store, run_ref, by, resamples, seed, cutoff)
     except ScoringError as error:
         raise UserError(str(error)) from None

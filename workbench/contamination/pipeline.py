@@ -4,7 +4,8 @@
     outcome = run_pipeline(db_path, plan, on_step, on_event, cancel)
 
 1. oracle evidence: the extractor lists the evidence of each claim's oracle fact-check
-   article (an "extract" run; it depends only on the extractor, so every target model
+   article (its own article_text, else the page `workbench articles fetch` got from its
+   article_url) (an "extract" run; it depends only on the extractor, so every target model
    reuses it). Claims without an article but with gold question-answer pairs use those
    pairs directly; claims with neither are not scorable.
 2. articles: the target model writes a fact-check from memory (an "article" run) of

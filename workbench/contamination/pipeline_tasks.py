@@ -2,8 +2,8 @@
 
 ArticleTask: the target model writes a fact-checking article for a claim, from memory.
 ExtractTask: an extractor model lists the evidence sentences of an article as JSON; the
-article is either the claim's oracle fact-check (claim.article_text) or the answer an
-article run gave for the claim.
+article is either the claim's oracle fact-check (claim.article_text, else the one fetched from
+its article_url by `workbench articles fetch`) or the answer an article run gave for the claim.
 
 Both are RunTask objects (workbench.runs.types): the run engine renders, caches,
 retries, commits and resumes them exactly as it does verdict runs.
@@ -73,7 +73,8 @@ class ArticleTask(TemplatedTask):
 class ExtractTask(TemplatedTask):
     """Step 2: an extractor model lists an article's evidence sentences.
 
-    `article_run_id` None reads the oracle fact-check (claim.article_text); otherwise the
+    `article_run_id` None reads the oracle fact-check (claim.article_text, else the article
+    fetched from claim.article_url); otherwise the
     article is that run's answer for the claim.
     """
 
@@ -101,9 +102,13 @@ class ExtractTask(TemplatedTask):
     def article(self, store: Store, claim: Claim) -> str:
         """The article to read for this claim; PromptError when there is none."""
         if self.article_run_id is None:
-            if not (claim.article_text or "").strip():
-                raise PromptError(f"claim {claim.id} ({claim.external_id}) has no oracle article text")
-            return claim.article_text
+            from workbench.articles.oracle import oracle_article
+
+            text = oracle_article(store, claim)  # the claim's own, else the one fetched from its article_url
+            if not (text or "").strip():
+                raise PromptError(f"claim {claim.id} ({claim.external_id}) has no oracle article text"
+                                  " (`workbench articles fetch` gets it from the claim's article_url)")
+            return text
         prediction = store.runs.prediction(self.article_run_id, claim.id)
         if prediction is None or prediction.status != "ok" or not (prediction.raw_output or "").strip():
             raise PromptError(f"claim {claim.id} ({claim.external_id}) has no generated article in run"

@@ -26,7 +26,7 @@ from workbench.importers.mapping import FieldMapping, MappingError, map_pairs, m
 from workbench.importers.profiles import FALLBACK, detect, load_profile
 from workbench.importers.reading import BadInput, Located, decode_json
 from workbench.importers.sources import FILE_FORMATS, Source, open_source
-from workbench.importers.transforms import TRANSFORMS, TransformContext
+from workbench.importers.transforms import LABEL_READERS, TRANSFORMS, TransformContext
 from workbench.importers.warnings import ImportWarnings
 
 HEADER_KEY = "_dataset"
@@ -330,6 +330,10 @@ def label_reader(plan: ImportPlan, existing: LabelSpace | None = None) -> LabelR
     """The label space the claims go into: the one asked for, else the profile's, else the
     one of the dataset being updated (`existing`). A space that depends on the labels
     themselves (none declared, or the file's own without its classes) needs a first pass."""
+    own_reader = LABEL_READERS.get(plan.mapping.transform or "")  # a transform that folds its labels
+    reader = own_reader(plan, existing, lambda: draft_claims(plan, ImportWarnings())) if own_reader else None
+    if reader is not None:
+        return reader
     plan_labels = plan.mapping.labels
     declared = plan.request.label_space or (plan.header or {}).get("space") or plan_labels.space or existing
     excluded = plan_labels.excluded

@@ -17,6 +17,8 @@ from typing import Any
 
 from workbench.importers import values as convert
 from workbench.importers.images import image_references
+from workbench.importers.claimreview.ratings import rating_reader
+from workbench.importers.claimreview.transform import claimreview
 from workbench.importers.common import DraftClaim
 from workbench.importers.factcheck_bench import factcheck_bench
 from workbench.importers.mapper import record_shown, locate_claim, locate_passage
@@ -257,5 +259,8 @@ def convert_json(path: Path, line: str, number: int) -> dict:
 
 TRANSFORMS: dict[str, Callable[[Located, TransformContext], list[DraftClaim]]] = {
     "jsfactcheck": jsfactcheck, "realfactbench": realfactbench, "scifact": scifact,
-    "factcheck-bench": factcheck_bench,
+    "factcheck-bench": factcheck_bench, "claimreview": claimreview,
 }
+LABEL_READERS = {"claimreview": rating_reader}
+"""Transforms that fold their own labels: name -> (plan, the existing dataset's space, a function
+reading the file's draft claims again) -> LabelReader, or None for the usual label reading."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 
 from store import Claim, Prediction, Step, StoredResult
+from workbench.articles.oracle import oracle_article
 from workbench.backends import BackendError, CompletionRequest
 from workbench.parsing import parse_answer
 from workbench.prompting import PromptError, render
@@ -85,6 +86,9 @@ class _Turn(ImageSteps):
         self.looked = 0
         self.showing: list[dict] = []
         """Image parts the current turn's actions put before the model (sent with their replies)."""
+        self.article = oracle_article(self.engine.store, claim)
+        """The claim's own fact-check (its text, else the one fetched), which results must not be."""
+        self.backend = agent.backend.for_claim(claim)
         self.shown: list[SearchResult] = []
         self.searches, self.step, self.leaked = 0, 0, False
         self.tokens_in = self.tokens_out = 0
@@ -223,7 +227,8 @@ class _Turn(ImageSteps):
                 self.shown.append(result)
                 numbered.append((len(self.shown), result))
                 if not self.leaked:  # the page's text where the backend has it (never fetched from the web)
-                    self.leaked = self.agent.leaks.leaked(self.claim, result, await self.backend.read(result))
+                    self.leaked = self.agent.leaks.leaked(self.claim, result, await self.backend.read(result),
+                                                          self.article)
         return results_text(self.agent.wording, query, numbered)
 
     async def _read(self, number: int, step: Step) -> str:
@@ -237,7 +242,7 @@ class _Turn(ImageSteps):
         if not text:
             step.note = "no text beyond the snippet"
             return f"Only the snippet of result {number} is available: {result.snippet or '(none)'}"
-        self.leaked = self.leaked or self.agent.leaks.leaked(self.claim, result, text)
+        self.leaked = self.leaked or self.agent.leaks.leaked(self.claim, result, text, self.article)
         return f"Result {number}, {result.title or result.url}:\n{text[:READ_CHARS]}"
 
     def _answered(self, completion, cached: bool) -> None:

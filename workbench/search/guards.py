@@ -6,7 +6,8 @@ the backend gives a date and the claim has one), when it comes from a fact-check
 An image result is judged by the page it is on and by the picture's own address (an image
 hosted by a fact-checker is dropped too).
 A shown result that still turns out to be the claim's own fact-check (the same address
-once normalised, or text overlapping the stored article) marks the claim `search-leak`.
+once normalised, or text overlapping the claim's article: its own, else the one fetched from
+its article_url) marks the claim `search-leak`.
 """
 
 from __future__ import annotations
@@ -100,16 +101,19 @@ class LeakCheck:
         self._scorer = None
         self._unavailable = False
 
-    def leaked(self, claim: Claim, result: SearchResult, text: str | None) -> bool:
+    def leaked(self, claim: Claim, result: SearchResult, text: str | None, article: str | None = None) -> bool:
+        """`article`: the claim's oracle article (default: its own article_text; a search run
+        passes the fetched one too, see workbench.articles.oracle)."""
         if normalised(result.url) and normalised(result.url) == normalised(claim.article_url):
             return True
         body = text or result.snippet
-        if not claim.article_text or not body:
+        article = article if article is not None else claim.article_text
+        if not article or not body:
             return False
         scorer = self._meteor()
         if scorer is None:
             return False
-        return scorer.score(_head(claim.article_text), _head(body)) >= self.threshold
+        return scorer.score(_head(article), _head(body)) >= self.threshold
 
     def _meteor(self):
         if self._scorer is None and not self._unavailable:

@@ -41,6 +41,8 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         Binding("m", "metrics", "Metrics", show=False, id="app.metrics", tooltip="Open the metrics view"),
         Binding("C", "contamination", "Contamination", show=False, id="app.contamination",
                 tooltip="Why claims were flagged contaminated (scores, matched evidence, threshold)"),
+        Binding("D", "datasets", "Datasets", show=False, id="app.datasets",
+                tooltip="The datasets, each one's curation funnel and fetched articles"),
         Binding("K", "cancel_run", "Cancel run", id="app.cancel_run",
                 tooltip="Stop the run started from this window (finished items stay)"),
     ]
@@ -197,6 +199,13 @@ class WorkbenchApp(ReportsWorkerErrors, App):
 
         row = self.browser.table.current
         self.push_screen(ContaminationScreen(self.db_path, claim_id=row.id if row else None))
+
+    def action_datasets(self) -> None:
+        """Open the datasets view (curation funnels)."""
+        from workbench.tui.screens.datasets import DatasetsScreen
+
+        if not isinstance(self.screen, DatasetsScreen):
+            self.push_screen(DatasetsScreen())
 
     def action_help(self) -> None:
         from workbench.tui.screens.help import HelpScreen

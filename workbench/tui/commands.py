@@ -56,6 +56,7 @@ class WorkbenchCommands(Provider):
         yield "Choose runs shown in the table…", browser.action_choose_runs, "Pick verdict columns"
         yield "Metrics", app.action_metrics, "Scores per run (the metrics view)"
         yield "Contamination", app.action_contamination, "Contamination scores, matched evidence, threshold"
+        yield "Datasets and curation funnels", app.action_datasets, "Each dataset's curation funnel and articles"
         yield "Help", app.action_help, "Every key and the filter language"
 
     async def discover(self) -> Hits:

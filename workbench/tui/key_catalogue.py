@@ -17,7 +17,7 @@ import workbench.tui
 ORDER = ("WorkbenchApp", "ClaimsScreen", "ClaimTable", "FilterBar", "ClaimDetailScreen", "VerdictList",
          "TriageScreen", "AgreementScreen", "AdjudicationScreen", "MetricsScreen", "ContaminationScreen",
          "FlagDialog", "ScopeSet", "RunDialog", "RunPicker", "TextViewer", "TextPrompt", "ConfirmDialog",
-         "HelpScreen")
+         "DatasetsScreen", "HelpScreen")
 """The order a user meets them; anything else with keys follows, by module."""
 TITLES = {"WorkbenchApp": "Everywhere", "ClaimsScreen": "Claims browser", "ClaimTable": "Claims table",
           "FilterBar": "Filter bar", "ClaimDetailScreen": "Claim detail", "VerdictList": "Verdicts",
@@ -26,7 +26,7 @@ TITLES = {"WorkbenchApp": "Everywhere", "ClaimsScreen": "Claims browser", "Claim
           "ContaminationScreen": "Contamination (C)", "FlagDialog": "Flag dialog",
           "ScopeSet": "Flag dialog: which claims", "RunDialog": "Run dialog", "RunPicker": "Runs shown (v)",
           "TextViewer": "Raw output", "TextPrompt": "Text prompt", "ConfirmDialog": "Confirmation",
-          "HelpScreen": "Help"}
+          "DatasetsScreen": "Datasets (D)", "HelpScreen": "Help"}
 
 
 def own_bindings(owner: type) -> list[Binding]:

@@ -47,7 +47,7 @@ the evidence in the model's own article, matched pairs on one line with their pa
 f (Tab moves into the evidence to scroll it, shift+Tab back to the list). [ and ] move
 tau by 0.01, { and } by 0.05: the header shows how many claims that tau flags. a writes those flags (after a confirmation; u undoes). m shows the next model /
 metric, w swaps the histogram for the threshold sweep against people's labels (mark
-them with `workbench contamination mark`). Details: README, "Contamination"."""
+them with `workbench contamination mark`). Details: docs/contamination.md."""
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="contamination.back", tooltip="Back to where you were"),

@@ -58,7 +58,7 @@ row opens that slice's claims; Enter on a flip row opens the claims one run got 
 and the other wrong. b / B cycle the breakdown field (importance, task, domain, label,
 claim type, flag, cutoff); c types the cutoff date for the before/after split; x shows
 every number with and without the claims flagged with the kind typed after k (default
-contaminated); R reads everything again. Definitions: README, "Metrics"."""
+contaminated); R reads everything again. Definitions: docs/metrics.md."""
 
     BINDINGS = [
         Binding("escape,m", "back", "Back", id="metrics.back", tooltip="Back to where you were"),
