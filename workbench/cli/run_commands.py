@@ -215,8 +215,8 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not rows:
-        console.print(f"no {' or '.join(kinds)} runs" if kinds else "no runs yet: `workbench run` starts one",
-                      markup=False)
+        console.print(f"no {' or '.join(kinds)} runs" if kinds else f"no runs yet: `{suggested('run')}` starts one",
+                      markup=False, soft_wrap=True)
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)
