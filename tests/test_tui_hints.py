@@ -38,6 +38,7 @@ HINT_SHAPES = [
     r"flags|picks|new|unmarks|removes|swaps|writes|evidence)\b",
     r"\b[A-Za-z]: next\b",
     r"· (?:enter|esc|[A-Za-z]): ",
+    r"\b(?:with|press) [A-Za-z?](?=[,.;)]| or| to|$)",
 ]
 WALKED = {
     "(u to undo)": "test_u_to_undo",
@@ -69,6 +70,7 @@ WALKED = {
     "Runs shown (v)": "test_the_help_titles_name_the_keys_that_open_them",
     "Datasets (D)": "test_the_help_titles_name_the_keys_that_open_them",
     "enter: the claims curation kept · a: every claim": "test_the_datasets_header_names_enter_and_a",
+    "no run to triage yet: start one with r, or pick runs with v": "test_the_browser_without_a_run_names_v_and_r",
     "Agreement (a in triage)": "test_the_triage_panel_names_keys_that_work_there",
     "Adjudication (d in triage)": "test_the_triage_panel_names_keys_that_work_there",
 }
@@ -182,6 +184,9 @@ async def test_the_browser_without_a_run_names_v_and_r(demo_store, db_path):
         await pilot.press("E")
         await settle(pilot, app)
         assert "no run chosen: press v to pick runs (or r to start one)" in notes(app)
+        await pilot.press("t")
+        await settle(pilot, app)
+        assert "no run to triage yet: start one with r, or pick runs with v" in notes(app)
         await pilot.press("v")
         await settle(pilot, app)
         assert isinstance(app.screen, RunPicker)
