@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from textual.binding import Binding
@@ -221,3 +222,17 @@ async def test_help_lists_every_key_of_every_screen(demo_store, db_path):
     assert {"Metrics (m)", "Contamination (C)"} <= {title for title, _ in owners}
     missing = [binding.id for _, owner in owners for binding in own_bindings(owner) if f"[{binding.id}]" not in text]
     assert missing == []
+
+
+def test_the_module_entry_point_refuses_a_missing_database_as_workbench_tui_does(tmp_path):
+    """`python -m workbench.tui --db missing.db` ("the same, without the CLI") says what
+    `workbench --db missing.db tui` says, exits 1, and creates no file (nor -wal/-shm)."""
+    missing = tmp_path / "missing.db"
+    module = subprocess.run([sys.executable, "-m", "workbench.tui", "--db", str(missing)], capture_output=True,
+                            text=True, cwd=REPO_ROOT, timeout=60)
+    workbench = Path(sys.executable).with_name("workbench")
+    cli = subprocess.run([str(workbench), "--db", str(missing), "tui"], capture_output=True, text=True,
+                         cwd=REPO_ROOT, timeout=60)
+    assert module.returncode == cli.returncode == 1
+    assert module.stderr == cli.stderr and module.stderr.startswith(f"Error: no database at {missing};")
+    assert list(tmp_path.iterdir()) == []

@@ -85,6 +85,9 @@ class Backend(Protocol):
 
     async def aclose(self) -> None: ...
 
+    # A backend whose calls run in a thread (a local model) also has `interrupt()`: the run
+    # was cancelled, abandon the answer being written (cancelling the task cannot stop a thread).
+
 
 def scrub(text: str, secrets: list[str | None]) -> str:
     """`text` with every secret replaced, so an error message can be shown and stored."""

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from workbench.cli.hints import with_root_options
 from workbench.errors import WorkbenchError
 
 DEFAULT_DB = "workbench.db"
@@ -67,7 +68,11 @@ def resolve_db_path(db: str | None) -> Path:
 
 
 class UserError(click.ClickException):
-    """A problem the user can fix; printed without a traceback, exit status 1."""
+    """A problem the user can fix; printed without a traceback, exit status 1. A command it
+    suggests in backquotes gets the --db the user gave, so it works as typed."""
+
+    def __init__(self, message: str):
+        super().__init__(with_root_options(message))
 
 
 class OneLineUsageError(click.UsageError):
@@ -181,6 +186,7 @@ def main(ctx: click.Context, db: str | None, annotator: str | None) -> None:
     """Evaluate LLM fact-checkers: import benchmarks, run models, read verdicts, score."""
     ctx.ensure_object(dict)
     ctx.obj["db_path"] = resolve_db_path(db)
+    ctx.obj["db_given"] = db is not None  # hints then name it: `workbench --db PATH ...`
     ctx.obj["annotator"] = annotator
 
 
@@ -200,6 +206,7 @@ def shared_options(f):
         if value:
             ctx.ensure_object(dict)
             ctx.find_root().obj["db_path"] = Path(value)
+            ctx.find_root().obj["db_given"] = True
         return value
 
     def remember_annotator(ctx: click.Context, _param, value):

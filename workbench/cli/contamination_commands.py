@@ -15,11 +15,12 @@ from pathlib import Path
 
 import click
 
-from workbench.choices import CONTAMINATION_METRICS
+from workbench.choices import CONTAMINATION_COMMAND, CONTAMINATION_METRICS
 from workbench.cli import UserError, current_annotator, current_db_path, shared_options
-from workbench.cli.opening import open_store
+from workbench.cli.opening import open_store, require_dataset
 from workbench.render.console import output_console
 from workbench.render.display import literal
+from workbench.render.waiting import status
 
 console = output_console()
 
@@ -63,18 +64,21 @@ def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_c
     With --setting claim+image the articles are written with the claims' images shown;
     `contamination summary` then compares that probe with the text-only one.
     """
-    from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
-    from workbench.runs.params import parse_param_pairs
-
     store = open_store()
     try:
-        request = ContaminationRequest(
-            model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
-            limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
-            extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
-            extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence,
-            setting=setting)
-        plan = plan_pipeline(store, request)
+        if dataset:
+            require_dataset(store, dataset)
+        with status("checking the models and planning the pipeline…"):  # nltk, scipy and GGUF models load
+            from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
+            from workbench.runs.params import parse_param_pairs
+
+            request = ContaminationRequest(
+                model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
+                limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
+                extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
+                extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence,
+                setting=setting)
+            plan = plan_pipeline(store, request)
     finally:
         store.close()
     _announce(plan)
@@ -195,7 +199,7 @@ def show_command(claim_ref: str, model: str | None, metric: str | None, article:
             if image is None or split_probe(row.metric)[1] == image]
     if not rows:
         raise UserError(f"claim {claim_ref} has no contamination score" + (" for that model/metric" if model or metric
-                        else "") + "; run `workbench contamination run` first")
+                        else "") + f"; run `{CONTAMINATION_COMMAND}` first")
     claim = store.claims.get(claim_id)
     console.print(claim_heading(claim))
     for row in rows:
@@ -241,16 +245,15 @@ def summary_command(model, metric, dataset, tau, by, cutoff, resamples, seed, as
     compared over the image claims both scored: S with image minus S text only with a
     paired bootstrap interval and p, and the flags with McNemar's exact test.
     """
+    store = open_store()
+    claim_ids = None
+    if dataset:
+        require_dataset(store, dataset)
+        claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
     from workbench.contamination.overview import contamination_overview
     from workbench.contamination.probes import split_probe
     from workbench.render.contamination import combined_table, probe_table, slices_table, summary_table
 
-    store = open_store()
-    claim_ids = None
-    if dataset:
-        if store.datasets.get(dataset) is None:
-            raise UserError(f"no dataset {dataset!r}")
-        claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
     wanted = _metric_name(metric)
     groups = [g for g in store.contamination.score_groups(_model_name(store, model))
               if wanted is None or g.metric == wanted or split_probe(g.metric)[0] == wanted]
@@ -260,7 +263,7 @@ def summary_command(model, metric, dataset, tau, by, cutoff, resamples, seed, as
         return
     if not found.summaries:
         raise UserError("no contamination scores" + (" for that model/metric" if model or metric else "")
-                        + (f" in dataset {dataset!r}" if dataset else "") + "; run `workbench contamination run` first")
+                        + (f" in dataset {dataset!r}" if dataset else "") + f"; run `{CONTAMINATION_COMMAND}` first")
     console.print(summary_table(found.summaries))
     if found.probes:
         console.print(probe_table(found.probes))

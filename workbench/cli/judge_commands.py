@@ -8,6 +8,7 @@ import json
 import click
 
 from workbench.cli import UserError, shared_options
+from workbench.cli.hints import this_command
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 
@@ -63,7 +64,7 @@ def judge_command(run_ref, judge_model, base_url, template, concurrency, name, n
 
         submit_from_cli(prepared)
         return
-    report_finished(prepared, execute_with_progress(prepared), f"workbench judge {run_ref} --judge {judge_model}")
+    report_finished(prepared, execute_with_progress(prepared), this_command())
     if repeats > 1:
         _print_consistency(prepared.run.id, as_json=False)
 

@@ -118,6 +118,9 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, ju
         report = replace(report, explanations=compare_explanations(store, run_a, run_b, judge, resamples, seed))
     finally:
         store.close()
+    if not report.full.shared:  # numbers over no items would read as real scores (0.000)
+        raise UserError(f"runs {report.full.run_a.name!r} and {report.full.run_b.name!r} share no items (claims"
+                        " both answered whose gold label is scored): nothing to compare")
     if as_json:
         click.echo(json.dumps(comparison_report_dict(report), indent=2, ensure_ascii=False))
         return

@@ -10,11 +10,14 @@ import click
 from rich import box
 from rich.table import Table
 
+from workbench.choices import RUN_KINDS
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.cancellable import run_cancellable
+from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
+from workbench.render.waiting import status
 
 if TYPE_CHECKING:
     from workbench.runs.types import PreparedRun, RunEvent, RunFinished
@@ -86,7 +89,8 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
         request = RunRequest(model=model, setting=setting, prompt=prompt, dataset=dataset, filter=filter_text,
                              base_url=base_url, params=given, concurrency=concurrency,
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
-        prepared = prepare_run(store, request)
+        with status(f"checking the setup ({'the run to resume' if resume else model})…"):  # a GGUF file loads here
+            prepared = prepare_run(store, request)
         waiting = store.batches.waiting(prepared.run.id)
     finally:
         store.close()
@@ -149,9 +153,10 @@ def execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
 def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: str | None = None) -> None:
     """The run's end in one line; a non-zero exit unless every claim has an answer.
 
-    `again`: the command that continues the run (default `workbench run --resume NAME`)."""
+    `again`: the command that continues the run (default `workbench run --resume NAME`), as
+    the user can type it (hints.suggested, hints.this_command)."""
     name = prepared.run.name
-    again = again or f"workbench run --resume {name}"
+    again = again or suggested("run", "--resume", name)
     if finished is None:
         raise UserError(f"run {name} stopped without finishing; `{again}` continues it")
     p = finished.progress
@@ -161,7 +166,7 @@ def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: 
     if finished.status == "failed":
         raise UserError(f"run {name} failed: {finished.message}; fix that, then `{again}`")
     if finished.status == "cancelled":
-        console.print(f"cancelled; continue with: {again}", markup=False)
+        console.print(f"cancelled; continue with: {again}", markup=False, soft_wrap=True)  # one line to copy
         raise SystemExit(130)
     if p.error or p.missing:
         print_error_causes(prepared.run.id)
@@ -183,14 +188,30 @@ def print_error_causes(run_id: int) -> None:
 
 
 @click.command("runs")
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              help=f"Only runs of this kind (repeatable): {', '.join(RUN_KINDS)}.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
-def runs_command(as_json: bool) -> None:
-    """List runs with their status, counts, tokens and speed."""
+def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
+    """List every run (answers, imported answers, judges, labellers, the contamination
+    pipeline's steps) with its kind, status, counts, tokens and speed."""
+    from workbench.runs.kinds import kind_of
+
     store = open_store()
-    rows = [_run_summary(store, run) for run in store.runs.list()]
+    runs = store.runs.list(kind=None)
+    if kinds:
+        known = set(RUN_KINDS) | {kind_of(run) for run in runs}
+        unknown = [kind for kind in kinds if kind not in known]
+        if unknown:
+            raise UserError(f"no kind of run {unknown[0]!r}; kinds: {', '.join(sorted(known))}")
+        runs = [run for run in runs if kind_of(run) in kinds]
+    rows = [_run_summary(store, run) for run in runs]
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        console.print(f"no {' or '.join(kinds)} runs" if kinds else f"no runs yet: `{suggested('run')}` starts one",
+                      markup=False, soft_wrap=True)
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)
@@ -201,7 +222,8 @@ def runs_command(as_json: bool) -> None:
         rate = f"{r['items_per_second']:.1f}" if r["items_per_second"] else ""
         label = literal(r["name"])
         label.append(f" {r['status']}", style="bold")
-        parts = [r["model"], r["prompt"], r["setting"], f"tokens {_short(r['tokens_in'])} in"
+        kind = r["kind"] + (f" of #{r['of_run']}" if r["of_run"] is not None else "")
+        parts = [kind, r["model"], r["prompt"], r["setting"], f"tokens {_short(r['tokens_in'])} in"
                  f" / {_short(r['tokens_out'])} out"]
         label.append("\n" + one_line(" · ".join(str(part) for part in parts if part)), style="dim")
         table.add_row(str(r["id"]), label,
@@ -217,8 +239,11 @@ def _short(count: int) -> str:
 def _run_summary(store, run) -> dict:
     from workbench.runs.speed import items_per_second
 
+    from workbench.runs.kinds import kind_of
+
     p = store.runs.progress(run.id)
-    return {"id": run.id, "name": run.name, "status": run.status, "model": run.model, "prompt": run.prompt_name,
+    return {"id": run.id, "name": run.name, "kind": kind_of(run), "of_run": run.target_run_id,
+            "status": run.status, "model": run.model, "prompt": run.prompt_name,
             "setting": run.setting, "total": p.total, "ok": p.ok, "abstain": p.abstain,
             "parse_failure": p.parse_failure, "error": p.error, "missing": p.missing, "cached": p.cached,
             "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": round(p.latency_s, 3),

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from workbench.cli import UserError, shared_options
+from workbench.cli.hints import this_command
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 
@@ -89,7 +90,7 @@ def search_stats_command(run_ref: str, by: str | None, cutoff: str | None, as_js
 
 
 @click.command("import-knowledge")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
 @click.option("--dataset", required=True, help="The dataset whose searches may find these documents.")
 @shared_options
 def import_knowledge_command(path: Path, dataset: str) -> None:
@@ -148,8 +149,7 @@ def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples
             store.close()
         announce(prepared)
         if prepared.pending_claim_ids:
-            report_finished(prepared, execute_with_progress(prepared),
-                            f"workbench reformulations {run_ref} --judge {judge_model}")
+            report_finished(prepared, execute_with_progress(prepared), this_command())
     store = open_store()
     if store.runs.get(run_ref) is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")

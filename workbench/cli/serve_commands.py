@@ -30,13 +30,12 @@ def serve_command(port: int, host: str, public_url: str | None) -> None:
 
         ssh -L 8000:127.0.0.1:8000 you@server   # then, there: workbench serve
     """
-    from store.problems import check_path
+    from store.problems import check_path, missing_database_text
 
     path = current_db_path().resolve()
     check_path(path)
     if not path.exists():
-        raise UserError(f"no database at {path}; import a file first (workbench import FILE),"
-                        " try `workbench demo`, or pass --db")
+        raise UserError(missing_database_text(path))
     if not _loopback(host):
         click.echo(f"Warning: listening on {host}: anyone who can reach port {port} there can use this"
                    " workbench as you (read every claim, start runs with your API keys, change labels)."

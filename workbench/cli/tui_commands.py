@@ -15,13 +15,12 @@ def tui_command() -> None:
     Keys: ? for help, ctrl+p for the command palette, q to quit. The same runs in a browser
     with `workbench serve`.
     """
-    from store.problems import check_path
+    from store.problems import check_path, missing_database_text
 
     path = current_db_path()
     check_path(path)
     if not path.exists():
-        raise UserError(f"no database at {path}; import a file first (workbench import FILE),"
-                        " try `workbench demo`, or pass --db")
+        raise UserError(missing_database_text(path))
     from workbench.tui import run_workbench
 
     status = run_workbench(path, current_annotator())  # a DatabaseProblem is printed in one line by the group

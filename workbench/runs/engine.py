@@ -245,6 +245,9 @@ class _Engine:
         """Stop the workers (abandoning calls in flight) once the user cancels."""
         while not (self.cancel.is_set() or self.fatal):
             await asyncio.sleep(CANCEL_POLL_S)
+        interrupt = getattr(self.backend, "interrupt", None)
+        if self.cancel.is_set() and interrupt is not None:
+            interrupt()  # a local model stops writing now: its thread would otherwise finish the answer
         for task in workers:
             task.cancel()
 

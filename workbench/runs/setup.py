@@ -62,10 +62,10 @@ def prepare_run(store: Store, request: RunRequest) -> PreparedRun:
 
 def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> PreparedRun:
     settings = load_settings()
+    setting = parse_setting(request.setting)
+    claim_ids = _select_claims(store, request)  # a misspelled dataset is said before a model loads
     model = preflight([ModelCall("model", request.model, request.base_url, request.params)], settings)[0]
     spec, params, backend = model.spec, model.params, model.backend
-    setting = parse_setting(request.setting)
-    claim_ids = _select_claims(store, request)
     space, dataset_id = _label_space(store, claim_ids)
     template = load_template(_template_name(request.prompt, space, settings.prompts_dir), settings.prompts_dir)
     check_setting(template, setting)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 from workbench.tui import run_workbench
 
@@ -16,10 +17,15 @@ def main(argv: list[str] | None = None) -> None:
                                             " login name)")
     args = parser.parse_args(argv)
     from store import DatabaseProblem
+    from store.problems import check_path, missing_database_text
     from workbench.errors import WorkbenchError
 
+    path = Path(args.db)
     try:
-        status = run_workbench(args.db, args.annotator)
+        check_path(path)  # as `workbench tui`: a missing file is refused, never created
+        if not path.exists():
+            parser.exit(1, f"Error: {missing_database_text(path)}\n")
+        status = run_workbench(path, args.annotator)
     except (DatabaseProblem, WorkbenchError) as problem:
         parser.exit(1, f"Error: {problem}\n")
     raise SystemExit(status)

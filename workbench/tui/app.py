@@ -95,6 +95,18 @@ class WorkbenchApp(ReportsWorkerErrors, App):
                             severity="warning", markup=False)
         if self.settings.keymap:
             self.set_keymap(dict(self.settings.keymap))
+            self._check_keymap(list(self.settings.keymap))
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def _check_keymap(self, binding_ids: list[str]) -> None:
+        """A binding id the code does not know (a typo: "claims.flg") binds nothing: say so
+        once, at start, with the id meant (finding every id imports every screen: off the UI thread)."""
+        from workbench.tui.key_catalogue import unknown_binding_ids
+
+        for given, closest in unknown_binding_ids(type(self), binding_ids):
+            meant = f"; did you mean {closest!r}?" if closest else "; ? lists the binding ids"
+            self.call_from_thread(self.notify, f"keymap: no key binding {printable(given)!r}{meant} (it binds"
+                                  " nothing)", severity="warning", markup=False, timeout=10)
 
     # -- live data -----------------------------------------------------------
 

@@ -6,6 +6,7 @@ keys reference is generated from them, so neither can drift from the bindings.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from pathlib import Path
 
@@ -44,6 +45,14 @@ def binding_owners(app_class: type) -> list[tuple[str, type]]:
     rank = {name: position for position, name in enumerate(ORDER)}
     names = sorted(found, key=lambda name: (rank.get(name, len(ORDER)), found[name].__module__, name))
     return [(title_of(found[name]), found[name]) for name in names]
+
+
+def unknown_binding_ids(app_class: type, wanted: list[str]) -> list[tuple[str, str | None]]:
+    """(id, the closest known id or None) for each id in `wanted` that no binding has."""
+    known = sorted({binding.id for _, owner in binding_owners(app_class) for binding in own_bindings(owner)
+                    if binding.id})
+    return [(given, next(iter(difflib.get_close_matches(given, known, n=1, cutoff=0.6)), None))
+            for given in wanted if given not in known]
 
 
 def title_of(owner: type) -> str:

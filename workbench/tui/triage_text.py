@@ -54,7 +54,7 @@ def category_panel(item: TriageItem, counts: dict[str, int] | None = None) -> Te
         panel.append("\n")
     panel.append_text(others_text(item))
     panel.append("\nkeys: a category's key toggles it; r reviewed + next; e note; + new category;"
-                 " a agreement; d adjudicate", style="dim")
+                 " < > evidence tabs; a agreement; d adjudicate", style="dim")
     return panel
 
 

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from store import Adjudication, AdjudicationConflict, FailureCategory, Label as StoredLabel, Prediction, Store
@@ -30,6 +30,7 @@ from workbench.tui.messages import DataChanged
 from workbench.tui.screens.detail import EvidenceText
 from workbench.tui.screens.dialogs import TextPrompt
 from workbench.tui.triage_text import answer_body
+from workbench.tui.widgets.footer import KeyFooter
 
 
 @dataclass
@@ -104,7 +105,7 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
                         yield EvidenceText(id=f"adjudication-{key}")
             with VerticalScroll(id="adjudication-side"):
                 yield Static(Text("reading…", style="dim"), id="adjudication-labels")
-        yield Footer(compact=True)
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def _title(self) -> Text:
         title = Text("adjudicate ", style="bold")

@@ -17,12 +17,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from workbench.render.curation import articles_table, curated_filter, dataset_filter, funnel_table
 from workbench.render.display import one_line
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
+from workbench.tui.widgets.footer import KeyFooter
 
 
 @dataclass
@@ -78,7 +79,7 @@ dataset. Details: docs/claimreview.md."""
         yield DataTable(id="datasets", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="funnel-scroll"):
             yield Static(id="funnel")
-        yield Footer(compact=True)
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         table = self.query_one("#datasets", DataTable)

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
+from textual.widgets import Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from workbench.render.display import literal
@@ -23,6 +23,7 @@ from workbench.tui.widgets.claim_images import ClaimImages
 from workbench.tui.widgets.trajectory_view import TrajectoryView
 from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.widgets.verdicts import VerdictList
+from workbench.tui.widgets.footer import KeyFooter
 
 SORT_FIELDS = {"date": "claim_date"}
 TABS = [("claim", "Claim"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"),
@@ -85,6 +86,7 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
                 tooltip="Every change to this claim's labels: who, when, old, new"),
         Binding("c", "copy_id", "Copy id", id="detail.copy_id", tooltip="Copy the claim id"),
         Binding("f", "flag", "Flag", id="detail.flag", tooltip="Flag this claim"),
+        Binding("r", "run", "Run", id="detail.run", tooltip="Run a model on this claim"),
         Binding("n", "error(True)", "Next error", show=False, id="detail.next_error",
                 tooltip="Next claim the focus run got wrong"),
         Binding("N", "error(False)", "Prev error", show=False, id="detail.previous_error",
@@ -120,7 +122,7 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
             # On wide terminals the verdicts stay in view beside the claim and its evidence.
             yield VerdictList(id="side-verdicts")
         yield RunStatus()
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self._load(self.claim_id)
@@ -196,10 +198,16 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
                             list(self.app.catalogue.flag_kinds))
         self.app.push_screen(dialog, browser.actions.flag_requested)
 
+    def action_run(self) -> None:
+        self.app.browser.actions.run(claim_id=self.claim_id)
+
     def action_error(self, forward: bool) -> None:
         if self.bundle is None:
             return
         browser = self.app.browser
+        if browser.focus_run is None:  # said in this screen's keys (v here opens the Verdicts tab)
+            self.notify("no run to step through yet: r runs a model on this claim", severity="warning")
+            return
         sort = browser.table.query.sort
         claim = self.bundle.claim
         value = getattr(claim, SORT_FIELDS.get(sort, sort))

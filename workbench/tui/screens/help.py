@@ -11,10 +11,11 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from store import FILTER_HELP
 from workbench.tui.key_catalogue import binding_owners, own_bindings
+from workbench.tui.widgets.footer import KeyFooter
 
 
 def reflow(help_text: str) -> str:
@@ -93,7 +94,7 @@ class HelpScreen(Screen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
             yield Static(help_text(self.app, self.target, self.here))
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

@@ -15,7 +15,8 @@ from textual.worker import get_current_worker
 from workbench.tui.widgets.choosers import MarkedRadioButton
 from workbench.render.display import literal, printable
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.tui.run_preview import MODEL_KINDS, RunChoice, preview_text, setting_names, template_names
+from workbench.tui.run_preview import (MODEL_KINDS, RunChoice, checking_text, preview_text, setting_names,
+                                       template_names)
 
 
 class RunDialog(ReportsWorkerErrors, ModalScreen):
@@ -35,6 +36,7 @@ max_searches=, claim_tokens= in the options; image_search=true adds image search
 searxng or serper, max_images= how many a vision model may look at); its steps, and the
 images it looked at, show in the claim's Trajectory tab. ctrl+s (or the Start button) starts; progress shows in the browser
 and K cancels."""
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # short terminals: the form rows closer together
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="run.cancel", tooltip="Close without running"),
         Binding("ctrl+s", "start", "Start", id="run.start", tooltip="Check the setup and start the run"),
@@ -104,8 +106,10 @@ and K cancels."""
                     count = "counting…" if self.count is None else f"{self.count:,}"
                     yield MarkedRadioButton(Text(f"every claim matching the filter ({count})"),
                                       value=self.claim_id is None and not self.marked, id="scope-filter")
-                yield Label(Text(f"prompt for claim {self.claim_id}" if self.claim_id is not None
-                                 else "prompt preview (no claim highlighted)", style="bold"))
+            # Outside the form, so the first messages show at 24 rows; it scrolls on its own (Tab to it).
+            yield Label(Text(f"prompt for claim {self.claim_id}" if self.claim_id is not None
+                             else "prompt preview (no claim highlighted)", style="bold"))
+            with VerticalScroll(id="run-preview-box"):
                 yield Static(Text("rendering…", style="dim"), id="run-preview")
             yield Static(id="run-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
@@ -184,7 +188,7 @@ and K cancels."""
             self._show_error(problem)
             return
         self._starting = True
-        self._show_error(None, Text("checking the setup (a local model is loaded now)…", style="dim"))
+        self._show_error(None, Text(checking_text(choice), style="dim"))
         self._prepare(choice)
 
     @work(thread=True, exclusive=True, group="run-prepare", exit_on_error=False)

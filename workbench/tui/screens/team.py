@@ -11,12 +11,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 from textual.worker import get_current_worker
 
 from workbench.render.display import literal
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
+from workbench.tui.widgets.footer import KeyFooter
 
 PANEL_RESAMPLES = 1000
 
@@ -55,7 +56,7 @@ says why. The figures follow new labels as they are written, from any terminal."
         yield Label(header, id="agreement-header")
         with VerticalScroll(id="agreement-body"):
             yield Static(Text("computing…", style="dim"), id="agreement-figures")
-        yield Footer(compact=True)
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self._compute()

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from store import PageRequest
@@ -22,9 +22,10 @@ from workbench.tui.messages import DataChanged
 from workbench.tui.screens.detail import EvidenceText
 from workbench.tui.screens.dialogs import TextPrompt, TextViewer, plain_title
 from workbench.tui.triage_text import answer_body, category_panel
+from workbench.tui.widgets.footer import KeyFooter
 
 QUEUE_PAGE = 200
-RESERVED_KEYS = set("nNpreo+[]?qumKCad")
+RESERVED_KEYS = set("nNpreo+[]?qumKCad<>")
 """Keys the triage screen (or the app) already uses: a category cannot take them."""
 
 
@@ -36,7 +37,8 @@ Triage walks your queue of the run (what `workbench triage assign` gave you), or
 nothing is assigned to you, the run's wrong answers (run:NAME wrong), one by one. Every
 label is yours (the header says who you are: --annotator, the config's annotator, or
 your login name). Press a category's key (1-6 for the built-in ones) to put the answer in
-that category or take it out; an answer can have several. r marks it reviewed (your
+that category or take it out; an answer can have several. > and < go round the evidence
+tabs (Answer, Reference, Full, Pages, QA). r marks it reviewed (your
 label is in) and moves to what is left, e writes a note, + adds your own category with
 its own key. The panel counts your labels over the run. In a blind queue the others'
 labels of an answer show only once you have marked it reviewed. a shows how far the
@@ -52,11 +54,16 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         Binding("e", "note", "Note", id="triage.note", tooltip="Write a note on this answer"),
         Binding("plus", "add_category", "New category", id="triage.add_category",
                 tooltip="Add your own failure category with its own key"),
-        Binding("o", "raw_output", "Raw", id="triage.raw", tooltip="The model's raw output"),
+        # The evidence tabs: digits are category keys here, so the tabs go round with < and >.
+        Binding("greater_than_sign", "evidence_tab(1)", "Next tab", show=False, id="triage.next_tab",
+                tooltip="The next evidence tab (Answer, Reference, Full, Pages, QA)"),
+        Binding("less_than_sign", "evidence_tab(-1)", "Prev tab", show=False, id="triage.previous_tab",
+                tooltip="The previous evidence tab"),
         Binding("a", "agreement", "Agreement", id="triage.agreement",
                 tooltip="How far the run's annotators agree (kappa, alpha, per category)"),
         Binding("d", "adjudicate", "Adjudicate", id="triage.adjudicate",
                 tooltip="The answers annotators labelled differently: decide the final categories"),
+        Binding("o", "raw_output", "Raw", id="triage.raw", tooltip="The model's raw output"),
     ]
 
     class QueueRead(Message):
@@ -113,7 +120,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
                         yield EvidenceText(id=f"triage-{key}")
             with VerticalScroll(id="triage-side"):
                 yield Static(Text("reading…", style="dim"), id="triage-categories")
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self._read_queue(None)
@@ -287,6 +294,11 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         self._read_counts()
         if self.queue:
             self._read_item(self.queue[self.index])
+
+    def action_evidence_tab(self, step: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        panes = [pane.id for pane in tabs.query(TabPane)]
+        tabs.active = panes[(panes.index(tabs.active) + step) % len(panes)]
 
     def action_back(self) -> None:
         self.app.pop_screen()
