@@ -18,7 +18,6 @@ from pathlib import Path
 
 import click
 
-from workbench.cli.hints import with_root_options
 from workbench.errors import WorkbenchError
 
 DEFAULT_DB = "workbench.db"
@@ -72,6 +71,8 @@ class UserError(click.ClickException):
     suggests in backquotes gets the --db the user gave, so it works as typed."""
 
     def __init__(self, message: str):
+        from workbench.cli.hints import with_root_options  # only when there is something to say
+
         super().__init__(with_root_options(message))
 
 
