@@ -49,9 +49,11 @@ def run_in_terminal(args: list[str], watch: tuple[str, ...] = (), timeout: float
         os.execve(sys.executable, [sys.executable, "-c", _CHILD, ",".join(watch), *args], env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     output, started = b"", time.monotonic()
+    # poll, not select: a long test session may hold more than 1024 descriptors
+    waiting = select.poll()
+    waiting.register(fd, select.POLLIN | select.POLLHUP)
     while True:
-        ready, _, _ = select.select([fd], [], [], 1.0)
-        if ready:
+        if waiting.poll(1000):
             try:
                 chunk = os.read(fd, 65536)
             except OSError:  # the child has closed the terminal
