@@ -3,13 +3,12 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-SETUP_STAMP := $(VENV)/.setup-complete
 DEMO_DB := demo.db
 # A portable llama.cpp build: a native one dies with SIGILL on CPUs that advertise AMX
-# to a sandbox that forbids it (see README, "Local models").
+# to a sandbox that forbids it (see docs/install.md).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: demo test setup nlp-data bench clean-venv
+.PHONY: demo test docs setup install nlp-data bench clean-venv
 
 demo: setup
 	@$(BIN)/workbench --db $(DEMO_DB) demo
@@ -17,20 +16,37 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
-setup: $(SETUP_STAMP)
+# Setup looks at what is installed (python -m workbench.environment: the requirements of
+# pyproject.toml and its extras, this checkout, the NLTK data), not at a stamp file, so an
+# environment made by hand, as docs/install.md shows, counts as complete and `make demo` starts at once.
+setup:
+	@if [ -x $(BIN)/python ] && $(BIN)/python -m workbench.environment >/dev/null 2>&1; then :; \
+	else $(MAKE) --no-print-directory install; fi
 
-$(SETUP_STAMP): pyproject.toml
-	@echo "== One-time setup: .venv with every extra (local models, embeddings, tests)."
+install:
+	@echo "== One-time setup: .venv with every extra (local models, embeddings, tests, docs)."
 	@echo "== The first time, pip compiles llama.cpp: 7-12 minutes on a 2-core machine."
 	@echo "== pip caches the wheel, so later setups take about a minute; after that, seconds."
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip
 	@echo "== Installing the workbench and its dependencies (llama-cpp-python is the slow part)..."
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --progress-bar off -e ".[local,embed,dev,docs]"
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  echo "== Chromium and its driver, for the browser test of workbench serve (apt-get)..."; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null) \
+	      || echo "== (could not install them: the browser test is skipped)"; \
+	  else echo "== (not root, or no apt-get: install chromium and chromium-driver to run the browser test)"; fi; }
 	@echo "== NLTK data (WordNet 3.0, punkt_tab) for METEOR..."
 	$(BIN)/workbench nlp-data
-	@touch $@
+	@$(BIN)/python -m workbench.environment || { echo "== Setup is incomplete (above)."; exit 1; }
 	@echo "== Setup complete."
+
+# The documentation site, offline, into site/ (open site/index.html). The generated pages
+# (command and keys references, the home and benchmarks pages) are written first.
+docs: setup
+	$(BIN)/python -m workbench.cli.reference docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 nlp-data: setup
 	$(BIN)/workbench nlp-data

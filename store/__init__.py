@@ -5,55 +5,156 @@ This package imports neither `workbench` nor `textual` (a test keeps it so).
 
 from __future__ import annotations
 
-import sqlite3
+import importlib
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlite_utils import Database
+if TYPE_CHECKING:
+    from store.database import Database
+    from store.annotations import AnnotationStore
+    from store.articles import ArticleStore
+    from store.assignments import AssignmentStore
+    from store.batches import BatchStore
+    from store.claims import ClaimStore
+    from store.contamination import ContaminationStore
+    from store.curation import CurationStore
+    from store.datasets import DatasetStore
+    from store.judging import JudgingStore
+    from store.runs import RunStore
+    from store.scoring import ScoringStore
+    from store.search import SearchStore
+    from store.triage import TriageStore
+    from store.usage import UsageStore
 
-from store.annotations import (
-    CHECKED_CLEAN,
-    AnnotationStore,
-    FailureCategory,
-    FlagChange,
-)
-from store.batches import BatchBusy, BatchStore, RunBatch
-from store.claims import SORT_COLUMNS, ClaimRow, ClaimStore, PageRequest
-from store.connection import data_version, open_database
-from store.problems import DatabaseProblem, as_problem
-from store.contamination import ContaminationStore, ScoreGroup, ScoreRow
-from store.datasets import DatasetConflict, DatasetStore, ImportCounts
-from store.filters import FILTER_HELP, CompiledFilter, FilterError, compile_filter
-from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
-from store.judging import PERSON_PREFIX, ClaimJudgment, Judged, JudgingStore
-from store.migrations import apply_migrations
-from store.records import Claim, ClaimImage, Dataset, Evidence, Flag, LabelSpace, Prediction, Run
-from store.runs import CachedResponse, RunProgress, RunStore
-from store.scoring import ScoringStore
-from store.search import SearchStore, Step, StoredResult
-from store.usage import UsageStore
+_EXPORTS = {
+    "store.annotations": "CHECKED_CLEAN AnnotationStore FailureCategory FlagChange",
+    "store.articles": "ArticleCounts ArticleRecord ArticleStore",
+    "store.assignments": "AssignmentStore Progress QueueItem Round",
+    "store.batches": "BatchBusy BatchStore RunBatch",
+    "store.claims": "SORT_COLUMNS ClaimRow ClaimStore PageRequest",
+    "store.connection": "data_version open_database",
+    "store.contamination": "ContaminationStore ScoreGroup ScoreRow",
+    "store.curation": "CURATED_OUT CurationRow CurationStore DuplicateLink StepRecord step_kind",
+    "store.datasets": "DatasetConflict DatasetStore ImportCounts",
+    "store.filters": "FILTER_HELP CompiledFilter FilterError compile_filter",
+    "store.flag_specs": "FlagSpec FlagSpecError check_flag_model",
+    "store.judging": "PERSON_PREFIX ClaimJudgment Judged JudgeRepeat JudgingStore",
+    "store.label_history": "HistoryEntry",
+    "store.problems": "DatabaseProblem as_problem",
+    "store.records": "Claim ClaimImage Dataset Evidence Flag LabelSpace Prediction Run",
+    "store.runs": "CachedResponse RunProgress RunStore",
+    "store.scoring": "ScoringStore",
+    "store.search": "FetchRecord SearchStore Step StoredResult",
+    "store.triage": "Adjudication AdjudicationConflict ImportedLabel LabelImportCounts Label TriageStore UNATTRIBUTED",
+    "store.usage": "UsageStore",
+}
+"""What `from store import X` finds, by module: imported when first asked for (PEP 562), so a
+command imports only the parts of the store it uses."""
+
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names.split()}
+
+
+def __getattr__(name: str):
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME})
 
 
 class Store:
-    """The database, migrated on open, with one attribute per area of the schema."""
+    """The database, migrated on open, with one attribute per area of the schema (each made,
+    and its module imported, when first used)."""
 
     def __init__(self, db: Database):
         self.db = db
-        apply_migrations(db)
-        self.datasets = DatasetStore(db)
-        self.claims = ClaimStore(db)
-        self.runs = RunStore(db)
-        self.annotations = AnnotationStore(db)
-        self.batches = BatchStore(db)
-        self.contamination = ContaminationStore(db)
-        self.scoring = ScoringStore(db)
-        self.judging = JudgingStore(db, self.runs)
-        self.search = SearchStore(db)
-        self.usage = UsageStore(db)
+        migrate(db)
+
+    @cached_property
+    def datasets(self) -> DatasetStore:
+        from store.datasets import DatasetStore
+        return DatasetStore(self.db)
+
+    @cached_property
+    def claims(self) -> ClaimStore:
+        from store.claims import ClaimStore
+        return ClaimStore(self.db)
+
+    @cached_property
+    def runs(self) -> RunStore:
+        from store.runs import RunStore
+        return RunStore(self.db)
+
+    @cached_property
+    def annotations(self) -> AnnotationStore:
+        from store.annotations import AnnotationStore
+        return AnnotationStore(self.db)
+
+    @cached_property
+    def batches(self) -> BatchStore:
+        from store.batches import BatchStore
+        return BatchStore(self.db)
+
+    @cached_property
+    def contamination(self) -> ContaminationStore:
+        from store.contamination import ContaminationStore
+        return ContaminationStore(self.db)
+
+    @cached_property
+    def scoring(self) -> ScoringStore:
+        from store.scoring import ScoringStore
+        return ScoringStore(self.db)
+
+    @cached_property
+    def judging(self) -> JudgingStore:
+        from store.judging import JudgingStore
+        return JudgingStore(self.db, self.runs)
+
+    @cached_property
+    def search(self) -> SearchStore:
+        from store.search import SearchStore
+        return SearchStore(self.db)
+
+    @cached_property
+    def triage(self) -> TriageStore:
+        from store.triage import TriageStore
+        return TriageStore(self.db)
+
+    @cached_property
+    def assignments(self) -> AssignmentStore:
+        from store.assignments import AssignmentStore
+        return AssignmentStore(self.db)
+
+    @cached_property
+    def articles(self) -> ArticleStore:
+        from store.articles import ArticleStore
+        return ArticleStore(self.db)
+
+    @cached_property
+    def curation(self) -> CurationStore:
+        from store.curation import CurationStore
+        return CurationStore(self.db)
+
+    @cached_property
+    def usage(self) -> UsageStore:
+        from store.usage import UsageStore
+        return UsageStore(self.db)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
         """Open (creating and migrating if needed) the database file at `path`; a
         DatabaseProblem says in one line what is wrong with it, if anything is."""
+        import sqlite3
+
+        from store.connection import open_database
+        from store.problems import DatabaseProblem, as_problem
+
         db = open_database(path)
         try:
             return cls(db)
@@ -73,17 +174,32 @@ class Store:
 
     def data_version(self) -> int:
         """Changes when another connection commits (what live views poll)."""
+        from store.connection import data_version
+
         return data_version(self.db)
 
     def close(self) -> None:
         self.db.close()
 
 
+def migrate(db) -> None:
+    """Bring the schema up to date. A database that has every migration this version knows is
+    told apart with sqlite3 alone; only one that needs migrating (or refusing) loads them."""
+    from store.migration_names import schema_is_current
+
+    if not schema_is_current(db.conn):
+        from store.migrations import apply_migrations
+
+        apply_migrations(db)
+
+
 __all__ = [
-    "AnnotationStore", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
+    "AnnotationStore", "ArticleCounts", "ArticleRecord", "ArticleStore", "CURATED_OUT", "CurationRow", "CurationStore", "DuplicateLink", "StepRecord", "step_kind", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
     "CompiledFilter", "ContaminationStore", "Dataset", "DatabaseProblem", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
     "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
     "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
-    "check_flag_model", "compile_filter", "open_database", "PERSON_PREFIX", "ClaimJudgment", "Judged",
-    "JudgingStore", "ClaimImage", "SearchStore", "Step", "StoredResult",
+    "check_flag_model", "compile_filter", "migrate", "open_database", "PERSON_PREFIX", "ClaimJudgment", "Judged",
+    "JudgingStore", "ClaimImage", "FetchRecord", "SearchStore", "Step", "StoredResult", "Adjudication", "AdjudicationConflict",
+    "AssignmentStore", "HistoryEntry", "ImportedLabel", "JudgeRepeat", "Label", "LabelImportCounts", "Progress",
+    "QueueItem", "Round", "TriageStore", "UNATTRIBUTED",
 ]

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.flag_specs import FlagSpec, check_flag_model
 from store.records import Flag, now_iso
+from store.triage import UNATTRIBUTED, TriageStore
 
 CHECKED_CLEAN = "not-contaminated"
 """The flag kind for "checked by a person: not contaminated" (threshold sweeps need it)."""
@@ -41,15 +42,22 @@ class AnnotationStore:
 
     def __init__(self, db: Database):
         self.db = db
+        self.team = TriageStore(db)
 
     # -- flags ---------------------------------------------------------------
 
     def flag(self, claim_ids: list[int], kind: str, note: str | None = None, who: str | None = None,
              source: str = "manual", model: str = "", metric: str = "",
              score: float | None = None, threshold: float | None = None) -> FlagChange:
-        """Flag claims (claims that already carry this exact flag are left as they are)."""
+        """Flag claims (claims that already carry this exact flag are left as they are).
+
+        A manual flag is a person's label: it carries its annotator (UNATTRIBUTED when none
+        is given), two people's flags of one kind are two flags, and each enters the history.
+        """
         added = []
         stamp = now_iso()
+        if source == "manual":
+            who = who or UNATTRIBUTED
         with self.db.atomic():
             for claim_id in claim_ids:
                 cursor = self.db.conn.execute(
@@ -59,7 +67,14 @@ class AnnotationStore:
                 )
                 if cursor.rowcount:
                     added.append(cursor.lastrowid)
+                    if source == "manual":
+                        self._flag_history(claim_id, who, None, kind, "flag", stamp)
         return FlagChange(added_ids=added, removed=[])
+
+    def _flag_history(self, claim_id: int, who: str | None, old: str | None, new: str | None, source: str,
+                      stamp: str | None = None) -> None:
+        self.team.record_history(None, "flag", who or UNATTRIBUTED, who or UNATTRIBUTED, old, new, source, stamp,
+                                 claim_id=claim_id)
 
     def set_pipeline_flags(self, flags: list[Flag], kind: str, model: str, metric: str) -> FlagChange:
         """Replace the pipeline's flags of one kind/model/metric with `flags`."""
@@ -74,24 +89,35 @@ class AnnotationStore:
             added = [self._insert(f) for f in flags]
         return FlagChange(added_ids=added, removed=removed)
 
-    def unflag(self, claim_ids: list[int], kind: str, source: str | None = "manual") -> FlagChange:
-        """Remove a kind of flag from claims (manual ones only, unless `source` says)."""
-        where = "claim_id = ? AND kind = ?" + (" AND source = ?" if source else "")
+    def unflag(self, claim_ids: list[int], kind: str, source: str | None = "manual",
+               who: str | None = None) -> FlagChange:
+        """Remove a kind of flag from claims (manual ones only, unless `source` says; only
+        `who`'s, when given)."""
+        where = "claim_id = ? AND kind = ?" + (" AND source = ?" if source else "") + (" AND who = ?" if who else "")
         removed = []
         with self.db.atomic():
             for claim_id in claim_ids:
-                params = [claim_id, kind] + ([source] if source else [])
-                removed += self._select_flags(where, params)
+                params = [claim_id, kind] + ([source] if source else []) + ([who] if who else [])
+                gone = self._select_flags(where, params)
                 self.db.execute(f"DELETE FROM flags WHERE {where}", params)
+                for flag in gone:
+                    if flag.source == "manual":
+                        self._flag_history(claim_id, flag.who, flag.kind, None, "unflag")
+                removed += gone
         return FlagChange(added_ids=[], removed=removed)
 
     def undo(self, change: FlagChange) -> None:
-        """Reverse a flag / unflag exactly."""
+        """Reverse a flag / unflag exactly (the history keeps both the change and its undoing)."""
         with self.db.atomic():
-            for flag_id in change.added_ids:
-                self.db.execute("DELETE FROM flags WHERE id = ?", [flag_id])
+            for flag in self._select_flags(f"id IN ({', '.join('?' * len(change.added_ids))})",
+                                           change.added_ids) if change.added_ids else []:
+                self.db.execute("DELETE FROM flags WHERE id = ?", [flag.id])
+                if flag.source == "manual":
+                    self._flag_history(flag.claim_id, flag.who, flag.kind, None, "undo")
             for flag in change.removed:
                 self._insert(flag, keep_id=True)
+                if flag.source == "manual":
+                    self._flag_history(flag.claim_id, flag.who, None, flag.kind, "undo")
 
     def check_spec(self, spec: FlagSpec) -> None:
         """FlagSpecError when the spec names a model nothing was found for (see check_flag_model)."""
@@ -117,6 +143,14 @@ class AnnotationStore:
         rows = self.db.execute(f"SELECT DISTINCT claim_id FROM flags WHERE {' AND '.join(where)}", params)
         return {r[0] for r in rows}
 
+    def manual_marks(self, kinds: list[str]) -> list[tuple[int, str, str]]:
+        """(claim id, who, kind) of every manual flag of these kinds: people's labels, each
+        person's own."""
+        marks = ", ".join("?" * len(kinds))
+        rows = self.db.execute(f"SELECT claim_id, coalesce(who, ?), kind FROM flags WHERE source = 'manual'"
+                               f" AND kind IN ({marks}) ORDER BY claim_id, who", [UNATTRIBUTED, *kinds])
+        return rows.fetchall()
+
     def _insert(self, flag: Flag, keep_id: bool = False) -> int:
         values = flag.model_dump(exclude=None if keep_id else {"id"})
         values["created_at"] = values["created_at"] or now_iso()
@@ -129,7 +163,7 @@ class AnnotationStore:
     def _select_flags(self, where: str, params: list) -> list[Flag]:
         cursor = self.db.execute(f"SELECT * FROM flags WHERE {where} ORDER BY id", params)
         names = [d[0] for d in cursor.description]
-        return [Flag.model_validate(dict(zip(names, row))) for row in cursor]
+        return [Flag.from_store(dict(zip(names, row))) for row in cursor]
 
     # -- failure categories and triage ----------------------------------------
 
@@ -161,57 +195,40 @@ class AnnotationStore:
 
     def toggle_category(self, prediction_id: int, category_id: int, who: str | None = None,
                         note: str | None = None) -> bool:
-        """Assign the category to a prediction, or take it off if it was there. True if now on."""
-        with self.db.atomic():
-            cursor = self.db.execute(
-                "DELETE FROM triage_entries WHERE prediction_id = ? AND category_id = ?",
-                [prediction_id, category_id],
-            )
-            if cursor.rowcount:
-                return False
-            self.db.execute(
-                "INSERT INTO triage_entries (prediction_id, category_id, note, who, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [prediction_id, category_id, note, who, now_iso()],
-            )
-        return True
+        """Give the category to an answer as `who` (store.triage), or take it off. True if now on."""
+        on = self.team.toggle_category(prediction_id, who or UNATTRIBUTED, category_id)
+        if note is not None:
+            self.team.set_note(prediction_id, who or UNATTRIBUTED, note)
+        return on
 
-    def categories_for(self, prediction_id: int) -> list[FailureCategory]:
-        """Categories assigned to one prediction."""
-        ids = {r[0] for r in self.db.execute(
-            "SELECT category_id FROM triage_entries WHERE prediction_id = ?", [prediction_id]
-        )}
+    def categories_for(self, prediction_id: int, annotator: str | None = None) -> list[FailureCategory]:
+        """Categories one annotator gave an answer (None: anyone)."""
+        sql, params = "SELECT category_id FROM triage_entries WHERE prediction_id = ?", [prediction_id]
+        if annotator is not None:
+            sql, params = sql + " AND annotator = ?", params + [annotator]
+        ids = {r[0] for r in self.db.execute(sql, params)}
         return [c for c in self.categories() if c.id in ids]
 
     def review(self, prediction_id: int, reviewed: bool = True, note: str | None = None,
                who: str | None = None) -> None:
-        """Mark a prediction reviewed (or not) with an optional note."""
-        with self.db.atomic():
-            self.db.execute(
-                "INSERT INTO triage_reviews (prediction_id, reviewed, note, who, updated_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (prediction_id) DO UPDATE SET"
-                " reviewed = excluded.reviewed, note = coalesce(excluded.note, note),"
-                " who = excluded.who, updated_at = excluded.updated_at",
-                [prediction_id, int(reviewed), note, who, now_iso()],
-            )
+        """Mark an answer reviewed (done) by `who`, or not, with an optional note."""
+        self.team.set_done(prediction_id, who or UNATTRIBUTED, reviewed, note=note)
 
-    def review_of(self, prediction_id: int) -> tuple[bool, str | None]:
-        """(reviewed, note) for a prediction."""
-        row = self.db.execute(
-            "SELECT reviewed, note FROM triage_reviews WHERE prediction_id = ?", [prediction_id]
-        ).fetchone()
-        return (bool(row[0]), row[1]) if row else (False, None)
+    def review_of(self, prediction_id: int, annotator: str | None = None) -> tuple[bool, str | None]:
+        """(reviewed, note) of an answer by one annotator (None: reviewed by anyone, the
+        latest note)."""
+        sql, params = "SELECT reviewed, note FROM triage_reviews WHERE prediction_id = ?", [prediction_id]
+        if annotator is not None:
+            sql, params = sql + " AND annotator = ?", params + [annotator]
+        rows = self.db.execute(sql + " ORDER BY updated_at DESC", params).fetchall()
+        notes = [note for _, note in rows if note]
+        return any(reviewed for reviewed, _ in rows), (notes[0] if notes else None)
 
-    def category_counts(self, run_id: int) -> dict[str, int]:
-        """How many of a run's predictions carry each category (every category listed)."""
-        rows = self.db.execute(
-            "SELECT fc.name, count(p.id) FROM failure_categories fc"
-            " LEFT JOIN triage_entries t ON t.category_id = fc.id"
-            " LEFT JOIN predictions p ON p.id = t.prediction_id AND p.run_id = ?"
-            " GROUP BY fc.id ORDER BY fc.builtin DESC, fc.id",
-            [run_id],
-        )
-        return dict(rows.fetchall())
+    def category_counts(self, run_id: int, annotator: str | None = None) -> dict[str, int]:
+        """How many of a run's answers carry each category (one annotator's labels, or
+        anyone's); every category listed."""
+        counts = self.team.category_counts(run_id, annotator)
+        return {c.name: counts.get(c.id, 0) for c in self.categories()}
 
 
 def slugify(name: str) -> str:

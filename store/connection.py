@@ -5,15 +5,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import sqlite_utils
-
+from store.database import Database
 from store.problems import BUSY_TIMEOUT_MS, DatabaseProblem, as_problem, check_path
 
 MMAP_BYTES = 1 << 30
 """How much of the file SQLite may map into memory (a big database is read through the map)."""
 
 
-def open_database(path: str | Path) -> sqlite_utils.Database:
+def open_database(path: str | Path) -> Database:
     """Open (or create) the database file with WAL, foreign keys and a busy timeout.
 
     A path that cannot hold the database (a folder, a missing folder, a file that is not
@@ -23,9 +22,11 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
     """
     path = Path(path)
     check_path(path)
+    conn = None
     try:
-        db = sqlite_utils.Database(path, execute_plugins=False)
-        conn = db.conn
+        conn = sqlite3.connect(path)
+        db = Database(conn)
+        conn.execute("PRAGMA recursive_triggers = ON")  # as sqlite-utils set it (the schema was made so)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # WAL lets the TUI read while a run in another process writes.
         conn.execute("PRAGMA journal_mode = WAL")
@@ -38,6 +39,8 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
     except sqlite3.Error as error:
+        if conn is not None:
+            conn.close()
         problem = as_problem(error, path)
         if problem is None:
             raise
@@ -45,13 +48,13 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
     return db
 
 
-def database_path(db: sqlite_utils.Database) -> str:
+def database_path(db: Database) -> str:
     """The file a connection is open on (for messages)."""
     rows = db.execute("PRAGMA database_list").fetchall()
     return next((row[2] for row in rows if row[1] == "main"), "") or "the database"
 
 
-def data_version(db: sqlite_utils.Database) -> int:
+def data_version(db: Database) -> int:
     """SQLite's counter that changes when another connection commits.
 
     The TUI polls this to notice a run writing from another terminal.

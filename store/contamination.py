@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.records import now_iso
+from store.scoring import FieldSource
 
 _CHUNK = 500
 """Claim ids per IN (...) list (SQLite allows 32,766 variables; smaller lists plan well)."""
@@ -143,16 +144,26 @@ class ContaminationStore:
             [kind, joiner, joiner]).fetchall()
 
     def oracle_sources(self, claim_ids: list[int]) -> tuple[set[int], set[int]]:
-        """(claims with an oracle article text, claims with question-answer evidence)."""
+        """(claims with an oracle article text, their own or fetched, claims with question-answer evidence)."""
         articles, qa = set(), set()
         for start in range(0, len(claim_ids), _CHUNK):
             chunk = claim_ids[start:start + _CHUNK]
             marks = ", ".join("?" * len(chunk))
             articles |= {r[0] for r in self.db.execute(
-                f"SELECT id FROM claims WHERE id IN ({marks}) AND trim(coalesce(article_text, '')) != ''", chunk)}
+                f"SELECT c.id FROM claims c WHERE c.id IN ({marks}) AND (trim(coalesce(c.article_text, '')) != ''"
+                " OR EXISTS (SELECT 1 FROM articles a WHERE a.url = c.article_url AND a.status = 'fetched'"
+                " AND trim(coalesce(a.text, '')) != ''))", chunk)}
             qa |= {r[0] for r in self.db.execute(
                 f"SELECT DISTINCT claim_id FROM evidence WHERE kind = 'qa' AND claim_id IN ({marks})", chunk)}
         return articles, qa
+
+
+    def scored_claim_values(self, source: FieldSource) -> dict[int, object]:
+        """claim id -> a breakdown field's raw value, for every claim with a stored score."""
+        sql, params = source.sql()
+        rows = self.db.execute(f"SELECT c.id, {sql} FROM claims c WHERE c.id IN"
+                               " (SELECT DISTINCT claim_id FROM contamination_scores)", params)
+        return dict(rows.fetchall())
 
 
 def _row(values: dict) -> ScoreRow:

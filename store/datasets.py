@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import sqlite3
@@ -11,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Union
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.records import Claim, Dataset, LabelSpace, now_iso, to_json
 
@@ -82,15 +81,17 @@ class DatasetStore:
         found = self._select("d.id = ?", [dataset_id])
         return found[0] if found else None
 
-    def label_space(self, dataset_id: int) -> LabelSpace | None:
-        """A dataset's label space, without counting its claims."""
+    def label_space(self, dataset_id: int | str) -> LabelSpace | None:
+        """A dataset's label space (by id, or by name), without counting its claims."""
+        column = "name" if isinstance(dataset_id, str) else "id"
         row = self.db.execute(
-            "SELECT label_space, labels, abstain_label, excluded_labels FROM datasets WHERE id = ?",
+            f"SELECT label_space, labels, abstain_label, excluded_labels FROM datasets WHERE {column} = ?",
             [dataset_id],
         ).fetchone()
         if row is None:
             return None
-        return LabelSpace(name=row[0], labels=json.loads(row[1]), abstain=row[2], excluded=json.loads(row[3]))
+        return LabelSpace.from_store({"name": row[0], "labels": json.loads(row[1]), "abstain": row[2],
+                                     "excluded": json.loads(row[3])})
 
     def _select(self, where: str, params: list) -> list[Dataset]:
         rows = self.db.query(
@@ -192,8 +193,8 @@ class DatasetStore:
             [dataset.name],
         ).fetchone()
         if row is not None:
-            stored = LabelSpace(
-                name=row[1], labels=json.loads(row[2]), abstain=row[3], excluded=json.loads(row[4])
+            stored = LabelSpace.from_store(
+                {"name": row[1], "labels": json.loads(row[2]), "abstain": row[3], "excluded": json.loads(row[4])}
             )
             if stored.labels != space.labels or stored.abstain != space.abstain:
                 raise DatasetConflict(
@@ -255,6 +256,8 @@ def _listed(space: LabelSpace) -> str:
 
 def claim_hash(claim: Claim) -> str:
     """A digest of everything imported for a claim (to tell updated from unchanged)."""
+    import hashlib  # on imports only (loading OpenSSL's hashes costs a reading command a few ms)
+
     payload = claim.model_dump(exclude={"id", "dataset"}, mode="json")
     return hashlib.sha256(to_json(payload).encode()).hexdigest()[:32]
 
@@ -295,14 +298,14 @@ def _json_or_empty(value: dict | None) -> str:
 
 
 def _dataset(row: dict) -> Dataset:
-    space = LabelSpace(
-        name=row["label_space"],
-        labels=json.loads(row["labels"]),
-        abstain=row["abstain_label"],
-        excluded=json.loads(row["excluded_labels"]),
-    )
-    return Dataset(
-        id=row["id"], name=row["name"], source_format=row["source_format"], label_space=space,
-        source_path=row["source_path"], imported_at=row["imported_at"], notes=row["notes"],
-        claim_count=row["claim_count"],
-    )
+    space = LabelSpace.from_store({
+        "name": row["label_space"],
+        "labels": json.loads(row["labels"]),
+        "abstain": row["abstain_label"],
+        "excluded": json.loads(row["excluded_labels"]),
+    })
+    return Dataset.from_store({
+        "id": row["id"], "name": row["name"], "source_format": row["source_format"], "label_space": space,
+        "source_path": row["source_path"], "imported_at": row["imported_at"], "notes": row["notes"],
+        "claim_count": row["claim_count"],
+    })

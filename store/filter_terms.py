@@ -69,7 +69,7 @@ def _field_term(raw: str, negated: bool, start: int, end: int) -> Term:
     m = _FIELD.match(raw)
     if not m:
         return Term(negated, None, None, raw, start, end)
-    name, op, value = m.group(1).lower(), m.group(2), m.group(3)
+    name, op, value = _field_name(m.group(1)), m.group(2), m.group(3)
     quoted = value.startswith('"')
     if quoted:
         if len(value) < 2 or not value.endswith('"'):
@@ -78,6 +78,14 @@ def _field_term(raw: str, negated: bool, start: int, end: int) -> Term:
     if value == "" and not quoted:
         raise FilterError(f"{name}{op} needs a value", start, end)
     return Term(negated, name, op, value, start, end, quoted)
+
+
+def _field_name(raw: str) -> str:
+    """Field names are read in any case, except an attribute's own name: attributes are
+    named as the file named them (attr.location_ISO_code)."""
+    if raw[:5].lower() == "attr.":
+        return "attr." + raw[5:]
+    return raw.lower()
 
 
 def _unescape(value: str) -> str:

@@ -9,12 +9,11 @@ never pasted into SQL; field names come from a fixed table. See FILTER_HELP.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.filter_terms import FilterError, Term, parse_terms
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
@@ -27,11 +26,14 @@ Terms are combined with AND; put - in front of a term to negate it.
   id:42  id>100               the store's claim id
   date<2025-01-01  date:2024  claim date (<, <=, >, >=, =, : for a prefix)
   reftime>=2024-06-01         reference time, the same way
-  attr.claim_types:"Numerical Claim"   a free-form attribute (a list matches any item)
+  attr.claim_types:"Numerical Claim"   an attribute as stored: name and text exact, a list
+                              matches any item, true/false/null/numbers by JSON value
   has:question  has:pages     has:response has:article has:evidence has:qa has:passage has:date has:image
+  has:fetched                 the claim's article was fetched (`workbench articles fetch`)
   evidence:"word"             full-text search in the claim's evidence
   flagged:contaminated        any flag of that kind (flagged:any for any flag)
   flagged:contaminated@MODEL  found for that model, or naming none (@run: the run's model)
+  -flagged:curated-out        what curation kept (a kind matches its sub-kinds: curated-out:date, ...)
   triage:flawed-reasoning     a prediction on the claim sorted into that failure category
   run:NAME                    claims in that run; later terms refer to it:
     wrong  right  missing  predicted  verdict:unknown  status:parse_failure  reviewed
@@ -61,6 +63,7 @@ _HAS = {
     "qa": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.kind = 'qa')",
     "passage": "EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND e.passage IS NOT NULL)",
     "image": "EXISTS (SELECT 1 FROM claim_images ci WHERE ci.claim_id = c.id)",
+    "fetched": "EXISTS (SELECT 1 FROM articles a WHERE a.url = c.article_url AND a.status = 'fetched')",
 }
 _STATUS_ALIASES = {
     "ok": "ok", "abstain": "abstain", "abstained": "abstain", "parse_failure": "parse_failure",
@@ -320,8 +323,28 @@ def _attribute(term: Term) -> tuple[str, list]:
     if not name:
         raise FilterError("attr. needs a name, e.g. attr.claim_types:Numerical", term.start, term.end)
     path = '$."' + name.replace('"', '') + '"'
-    sql = "EXISTS (SELECT 1 FROM json_each(c.attributes, ?) a WHERE CAST(a.value AS TEXT) = ? COLLATE NOCASE)"
-    return sql, [path, term.value]
+    # A value matches as stored: text exactly, anything else by its JSON spelling (true, false,
+    # null, 3, {"a":1}), and a number also by its value (3 finds 3.0); a list, any item. This is
+    # how `--by attr.NAME` names its slices, so a breakdown row's filter finds exactly its claims.
+    matches = ("(CASE a.type WHEN 'text' THEN a.value WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+               " WHEN 'null' THEN 'null' ELSE CAST(a.value AS TEXT) END) = ?")
+    params = [path, path, path, path, term.value]
+    number = _json_number(term.value)
+    if number is not None:
+        matches += " OR (a.type IN ('integer', 'real') AND a.value = ?)"
+        params.append(number)
+    # An object is one value (json_each would walk its members); an absent attribute, none.
+    values = ("json_each(CASE json_type(c.attributes, ?) WHEN 'array' THEN c.attributes -> ?"
+              " ELSE json_array(c.attributes -> ?) END) a")
+    return f"EXISTS (SELECT 1 FROM {values} WHERE json_type(c.attributes, ?) IS NOT NULL AND ({matches}))", params
+
+
+def _json_number(text: str) -> int | float | None:
+    """The number a value spells in JSON (3, -2.5, 1e3), or None."""
+    if not re.fullmatch(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?", text):
+        return None
+    number = float(text)
+    return int(number) if number.is_integer() and abs(number) < 2**63 else number
 
 
 def _require_op(term: Term, *allowed: str) -> None:
@@ -332,6 +355,8 @@ def _require_op(term: Term, *allowed: str) -> None:
 
 
 def _unknown_field(term: Term) -> FilterError:
+    import difflib  # for a mistyped filter only
+
     name = term.field or term.value
     close = difflib.get_close_matches(name, KNOWN_FIELDS, n=1)
     hint = f"; did you mean {close[0]}?" if close else f"; known fields: {', '.join(KNOWN_FIELDS)}"
@@ -339,6 +364,8 @@ def _unknown_field(term: Term) -> FilterError:
 
 
 def _no_such(kind: str, value: str, names: list[str]) -> str:
+    import difflib
+
     close = difflib.get_close_matches(value, names, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return f"no {kind} named {value!r}{hint}"

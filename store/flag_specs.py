@@ -9,6 +9,10 @@ they were found for, people's flags usually name none. So:
     contaminated@run          the same for the model of the run in question
     any                       any flag at all (any@MODEL works too)
 
+A kind also matches its sub-kinds, written KIND:PART: `curated-out` matches the flags of
+every curation step (curated-out:date, curated-out:duplicate, ...), `curated-out:duplicate`
+only those of one.
+
 MODEL is spelt as runs store it (`workbench runs` shows it): gguf:default, openai:gpt-4.1-mini.
 """
 
@@ -55,8 +59,8 @@ class FlagSpec:
         """SQL over `flags f` matching the spec, and its parameters; `@run` needs `run_id`."""
         clauses, params = [], []
         if self.kind.lower() != "any":
-            clauses.append("f.kind = ? COLLATE NOCASE")
-            params.append(self.kind)
+            clauses.append("(f.kind = ? COLLATE NOCASE OR f.kind LIKE ? ESCAPE '\\')")
+            params += [self.kind, _escaped(self.kind) + ":%"]
         if self.per_run:
             if run_id is None:
                 raise FlagSpecError(f"{self}: @run needs a run (put run:NAME before it)")
@@ -66,6 +70,11 @@ class FlagSpec:
             clauses.append("(f.model = '' OR f.model = ?)")
             params.append(self.model)
         return " AND ".join(clauses) or "1", params
+
+
+def _escaped(kind: str) -> str:
+    """A kind as a literal LIKE prefix (its % and _ are not wildcards)."""
+    return kind.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _unquoted(model: str) -> str:

@@ -11,6 +11,6 @@ KNOWN: list[str] = []
 
 
 def migration(function):
-    """Register the next numbered migration."""
+    """Register the next numbered migration (and add its name to store/migration_names.py)."""
     KNOWN.append(function.__name__)
     return migrations()(function)

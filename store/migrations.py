@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from store.connection import database_path
+from store.database import sqlite_utils_database
 from store.migration_registry import KNOWN, migration, migrations
 from store.problems import DatabaseProblem
 
@@ -341,6 +342,7 @@ def apply_migrations(db: Database, stop_before: str | None = None) -> None:
 
     A database a newer version has upgraded is refused: this version would misread it.
     """
+    db = sqlite_utils_database(db)  # the migrations use sqlite-utils' table objects
     unknown = [m.name for m in migrations.applied(db) if m.name not in KNOWN]
     if unknown:
         raise DatabaseProblem(database_path(db), f"was upgraded by a newer version of the workbench (its schema has"

@@ -1,5 +1,6 @@
 """The schema, continued: migrations from m009 on (store/migrations.py holds the first eight
-and applies them all, in order). Never edit one that has shipped: add the next number."""
+and applies them all, in order). Never edit one that has shipped: add the next number, and
+its name to store/migration_names.py (opening a database reads that list, not this code)."""
 
 from __future__ import annotations
 
@@ -164,4 +165,10 @@ def m012_search(db: Database) -> None:
 def m013_document_addresses(db: Database) -> None:
     """Documents found by address: importing a knowledge store again adds only what is new."""
     db.executescript("CREATE INDEX documents_address ON documents(dataset_id, url);")
+
+
+# The later numbers, each in a module of its own (registered in number order).
+from store import migrations_claimreview  # noqa: E402,F401  (m014: ClaimReview articles and curation)
+from store import migrations_team  # noqa: E402,F401  (m015: triage as a team)
 from store import migrations_spot_checks  # noqa: E402,F401  (m016: timings, prices, engine)
+from store import migrations_search_images  # noqa: E402,F401  (m017: images in search runs)

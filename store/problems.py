@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
 from pathlib import Path
 
@@ -32,6 +33,13 @@ def check_path(path: Path) -> None:
             raise DatabaseProblem(path, read_only_text())
     elif not os.access(folder, os.W_OK):
         raise DatabaseProblem(path, f"cannot be created: no write permission in {folder}")
+
+
+def missing_database_text(path: str | Path) -> str:
+    """What opening the workbench on a file that does not exist says (`workbench tui`,
+    `workbench serve` and `python -m workbench.tui` alike): the file is not created."""
+    return (f"no database at {path}; import a file first (workbench import FILE), try"
+            f" `workbench --db {shlex.quote(str(path))} demo`, or pass --db")
 
 
 def read_only_text() -> str:

@@ -1,7 +1,9 @@
-"""The records the store reads and writes, as pydantic models.
+"""The records the store reads and writes, declared as pydantic models.
 
 Importers validate incoming data against these before anything touches the database,
-so a bad record is caught with its field name and nothing is half-written.
+so a bad record is caught with its field name and nothing is half-written. They are
+LazyModels (store/lazy_model.py): pydantic validates them when they are built from outside
+data, while the store builds the records it reads back without importing pydantic.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from store.lazy_model import Field, LazyModel, field_validator
 
 EvidenceKind = Literal["passage", "page", "qa", "article"]
 Importance = Literal["Main", "Sub", "Irrelevant"]
@@ -22,8 +24,8 @@ run marked running whose process on this machine is gone (killed, crashed, power
 "batched" is read too: a run whose requests wait in a provider's batch API."""
 
 
-class Record(BaseModel):
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+class Record(LazyModel):
+    model_config = {"use_attribute_docstrings": True, "extra": "forbid"}
 
 
 class LabelSpace(Record):

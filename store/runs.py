@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from dataclasses import dataclass
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.records import Claim, ClaimImage, Evidence, Prediction, Run, now_iso, to_json
 
@@ -120,10 +119,13 @@ class RunStore:
 
     def latest_with_config(self, config_key: str) -> Run | None:
         """The newest run made with the same configuration (for re-running a command)."""
-        rows = _dicts(
-            self.db.execute("SELECT * FROM runs WHERE config_key = ? ORDER BY id DESC LIMIT 1", [config_key])
-        )
-        return _run(rows[0]) if rows else None
+        found = self.with_config(config_key, limit=1)
+        return found[0] if found else None
+
+    def with_config(self, config_key: str, limit: int = 100) -> list[Run]:
+        """Runs made with one configuration, newest first."""
+        sql = "SELECT * FROM runs WHERE config_key = ? ORDER BY id DESC LIMIT ?"
+        return [_run(row) for row in _dicts(self.db.execute(sql, [config_key, limit]))]
 
     def unique_name(self, base: str) -> str:
         """`base`, or `base-2`, `base-3`... whichever is free."""
@@ -139,7 +141,7 @@ class RunStore:
         """Mark a run running / finished / cancelled / failed, stamping the time."""
         stamp = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at",
                  "failed": "finished_at"}.get(status)
-        owner = f"{socket.gethostname()}:{os.getpid()}" if status == "running" else None
+        owner = f"{_host()}:{os.getpid()}" if status == "running" else None
         with self.db.atomic():
             self.db.execute("UPDATE runs SET status = ?, owner = ? WHERE id = ?", [status, owner, run_id])
             if stamp:
@@ -309,14 +311,14 @@ class RunStore:
             row.pop("id")
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row["is_cited"] = bool(row["is_cited"])
-            evidence[claim_id].append(Evidence.model_validate(row))
+            evidence[claim_id].append(Evidence.from_store(row))
         images: dict[int, list[ClaimImage]] = {claim_id: [] for claim_id in claim_ids}
         cursor = self.db.execute(
             "SELECT ci.claim_id, ci.rank, ci.source, ci.url, ci.sha256, i.mime, i.bytes, i.width, i.height,"
             " ci.caption FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
             f" WHERE ci.claim_id IN ({marks}) ORDER BY ci.claim_id, ci.rank, ci.id", claim_ids)
         for row in _dicts(cursor):
-            images[row.pop("claim_id")].append(ClaimImage.model_validate(row))
+            images[row.pop("claim_id")].append(ClaimImage.from_store(row))
         cursor = self.db.execute(
             "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id"
             f" WHERE c.id IN ({marks})", claim_ids,
@@ -327,7 +329,7 @@ class RunStore:
             row.pop("dataset_id"), row.pop("content_hash")
             row["evidence"] = evidence[row["id"]]
             row["images"] = images[row["id"]]
-            found[row["id"]] = Claim.model_validate(row)
+            found[row["id"]] = Claim.from_store(row)
         return [found[claim_id] for claim_id in claim_ids if claim_id in found]
 
 
@@ -343,7 +345,13 @@ def _run(row: dict) -> Run:
         row["status"] = "batched"
     elif row["status"] == "running" and _owner_gone(row.get("owner")):
         row["status"] = "interrupted"
-    return Run.model_validate(row)
+    return Run.from_store(row)
+
+
+def _host() -> str:
+    import socket  # only for runs marked running: listing finished runs needs no socket module
+
+    return socket.gethostname()
 
 
 def _owner_gone(owner: str | None) -> bool:
@@ -354,7 +362,7 @@ def _owner_gone(owner: str | None) -> bool:
     if not owner:
         return False
     host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
+    if host != _host() or not pid.isdigit():
         return False
     try:
         os.kill(int(pid), 0)
@@ -368,5 +376,4 @@ def _owner_gone(owner: str | None) -> bool:
 def _prediction(row: dict) -> Prediction:
     row["parsed"] = None if row["parsed"] is None else json.loads(row["parsed"])
     row["cached"] = bool(row["cached"])
-    row["batched"] = bool(row.get("batched"))
-    return Prediction.model_validate(row)
+    return Prediction.from_store(row)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.flag_specs import FlagSpec
 from store.records import LabelSpace
@@ -63,8 +63,8 @@ class FieldSource:
         if self.kind == "modality":  # 1 when the claim has an image
             return "EXISTS (SELECT 1 FROM claim_images ci WHERE ci.claim_id = c.id)", []
         if self.kind == "attribute":
-            # json_array keeps the JSON type (a list stays a list, "3" stays a string).
-            return "json_array(json_extract(c.attributes, ?))", [attribute_path(self.key)]
+            # json_array over -> keeps the JSON type (a list stays a list, "3" a string, false false).
+            return "json_array(c.attributes -> ?)", [attribute_path(self.key)]
         condition, params = FlagSpec.parse(self.key).condition(run_id)
         return f"EXISTS (SELECT 1 FROM flags f WHERE f.claim_id = c.id AND {condition})", params
 
@@ -172,8 +172,8 @@ class ScoringStore:
             "SELECT d.name, d.label_space, d.labels, d.abstain_label, d.excluded_labels FROM datasets d"
             f" WHERE {where} ORDER BY d.name", params,
         ).fetchall()
-        return [(name, LabelSpace(name=space, labels=json.loads(labels), abstain=abstain,
-                                  excluded=json.loads(excluded)))
+        return [(name, LabelSpace.from_store({"name": space, "labels": json.loads(labels), "abstain": abstain,
+                                              "excluded": json.loads(excluded)}))
                 for name, space, labels, abstain, excluded in rows]
 
     def column_values(self, key: str) -> list[str] | None:

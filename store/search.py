@@ -12,9 +12,10 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from sqlite_utils import Database
+from store.database import Database
 
 from store.records import now_iso
+from store.search_images import FetchRecord, SearchImages  # noqa: F401 (FetchRecord: store's API)
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 """A word as the full-text tokenizer (unicode61) cuts them: letters and digits, `_` between."""
@@ -35,6 +36,12 @@ class StoredResult:
     published: str | None = None
     dropped: str | None = None
     """Why the result was kept from the model (None: it was shown)."""
+    image_url: str | None = None
+    """An image result's picture (`url` is the page it is on)."""
+    source: str | None = None
+    """The site's name, as the search backend gave it."""
+    sha256: str | None = None
+    """The bytes of the image the model was shown (a view step's result; images table)."""
 
 
 @dataclass
@@ -43,7 +50,9 @@ class Step:
 
     step: int
     kind: str
-    """search, read, answer, invalid (an action that could not be done) or limit."""
+    """search, read, answer, invalid (an action that could not be done) or limit; `tool`
+    tells a web search from an image search (search_images, search_by_image) and reading a
+    page from looking at an image (view_image)."""
     text: str | None = None
     """What the model wrote at this step."""
     tool: str | None = None
@@ -89,8 +98,8 @@ def fts_query(words: list[str]) -> str | None:
     return " OR ".join(f'"{w}"' for w in words) if words else None
 
 
-class SearchStore:
-    """Search corpus, cache and trajectories."""
+class SearchStore(SearchImages):
+    """Search corpus, cache and trajectories (and the images of search runs: search_images.py)."""
 
     def __init__(self, db: Database):
         self.db = db
@@ -192,10 +201,10 @@ class SearchStore:
                  step.note, now_iso()])
             if cursor.rowcount:
                 self.db.conn.executemany(
-                    "INSERT INTO search_results (step_id, rank, url, title, snippet, published, dropped)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(cursor.lastrowid, r.rank, r.url, r.title, r.snippet, r.published, r.dropped)
-                     for r in step.results])
+                    "INSERT INTO search_results (step_id, rank, url, title, snippet, published, dropped, image_url,"
+                    " source, sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(cursor.lastrowid, r.rank, r.url, r.title, r.snippet, r.published, r.dropped, r.image_url,
+                      r.source, r.sha256) for r in step.results])
 
     def trajectory(self, run_id: int, claim_id: int) -> list[Step]:
         """A claim's steps in a run, in order, each with its results."""
@@ -205,8 +214,8 @@ class SearchStore:
         found = []
         for step_id, *values in steps:
             results = [StoredResult(*row) for row in self.db.execute(
-                "SELECT rank, url, title, snippet, published, dropped FROM search_results WHERE step_id = ?"
-                " ORDER BY rank, id", [step_id])]
+                "SELECT rank, url, title, snippet, published, dropped, image_url, source, sha256 FROM search_results"
+                " WHERE step_id = ? ORDER BY rank, id", [step_id])]
             found.append(Step(*values, results=results))
         return found
 
@@ -227,10 +236,11 @@ class SearchStore:
         shown = self.db.execute(
             "SELECT r.url FROM search_results r JOIN search_steps s ON s.id = r.step_id"
             " WHERE s.run_id = ? AND r.dropped IS NULL", [run_id]).fetchall()
-        per_claim = [n for (n,) in self.db.execute(
-            "SELECT sum(kind = 'search') FROM search_steps WHERE run_id = ? GROUP BY claim_id", [run_id])]
+        by_claim = dict(self.db.execute(
+            "SELECT claim_id, sum(kind = 'search') FROM search_steps WHERE run_id = ? GROUP BY claim_id", [run_id]))
         return {"claims": claims or 0, "steps": steps or 0, "searches": searches or 0, "dropped": dropped,
-                "shown_urls": [url for (url,) in shown if url], "searches_per_claim": per_claim}
+                "shown_urls": [url for (url,) in shown if url], "searches_per_claim": list(by_claim.values()),
+                "searches_by_claim": by_claim}
 
     def progress(self, run_ids: list[int]) -> tuple[int, int]:
         """(steps recorded, query-pair labellings answered) for these runs: changes as a

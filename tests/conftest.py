@@ -22,6 +22,8 @@ def isolated_environment(tmp_path, monkeypatch):
     monkeypatch.delenv("WORKBENCH_DB", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for name in ("TAVILY_API_KEY", "SERPER_API_KEY", "WORKBENCH_SEARCH_FETCH_PRIVATE"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("WORKBENCH_ANNOTATOR", "tester")
     # Nor the developer's own models: gguf:NAME finds only what a test puts there.
     monkeypatch.setenv("HF_HOME", str(tmp_path / "no-hf-home"))

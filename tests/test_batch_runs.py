@@ -211,7 +211,7 @@ def test_a_submit_whose_reply_was_lost_is_settled_by_asking_the_provider(batch_d
             server.batches.create_status = 503  # the provider made nothing
         lost = submit(batch_db, server)
         assert lost.exit_code == 1 and "may have made the batch" in lost.output
-        assert "`workbench batch collect b` asks the provider" in " ".join(lost.output.split())
+        assert f"`workbench --db {batch_db} batch collect b` asks the provider" in " ".join(lost.output.split())
         rows = json.loads(cli(batch_db, "batch", "status", "--json").stdout)
         assert [row["status"] for row in rows] == ["submitting"] and "cut off" in rows[0]["note"]
         for args in (["run", "--resume", "b"], ["run", "--resume", "b", "--batch"]):

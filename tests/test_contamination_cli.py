@@ -100,6 +100,29 @@ def test_mark_and_sweep_find_the_tau_that_agrees_with_people(scored, db_path):
     assert scored.annotations.flagged_claim_ids(CHECKED_CLEAN, source="manual") == {2, 3, 4}
 
 
+def test_each_persons_marks_are_their_own_and_the_sweep_measures_agreement(scored, db_path):
+    def mark(who, *args):
+        return CliRunner().invoke(main, ["--db", str(db_path), "--annotator", who, "contamination", "mark", *args])
+
+    assert mark("ana", "1", "2", "--contaminated").exit_code == 0
+    assert mark("ana", "3", "4", "--clean").exit_code == 0
+    assert mark("ben", "1", "--contaminated").exit_code == 0
+    assert mark("ben", "2", "3", "4", "--clean").exit_code == 0
+    assert mark("ben", "1", "--clear").exit_code == 0 and mark("ben", "1", "--contaminated").exit_code == 0
+    marks = {f.who for f in scored.annotations.flags_for(1) if f.source == "manual"}
+    assert marks == {"ana", "ben"}  # ben's --clear left ana's mark
+    report = json.loads(cli(db_path, "sweep", "--model", "gguf:A", "--metric", "meteor", "--json").output)
+    assert report["conflicting_labels"] == [2]  # ana: contaminated, ben: clean
+    assert report["labelled"] == 3 and report["kappa"]["value"] == pytest.approx(1.0)
+    people = report["people"]
+    assert people["annotators"] == ["ana", "ben"] and people["compared"] == 4
+    # ana, ben on claims 1-4: (1,1) (1,0) (0,0) (0,0): agree on 3 of 4; kappa by hand 0.5
+    assert people["agreement"]["value"] == pytest.approx(0.75) and people["kappa"]["value"] == pytest.approx(0.5)
+    plain = " ".join(cli(db_path, "sweep", "--model", "gguf:A", "--metric", "meteor").output.split())
+    assert "Cohen's kappa of the flag against people's labels: 1.000" in plain
+    assert "4 claims labelled by two or more of ana, ben" in plain
+
+
 def test_mark_refuses_unknown_claims_and_writes_nothing(scored, db_path):
     result = cli(db_path, "mark", "1", "demo:nope", "--contaminated")
     assert result.exit_code == 1 and "no claim 'demo:nope'" in result.output and "nothing was marked" in result.output
@@ -159,7 +182,7 @@ def test_summary_for_one_dataset_counts_only_its_claims(scored, db_path):
     # Scores and combined flags of demo claims 1-4 say nothing about demo-realfact.
     other = cli(db_path, "summary", "--dataset", "demo-realfact", "--json")
     assert other.exit_code == 0, other.output
-    assert json.loads(other.output) == {"scores": [], "combined": []}
+    assert json.loads(other.output) == {"scores": [], "combined": [], "probes": []}
     table = cli(db_path, "summary", "--dataset", "demo-realfact")
     assert table.exit_code == 1 and "in dataset 'demo-realfact'" in table.output
     demo = json.loads(cli(db_path, "summary", "--dataset", "demo", "--json").output)

@@ -100,8 +100,10 @@ def test_task_runs_are_not_resumed_as_verdict_runs(demo_store, db_path):
         outcome = run(db_path, request(server))
     result = CliRunner().invoke(main, ["--db", str(db_path), "run", "--resume", outcome.runs["articles"]])
     assert result.exit_code == 1 and "is a step of the contamination pipeline (kind article)" in result.output
-    runs = CliRunner().invoke(main, ["--db", str(db_path), "runs", "--json"])
-    assert runs.exit_code == 0 and runs.output.strip() == "[]"  # `workbench runs` lists verdict runs only
+    answers = CliRunner().invoke(main, ["--db", str(db_path), "runs", "--kind", "answer", "--json"])
+    assert answers.exit_code == 0 and answers.output.strip() == "[]"  # the pipeline's steps are no answer runs
+    listed = json.loads(CliRunner().invoke(main, ["--db", str(db_path), "runs", "--json"]).output)
+    assert sorted(row["kind"] for row in listed) == ["article", "extract", "extract"]  # but listed, with their kind
 
 
 @pytest.mark.parametrize("answer", [helpful])

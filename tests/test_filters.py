@@ -46,7 +46,8 @@ def ids(store, text: str) -> list[str]:
     ("date<2025-01-01", ["a"]),
     ("date>=2025-01-01", ["b"]),
     ("date:2024", ["a"]),
-    ("attr.types:causal", ["a"]),
+    ("attr.types:Causal", ["a"]),
+    ("attr.types:causal", []),  # values as stored, so a breakdown row and its filter agree
     ("attr.n:3", ["a"]),
     ("has:response", ["b"]),
     ("has:pages", ["b"]),

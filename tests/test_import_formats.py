@@ -202,7 +202,7 @@ def test_a_list_path_applied_to_a_scalar_names_record_and_path(db):
 
 def test_an_unknown_profile_lists_the_profiles(db):
     line = one_line_error(run("--db", db, "import", FIXTURES / "fever.jsonl", "--profile", "fevr"))
-    assert "no import profile 'fevr'; profiles: averitec, averitec-predictions, climate-fever," in line
+    assert "no import profile 'fevr'; profiles: averitec, averitec-predictions, claimreview, climate-fever," in line
 
 
 def test_labels_the_mapping_does_not_cover_are_each_counted(db, tmp_path):

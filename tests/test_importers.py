@@ -259,7 +259,8 @@ def test_averitec_errors_name_record_and_nested_field(tmp_path):
     with pytest.raises(BadInput) as caught:
         load_file(path, "averitec")
     error = caught.value
-    assert error.record == 1 and error.field == "questions[0].answers[0].answer" and error.line == 7
+    # The line of the field itself (the record starts on line 7).
+    assert error.record == 1 and error.field == "questions[0].answers[0].answer" and error.line == 15
 
 
 def test_labels_that_fit_no_built_in_space_are_the_files_own(tmp_path):

@@ -133,7 +133,9 @@ def test_prose_and_out_of_range_judges_are_parse_failures_and_errors_are_kept(ju
         server.faults.extend([Fault.status_code(400)])
         result = cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge", "--base-url", server.url,
                      "--concurrency", "1", "--param", "attempts=1")
-    assert result.exit_code == 1 and "workbench judge sys-a --judge openai-compatible:judge" in result.output
+    again = (f"`workbench --db {judged_db} judge sys-a --judge openai-compatible:judge --base-url {server.url}"
+             " --concurrency 1 --param attempts=1`")
+    assert result.exit_code == 1 and again in result.output
     with _opened(judged_db) as store:
         eq = score_explanations(store, "sys-a", resamples=0)
     assert (eq.judged, eq.unreadable, eq.errors) == (27, 2, 1)

@@ -1,15 +1,19 @@
 """The layers hold. The import contracts live in pyproject.toml ([tool.importlinter]) and
 `lint-imports` checks them; the tests here run it and check what it cannot express:
-SQL text outside the store, the CLI's lazy imports, and what starting the CLI loads."""
+SQL text outside the store, the CLI's lazy imports, what starting the CLI loads, and what
+the commands that read and print load."""
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("openai", "anthropic", "httpx", "scipy", "sklearn", "numpy", "torch", "sentence_transformers",
@@ -81,3 +85,92 @@ def test_the_checkers_see_what_they_look_for(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text("import textual.app\nfrom workbench.tui import x\n\ndef f():\n    import numpy\n")
     assert module_level_imports(sample) == {"textual.app", "workbench.tui"}
+
+
+READ_COMMANDS = {
+    "claims": ["claims", "--where", "label:Refuted", "--limit", "5"],
+    "show": ["show", "1"],
+    "runs": ["runs"],
+    "datasets": ["datasets"],
+    "predictions": ["predictions", "demo-checker", "--wrong"],
+    "profiles": ["profiles"],
+    "prompts": ["prompts"],
+    "filter-help": ["filter-help"],
+    "trajectory": ["trajectory", "demo-checker", "1"],
+    "search-stats": ["search-stats", "demo-checker"],
+}
+NOT_FOR_READING = ("numpy", "scipy", "pydantic_settings", "openai", "anthropic", "torch", "llama_cpp", "textual",
+                   "sqlite_utils", "pydantic")
+"""What the commands that read and print must not import: the numeric and model packages,
+the TUI, and what validating or migrating needs (importing sqlite-utils or pydantic takes
+longer than these commands take to run: the store reads with sqlite3, the records and the
+settings are LazyModels that call pydantic only for values that need it)."""
+
+
+@pytest.fixture(scope="module")
+def demo_with_a_search(tmp_path_factory):
+    """The demo database, its run given a stored search trajectory for claim 1."""
+    from store import Step, Store, StoredResult
+    from workbench.demo import load_claimreview_demo, load_demo, load_demo_team
+
+    path = tmp_path_factory.mktemp("reads") / "demo.db"
+    store = Store.open(path)
+    load_demo(store), load_demo_team(store), load_claimreview_demo(store)
+    run = store.runs.get("demo-checker")
+    store.search.record_step(run.id, 1, Step(1, "search", text="looking", tool="search", query="lighthouse",
+                                             results=[StoredResult(1, "https://example.org/a", "A", "a page")]))
+    store.search.record_step(run.id, 1, Step(2, "answer", text="Refuted"))
+    store.close()
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(READ_COMMANDS))
+def test_the_commands_that_read_load_nothing_heavy(name, demo_with_a_search, tmp_path):
+    """Each command in a fresh process, as a user runs it, with a config file that sets the
+    usual things: the modules loaded when it exits."""
+    config = tmp_path / "config.toml"
+    config.write_text('annotator = "ana"\ntheme = "nord"\n[keys]\nopenai = "sk-test"\n'
+                      '[keymap]\n"claims.flag" = "ctrl+f"\n')
+    listing = tmp_path / "modules.json"
+    code = ("import atexit, json, sys\n"
+            f"atexit.register(lambda: open({str(listing)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n"
+            "from workbench.cli import main\n"
+            f"sys.argv = ['workbench', '--db', {str(demo_with_a_search)!r}, *{READ_COMMANDS[name]!r}]\n"
+            "main()\n")
+    env = {**os.environ, "WORKBENCH_CONFIG": str(config)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert result.stdout.strip()  # it printed what it reads
+    loaded = {module.split(".")[0] for module in json.loads(listing.read_text())}
+    assert loaded & set(NOT_FOR_READING) == set(), name
+
+
+def test_the_tuis_first_frame_loads_nothing_heavy(demo_with_a_search):
+    """Rows and the count on screen, in a fresh process: no numeric packages, no SDKs, no
+    sqlite-utils or pydantic-settings (what the metrics view needs is imported two seconds
+    later, as a warm-up, and is left out here)."""
+    code = f"""
+import asyncio, json, re, sys
+from tests.test_tui_support import screen_text
+from workbench.tui.app import WorkbenchApp
+
+WorkbenchApp._load_metrics_view = lambda self: None  # the warm-up after the first frame
+
+async def first_frame():
+    app = WorkbenchApp({str(demo_with_a_search)!r}, poll_seconds=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(3000):
+            await pilot.pause()
+            text = screen_text(app)
+            if re.search(r"[0-9,]+ of [0-9,]+ claims", text) and re.search(r"^ +1 ", text, re.M):
+                return sorted(sys.modules)
+    raise AssertionError("no rows and count on screen:\\n" + screen_text(app))
+
+print(json.dumps(asyncio.run(first_frame())))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    loaded = {module.split(".")[0] for module in json.loads(result.stdout.splitlines()[-1])}
+    assert "textual" in loaded  # it did draw
+    assert loaded & {"numpy", "scipy", "pandas", "sqlite_utils", "pydantic_settings", "openai", "anthropic", "torch",
+                     "llama_cpp", "httpx"} == set()

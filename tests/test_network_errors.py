@@ -132,7 +132,7 @@ def test_the_summary_counts_each_distinct_cause(mini_db):
     causes = [line.strip() for line in lines if "×" in line]
     assert len(causes) == 2 and all(line.startswith("2 × HTTP ") for line in causes)
     assert {"500" in line for line in causes} == {True, False}
-    assert lines[-1] == ("Error: 4 of 4 claims have no answer (why: above); `workbench run --resume"
+    assert lines[-1] == (f"Error: 4 of 4 claims have no answer (why: above); `workbench --db {mini_db} run --resume"
                          " x-jsfactcheck-claim` retries them")
 
 

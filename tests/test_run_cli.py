@@ -136,7 +136,7 @@ def test_ctrl_c_cancels_cleanly_and_says_how_to_resume(many_db):
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=30)
         assert process.returncode == 130, output
-        assert "cancelled; continue with: workbench run --resume stopme" in output
+        assert f"cancelled; continue with: workbench --db {many_db} run --resume stopme\n" in output
         assert "Traceback" not in output
         with _opened(many_db) as store:
             assert store.runs.get("stopme").status == "cancelled"

@@ -69,7 +69,8 @@ def test_json_includes_per_claim_scores(files):
     assert data["n_claims"] == 2 and data["label_accuracy"] == 0.5
     assert set(data["averitec"]) == {"0.1", "0.2", "0.25", "0.3", "0.4", "0.5"}
     first, second = data["claims"]
-    assert first["claim_id"] == 7 and first["label_correct"] is True and first["qa"] > 0.9
+    # The file's number as text: the type `score-evidence --run` gives ids too.
+    assert first["claim_id"] == "7" and first["label_correct"] is True and first["qa"] > 0.9
     # No predicted evidence: zero, and the AVeriTeC score gives no credit.
     assert second["qa"] == 0.0 and second["question_only"] == 0.0
     assert data["averitec"]["0.5"] == 0.5

@@ -74,9 +74,9 @@ def test_keyset_pages_walk_forwards_backwards_and_to_the_end(store, tmp_path):
 def test_flag_undo_restores_exactly(store, tmp_path):
     make_claims(store, tmp_path, 5)
     ids = [1, 2, 3]
-    store.annotations.flag([1], "contaminated", note="first")
+    store.annotations.flag([1], "contaminated", note="first", who="ana")
     change = store.annotations.flag(ids, "contaminated", note="bulk", who="ana")
-    assert len(change.added_ids) == 2  # claim 1 already had it
+    assert len(change.added_ids) == 2  # claim 1 already had ana's flag (another person's would be their own)
     assert store.claims.count("flagged:contaminated") == 3
     store.annotations.undo(change)
     assert store.claims.count("flagged:contaminated") == 1

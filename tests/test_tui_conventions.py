@@ -1,10 +1,11 @@
 """Item 7: footer keys, help (F1 and ?), the command palette, the user's keymap, themes, NO_COLOR,
-and the module entry point that `textual serve` runs."""
+and the module entry point that `workbench serve` runs."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from textual.binding import Binding
@@ -22,12 +23,13 @@ from workbench.config import load_settings
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.dialogs import ConfirmDialog, TextPrompt, TextViewer
 from workbench.tui.screens.flag_dialog import FlagDialog
-from workbench.tui.screens.help import HelpScreen, binding_classes
+from workbench.tui.key_catalogue import binding_owners
+from workbench.tui.screens.help import HelpScreen, help_text
 from workbench.tui.screens.run_picker import RunPicker
 
 
 def all_binding_owners() -> list[type]:
-    owners = [owner for _, owner in binding_classes(WorkbenchApp)] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
+    owners = [owner for _, owner in binding_owners(WorkbenchApp)] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
                                                           HelpScreen]
     return list(dict.fromkeys(owners))
 
@@ -195,8 +197,42 @@ def test_workbench_tui_opens_the_app_on_the_database(demo_store, db_path, monkey
     from workbench.cli import main
 
     opened = []
-    monkeypatch.setattr(workbench.tui, "run_workbench", opened.append)
+    monkeypatch.setattr(workbench.tui, "run_workbench", lambda path, annotator: opened.append((path, annotator)))
     result = CliRunner().invoke(main, ["--db", str(db_path), "tui"])
-    assert result.exit_code == 0 and opened == [db_path]
+    assert result.exit_code == 0 and opened == [(db_path, "tester")]
+    as_ana = CliRunner().invoke(main, ["--db", str(db_path), "tui", "--annotator", "ana"])
+    assert as_ana.exit_code == 0 and opened[-1] == (db_path, "ana")
     missing = CliRunner().invoke(main, ["--db", str(db_path.parent / "nope.db"), "tui"])
     assert missing.exit_code == 1 and "no database at" in missing.output
+
+
+async def test_help_lists_every_key_of_every_screen(demo_store, db_path):
+    """The help is made from the bindings found in the code: the metrics and contamination
+    views' keys are there, and a screen added later cannot be forgotten."""
+    from workbench.tui.key_catalogue import own_bindings
+
+    app = make_app(db_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("question_mark")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HelpScreen)
+        text = help_text(app, None, []).plain  # what the help screen draws
+    owners = binding_owners(WorkbenchApp)
+    assert {"Metrics (m)", "Contamination (C)"} <= {title for title, _ in owners}
+    missing = [binding.id for _, owner in owners for binding in own_bindings(owner) if f"[{binding.id}]" not in text]
+    assert missing == []
+
+
+def test_the_module_entry_point_refuses_a_missing_database_as_workbench_tui_does(tmp_path):
+    """`python -m workbench.tui --db missing.db` ("the same, without the CLI") says what
+    `workbench --db missing.db tui` says, exits 1, and creates no file (nor -wal/-shm)."""
+    missing = tmp_path / "missing.db"
+    module = subprocess.run([sys.executable, "-m", "workbench.tui", "--db", str(missing)], capture_output=True,
+                            text=True, cwd=REPO_ROOT, timeout=60)
+    workbench = Path(sys.executable).with_name("workbench")
+    cli = subprocess.run([str(workbench), "--db", str(missing), "tui"], capture_output=True, text=True,
+                         cwd=REPO_ROOT, timeout=60)
+    assert module.returncode == cli.returncode == 1
+    assert module.stderr == cli.stderr and module.stderr.startswith(f"Error: no database at {missing};")
+    assert list(tmp_path.iterdir()) == []

@@ -6,10 +6,12 @@ and look at snapshot_report.html. Nothing on screen depends on time or paths.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import Input
 
-from tests.test_tui_support import add_run, make_app, settle, wrong_label
+from tests.test_tui_support import add_run, make_app, settle, until, wrong_label
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -80,3 +82,99 @@ def test_claim_images_half_blocks(snap_compare, snapshot_app):
             await settle(pilot, app)
 
     assert snap_compare(snapshot_app, terminal_size=(80, 24), run_before=run_before)
+
+
+# -- 80x24, every other screen and dialog (issue 20): nothing cut mid-word, hints wrapped ------
+
+def at_80x24(snap_compare, app, *keys: str, before=None) -> bool:
+    async def run_before(pilot) -> None:
+        if before is not None:
+            await before(pilot)
+        await steps(*keys)(pilot)
+
+    return snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_run_dialog_80x24(snap_compare, snapshot_app):
+    """The first messages of the preview show under the form."""
+    assert at_80x24(snap_compare, snapshot_app, "r")
+
+
+def test_flag_dialog_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, "f")
+
+
+def test_confirm_dialog_80x24(snap_compare, snapshot_app):
+    async def whole_filter(pilot) -> None:
+        await settle(pilot, pilot.app)
+        await pilot.press("f")
+        await settle(pilot, pilot.app)
+        pilot.app.screen.query_one("#scope-filter").value = True
+
+    assert at_80x24(snap_compare, snapshot_app, "enter", before=whole_filter)
+
+
+def test_run_picker_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, "v")
+
+
+def test_raw_output_80x24(snap_compare, snapshot_app):
+    async def highlight(pilot) -> None:
+        await steps("enter", "v")(pilot)
+        pilot.app.screen.query_one("#verdict-list").highlighted = 1
+
+    assert at_80x24(snap_compare, snapshot_app, "o", before=highlight)
+
+
+def test_score_prompt_80x24(snap_compare, snapshot_app):
+    """A dialog's hint wraps inside it."""
+    async def highlight(pilot) -> None:
+        await steps("enter", "v")(pilot)
+        pilot.app.screen.query_one("#verdict-list").highlighted = 1
+
+    assert at_80x24(snap_compare, snapshot_app, "e", before=highlight)
+
+
+def test_filter_error_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, "slash", *"lable:Refuted")
+
+
+def test_metrics_view_and_judge_prompt_80x24(snap_compare, snapshot_app):
+    async def metrics(pilot) -> None:
+        await settle(pilot, pilot.app)
+        await pilot.press("m")
+        await until(pilot, lambda: getattr(pilot.app.screen, "update", None) is not None)
+
+    assert at_80x24(snap_compare, snapshot_app, "j", before=metrics)
+
+
+def test_contamination_without_scores_80x24(snap_compare, snapshot_app, db_path, monkeypatch):
+    """The whole command to run, wrapped (the database named as the workbench was given it)."""
+    monkeypatch.chdir(db_path.parent)
+    assert at_80x24(snap_compare, make_app(Path(db_path.name)), "C")
+
+
+def test_contamination_80x24(snap_compare, snapshot_app, demo_store):
+    from tests.test_contamination_scoring import make_scores
+
+    make_scores(demo_store, "gguf:A")
+    make_scores(demo_store, "gguf:B")
+
+    async def scores(pilot) -> None:
+        await settle(pilot, pilot.app)
+        await pilot.press("C")
+        await until(pilot, lambda: getattr(pilot.app.screen, "detail", None) is not None)
+
+    assert at_80x24(snap_compare, snapshot_app, before=scores)
+
+
+def test_agreement_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, "t", "a")
+
+
+def test_adjudication_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, "t", "d")
+
+
+def test_datasets_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, "D")

@@ -119,3 +119,15 @@ def qa_text(item: Evidence) -> str:
     if item.answer_type == "Boolean" and item.explanation:
         answer = f"{answer}. {item.explanation}"
     return f"Q: {item.question} A: {answer}"
+
+
+def page_sentences(item: Evidence) -> list[str]:
+    """A page built from a list of sentences, as that list: position n is sentence n. Lines
+    are the sentences unless one held a line break of its own; then the offsets the import
+    stored (attributes.sentence_starts) say where each begins."""
+    text = item.text or ""
+    starts = item.attributes.get("sentence_starts")
+    if not isinstance(starts, list) or not starts:
+        return text.split("\n")
+    ends = [*starts[1:], len(text) + 1]
+    return [text[start:end - 1] for start, end in zip(starts, ends)]

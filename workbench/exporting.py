@@ -13,7 +13,8 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from store import Claim, Run, Store
+from store import Claim, LabelSpace, Run, Store
+from workbench.labels import normalise_gold
 
 _CLAIM_CSV_COLUMNS = ["id", "claim", "label", "question", "response", "claim_start", "claim_end",
                       "reference_time", "claim_date", "importance", "task", "domain", "source",
@@ -24,12 +25,17 @@ _PREDICTION_COLUMNS = ["run", "model", "setting", "prompt", "claim_id", "dataset
 _PAGE = 1000
 
 
-def claim_record(claim: Claim, image_paths: dict[str, str] | None = None) -> dict:
+def claim_record(claim: Claim, image_paths: dict[str, str] | None = None, space: LabelSpace | None = None) -> dict:
     """A claim in the generic import schema (so an export can be imported again); an image
     is named by `image_paths` (sha256 -> the file written beside the export), its URL, or
-    else the path it was imported from."""
+    else the path it was imported from. The label is the file's own spelling, unless that
+    does not read back as the gold label in `space` (a fact-checker's rating folded at
+    import, "Pants on Fire!" -> Refuted): then the gold label."""
+    label = claim.raw_label or claim.label
+    if space is not None and claim.raw_label and claim.label and normalise_gold(claim.raw_label, space) != claim.label:
+        label = claim.label
     record = {
-        "id": claim.external_id, "claim": claim.text, "label": claim.raw_label or claim.label,
+        "id": claim.external_id, "claim": claim.text, "label": label,
         "question": claim.question, "response": claim.response, "claim_start": claim.claim_start,
         "claim_end": claim.claim_end, "reference_time": claim.reference_time,
         "claim_date": claim.claim_date, "importance": claim.importance, "task": claim.task,
@@ -81,11 +87,27 @@ def iter_claims(store: Store, filter_text: str) -> Iterator[Claim]:
             yield store.claims.get(claim_id)
 
 
-def export_claims(store: Store, filter_text: str, format: str, output: Path | None) -> int:
+def export_claims(store: Store, filter_text: str, format: str, output: Path | None,
+                  with_articles: bool = False) -> int:
     """Write matching claims; returns how many. Into a file, their images are written
-    beside it (NAME.images/SHA256.EXT) so the export imports again with its pictures."""
+    beside it (NAME.images/SHA256.EXT) so the export imports again with its pictures.
+    `with_articles`: a claim without article_text gets its fetched article's text."""
     images = _ImageFolder(store, output) if output is not None else None
-    records = (claim_record(c, images.paths(c) if images else None) for c in iter_claims(store, filter_text))
+    spaces: dict[str, LabelSpace | None] = {}
+
+    def space_of(claim: Claim) -> LabelSpace | None:
+        if claim.dataset not in spaces:
+            dataset = store.datasets.get(claim.dataset) if claim.dataset else None
+            spaces[claim.dataset] = dataset.label_space if dataset else None
+        return spaces[claim.dataset]
+
+    def with_article(claim: Claim) -> Claim:
+        if not with_articles or claim.article_text:
+            return claim
+        return claim.model_copy(update={"article_text": store.articles.text_for_claim(claim.id)})
+
+    records = (claim_record(with_article(c), images.paths(c) if images else None, space_of(c))
+               for c in iter_claims(store, filter_text))
     if format == "csv":
         records = (_flatten_claim(r) for r in records)
         return _write(records, format, output, _CLAIM_CSV_COLUMNS + attribute_columns(store, filter_text))
@@ -102,12 +124,15 @@ def _flatten_claim(record: dict) -> dict:
         flat[f"attr.{key}"] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return flat
 
+IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
+                    "image/bmp": "bmp", "image/tiff": "tif"}
+"""The file name ending an image is written with, by type."""
+
 
 class _ImageFolder:
     """Writes each image once into the folder beside an export, named by its content."""
 
-    EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
-                  "image/bmp": "bmp", "image/tiff": "tif"}
+    EXTENSIONS = IMAGE_EXTENSIONS
 
     def __init__(self, store: Store, output: Path):
         self.store = store

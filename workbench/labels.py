@@ -77,9 +77,22 @@ def normalise(label: str, space: LabelSpace) -> str | None:
 
 
 def normalise_gold(label: str, space: LabelSpace) -> str | None:
-    """A gold label: a class or an excluded label, never the abstain label."""
+    """A gold label: a class or an excluded label, never the abstain label (unless the space
+    also excludes it: Factcheck-Bench's gold "unknown" is left out of scores, while a model's
+    "unknown" is an abstention)."""
     found = normalise(label, space)
-    return None if found is None or found == space.abstain else found
+    return None if found is None or (found == space.abstain and found not in space.excluded) else found
+
+
+def with_excluded(space: LabelSpace, excluded: list[str]) -> LabelSpace:
+    """The space with more gold labels kept on claims but left out of scores (a class named
+    here leaves the classes; a label the space does not know joins as it is spelled)."""
+    named = list(dict.fromkeys(normalise(label, space) or label for label in excluded if label.strip()))
+    more = [label for label in named if label not in space.excluded]
+    if not more:
+        return space
+    return space.model_copy(update={"labels": [label for label in space.labels if label not in more],
+                                    "excluded": [*space.excluded, *more]})
 
 
 def detect_space(raw_labels: set[str]) -> LabelSpace | None:

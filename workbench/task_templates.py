@@ -15,6 +15,7 @@ from store import Claim
 from workbench.config import load_settings
 from workbench.prompt_templates import (
     CLAIM_FIELDS,
+    DEFAULT_IMAGE_WORDS,
     TemplateError,
     available_templates,
     placeholders,
@@ -27,6 +28,7 @@ KIND_PLACEHOLDERS = {
     "extract": {"details", "max_evidence", "article", "answer"},
     "judge": {"details", "answer", "gold_label", "gold_evidence", "verdict", "explanation"},
     "reformulate": {"details", "answer", "pairs", "count"},
+    "screen": {"details", "answer"},
 }
 """What a template of each kind may use besides the claim's fields."""
 
@@ -43,6 +45,8 @@ class TaskTemplate:
     answer: str
     retry: str
     content_hash: str
+    image: str = DEFAULT_IMAGE_WORDS
+    """Said before a claim's images when the task shows them (`image` in the file)."""
 
 
 def load_task_template(name: str, kind: str, extra: Path | None = None) -> TaskTemplate:
@@ -56,14 +60,15 @@ def load_task_template(name: str, kind: str, extra: Path | None = None) -> TaskT
     raw = path.read_bytes()
     data = tomllib.loads(raw.decode("utf-8"))
     texts = {key: data.get(key, "") for key in ("system", "user", "answer", "retry")}
+    image = data.get("image", DEFAULT_IMAGE_WORDS)
     details = data.get("details", {})
     if not isinstance(texts["user"], str) or not texts["user"].strip():
         raise TemplateError(f"{path}: missing `user`")
-    if not all(isinstance(v, str) for v in [*texts.values(), *details.values()]):
+    if not all(isinstance(v, str) for v in [*texts.values(), *details.values(), image]):
         raise TemplateError(f"{path}: every text (and every [details] entry) must be a string")
     _check_placeholders(path, kind, texts, details)
     return TaskTemplate(name, kind, texts["system"], texts["user"], dict(details), texts["answer"],
-                        texts["retry"], hashlib.sha256(raw).hexdigest())
+                        texts["retry"], hashlib.sha256(raw).hexdigest(), image)
 
 
 def _report_unreadable(name: str, extra: Path | None) -> None:

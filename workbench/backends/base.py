@@ -25,6 +25,9 @@ class CompletionRequest:
     answer_only: bool = False
     """The tools stay declared (providers want them once the conversation holds tool calls)
     but the model may not call one: it must answer."""
+    repeat: int = 0
+    """Which asking of the same request this is (a judge asked K times): only the response
+    cache reads it, so each repeat has its own cached answer; backends ignore it."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,9 @@ class Backend(Protocol):
     async def complete(self, request: CompletionRequest) -> Completion: ...
 
     async def aclose(self) -> None: ...
+
+    # A backend whose calls run in a thread (a local model) also has `interrupt()`: the run
+    # was cancelled, abandon the answer being written (cancelling the task cannot stop a thread).
 
 
 def scrub(text: str, secrets: list[str | None]) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from workbench.backends.base import BackendError, Completion, CompletionRequest
 from workbench.backends.gguf_file import GGUFInfo, NotGGUF, read_info
 from workbench.backends.images import has_images, openai_messages
+from workbench.backends.llama_abort import AbortFlag, abortable
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LOAD_OPTIONS = ("n_ctx", "n_threads", "n_batch", "n_gpu_layers", "mmproj", "vision_handler",
@@ -66,6 +67,7 @@ class LlamaBackend:
             "quantisation": info.quantisation, "chat_template_sha256": template_hash,
         }
         self.has_chat_template = info.chat_template is not None
+        self._abort = AbortFlag()
         projector = self.options.get("mmproj")
         if projector:  # a multimodal model: its projector defines the answers too
             self.identity["mmproj_sha256"] = inspect_gguf(Path(projector)).sha256
@@ -105,11 +107,16 @@ class LlamaBackend:
         """The same, for callers already off the event loop."""
         model, lock = self.load()
         arguments = completion_arguments(request)
-        with lock:
+        with lock, abortable(model, self._abort):
             started = time.perf_counter()
             model.reset_timings()
             try:
                 response = model.create_chat_completion(**arguments)
+            except RuntimeError:  # llama_decode aborted (interrupt), or failed
+                if self._abort.is_set:
+                    model.reset()  # the next prompt starts from nothing: no half-made cache is reused
+                    raise BackendError("cancelled: the answer being written was abandoned") from None
+                raise
             except ValueError as error:  # e.g. the prompt does not fit n_ctx
                 if self.takes_images and "Failed to load" in str(error):  # the projector is not one
                     raise BackendError(f"llama.cpp could not load the vision projector {self.options['mmproj']}:"
@@ -127,6 +134,12 @@ class LlamaBackend:
         from workbench.backends.llama_engine import engine_facts
 
         return engine_facts(self.load()[0])
+
+    def interrupt(self) -> None:
+        """The run was cancelled: abandon the answer being written. llama.cpp stops within a
+        step of its computation (llama_abort), so the thread, and a process waiting for it,
+        ends at once; later calls of this backend stop before they start."""
+        self._abort.set()
 
     async def aclose(self) -> None:
         """Nothing to release: the model stays loaded for the next run in this process."""

@@ -84,15 +84,18 @@ def open_backend(spec: ModelSpec, params: dict[str, Any], settings: Settings | N
         return LlamaBackend(local_model_path(spec.name, settings), params)
     timeout = float(params.get("timeout") or 60.0)
     if spec.scheme == "anthropic":
+        key = _required_key("anthropic", settings)  # said before the SDK takes seconds to import
         from workbench.backends.anthropic_backend import AnthropicBackend
 
-        return AnthropicBackend(spec.name, _required_key("anthropic", settings), spec.base_url,
-                                params.get("json_format"), timeout, "temperature" in params)
+        return AnthropicBackend(spec.name, key, spec.base_url, params.get("json_format"), timeout,
+                                "temperature" in params)
+    if spec.scheme == "openai":
+        key = _required_key("openai", settings)
+        from workbench.backends.openai_backend import OpenAIBackend
+
+        return OpenAIBackend(spec.name, key, spec.base_url, json_format=params.get("json_format"), timeout=timeout)
     from workbench.backends.openai_backend import OpenAIBackend
 
-    if spec.scheme == "openai":
-        return OpenAIBackend(spec.name, _required_key("openai", settings), spec.base_url,
-                             json_format=params.get("json_format"), timeout=timeout)
     # A local server's key comes from [keys] under its name, never OPENAI_API_KEY:
     # a real OpenAI key has no business travelling to some other host.
     settings = settings or load_settings()

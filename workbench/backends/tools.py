@@ -58,9 +58,16 @@ def anthropic_tools(tools: list[dict]) -> list[dict]:
 
 
 def anthropic_tool_turns(messages: list[dict]) -> list[dict]:
-    """Assistant calls become tool_use blocks; consecutive tool results one user turn."""
+    """Assistant calls become tool_use blocks; consecutive tool results one user turn, and
+    a user message right after them (the pictures a search run's model asked to see) joins
+    that turn after the results, as the Messages API wants."""
     converted: list[dict] = []
     for message in messages:
+        last = converted[-1] if converted else None
+        if message.get("role") == "user" and _tool_results(last):
+            content = message["content"]
+            last["content"].extend(content if isinstance(content, list) else [{"type": "text", "text": content}])
+            continue
         if message.get("tool_calls"):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": message["content"]}] if message.get("content") else []
             blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": _input(c["arguments"])}
@@ -68,15 +75,19 @@ def anthropic_tool_turns(messages: list[dict]) -> list[dict]:
             converted.append({"role": "assistant", "content": blocks})
         elif message.get("role") == "tool":
             block = {"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": message["content"]}
-            last = converted[-1] if converted else None
-            if last is not None and last["role"] == "user" and isinstance(last["content"], list) and all(
-                    b.get("type") == "tool_result" for b in last["content"]):
+            if _tool_results(last):
                 last["content"].append(block)
             else:
                 converted.append({"role": "user", "content": [block]})
         else:
             converted.append(message)
     return converted
+
+
+def _tool_results(message: dict | None) -> bool:
+    """A user turn made of tool results (nothing else yet)."""
+    return (message is not None and message["role"] == "user" and isinstance(message["content"], list)
+            and bool(message["content"]) and all(b.get("type") == "tool_result" for b in message["content"]))
 
 
 def anthropic_tool_calls(content: list) -> tuple[ToolCall, ...]:

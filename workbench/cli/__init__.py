@@ -2,9 +2,10 @@
 
 Commands are loaded when they run (click's lazily loaded subcommands): the table below
 names each command's module, and a module is imported only when its command is called or
-its help is shown. Command modules import only click and Rich at the top; what a command
-uses (the store, models, numpy, scipy) is imported inside it, so `workbench --help`
-starts in a few hundredths of a second however many commands there are.
+its help is shown (`workbench --help` lists them from workbench/cli/summaries.py). Command
+modules import only click and Rich at the top; what a command uses (the store, models, numpy,
+scipy) is imported inside it, so `workbench --help` starts in a few hundredths of a second
+however many commands there are.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from workbench.errors import WorkbenchError
 
 DEFAULT_DB = "workbench.db"
 COMMANDS = {
+    "articles": "article_commands:articles",
     "batch": "batch_commands:batch",
     "claims": "data_commands:claims_command",
     "compare": "metrics_commands:compare_command",
     "contamination": "contamination_commands:contamination",
+    "curate": "curation_commands:curate_command",
+    "cutoffs": "curation_commands:cutoffs_command",
     "datasets": "data_commands:datasets_command",
     "demo": "data_commands:demo_command",
     "export": "data_commands:export_command",
@@ -34,6 +38,7 @@ COMMANDS = {
     "import-predictions": "import_commands:import_predictions_command",
     "judge": "judge_commands:judge_command",
     "judge-agreement": "judge_commands:judge_agreement_command",
+    "judge-consistency": "judge_commands:judge_consistency_command",
     "metrics": "metrics_commands:metrics_command",
     "models": "model_commands:models_command",
     "nlp-data": "nlp_commands:nlp_data",
@@ -41,14 +46,17 @@ COMMANDS = {
     "profiles": "import_commands:profiles_command",
     "prompt": "prompt_commands:prompt_command",
     "prompts": "prompt_commands:prompts_command",
+    "ratings": "curation_commands:ratings_command",
     "reformulations": "search_commands:reformulations_command",
     "report": "metrics_commands:report_command",
     "run": "run_commands:run_command",
     "runs": "run_commands:runs_command",
     "score-evidence": "score_commands:score_evidence_command",
     "search-stats": "search_commands:search_stats_command",
+    "serve": "serve_commands:serve_command",
     "show": "data_commands:show_command",
     "trajectory": "search_commands:trajectory_command",
+    "triage": "triage_commands:triage",
     "tui": "tui_commands:tui_command",
 }
 """Command name -> "module:attribute" in this package."""
@@ -60,7 +68,13 @@ def resolve_db_path(db: str | None) -> Path:
 
 
 class UserError(click.ClickException):
-    """A problem the user can fix; printed without a traceback, exit status 1."""
+    """A problem the user can fix; printed without a traceback, exit status 1. A command it
+    suggests in backquotes gets the --db the user gave, so it works as typed."""
+
+    def __init__(self, message: str):
+        from workbench.cli.hints import with_root_options  # only when there is something to say
+
+        super().__init__(with_root_options(message))
 
 
 class OneLineUsageError(click.UsageError):
@@ -95,11 +109,31 @@ class LazyGroup(click.Group):
             self.add_command(getattr(module, attribute), name)
         return super().get_command(ctx, name)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and what each does, from workbench/cli/summaries.py: listing them
+        imports none of their modules (one that is missing there is imported for it)."""
+        from workbench.cli.summaries import SUMMARIES
+
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in SUMMARIES and name not in self.commands:
+                rows.append((name, click.Command(name, help=SUMMARIES[name])))
+                continue
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)  # as click's own listing
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])
+
     def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
         try:
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as error:
             raise OneLineUsageError(error) from None
+        except BrokenPipeError:  # `workbench --help | head -1`: help is printed while parsing
+            _quiet_closed_pipe()
 
     def invoke(self, ctx: click.Context):
         try:
@@ -110,8 +144,10 @@ class LazyGroup(click.Group):
             if isinstance(error, OneLineUsageError):
                 raise
             raise OneLineUsageError(error) from None
-        except BrokenPipeError:
+        except BrokenPipeError:  # every command's output, through click.echo or our console
             _quiet_closed_pipe()
+        except click.exceptions.Exit:  # `COMMAND --help` and ctx.exit(): nothing to look up
+            raise
         except Exception as error:
             problem = _database_problem(error, ctx)
             if problem is None:
@@ -143,12 +179,17 @@ def _database_problem(error: Exception, ctx: click.Context) -> str | None:
     metavar="PATH",
     help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db).",
 )
+@click.option("--annotator", metavar="NAME",
+              help="Who you are on labels, notes and scores (default: `annotator` in the config, $WORKBENCH_ANNOTATOR,"
+                   " else your login name).")
 @click.version_option(package_name="factcheck-workbench")
 @click.pass_context
-def main(ctx: click.Context, db: str | None) -> None:
+def main(ctx: click.Context, db: str | None, annotator: str | None) -> None:
     """Evaluate LLM fact-checkers: import benchmarks, run models, read verdicts, score."""
     ctx.ensure_object(dict)
     ctx.obj["db_path"] = resolve_db_path(db)
+    ctx.obj["db_given"] = db is not None  # hints then name it: `workbench --db PATH ...`
+    ctx.obj["annotator"] = annotator
 
 
 def shared_options(f):
@@ -167,8 +208,18 @@ def shared_options(f):
         if value:
             ctx.ensure_object(dict)
             ctx.find_root().obj["db_path"] = Path(value)
+            ctx.find_root().obj["db_given"] = True
         return value
 
+    def remember_annotator(ctx: click.Context, _param, value):
+        if value is not None:
+            ctx.ensure_object(dict)
+            ctx.find_root().obj["annotator"] = value
+        return value
+
+    with_annotator = click.option("--annotator", "annotator_override", metavar="NAME", expose_value=False,
+                                  callback=remember_annotator, is_eager=True,
+                                  help="Who you are on labels, notes and scores.")(checked)
     return click.option(
         "--db",
         "db_override",
@@ -177,7 +228,18 @@ def shared_options(f):
         callback=remember,
         is_eager=True,
         help="SQLite database file.",
-    )(checked)
+    )(with_annotator)
+
+
+def current_annotator() -> str:
+    """Who is at the keyboard: --annotator, else the config's `annotator` (which
+    $WORKBENCH_ANNOTATOR overrides, and which defaults to the login name)."""
+    from workbench.config import load_settings
+    from workbench.triage.people import check_annotator
+
+    ctx = click.get_current_context()
+    given = (ctx.find_root().obj or {}).get("annotator")
+    return check_annotator(given if given is not None else load_settings().annotator)
 
 
 def current_db_path() -> Path:

@@ -16,17 +16,18 @@ import time
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from workbench.cli import UserError, current_db_path, shared_options
+from workbench.cli.hints import suggested, with_root_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import literal
 
 if TYPE_CHECKING:
     from workbench.runs.types import PreparedRun
 
-console = Console(highlight=False)
+console = output_console()
 STILL_OUT = 75
 """`batch collect`'s exit status while answers are still at the provider (EX_TEMPFAIL)."""
 
@@ -43,8 +44,8 @@ def submit_from_cli(prepared: PreparedRun) -> None:
         return
     ids = ", ".join(row.batch_id for row in submitted.batches)
     console.print(f"submitted batch {ids} to {prepared.spec.scheme}: {submitted.requests:,} requests"
-                  f" ({done}).\nThe provider answers within a day; `workbench batch collect {name}` reads the"
-                  " answers back (--wait to wait for them).", markup=False)
+                  f" ({done}).\nThe provider answers within a day; `{suggested('batch', 'collect', name)}` reads"
+                  " the answers back (--wait to wait for them).", markup=False, soft_wrap=True)
 
 
 @click.group("batch")
@@ -92,9 +93,9 @@ def collect_command(run_ref: str, wait: bool, every: float, as_json: bool) -> No
     Exit status: 0 when every claim has an answer, 75 while answers are still at the
     provider (collect again later), 1 when claims are left without one.
     """
+    prepared = _prepared(run_ref)  # a misspelled run is said before the provider's SDK loads
     from workbench.runs.batch import collect_batches
 
-    prepared = _prepared(run_ref)
     while True:
         collected = asyncio.run(collect_batches(current_db_path(), prepared))
         if as_json:
@@ -110,7 +111,8 @@ def collect_command(run_ref: str, wait: bool, every: float, as_json: bool) -> No
 def _exit_for(prepared: PreparedRun, collected, quiet: bool) -> None:
     """Non-zero unless the run is complete: 75 while answers are still out, else 1."""
     name, p = prepared.run.name, collected.progress
-    again = f"`workbench run --resume {name}` answers them live, `workbench run --resume {name} --batch` in a new batch"
+    again = (f"`{suggested('run', '--resume', name)}` answers them live, `{suggested('run', '--resume', name, '--batch')}`"
+             " in a new batch")
     if collected.failed:
         reasons = "; ".join(f"{row.batch_id}: {state.failure}" for row, state in collected.failed)
         raise UserError(f"the provider failed the whole batch ({reasons}); its claims are still pending: {again}")
@@ -120,7 +122,7 @@ def _exit_for(prepared: PreparedRun, collected, quiet: bool) -> None:
                           f" {STILL_OUT})", markup=False)
         raise SystemExit(STILL_OUT)
     if p.error or p.missing:
-        errors = f" (the errors: `workbench predictions {name}`)" if p.error else ""
+        errors = f" (the errors: `{suggested('predictions', name)}`)" if p.error else ""
         raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer{errors}; {again}")
 
 
@@ -146,15 +148,15 @@ def _collected_json(prepared: PreparedRun, collected) -> dict:
 @shared_options
 def cancel_command(run_ref: str) -> None:
     """Ask the provider to stop the run's batches; `collect` then reads what was answered."""
+    prepared = _prepared(run_ref)
     from workbench.runs.batch import cancel_batches
 
-    prepared = _prepared(run_ref)
     cancelled = asyncio.run(cancel_batches(current_db_path(), prepared))
     if not cancelled:
         console.print(f"run {prepared.run.name} has no batch out", markup=False)
         return
     console.print(f"asked to cancel {', '.join(b.batch_id for b in cancelled)}; once the provider has stopped,"
-                  f" `workbench batch collect {prepared.run.name}` reads what was answered", markup=False)
+                  f" `{suggested('batch', 'collect', prepared.run.name)}` reads what was answered", markup=False, soft_wrap=True)
 
 
 @batch.command("forget")
@@ -162,17 +164,17 @@ def cancel_command(run_ref: str) -> None:
 @shared_options
 def forget_command(run_ref: str) -> None:
     """Stop waiting for the run's batches (their answers will not be read); frees its claims."""
-    from workbench.runs.batch import forget_batches
-
     store = open_store()
     run = _run(store, run_ref)
+    from workbench.runs.batch import forget_batches
+
     forgotten = forget_batches(store, run)
     if not forgotten:
         console.print(f"run {run.name} has no batch out", markup=False)
         return
     ids = ", ".join(row.batch_id or f"(unconfirmed submit of {row.submitted_at})" for row in forgotten)
-    console.print(f"forgot {ids}; `workbench run --resume {run.name}` answers the claims live (or with --batch"
-                  " in a new batch)", markup=False)
+    console.print(f"forgot {ids}; `{suggested('run', '--resume', run.name)}` answers the claims live (or with"
+                  " --batch in a new batch)", markup=False, soft_wrap=True)
 
 
 def _report(prepared: PreparedRun, collected) -> None:
@@ -186,8 +188,9 @@ def _report(prepared: PreparedRun, collected) -> None:
             console.print(f"a submit started {row.submitted_at} has not completed (it may still be under way);"
                           " collect asks the provider about it once it is 20 minutes old", markup=False)
         else:
+            advice = with_root_options(unconfirmed_advice(row.provider, prepared.run.name))
             console.print(f"a submit started {row.submitted_at} never completed ({row.note or 'cut off'}):"
-                          f" {unconfirmed_advice(row.provider, prepared.run.name)}", markup=False)
+                          f" {advice}", markup=False, soft_wrap=True)
     for row, state in collected.waiting:
         console.print(f"batch {row.batch_id}: {state.status}, {state.succeeded + state.failed:,} of"
                       f" {state.total or row.requests:,} done at the provider", markup=False)
@@ -202,17 +205,21 @@ def _report(prepared: PreparedRun, collected) -> None:
 
 
 def _prepared(run_ref: str) -> PreparedRun:
-    from workbench.runs.engine import RunRequest, prepare_run
-
     store = open_store()
     try:
-        run = _run(store, run_ref)
+        run = _run(store, run_ref)  # before the engine's imports: a misspelled name answers at once
         if run.model.startswith("gguf:"):
             raise UserError(f"run {run_ref} uses a local GGUF model: it has no batches")
+        from workbench.runs.engine import RunRequest, prepare_run
+
         if run.kind == "judge":
             from workbench.judging.runs import reopen_judge_run
 
             return reopen_judge_run(store, run)
+        if run.kind == "screen":
+            from workbench.curation.screening import reopen_screening
+
+            return reopen_screening(store, run)
         return prepare_run(store, RunRequest(resume=run_ref))
     finally:
         store.close()

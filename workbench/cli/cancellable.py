@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -37,7 +38,21 @@ def run_cancellable(work: Callable[[threading.Event], T], console: Console, name
     except KeyboardInterrupt:
         cancel.set()
         console.print(cancelling_message, markup=False)
-        done.wait()
+        _wait_or_stop_now(done, console)
     if "error" in result:
         raise result["error"]
     return result.get("value")
+
+
+def _wait_or_stop_now(done: threading.Event, console: Console) -> None:
+    """Wait for the cancelled work to end (within a second: a local model stops mid-answer);
+    a second Ctrl-C ends the process at once, as a kill would: every answer given is
+    committed already, and the same command continues the run."""
+    try:
+        while not done.wait(POLL_S):
+            pass
+    except KeyboardInterrupt:
+        console.print("stopped at once; the same command (or --resume) continues the run", markup=False)
+        console.show_cursor(True)  # a progress bar hid it, and no exit handler will show it again
+        console.file.flush()
+        os._exit(130)

@@ -14,14 +14,15 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from workbench.choices import CONTAMINATION_METRICS
-from workbench.cli import UserError, current_db_path, shared_options
-from workbench.cli.opening import open_store
+from workbench.choices import CONTAMINATION_COMMAND, CONTAMINATION_METRICS
+from workbench.cli import UserError, current_annotator, current_db_path, shared_options
+from workbench.cli.opening import open_store, require_dataset
+from workbench.render.console import output_console
 from workbench.render.display import literal
+from workbench.render.waiting import status
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.group("contamination")
@@ -49,26 +50,35 @@ def contamination() -> None:
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
 @click.option("--max-evidence", default=10, show_default=True, type=click.IntRange(1),
               help="At most this many evidence sentences per article.")
+@click.option("--setting", default="claim", show_default=True, metavar="claim|claim+image",
+              help="What the target model is shown: the claim alone, or with its images (a vision model; its"
+                   " scores and flags are kept apart as METRIC+image).")
 @shared_options
 def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_cache, params, extractor_params,
-                base_url, extractor_base_url, concurrency, max_evidence) -> None:
+                base_url, extractor_base_url, concurrency, max_evidence, setting) -> None:
     """Run the contamination pipeline and flag claims with s >= tau.
 
     Every step is stored: the articles and both evidence lists are runs (resumable and
     cached: the same command again continues, or reuses finished steps without calling a
     model), and each claim's score keeps its matched pairs. Ctrl-C loses nothing finished.
+    With --setting claim+image the articles are written with the claims' images shown;
+    `contamination summary` then compares that probe with the text-only one.
     """
-    from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
-    from workbench.runs.params import parse_param_pairs
-
     store = open_store()
     try:
-        request = ContaminationRequest(
-            model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
-            limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
-            extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
-            extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence)
-        plan = plan_pipeline(store, request)
+        if dataset:
+            require_dataset(store, dataset)
+        with status("checking the models and planning the pipeline…"):  # nltk, scipy and GGUF models load
+            from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline
+            from workbench.runs.params import parse_param_pairs
+
+            request = ContaminationRequest(
+                model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
+                limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
+                extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
+                extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence,
+                setting=setting)
+            plan = plan_pipeline(store, request)
     finally:
         store.close()
     _announce(plan)
@@ -79,8 +89,10 @@ def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_c
 
 
 def _announce(plan) -> None:
-    console.print(f"contamination pipeline over {len(plan.claim_ids):,} claims: target {literal(plan.target)},"
-                  f" extractor {literal(plan.extractor)}, metric {literal(plan.metric.name)}", markup=False)
+    shown = "the claim and its images" if plan.image else "the claim alone"
+    console.print(f"contamination pipeline over {len(plan.claim_ids):,} claims: target {literal(plan.target)}"
+                  f" (shown {shown}), extractor {literal(plan.extractor)}, metric {literal(plan.metric.name)}"
+                  + (f" (stored as {literal(plan.stored_metric)})" if plan.image else ""), markup=False)
     console.print(f"oracle evidence: {len(plan.article_claims):,} claims extracted from their oracle fact-check"
                   f" article; {len(plan.qa_claims):,} use their gold question-answer pairs directly (no extraction);"
                   f" {len(plan.missing):,} have neither and are not scorable", markup=False)
@@ -139,7 +151,7 @@ def _finished(plan, outcome) -> None:
 
     store = Store.open(current_db_path())
     try:
-        group = pick_group(store, plan.target, plan.metric.name, plan.extractor)
+        group = pick_group(store, plan.target, plan.stored_metric, plan.extractor)
         summary = summarise(store, group, outcome.tau, set(plan.claim_ids))
         failures = _unreadable(store, outcome.runs)
     finally:
@@ -169,19 +181,25 @@ def _unreadable(store, runs: dict[str, str]) -> str:
 @click.option("--model", help="Only this target model.")
 @click.option("--metric", help="Only this metric.")
 @click.option("--article", is_flag=True, help="Also print the target model's article.")
+@click.option("--setting", metavar="claim|claim+image", help="Only the text-only or the with-image probe.")
 @shared_options
-def show_command(claim_ref: str, model: str | None, metric: str | None, article: bool) -> None:
-    """One claim: oracle and generated evidence side by side, matched pairs aligned."""
+def show_command(claim_ref: str, model: str | None, metric: str | None, article: bool, setting: str | None) -> None:
+    """One claim: oracle and generated evidence side by side, matched pairs aligned (each
+    probe, text only and with image, on its own)."""
+    from workbench.contamination.probes import split_probe
     from workbench.render.contamination import claim_heading
 
     store = open_store()
     claim_id = store.claims.resolve(claim_ref)
     if claim_id is None:
         raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
-    rows = store.contamination.score_rows(_model_name(store, model), _metric_name(metric), claim_id=claim_id)
+    image = _probe_of(setting)
+    rows = [row for row in store.contamination.score_rows(_model_name(store, model), _metric_name(metric, setting),
+                                                          claim_id=claim_id)
+            if image is None or split_probe(row.metric)[1] == image]
     if not rows:
         raise UserError(f"claim {claim_ref} has no contamination score" + (" for that model/metric" if model or metric
-                        else "") + "; run `workbench contamination run` first")
+                        else "") + f"; run `{CONTAMINATION_COMMAND}` first")
     claim = store.claims.get(claim_id)
     console.print(claim_heading(claim))
     for row in rows:
@@ -191,13 +209,14 @@ def show_command(claim_ref: str, model: str | None, metric: str | None, article:
 def _show_row(store, claim, row, article: bool) -> None:
     from workbench.contamination.flagging import CONTAMINATED, current_tau
     from workbench.contamination.pipeline_evidence import generated_side, oracle_side
+    from workbench.contamination.probes import probe_label
     from workbench.render.contamination import article_block, evidence_table, score_line
 
     tau = current_tau(store, row.target_model, row.metric)
     flagged = claim.id in store.annotations.flagged_claim_ids(CONTAMINATED, row.target_model, row.metric, "pipeline")
     console.print()
-    console.print(literal(f"model {row.target_model} · metric {row.metric} · extractor {row.extractor_model}"),
-                  style="bold")
+    console.print(literal(f"model {row.target_model} · metric {row.metric} ({probe_label(row.metric)}) · extractor"
+                          f" {row.extractor_model}"), style="bold")
     oracle = oracle_side(store, claim, row.oracle_run_id)
     generated = generated_side(store, claim.id, row.article_run_id, row.generated_run_id)
     console.print(evidence_table(oracle, generated, row))
@@ -209,38 +228,49 @@ def _show_row(store, claim, row, article: bool) -> None:
 
 @contamination.command("summary")
 @click.option("--model", help="Only this target model.")
-@click.option("--metric", help="Only this metric.")
+@click.option("--metric", help="Only this metric (meteor covers meteor+image, the with-image probe, too).")
 @click.option("--dataset", help="Only claims of this dataset.")
 @click.option("--tau", type=float, help="Count flags at this tau instead of the stored flags' tau.")
+@click.option("--by", "by", metavar="FIELD", help="Also per subset of claims: modality, domain, flag:KIND, cutoff, ...")
+@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims.")
+@click.option("--resamples", type=click.IntRange(0), default=1000, show_default=True,
+              help="Bootstrap resamples of the text-only / with-image test.")
+@click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
-def summary_command(model, metric, dataset, tau, as_json) -> None:
-    """S (the mean claim score over scorable claims) and the share flagged, per model and metric."""
-    from workbench.contamination.flagging import combined_flag_sets, summarise
-    from workbench.render.contamination import combined_table, summary_table
+def summary_command(model, metric, dataset, tau, by, cutoff, resamples, seed, as_json) -> None:
+    """S (the mean claim score over scorable claims) and the share flagged, per model and metric.
 
+    Where a model was probed both ways (--setting claim and claim+image), the two are
+    compared over the image claims both scored: S with image minus S text only with a
+    paired bootstrap interval and p, and the flags with McNemar's exact test.
+    """
     store = open_store()
     claim_ids = None
     if dataset:
-        if store.datasets.get(dataset) is None:
-            raise UserError(f"no dataset {dataset!r}")
+        require_dataset(store, dataset)
         claim_ids = set(store.claims.ids(f'dataset:"{dataset}"'))
-    groups = store.contamination.score_groups(_model_name(store, model), _metric_name(metric))
-    summaries = [summarise(store, g, tau, claim_ids) for g in groups]
-    if claim_ids is not None:  # a model/metric with no scores in that dataset says nothing about it
-        summaries = [s for s in summaries if s.claims]
-    combined = combined_flag_sets(store, claim_ids)
+    from workbench.contamination.overview import contamination_overview
+    from workbench.contamination.probes import split_probe
+    from workbench.render.contamination import combined_table, probe_table, slices_table, summary_table
+
+    wanted = _metric_name(metric)
+    groups = [g for g in store.contamination.score_groups(_model_name(store, model))
+              if wanted is None or g.metric == wanted or split_probe(g.metric)[0] == wanted]
+    found = contamination_overview(store, groups, claim_ids, tau, by, cutoff, resamples, seed)
     if as_json:
-        click.echo(json.dumps({"scores": [s.to_dict() for s in summaries],
-                               "combined": [{"model": m, "metric": x, "claims": n} for m, x, n in combined]},
-                              indent=2, ensure_ascii=False))
+        click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
         return
-    if not summaries:
+    if not found.summaries:
         raise UserError("no contamination scores" + (" for that model/metric" if model or metric else "")
-                        + (f" in dataset {dataset!r}" if dataset else "") + "; run `workbench contamination run` first")
-    console.print(summary_table(summaries))
-    if combined:
-        console.print(combined_table(combined))
+                        + (f" in dataset {dataset!r}" if dataset else "") + f"; run `{CONTAMINATION_COMMAND}` first")
+    console.print(summary_table(found.summaries))
+    if found.probes:
+        console.print(probe_table(found.probes))
+    if found.by:
+        console.print(slices_table(found.by, found.sliced))
+    if found.combined:
+        console.print(combined_table(found.combined))
 
 
 @contamination.command("combine")
@@ -266,22 +296,23 @@ def combine_command(models, metrics) -> None:
 @click.option("--note", help="Why (stored on the flag).")
 @shared_options
 def mark_command(claim_refs, label, note) -> None:
-    """Record people's contamination labels (what `contamination sweep` checks tau against)."""
+    """Record your contamination labels (what `contamination sweep` checks tau against);
+    each person's marks are their own (--annotator), and --clear takes off only yours."""
     from store import CHECKED_CLEAN
-    from workbench.config import load_settings
     from workbench.contamination.flagging import CONTAMINATED
 
     if label is None:
         raise UserError("say which mark: --contaminated, --clean or --clear")
+    who = current_annotator()
     store = open_store()
     ids = _resolve_all(store, claim_refs)
     kind, other = (CONTAMINATED, CHECKED_CLEAN) if label == "contaminated" else (CHECKED_CLEAN, CONTAMINATED)
-    store.annotations.unflag(ids, other)
+    store.annotations.unflag(ids, other, who=who)
     if label == "clear":
-        store.annotations.unflag(ids, kind)
+        store.annotations.unflag(ids, kind, who=who)
         console.print(f"{len(ids):,} claims unmarked", markup=False)
         return
-    change = store.annotations.flag(ids, kind, note=note, who=load_settings().annotator)
+    change = store.annotations.flag(ids, kind, note=note, who=who)
     console.print(f"{len(ids):,} claims marked {kind} ({len(change.added_ids):,} new)", markup=False)
 
 
@@ -299,17 +330,19 @@ def _resolve_all(store, refs) -> list[int]:
 @contamination.command("sweep")
 @click.option("--model", help="The target model (needed when several have scores).")
 @click.option("--metric", help="The metric (needed when several have scores).")
+@click.option("--setting", metavar="claim|claim+image", help="The text-only or the with-image probe (needed when"
+              " both have scores).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every tau).")
 @shared_options
-def sweep_command(model, metric, as_json) -> None:
+def sweep_command(model, metric, setting, as_json) -> None:
     """Agreement of the pipeline's flag (s >= tau) with people's labels, tau from 0 to 1."""
     from workbench.contamination.flagging import pick_group
-    from workbench.contamination.sweep import manual_labels, sweep
+    from workbench.contamination.sweep import manual_labels, people_agreement, sweep
     from workbench.render.charts import as_text, draw_sweep
-    from workbench.render.contamination import sweep_table, sweep_verdict
+    from workbench.render.contamination import people_line, sweep_table, sweep_verdict
 
     store = open_store()
-    group = pick_group(store, _model_name(store, model), _metric_name(metric))
+    group = pick_group(store, _model_name(store, model), _metric_name(metric), image=_probe_of(setting))
     labels = manual_labels(store)
     scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model)
     if not any(c in scores for c in labels.by_claim):
@@ -317,17 +350,33 @@ def sweep_command(model, metric, as_json) -> None:
                         f" {group.target_model} / {group.metric}; label scored claims with"
                         " `workbench contamination mark CLAIM --contaminated` or `--clean`")
     result = sweep(scores, labels.by_claim)
+    people = people_agreement(labels)
     if as_json:
         click.echo(json.dumps({"model": group.target_model, "metric": group.metric, **result.to_dict(),
-                               "conflicting_labels": labels.conflicting}, indent=2))
+                               "conflicting_labels": labels.conflicting,
+                               "people": _people_dict(people)}, indent=2, ensure_ascii=False))
         return
     console.print(literal(f"model {group.target_model} · metric {group.metric} · extractor {group.extractor_model}"))
     console.print(sweep_table(result))
     console.print(as_text(draw_sweep, result.taus, result.agreement, result.best_tau, width=70, height=14),
                   markup=False, highlight=False)
     console.print(sweep_verdict(result))
+    console.print(people_line(people))
     if labels.conflicting:
-        console.print(f"{len(labels.conflicting)} claims carry both marks and were left out", markup=False)
+        console.print(f"{len(labels.conflicting)} claims carry both marks (people disagree) and were left out",
+                      markup=False)
+
+
+def _people_dict(found) -> dict:
+    """People's agreement on contamination labels for --json."""
+    from workbench.render.triage import estimate_dict
+
+    category = found.categories[0] if found.categories else None
+    return {"unavailable": found.unavailable, "compared": found.compared, "single": found.single,
+            "annotators": [c.annotator for c in found.annotators if c.labelled], "kappa_name": found.kappa_name,
+            "agreement": estimate_dict(category.observed) if category else None,
+            "kappa": estimate_dict(category.kappa) if category else None,
+            "alpha": estimate_dict(category.alpha) if category else None}
 
 
 def _model_name(store, text: str | None) -> str | None:
@@ -348,8 +397,28 @@ def _model_name(store, text: str | None) -> str | None:
     return normal if normal in known else text
 
 
-def _metric_name(text: str | None) -> str | None:
-    """A metric as stored: embedding:PATH with the folder made absolute."""
-    if text and text.startswith("embedding:"):
-        return "embedding:" + str(Path(text.split(":", 1)[1]).expanduser().resolve())
-    return text
+def _metric_name(text: str | None, setting: str | None = None) -> str | None:
+    """A metric as stored: embedding:PATH with the folder made absolute, `+image` kept (or
+    added by --setting claim+image)."""
+    from workbench.contamination.probes import probe_metric, split_probe
+
+    if not text:
+        return text
+    base, image = split_probe(text)
+    if base.startswith("embedding:"):
+        base = "embedding:" + str(Path(base.split(":", 1)[1]).expanduser().resolve())
+    if setting is not None:
+        image = _probe_of(setting)
+    return probe_metric(base, image)
+
+
+def _probe_of(setting: str | None) -> bool | None:
+    """--setting claim / claim+image as the probe it picks (None: either)."""
+    from workbench.contamination.probes import ARTICLE_SETTINGS, parse_article_setting
+
+    if setting is None:
+        return None
+    image = parse_article_setting(setting)
+    if image is None:
+        raise UserError(f"--setting {setting!r}: articles are written in {' or '.join(ARTICLE_SETTINGS)}")
+    return image

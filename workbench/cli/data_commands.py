@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from workbench.choices import EXPORT_FORMATS
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import fit_widths, literal, one_line
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("datasets")
@@ -41,6 +41,11 @@ def datasets_command(as_json: bool) -> None:
         table.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind),
                       literal(gold))
     console.print(table)
+    for d in datasets:  # what curation kept, for the datasets `workbench curate` has been run on
+        if store.curation.steps(d.id):
+            line = literal(f"{d.name}: curation keeps {store.curation.kept_count(d.id):,} of {d.claim_count:,}"
+                           f" claims (`workbench curate {d.name}` shows the funnel)")
+            console.print(line)
 
 
 @click.command("claims")
@@ -137,9 +142,11 @@ def show_command(claim_ref: str, as_json: bool) -> None:
 @click.option("--where", "filter_text", default="", help="Filter claims (see `workbench filter-help`).")
 @click.option("--run", "run_refs", multiple=True, help="Run name or id (predictions; repeatable).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="File to write (default: stdout).")
+@click.option("--with-articles", is_flag=True,
+              help="Claims: write each claim's fetched oracle article as its article_text (`workbench articles fetch`).")
 @shared_options
 def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[str, ...],
-                   output: Path | None) -> None:
+                   output: Path | None, with_articles: bool) -> None:
     """Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout."""
     from store import FilterError
     from workbench.exporting import export_claims, export_predictions
@@ -147,7 +154,7 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
     store = open_store()
     try:
         if what == "claims":
-            written = export_claims(store, filter_text, format_, output)
+            written = export_claims(store, filter_text, format_, output, with_articles)
         else:
             runs = [_run(store, ref) for ref in run_refs] or store.runs.list()
             written = export_predictions(store, runs, filter_text, format_, output)
@@ -182,11 +189,13 @@ def _run(store, reference: str):
 @shared_options
 def demo_command(no_tui: bool) -> None:
     """Load the bundled demo datasets (idempotent) and open the workbench on them."""
-    from workbench.demo import load_demo
+    from workbench.demo import CLAIMREVIEW_DATASET, load_claimreview_demo, load_demo, load_demo_team
 
     store = open_store(create=True)
     for name, line in load_demo(store).items():
         console.print(f"{name}: {line}", markup=False)
+    console.print(f"team triage: {load_demo_team(store)}", markup=False)
+    console.print(f"{CLAIMREVIEW_DATASET}: {load_claimreview_demo(store)}", markup=False)
     store.close()
     try:
         from workbench.tui import run_workbench

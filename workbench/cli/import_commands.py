@@ -6,19 +6,19 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("import")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--format", "format_", default="auto", show_default=True, metavar="FORMAT",
-              help="auto, jsonl, json, csv, tsv, parquet or arrow (a profile's name here still works).")
+              help="auto, jsonl, json, csv, tsv, parquet, arrow or claimreview (a profile's name here still works).")
 @click.option("--profile", metavar="NAME", help="An import profile (`workbench profiles` lists them).")
 @click.option("--map", "maps", multiple=True, metavar="FIELD=PATH",
               help="Which file field is which of ours, e.g. claim=statement, evidence=evidences[] (repeatable).")
@@ -33,6 +33,9 @@ console = Console(highlight=False)
 @click.option("--split", help="For a dataset folder: which split (train, validation, test, ...).")
 @click.option("--columns", metavar="A,B,C", help="Names of the columns of a CSV/TSV without a header row.")
 @click.option("--with", "extra", multiple=True, metavar="NAME=FILE", help="Another file a profile reads (corpus=...).")
+@click.option("--rating-map", type=click.Path(dir_okay=False, path_type=Path),
+              help="ClaimReview: a TOML file of ratings and their meanings laid over the rating map"
+                   " (`workbench ratings`).")
 @click.option("--strict", is_flag=True, help="Refuse the file at its first warning instead of importing.")
 @click.option("--dry-run", is_flag=True, help="Show what would be imported (and every warning); write nothing.")
 @click.option("--warnings", "show_warnings", is_flag=True, help="List every warning, not only their counts.")
@@ -40,13 +43,14 @@ console = Console(highlight=False)
 @click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
 @shared_options
 def import_command(file, format_, profile, maps, dataset_name, label_space, label_maps, abstain_label, excluded,
-                   split, columns, extra, strict, dry_run, show_warnings, save_profile, as_json) -> None:
+                   split, columns, extra, rating_map, strict, dry_run, show_warnings, save_profile, as_json) -> None:
     """Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it,
     or nothing). Content oddities import with warnings; structural faults refuse the file."""
     from workbench.importers import ImportRequest
 
+    extra_files = {**_extra(extra), **({"ratings": rating_map} if rating_map else {})}
     request = ImportRequest(Path(file), format_, profile, list(maps), dataset_name, label_space, list(label_maps),
-                            abstain_label, list(excluded), split, _columns(columns), strict, _extra(extra))
+                            abstain_label, list(excluded), split, _columns(columns), strict, extra_files)
     if dry_run:
         _dry_run(request, as_json)
     else:
@@ -209,6 +213,7 @@ def import_predictions_command(file, dataset, run_name, model, profile, maps, la
 
 def _predictions_dict(report) -> dict:
     return {"run": report.run.name if report.run else None, "run_id": report.run.id if report.run else None,
+            "already_imported": report.already is not None,
             "profile": report.plan.mapping.name, "matched": report.matched, "matched_by": report.matched_by,
             "unmatched": report.unmatched, "claims_without_prediction": report.without,
             "statuses": dict(report.statuses), "verdicts": {str(k): v for k, v in report.verdicts.items()},

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from workbench.choices import (
     BREAKDOWN_FIELDS,
@@ -16,12 +15,14 @@ from workbench.choices import (
 )
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 
-console = Console(highlight=False)
+console = output_console()
 
 _BY_HELP = f"Break scores down by a field (repeatable): {', '.join(BREAKDOWN_FIELDS)}."
-_CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); "
-                "adds the before/after breakdown.")
+_CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); a model's"
+                " name for DATE is the day after its cutoff (`workbench cutoffs`), auto each run's own model's;"
+                " adds the before/after breakdown.")
 
 
 _JUDGE_HELP = ("The judge run (name, id or judge model) whose explanation scores to show;"
@@ -50,12 +51,13 @@ def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None):
     from workbench.scoring.runs import score_runs
     from workbench.judging.search_summary import with_search
     from workbench.usage.summary import with_usage
+    from workbench.triage.final import with_failures
 
     store = open_store()
     try:
         reports = score_runs(store, list(runs), list(by), exclude_flag, list(cutoffs), resamples, seed)
         reports = with_search(store, with_explanations(store, reports, judge, list(by)), list(by))
-        return with_usage(store, reports)
+        return with_failures(store, with_usage(store, reports))
     finally:
         store.close()
 
@@ -69,7 +71,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_
     """Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate,
     parse-failure and error rates, coverage, confusion matrix, baselines, breakdowns.
 
-    See the README, "Metrics", for the exact definitions.
+    See docs/metrics.md for the exact definitions.
     """
     from workbench.render.reports import report_dict
     from workbench.render.scores import run_report
@@ -89,7 +91,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_
 @click.option("--by", metavar="FIELD", help=f"Deltas per slice of a field: {', '.join(BREAKDOWN_FIELDS)}.")
 @click.option("--exclude-flag", metavar="KIND", help="Also compare without the claims flagged KIND (KIND@run: either run's own model).")
 @click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE",
-              help="Cutoff date(s) for --by cutoff.")
+              help="Cutoff date(s) for --by cutoff (a model's name, or auto: see `workbench cutoffs`).")
 @click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
               help="Paired bootstrap resamples (0: no paired test).")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed.")
@@ -117,6 +119,9 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, ju
         report = replace(report, explanations=compare_explanations(store, run_a, run_b, judge, resamples, seed))
     finally:
         store.close()
+    if not report.full.shared:  # numbers over no items would read as real scores (0.000)
+        raise UserError(f"runs {report.full.run_a.name!r} and {report.full.run_b.name!r} share no items (claims"
+                        " both answered whose gold label is scored): nothing to compare")
     if as_json:
         click.echo(json.dumps(comparison_report_dict(report), indent=2, ensure_ascii=False))
         return

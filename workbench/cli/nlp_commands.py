@@ -26,20 +26,23 @@ from workbench.cli import UserError, shared_options
 @shared_options
 def nlp_data(target: Path | None, no_download: bool) -> None:
     """Install WordNet 3.0 and punkt_tab for METEOR evidence scoring."""
-    import nltk
+    from workbench.render.console import output_console
+    from workbench.render.waiting import status
 
-    from workbench.nlp.nlp_data import (
-        NlpDataMissing,
-        default_target,
-        ensure_nlp_data,
-    )
+    # Said before nltk loads: checking means loading WordNet, which takes seconds.
+    with status("checking WordNet 3.0 and punkt_tab (loading WordNet takes a few seconds)…",
+                output_console()) as console:
+        import nltk
 
-    chosen = target if target is not None else default_target()
-    default_path = [str(p) for p in nltk.data.path]
-    try:
-        landed = ensure_nlp_data(chosen, try_download=not no_download, log=click.echo)
-    except NlpDataMissing as exc:
-        raise UserError(str(exc)) from exc
+        from workbench.nlp.nlp_data import NlpDataMissing, default_target, ensure_nlp_data
+
+        chosen = target if target is not None else default_target()
+        default_path = [str(p) for p in nltk.data.path]
+        try:
+            landed = ensure_nlp_data(chosen, try_download=not no_download,
+                                     log=lambda line: console.print(line, markup=False))
+        except NlpDataMissing as exc:
+            raise UserError(str(exc)) from exc
     click.echo(f"NLTK data is in {landed}")
     if str(landed) not in default_path:
         # A folder off nltk's default path is only found through NLTK_DATA.

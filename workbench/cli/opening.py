@@ -15,3 +15,13 @@ def open_store(create: bool = False):
     if not create and not path.exists():
         raise UserError(f"no database at {path}; import a file first (workbench import FILE) or pass --db")
     return Store.open(path)
+
+
+def require_dataset(store, name: str):
+    """The dataset called `name`, or one line naming the datasets there are (said before any
+    heavy import or model load, so a misspelled name answers at once)."""
+    found = store.datasets.get(name)
+    if found is None:
+        names = ", ".join(d.name for d in store.datasets.list()) or "none; import one first"
+        raise UserError(f"no dataset {name!r}; datasets: {names}")
+    return found

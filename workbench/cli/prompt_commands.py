@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 from rich.rule import Rule
 
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import literal
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("prompt")

@@ -6,23 +6,25 @@ import json
 
 import click
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from workbench.choices import RUN_KINDS
 from workbench.cli import UserError, shared_options
+from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
-from workbench.cli.run_progress import (  # noqa: F401  (judge and search commands use these from here)
+from workbench.cli.run_progress import (
     announce,
     announce_engine,
     execute_sweep_with_progress,
     execute_with_progress,
-    print_error_causes,
     report_finished,
     report_sweep,
 )
+from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
+from workbench.render.waiting import status
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("run")
@@ -43,12 +45,18 @@ console = Console(highlight=False)
 @click.option("--resume", "resume", metavar="RUN", help="Continue this run (name or id) with its own settings.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
               help="temperature, max_tokens, seed, timeout, attempts, json, json_format, n_ctx, n_threads,"
-                   " n_gpu_layers (repeatable).")
+                   " n_batch, n_gpu_layers, prefix_cache_mb (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
-@click.option("--search", "search", type=click.Choice(["fts", "searxng", "tavily"]),
+@click.option("--search", "search", type=click.Choice(["fts", "searxng", "tavily", "serper"]),
               help="Let the model search before it answers: fts (offline, this database's evidence and"
-                   " documents), searxng, tavily. Trajectories: `workbench trajectory RUN CLAIM`.")
-@click.option("--search-url", help="The search backend's address (SearXNG; another Tavily endpoint).")
+                   " documents), searxng, tavily, serper (Google's results; $SERPER_API_KEY)."
+                   " Trajectories: `workbench trajectory RUN CLAIM`.")
+@click.option("--search-url", help="The search backend's address (SearXNG; another Tavily or Serper endpoint).")
+@click.option("--image-search", is_flag=True, default=None,
+              help="Search runs: image search too (searxng, serper); a vision model may look at the images it"
+                   " finds, and search by the claim's own image (serper).")
+@click.option("--max-images", type=click.IntRange(1), help="Search runs: retrieved images a claim's model may"
+              " look at (default 3).")
 @click.option("--max-steps", type=click.IntRange(1), help="Search runs: model turns per claim (default 6).")
 @click.option("--max-searches", type=click.IntRange(1), help="Search runs: searches per claim (default 4).")
 @click.option("--max-claim-tokens", type=click.IntRange(1),
@@ -62,8 +70,8 @@ console = Console(highlight=False)
                    " the answers (API models).")
 @shared_options
 def run_command(dataset, filter_text, model, base_url, settings, prompt, concurrency, name, no_cache, resume,
-                params, limit, search, search_url, max_steps, max_searches, max_claim_tokens, max_cost,
-                as_batch) -> None:
+                params, limit, search, search_url, image_search, max_images, max_steps, max_searches,
+                max_claim_tokens, max_cost, as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
@@ -85,7 +93,8 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
     try:
         given = parse_param_pairs(list(params))
         for key, value in (("search", search), ("search_url", search_url), ("max_steps", max_steps),
-                           ("max_searches", max_searches), ("claim_tokens", max_claim_tokens)):
+                           ("max_searches", max_searches), ("claim_tokens", max_claim_tokens),
+                           ("image_search", image_search), ("max_images", max_images)):
             if value is not None:
                 given[key] = value
         if as_batch and given.get("search"):
@@ -100,10 +109,12 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
                                 " --resume or --batch")
             from workbench.runs.sweeps import prepare_sweep
 
-            sweep = prepare_sweep(store, request, list(settings))
+            with status(f"checking the setup of {len(settings)} settings ({model})…"):
+                sweep = prepare_sweep(store, request, list(settings))
             runs, skipped = sweep.runs, sweep.skipped
         else:
-            runs = [prepare_run(store, request)]
+            with status(f"checking the setup ({'the run to resume' if resume else model})…"):  # a GGUF file loads here
+                runs = [prepare_run(store, request)]
         waiting = store.batches.waiting(runs[0].run.id) if len(runs) == 1 else []
         budget, estimate = _plan(store, runs, max_cost)
     finally:
@@ -152,19 +163,34 @@ def _plan(store, runs, max_cost):
 
 
 @click.command("runs")
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              help=f"Only runs of this kind (repeatable): {', '.join(RUN_KINDS)}.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
-def runs_command(as_json: bool) -> None:
-    """List runs with their status, counts, tokens and speed."""
+def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
+    """List every run (answers, imported answers, judges, labellers, the contamination
+    pipeline's steps) with its kind, status, counts, tokens, speed, time per claim and cost."""
+    from workbench.runs.kinds import kind_of
     from workbench.usage.prices import price_table
 
     store = open_store()
-    prices = price_table()
-    rows = [_run_summary(store, run, prices) for run in store.runs.list()]
+    runs = store.runs.list(kind=None)
+    if kinds:
+        known = set(RUN_KINDS) | {kind_of(run) for run in runs}
+        unknown = [kind for kind in kinds if kind not in known]
+        if unknown:
+            raise UserError(f"no kind of run {unknown[0]!r}; kinds: {', '.join(sorted(known))}")
+        runs = [run for run in runs if kind_of(run) in kinds]
+    prices = price_table() if runs else None
+    rows = [_run_summary(store, run, prices) for run in runs]
     if as_json:
         for row in rows:
             row.pop("_usage_line")
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        console.print(f"no {' or '.join(kinds)} runs" if kinds else f"no runs yet: `{suggested('run')}` starts one",
+                      markup=False, soft_wrap=True)
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)
@@ -175,8 +201,10 @@ def runs_command(as_json: bool) -> None:
         rate = f"{r['items_per_second']:.1f}" if r["items_per_second"] else ""
         label = literal(r["name"])
         label.append(f" {r['status']}", style="bold")
-        details = f"{r['model']} · {r['prompt']} · {r['setting']} · tokens {_short(r['tokens_in'])} in"
-        label.append("\n" + one_line(details + f" / {_short(r['tokens_out'])} out"), style="dim")
+        kind = r["kind"] + (f" of #{r['of_run']}" if r["of_run"] is not None else "")
+        parts = [kind, r["model"], r["prompt"], r["setting"], f"tokens {_short(r['tokens_in'])} in"
+                 f" / {_short(r['tokens_out'])} out"]
+        label.append("\n" + one_line(" · ".join(str(part) for part in parts if part)), style="dim")
         label.append("\n" + one_line(r.pop("_usage_line")), style="dim")
         table.add_row(str(r["id"]), label,
                       *(f"{r[k]:,}" for k in ("total", "ok", "abstain", "parse_failure", "error", "missing",
@@ -190,12 +218,14 @@ def _short(count: int) -> str:
 
 def _run_summary(store, run, prices) -> dict:
     from workbench.render.usage import usage_dict, usage_summary
-    from workbench.runs.engine import items_per_second
+    from workbench.runs.kinds import kind_of
+    from workbench.runs.speed import items_per_second
     from workbench.usage.summary import run_usage
 
     p = store.runs.progress(run.id)
     usage = run_usage(store, run, prices)
-    return {"id": run.id, "name": run.name, "status": run.status, "model": run.model, "prompt": run.prompt_name,
+    return {"id": run.id, "name": run.name, "kind": kind_of(run), "of_run": run.target_run_id,
+            "status": run.status, "model": run.model, "prompt": run.prompt_name,
             "setting": run.setting, "total": p.total, "ok": p.ok, "abstain": p.abstain,
             "parse_failure": p.parse_failure, "error": p.error, "missing": p.missing, "cached": p.cached,
             "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": round(p.latency_s, 3),

@@ -6,18 +6,19 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from workbench.cli import UserError, current_db_path
 from workbench.cli.cancellable import run_cancellable
+from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
 
 if TYPE_CHECKING:
     from workbench.runs.types import PreparedRun, RunEvent, RunFinished
 
-console = Console(highlight=False)
+console = output_console()
 
 
 def announce(prepared: PreparedRun, engine: bool = True) -> None:
@@ -27,6 +28,11 @@ def announce(prepared: PreparedRun, engine: bool = True) -> None:
     console.print(f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
                   f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
                   f" {literal(run.prompt_name)}, setting {literal(run.setting)}", markup=False)
+    search = prepared.search
+    if search is not None and search.image_search:
+        seen = ("it takes images: it is shown the retrieved images it asks to look at" if search.vision
+                else "it does not take images: it gets each image's title and where it is")
+        console.print(f"image search on ({search.backend}); {seen}", markup=False)
     if engine:
         announce_engine(prepared)
 
@@ -102,12 +108,13 @@ def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: 
                     budget=None) -> None:
     """The run's end in one line; a non-zero exit unless every claim has an answer.
 
-    `again`: the command that continues the run (default `workbench run --resume NAME`)."""
+    `again`: the command that continues the run (default `workbench run --resume NAME`), as
+    the user can type it (hints.suggested, hints.this_command)."""
     problem = finished_line(prepared, finished, again, budget)
     if problem is not None:
         code, message = problem
         if code == 130:
-            console.print(message, markup=False)
+            console.print(message, markup=False, soft_wrap=True)  # one line to copy
             raise SystemExit(130)
         raise UserError(message)
 
@@ -116,7 +123,7 @@ def finished_line(prepared: PreparedRun, finished: RunFinished | None, again: st
                   budget=None) -> tuple[int, str] | None:
     """Print the run's end; (exit status, message) when it did not answer every claim."""
     name = prepared.run.name
-    again = again or f"workbench run --resume {name}"
+    again = again or suggested("run", "--resume", name)
     if finished is None:
         return 1, f"run {name} stopped without finishing; `{again}` continues it"
     p = finished.progress
@@ -150,7 +157,7 @@ def report_sweep(prepared_runs: list[PreparedRun], finished: dict[int, RunFinish
     if not problems:
         return
     if all(code == 130 for code, _ in problems):
-        console.print(problems[0][1], markup=False)
+        console.print(problems[0][1], markup=False, soft_wrap=True)
         raise SystemExit(130)
     raise UserError("; ".join(message for _code, message in problems))
 

@@ -29,14 +29,15 @@ def score_evidence_command(gold_path: Path | None, pred_path: Path | None, run_r
     (Hungarian) assignment; the AVeriTeC score counts a correct label only when the
     claim's question+answer evidence score is above the threshold.
     """
-    from workbench.contamination.averitec_scorer import EvidenceDataError
     from workbench.nlp.nlp_data import NlpDataMissing
+    from workbench.render.waiting import PhaseBar
 
     if bool(run_ref) == bool(gold_path or pred_path) or (not run_ref and not (gold_path and pred_path)):
         raise UserError("score two files (--gold FILE --predictions FILE) or a run (--run RUN)")
-    try:
-        result = _run_scores(run_ref) if run_ref else _file_scores(gold_path, pred_path)
-    except (EvidenceDataError, NlpDataMissing) as exc:
+    try:  # the bar is up before the scorer's imports and WordNet, which take seconds
+        with PhaseBar("loading the scorer") as bar:
+            result = _run_scores(run_ref, bar) if run_ref else _file_scores(gold_path, pred_path, bar)
+    except NlpDataMissing as exc:  # a data file that is not scorable is a WorkbenchError already
         raise UserError(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
@@ -44,30 +45,34 @@ def score_evidence_command(gold_path: Path | None, pred_path: Path | None, run_r
         _print_table(result)
 
 
-def _file_scores(gold_path: Path, pred_path: Path):
+def _file_scores(gold_path: Path, pred_path: Path, report):
     from workbench.contamination.averitec_scorer import load_records, score_evidence
 
+    report("reading the files", 0, None)
     gold, predictions = load_records(gold_path), load_records(pred_path)
-    return score_evidence(gold, predictions, gold_name=str(gold_path), pred_name=str(pred_path))
+    return score_evidence(gold, predictions, gold_name=str(gold_path), pred_name=str(pred_path), report=report)
 
 
-def _run_scores(run_ref: str):
+def _run_scores(run_ref: str, report):
     from workbench.cli.opening import open_store
-    from workbench.contamination.averitec_runs import score_run_evidence
 
     store = open_store()
     try:
-        run = store.runs.get(run_ref)
+        run = store.runs.get(run_ref)  # a misspelled name is said before the scorer loads
         if run is None:
             raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
-        return score_run_evidence(store, run)
+        from workbench.contamination.averitec_runs import score_run_evidence
+
+        report(f"reading run {run.name}", 0, None)
+        return score_run_evidence(store, run, report=report)
     finally:
         store.close()
 
 
 def _print_table(result) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from workbench.render.console import output_console
 
     caption = f"{result.n_claims} claims, METEOR from nltk {result.nltk_version}"
     table = Table(title="AVeriTeC scores", caption=caption)
@@ -82,4 +87,4 @@ def _print_table(result) -> None:
     rows += [(f"AVeriTeC score @ {t}", v) for t, v in result.averitec.items()]
     for name, value in rows:
         table.add_row(name, f"{value:.3f}")
-    Console().print(table)
+    output_console().print(table)

@@ -6,23 +6,27 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from workbench.cli import UserError, shared_options
+from workbench.cli.hints import this_command
 from workbench.cli.opening import open_store
+from workbench.render.console import output_console
 
-console = Console(highlight=False)
+console = output_console()
 
 
 @click.command("trajectory")
 @click.argument("run_ref", metavar="RUN")
 @click.argument("claim_ref", metavar="CLAIM")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every step and result).")
+@click.option("--save-images", "save_to", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write the images the model was shown into this folder (SHA256.png, ...).")
 @shared_options
-def trajectory_command(run_ref: str, claim_ref: str, as_json: bool) -> None:
+def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Path | None) -> None:
     """What a search run did for one claim: each search, read and answer, with the results
-    (those the leakage guards dropped marked, with the reason)."""
-    from workbench.render.trajectories import trajectory_dicts, trajectory_text
+    (those the leakage guards dropped marked, with the reason), image results with their
+    picture's address, and the images the model looked at (type, size, sha256)."""
+    from workbench.render.trajectories import trajectory_dicts, trajectory_text, viewed_images
 
     store = open_store()
     run = store.runs.get(run_ref)
@@ -32,20 +36,45 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool) -> None:
     if claim_id is None:
         raise UserError(f"no claim {claim_ref!r} (give its id, DATASET:EXTERNAL_ID or its external id)")
     steps = store.search.trajectory(run.id, claim_id)
+    facts = store.search.image_facts([result.sha256 for _, result in viewed_images(steps)])
+    saved = _save_images(store, facts, save_to) if save_to is not None else []
     if as_json:
-        click.echo(json.dumps({"run": run.name, "claim_id": claim_id, "steps": trajectory_dicts(steps)},
-                              indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"run": run.name, "claim_id": claim_id, "steps": trajectory_dicts(steps),
+                               "images": {sha: {"mime": m, "bytes": b, "width": w, "height": h}
+                                          for sha, (m, b, w, h) in facts.items()},
+                               "saved": [str(path) for path in saved]}, indent=2, ensure_ascii=False))
         return
-    console.print(trajectory_text(steps, console.width))
+    console.print(trajectory_text(steps, console.width, facts=facts))
+    if save_to is not None:
+        console.print(f"{len(saved):,} images written to {save_to}", markup=False)
+
+
+def _save_images(store, facts: dict, folder: Path) -> list[Path]:
+    """Each shown image as SHA256.EXT in `folder` (made if needed); the files written."""
+    from workbench.exporting import IMAGE_EXTENSIONS
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"{folder}: cannot be made ({error.strerror or error})") from None
+    written = []
+    for sha, (mime, *_rest) in sorted(facts.items()):
+        path = folder / f"{sha}.{IMAGE_EXTENSIONS.get(mime, 'img')}"
+        path.write_bytes(store.claims.image_data(sha))
+        written.append(path)
+    return written
 
 
 @click.command("search-stats")
 @click.argument("run_ref", metavar="RUN")
+@click.option("--by", metavar="FIELD", help="Also per subset of claims (modality, flag:contaminated, domain, ...).")
+@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
-def search_stats_command(run_ref: str, as_json: bool) -> None:
+def search_stats_command(run_ref: str, by: str | None, cutoff: str | None, as_json: bool) -> None:
     """How a search run searched: searches per claim, domains shown, results dropped by the
-    leakage guards (and why), claims flagged search-leak."""
+    leakage guards (and why), claims flagged search-leak; image searches per claim, images
+    looked at and image-evidence claims (claims whose model looked at a retrieved image)."""
     from workbench.render.searches import stats_dict, stats_view
     from workbench.search.stats import search_stats
 
@@ -53,7 +82,7 @@ def search_stats_command(run_ref: str, as_json: bool) -> None:
     run = store.runs.get(run_ref)
     if run is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
-    stats = search_stats(store, run)
+    stats = search_stats(store, run, by=by, cutoff=cutoff)  # a ScoringError is one line (a WorkbenchError)
     if as_json:
         click.echo(json.dumps({"run": run.name, **stats_dict(stats)}, indent=2, ensure_ascii=False))
         return
@@ -61,7 +90,7 @@ def search_stats_command(run_ref: str, as_json: bool) -> None:
 
 
 @click.command("import-knowledge")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
 @click.option("--dataset", required=True, help="The dataset whose searches may find these documents.")
 @shared_options
 def import_knowledge_command(path: Path, dataset: str) -> None:
@@ -79,6 +108,16 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
     console.print(f"{added:,} documents added to the search collection of {dataset}{there}", markup=False)
 
 
+def _cutoff_date(cutoff: str | None) -> str | None:
+    from workbench.scoring.fields import FieldError, check_cutoff
+    from workbench.scoring.runs import ScoringError
+
+    try:
+        return check_cutoff(cutoff) if cutoff else None
+    except FieldError as error:
+        raise ScoringError(str(error)) from None
+
+
 @click.command("reformulations")
 @click.argument("run_ref", metavar="RUN")
 @click.option("--judge", "judge_model", help="Label the query pairs with this model first (unlabelled ones only):"
@@ -86,7 +125,8 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
 @click.option("--base-url", help="Server URL for an openai-compatible judge.")
 @click.option("--by", metavar="FIELD", help="Subsets to compare (e.g. flag:contaminated): each label's average per"
               " claim in each, and the second minus the first with a bootstrap test.")
-@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims.")
+@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims (or a model's"
+              " name: the day after its knowledge cutoff, see `workbench cutoffs`).")
 @click.option("--resamples", type=click.IntRange(0), default=1000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -100,7 +140,7 @@ def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples
     from workbench.scoring.runs import ScoringError
 
     if judge_model:
-        from workbench.cli.run_commands import announce, execute_with_progress, report_finished
+        from workbench.cli.run_progress import announce, execute_with_progress, report_finished
 
         store = open_store()
         try:
@@ -109,12 +149,12 @@ def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples
             store.close()
         announce(prepared)
         if prepared.pending_claim_ids:
-            report_finished(prepared, execute_with_progress(prepared),
-                            f"workbench reformulations {run_ref} --judge {judge_model}")
+            report_finished(prepared, execute_with_progress(prepared), this_command())
     store = open_store()
     if store.runs.get(run_ref) is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
     try:
+        cutoff = _cutoff_date(cutoff)
         table = reformulation_table(store, run_ref, by, resamples, seed, cutoff)
     except ScoringError as error:
         raise UserError(str(error)) from None

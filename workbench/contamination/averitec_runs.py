@@ -46,8 +46,9 @@ def gold_questions(claim: Claim) -> list[dict]:
     return questions
 
 
-def score_run_evidence(store: Store, run: Run, workers: int | None = None) -> EvidenceScores:
-    """The AVeriTeC scores of a run, exactly as the scorer gives them for the same files."""
+def score_run_evidence(store: Store, run: Run, workers: int | None = None, report=None) -> EvidenceScores:
+    """The AVeriTeC scores of a run, exactly as the scorer gives them for the same files
+    (`report`: as score_evidence's)."""
     gold, predicted = run_records(store, run)
     return score_evidence(gold, predicted, workers, gold_name=f"run {run.name} claims",
-                          pred_name=f"run {run.name}", checked=False)
+                          pred_name=f"run {run.name}", checked=False, report=report)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from workbench.contamination.matching import matched_score
-from workbench.nlp.meteor import MeteorScorer
+from workbench.nlp.meteor import MeteorScorer, Report, phase_counter
 from workbench.errors import WorkbenchError
 
 LABELS = ("Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking")
@@ -37,7 +37,8 @@ class ClaimScore:
     """Scores of one claim (records paired by position)."""
 
     index: int
-    claim_id: Any
+    claim_id: str
+    """The claim's id as text, whether it came from a file (where it may be a number) or a run."""
     question_only: float
     qa: float
     label_correct: bool
@@ -209,7 +210,7 @@ def _score_chunk(scorer: MeteorScorer, jobs: list[Job]) -> list[tuple[float, flo
     return [_score_claim(scorer, job) for job in jobs]
 
 
-def _score_jobs(scorer: MeteorScorer, jobs: list[Job], workers: int | None) -> list:
+def _score_jobs(scorer: MeteorScorer, jobs: list[Job], workers: int | None, report: Report | None = None) -> list:
     if workers is None:
         workers = min(WORKERS, os.cpu_count() or 1) if len(jobs) >= PARALLEL_FROM else 1
     if workers > 1:
@@ -217,8 +218,8 @@ def _score_jobs(scorer: MeteorScorer, jobs: list[Job], workers: int | None) -> l
         # out over the workers, then score the claims with those caches inherited.
         texts = [t for job in jobs for part in job for t in part]
         hypotheses = [t for job in jobs for t in job[0] + job[2]]
-        scorer.warm_up(texts, hypotheses, workers)
-    return scorer.parallel_map(_score_chunk, jobs, workers)
+        scorer.warm_up(texts, hypotheses, workers, report)
+    return scorer.parallel_map(_score_chunk, jobs, workers, phase_counter(report, "scoring claims", len(jobs)))
 
 
 def macro_f1(gold_labels: list[str], pred_labels: list[str],
@@ -248,24 +249,28 @@ def averitec_at(qa_scores: list[float], correct: list[bool], threshold: float) -
 
 def score_evidence(gold: list[dict], predictions: list[dict], workers: int | None = None,
                    gold_name: str = "gold", pred_name: str = "predictions",
-                   scorer: MeteorScorer | None = None, checked: bool = True) -> EvidenceScores:
+                   scorer: MeteorScorer | None = None, checked: bool = True,
+                   report: Report | None = None) -> EvidenceScores:
     """Score predictions against gold claims, paired by position.
 
     `workers`: processes to use (default: 2 when there are many claims). Results do
     not depend on it. `checked`: validate both lists first (files from outside). Raises EvidenceDataError for unscorable input and
-    NlpDataMissing when WordNet or punkt_tab is not installed.
+    NlpDataMissing when WordNet or punkt_tab is not installed. `report(phase, done,
+    total)` hears each step as it goes (loading WordNet, tokenising, scoring claims).
     """
-    import nltk
-
     if checked:  # records built from a run are known good (a missing verdict is None: never right)
         validate(gold, predictions, gold_name, pred_name)
     jobs = [(predicted_questions(p), gold_questions(g), predicted_strings(p), gold_strings(g))
             for g, p in zip(gold, predictions)]
-    scores = _score_jobs(scorer or default_scorer(), jobs, workers)
+    if scorer is None and _default_scorer is None and report is not None:
+        report("loading WordNet", 0, None)  # nltk and WordNet: seconds
+    import nltk
+
+    scores = _score_jobs(scorer or default_scorer(), jobs, workers, report)
     gold_labels = [g["label"] for g in gold]
     pred_labels = [p["pred_label"] for p in predictions]
     correct = [g == p for g, p in zip(gold_labels, pred_labels)]
-    claims = [ClaimScore(i, predictions[i].get("claim_id", i), q, qa, ok)
+    claims = [ClaimScore(i, _claim_id(predictions[i], i), q, qa, ok)
               for i, ((q, qa), ok) in enumerate(zip(scores, correct))]
     qa_scores = [c.qa for c in claims]
     return EvidenceScores(
@@ -278,3 +283,8 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
         claims=claims,
         nltk_version=nltk.__version__,
     )
+
+
+def _claim_id(prediction: dict, position: int) -> str:
+    found = prediction.get("claim_id")
+    return str(position if found is None else found)

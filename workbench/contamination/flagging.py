@@ -14,7 +14,9 @@ from itertools import product
 
 from store import Flag, FlagChange, Store
 from store.contamination import ScoreGroup
+from workbench.contamination.probes import probe_metric, split_probe
 from workbench.contamination.similarity import default_tau
+from workbench.choices import CONTAMINATION_COMMAND
 from workbench.errors import WorkbenchError
 
 CONTAMINATED = "contaminated"
@@ -26,16 +28,20 @@ class ContaminationError(WorkbenchError, ValueError):
 
 
 def pick_group(store: Store, target: str | None, metric: str | None,
-               extractor: str | None = None) -> ScoreGroup:
+               extractor: str | None = None, image: bool | None = None) -> ScoreGroup:
     """The (target, extractor, metric) with scores that matches (the newest extractor when
-    only that differs); a clear error when none, or several models or metrics, match."""
+    only that differs); a clear error when none, or several models or metrics, match.
+    `image` True or False keeps only that probe's scores (METRIC+image or METRIC)."""
+    if image is not None and metric is not None:
+        metric = probe_metric(metric, image)
     groups = [g for g in store.contamination.score_groups(target, metric)
-              if extractor is None or g.extractor_model == extractor]
+              if (extractor is None or g.extractor_model == extractor)
+              and (image is None or split_probe(g.metric)[1] == image)]
     if not groups:
         wanted = " ".join(f"{k} {v}" for k, v in (("model", target), ("metric", metric), ("extractor", extractor))
                           if v)
         raise ContaminationError(f"no contamination scores{' for ' + wanted if wanted else ''}; run"
-                                 " `workbench contamination run` first (`workbench contamination summary` lists"
+                                 f" `{CONTAMINATION_COMMAND}` first (`workbench contamination summary` lists"
                                  " what is stored)")
     if len({(g.target_model, g.metric) for g in groups}) > 1:
         listing = "; ".join(f"--model {g.target_model} --metric {g.metric}" for g in groups[:6])
@@ -92,7 +98,8 @@ def _part(store: Store, model: str, metric: str) -> dict[int, float]:
     """claim id -> score of the pipeline flags of one model and metric."""
     if not store.contamination.score_groups(model, metric):
         raise ContaminationError(f"no contamination scores for model {model} and metric {metric}; run"
-                                 " `workbench contamination run` for it first")
+                                 f" `workbench contamination run --model {model} --metric {metric} --dataset DATASET`"
+                                 " for it first")
     scores = store.contamination.pipeline_flag_scores(CONTAMINATED, model, metric)
     return {claim_id: score if score is not None else 0.0 for claim_id, score in scores.items()}
 

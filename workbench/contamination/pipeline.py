@@ -4,11 +4,14 @@
     outcome = run_pipeline(db_path, plan, on_step, on_event, cancel)
 
 1. oracle evidence: the extractor lists the evidence of each claim's oracle fact-check
-   article (an "extract" run; it depends only on the extractor, so every target model
+   article (its own article_text, else the page `workbench articles fetch` got from its
+   article_url) (an "extract" run; it depends only on the extractor, so every target model
    reuses it). Claims without an article but with gold question-answer pairs use those
    pairs directly; claims with neither are not scorable.
 2. articles: the target model writes a fact-check from memory (an "article" run) of
    each claim whose oracle evidence is known (the others cannot be scored anyway);
+   with setting claim+image it is shown the claim's images too (probes.py: the scores
+   and flags of that probe are stored apart, under `METRIC+image`);
 3. generated evidence: the extractor lists the evidence of each generated article;
 4. scores: pair scores, the Hungarian assignment and s per claim (similarity.py), stored
    in contamination_scores; then pipeline flags at tau (flagging.py).
@@ -41,7 +44,8 @@ from workbench.contamination.pipeline_tasks import (
 )
 from workbench.contamination.similarity import Metric, MetricError, parse_metric
 from workbench.prompt_templates import TemplateError
-from workbench.runs.preflight import ModelCall, preflight
+from workbench.contamination.probes import ARTICLE_SETTINGS, parse_article_setting
+from workbench.runs.preflight import ModelCall, check_takes_images, preflight
 from workbench.runs.setup import stored_model_text
 from workbench.runs.types import PreparedRun, RunEvent, RunSetupError
 
@@ -59,6 +63,10 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
         extract_template = load_task_template(EXTRACT_TEMPLATE, "extract")
     except (MetricError, EmbeddingModelError, ModelSpecError, TemplateError, RunSetupError) as error:
         raise PipelineError(str(error)) from None
+    image = parse_article_setting(request.setting)
+    if image is None:
+        raise PipelineError(f"--setting {request.setting!r}: the target model writes its article from memory, so the"
+                            f" settings are {' and '.join(ARTICLE_SETTINGS)}")
     _check_metric_data(metric)
     if request.tau is not None and not 0 <= request.tau <= 1:
         raise PipelineError(f"--tau must lie between 0 and 1, not {request.tau}")
@@ -71,10 +79,24 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
     if len(missing) == len(claim_ids):
         raise PipelineError(f"none of the {len(claim_ids):,} selected claims has oracle evidence (an oracle"
                             " fact-check article, or gold question-answer pairs), so none can be scored")
+    if image:
+        _check_image_probe(store, claim_ids, target_model)
     dataset = store.datasets.get(request.dataset) if request.dataset else None
     return PipelinePlan(request, metric, claim_ids, [c for c in claim_ids if c in with_article], qa_only, missing,
                         target, extractor, article_template, extract_template, dataset.id if dataset else None,
-                        request.dataset or "claims")
+                        request.dataset or "claims", image)
+
+
+def _check_image_probe(store: Store, claim_ids: list[int], target_model) -> None:
+    """With claim+image, some claim must have an image (else the run is the text-only one
+    again), and the target model must take images (asked before any article is written)."""
+    if not store.claims.any_with_images(claim_ids):
+        raise PipelineError(f"--setting claim+image, but none of the {len(claim_ids):,} selected claims has an image"
+                            " (its articles would be the text-only ones); narrow the claims with --where has:image")
+    try:
+        check_takes_images(target_model, store)
+    except RunSetupError as error:
+        raise PipelineError(str(error)) from None
 
 
 def _check_metric_data(metric: Metric) -> None:

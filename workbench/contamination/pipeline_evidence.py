@@ -1,7 +1,7 @@
 """Where each side's evidence sentences come from, for scoring and for showing a claim.
 
 Oracle evidence: what the extractor pulled from the claim's oracle fact-check article
-(an extract run over oracle articles), or, for AVeriTeC-style claims without an article,
+(an extract run over oracle articles: the claim's own text, else the fetched one), or, for AVeriTeC-style claims without an article,
 the gold question-answer pairs themselves (one "Q: ... A: ..." line each, no extraction).
 Generated evidence: what the extractor pulled from the target model's own article.
 """

@@ -35,6 +35,8 @@ class ContaminationRequest:
     extractor_base_url: str | None = None
     concurrency: int | None = None
     max_evidence: int = DEFAULT_MAX_EVIDENCE
+    setting: str = "claim"
+    """What the target model is shown: claim (text only) or claim+image (its images too)."""
 
 
 @dataclass
@@ -57,6 +59,15 @@ class PipelinePlan:
     dataset_id: int | None
     label: str
     """A readable stem for run names (the dataset, else "claims")."""
+    image: bool = False
+    """The articles are written with the claims' images shown (the +image probe)."""
+
+    @property
+    def stored_metric(self) -> str:
+        """The metric as scores and flags store it: `meteor`, or `meteor+image`."""
+        from workbench.contamination.probes import probe_metric
+
+        return probe_metric(self.metric.name, self.image)
 
 
 @dataclass

@@ -70,8 +70,9 @@ class PipelineSteps:
         claims = [c for c in self.plan.claim_ids if c in scorable]
         if not claims:
             return None
-        return self._execute(ARTICLE_STEP, ArticleTask(self.plan.article_template), self.request.model, claims,
-                             f"{self._short(self.request.model, self.request.base_url)}-article-{self.plan.label}",
+        shown = "article-image" if self.plan.image else "article"
+        return self._execute(ARTICLE_STEP, ArticleTask(self.plan.article_template, self.plan.image), self.request.model,
+                             claims, f"{self._short(self.request.model, self.request.base_url)}-{shown}-{self.plan.label}",
                              self.request.base_url, self.request.params)
 
     def _generated_step(self, article_run_id: int | None) -> int | None:
@@ -133,7 +134,7 @@ class PipelineSteps:
             result = (score_claim(oracle, generated, scorer) if oracle and generated is not None
                       else ClaimScore(None, False, len(oracle or []), len(generated or [])))
             rows.append(ScoreRow(
-                claim_id, self.plan.target, self.plan.extractor, self.plan.metric.name, result.score,
+                claim_id, self.plan.target, self.plan.extractor, self.plan.stored_metric, result.score,
                 result.scorable, result.n_oracle, result.n_generated, [list(p) for p in result.pairs],
                 article_run if in_articles else None,
                 oracle_run if claim_id in with_article else None,
@@ -157,7 +158,7 @@ class PipelineSteps:
     def _flag(self) -> float:
         plan = self.plan
         tau = plan.request.tau if plan.request.tau is not None else current_tau(self.store, plan.target,
-                                                                                  plan.metric.name)
-        group = pick_group(self.store, plan.target, plan.metric.name, plan.extractor)
+                                                                                  plan.stored_metric)
+        group = pick_group(self.store, plan.target, plan.stored_metric, plan.extractor)
         write_flags(self.store, group, tau)
         return tau

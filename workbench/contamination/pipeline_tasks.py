@@ -2,8 +2,8 @@
 
 ArticleTask: the target model writes a fact-checking article for a claim, from memory.
 ExtractTask: an extractor model lists the evidence sentences of an article as JSON; the
-article is either the claim's oracle fact-check (claim.article_text) or the answer an
-article run gave for the claim.
+article is either the claim's oracle fact-check (claim.article_text, else the one fetched from
+its article_url by `workbench articles fetch`) or the answer an article run gave for the claim.
 
 Both are RunTask objects (workbench.runs.types): the run engine renders, caches,
 retries, commits and resumes them exactly as it does verdict runs.
@@ -18,7 +18,7 @@ from typing import Any
 
 from store import Claim, Store
 from workbench.parsing import MAX_JSON_STARTS
-from workbench.prompting import PromptError, RenderedPrompt
+from workbench.prompting import PromptError, RenderedPrompt, with_images
 from workbench.runs.types import TaskAnswer
 from workbench.task_templates import (  # noqa: F401 (load_task_template: the pipeline's way in)
     TaskTemplate,
@@ -38,17 +38,27 @@ _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 
 @dataclass
 class ArticleTask(TemplatedTask):
-    """Step 1: the target model writes a fact-checking article without evidence."""
+    """Step 1: the target model writes a fact-checking article without evidence; with
+    `image`, a claim's images go with it (as in a plain run's `+image` setting)."""
 
+    image: bool = False
     kind: str = "article"
     tries: int = 1
-    source: str = "the claim alone (no evidence)"
+
+    @property
+    def source(self) -> str:
+        return "the claim and its images (no evidence)" if self.image else "the claim alone (no evidence)"
 
     def configuration(self) -> dict[str, Any]:
-        return {"template": self.template.name, "template_hash": self.template.content_hash}
+        found = {"template": self.template.name, "template_hash": self.template.content_hash}
+        return {**found, "image": True} if self.image else found  # text-only runs keep their keys
 
     def render(self, store: Store, claim: Claim) -> RenderedPrompt:
-        return RenderedPrompt(task_messages(self.template, {**claim_values(claim), "max_evidence": ""}), None)
+        messages = task_messages(self.template, {**claim_values(claim), "max_evidence": ""})
+        if self.image and claim.images:  # the bytes go beside the messages (runs.requests)
+            last = messages[-1]
+            messages[-1] = {**last, "content": with_images(last["content"], claim.images, self.template.image)}
+        return RenderedPrompt(messages, None)
 
     def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
         return rendered
@@ -63,7 +73,8 @@ class ArticleTask(TemplatedTask):
 class ExtractTask(TemplatedTask):
     """Step 2: an extractor model lists an article's evidence sentences.
 
-    `article_run_id` None reads the oracle fact-check (claim.article_text); otherwise the
+    `article_run_id` None reads the oracle fact-check (claim.article_text, else the article
+    fetched from claim.article_url); otherwise the
     article is that run's answer for the claim.
     """
 
@@ -91,9 +102,13 @@ class ExtractTask(TemplatedTask):
     def article(self, store: Store, claim: Claim) -> str:
         """The article to read for this claim; PromptError when there is none."""
         if self.article_run_id is None:
-            if not (claim.article_text or "").strip():
-                raise PromptError(f"claim {claim.id} ({claim.external_id}) has no oracle article text")
-            return claim.article_text
+            from workbench.articles.oracle import oracle_article
+
+            text = oracle_article(store, claim)  # the claim's own, else the one fetched from its article_url
+            if not (text or "").strip():
+                raise PromptError(f"claim {claim.id} ({claim.external_id}) has no oracle article text"
+                                  " (`workbench articles fetch` gets it from the claim's article_url)")
+            return text
         prediction = store.runs.prediction(self.article_run_id, claim.id)
         if prediction is None or prediction.status != "ok" or not (prediction.raw_output or "").strip():
             raise PromptError(f"claim {claim.id} ({claim.external_id}) has no generated article in run"

@@ -9,20 +9,34 @@ transaction (all of it, or nothing).
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from store import Claim, Dataset, ImportCounts, LabelSpace, Store
 from workbench.choices import IMPORT_FORMATS
-from workbench.importers.common import LabelReader
-from workbench.importers.mapping import MappingError
-from workbench.importers.pipeline import ImportPlan, ImportRequest, checked_claims, label_reader, plan_import
-from workbench.importers.prefetch import read_ahead
-from workbench.importers.reading import BadInput
-from workbench.importers.warnings import ImportWarnings
+
+if TYPE_CHECKING:
+    from store import Claim, Dataset, ImportCounts, LabelSpace, Store
+    from workbench.importers.common import LabelReader
+    from workbench.importers.pipeline import ImportPlan, ImportRequest
+    from workbench.importers.warnings import ImportWarnings
 
 FORMATS = IMPORT_FORMATS
+
+_ELSEWHERE = {"BadInput": "workbench.importers.reading", "ImportRequest": "workbench.importers.pipeline",
+              "MappingError": "workbench.importers.mapping"}
+"""Names this package offers from its modules, imported when first asked for (PEP 562): a
+command that only lists the import profiles does not load the readers and the pipeline."""
+
+
+def __getattr__(name: str):
+    if name not in _ELSEWHERE:
+        raise AttributeError(f"module 'workbench.importers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_ELSEWHERE[name]), name)
+    globals()[name] = value
+    return value
 
 
 @dataclass
@@ -61,6 +75,9 @@ def run_import(store: Store, request: ImportRequest) -> ImportReport:
     The file is read in a helper thread while the store writes what is ready: SQLite
     releases the GIL while it inserts and indexes, so the two overlap.
     """
+    from workbench.importers.pipeline import checked_claims, label_reader, plan_import
+    from workbench.importers.prefetch import read_ahead
+
     plan = plan_import(request)
     known = store.datasets.get(plan.name)  # an update keeps the dataset's label space
     reader = label_reader(plan, known.label_space if known else None)
@@ -72,6 +89,8 @@ def run_import(store: Store, request: ImportRequest) -> ImportReport:
 
 def dry_run(request: ImportRequest, show: int = 3) -> DryRun:
     """Read and check the whole file as an import would, keeping the first claims to show."""
+    from workbench.importers.pipeline import checked_claims, label_reader, plan_import
+
     plan = plan_import(request)
     reader = label_reader(plan)
     counts: Counter = Counter()
@@ -86,11 +105,15 @@ def dry_run(request: ImportRequest, show: int = 3) -> DryRun:
 def _claim(fields: dict) -> Claim:
     """A claim record from what was read (image bytes stay with the import: the record
     carries their facts)."""
+    from store import Claim
+
     images = [{key: value for key, value in image.items() if key != "data"} for image in fields.get("images") or []]
     return Claim.model_validate({**fields, "images": images})
 
 
 def _dataset(plan: ImportPlan, reader: LabelReader) -> Dataset:
+    from store import Dataset
+
     notes = (plan.header or {}).get("notes")
     return Dataset(name=plan.name, source_format=plan.mapping.name, label_space=reader.space,
                    source_path=str(plan.source.path), notes=str(notes) if notes else None)
@@ -99,6 +122,8 @@ def _dataset(plan: ImportPlan, reader: LabelReader) -> Dataset:
 def import_file(store: Store, path: Path, format: str = "auto", dataset_name: str | None = None,
                 label_space: LabelSpace | None = None) -> tuple[Dataset, ImportCounts]:
     """The plain call: a file (format or profile name, or auto) into the store."""
+    from workbench.importers.pipeline import ImportRequest
+
     report = run_import(store, ImportRequest(Path(path), format, dataset=dataset_name, label_space=label_space))
     return report.dataset, report.counts
 
@@ -114,6 +139,8 @@ class ParsedFile:
 def load_file(path: Path, format: str = "auto", dataset_name: str | None = None,
               label_space: LabelSpace | None = None) -> ParsedFile:
     """Read and validate a whole file without touching any database."""
+    from workbench.importers.pipeline import ImportRequest, checked_claims, label_reader, plan_import
+
     plan = plan_import(ImportRequest(Path(path), format, dataset=dataset_name, label_space=label_space))
     reader = label_reader(plan)
     claims = [_claim(fields) for fields, _ in checked_claims(plan, reader, Counter())]

@@ -50,7 +50,7 @@ def read_records(source: Source, options: ReadOptions) -> Iterator[Located]:
 
 def _reader(format: str):
     return {"jsonl": jsonl_records, "json": json_records, "csv": delimited_records, "tsv": delimited_records,
-            "parquet": parquet_records, "arrow": arrow_records}[format]
+            "parquet": parquet_records, "arrow": arrow_records, "claimreview": claimreview_records}[format]
 
 
 def text_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -224,3 +224,10 @@ def _rows(batches) -> Iterator[Located]:
         for row in rows:
             yield Located(None, index, row)
             index += 1
+
+
+def claimreview_records(path: Path, options: ReadOptions, source: Source) -> Iterator[Located]:
+    """ClaimReview files: one record per review (workbench/importers/claimreview)."""
+    from workbench.importers.claimreview.reading import review_records
+
+    yield from review_records(path, options, source)

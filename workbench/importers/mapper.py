@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from workbench.importers import values as convert
-from workbench.importers.images import image_references
 from workbench.importers.common import DraftClaim
+from workbench.importers.coverage import ReadTree
+from workbench.importers.images import image_references
 from workbench.importers.mapping import EVIDENCE_KINDS, EvidenceMapping, FieldMapping, Value
 from workbench.importers.paths import MISSING, Context, PathError
 from workbench.importers.reading import BadInput, Located, RecordReader
@@ -26,15 +27,19 @@ class RecordMapper:
 
     def __init__(self, mapping: FieldMapping, path: Path, warnings: ImportWarnings):
         self.mapping, self.path, self.warnings = mapping, path, warnings
-        self.read_keys = mapping.read_keys
+        self.tree = ReadTree.of(mapping)
         self.fields_seen: set[str] = set()
+        self.element_fields_seen: set[str] = set()
+        """With explode: the fields of the elements that became claims."""
         self.kept_unknown: Counter[str] = Counter()
         self.positional_ids = 0
+        self._positional_record = -1
         self.skipped = 0
         self.produced = 0
         self.first_skipped: convert.Where | None = None
         # How the file names each of our fields (for messages), worked out once.
-        self.names = {name: (value.text if value.paths else name) for name, value in mapping.fields.items()}
+        self.names = {name: (value.text.lstrip("$").lstrip(".") or name if value.paths else name)
+                      for name, value in mapping.fields.items()}
         fields = mapping.fields
         self.short = [(name, fields[name]) for name in _SHORT if name in fields]
         self.long = [(name, fields[name]) for name in _LONG if name in fields]
@@ -46,9 +51,13 @@ class RecordMapper:
         record = located.value
         self.fields_seen.update(record)
         where = convert.Where(str(located.path or self.path), located.line,
-                              record_shown(located), self.warnings)
+                              record_shown(located), self.warnings, located)
         try:
             contexts = self.mapping.explode.items(Context.of(record)) if self.mapping.explode else [Context.of(record)]
+            if self.mapping.explode:
+                for context in contexts:
+                    if isinstance(context.value, dict):
+                        self.element_fields_seen.update(context.value)
             drafts = [self._claim(located, where, context, len(contexts) > 1 or self.mapping.explode is not None)
                       for context in contexts]
         except PathError as error:
@@ -82,7 +91,8 @@ class RecordMapper:
             **{name: convert.date(value.get(context), where, self.names[name], self.mapping.date_formats)
                for name, value in self.dates},
             "images": image_references(self._get("images", context), where, self._name("images")),
-            "attributes": self._attributes(context, where, fields.get("attributes"), self.mapping.attributes),
+            "attributes": self._attributes(context, where, fields.get("attributes"), self.mapping.attributes,
+                                           exploded),
             "evidence": self.evidence_items(context, where),
         }
         locate_claim(claim)
@@ -104,46 +114,62 @@ class RecordMapper:
         from_record = value is None or all(path.up == -1 for path in value.paths)
         if found is None:
             found = located.key if located.key is not None else str(located.record)
-            self.positional_ids += located.key is None
+            if located.key is None and located.record != self._positional_record:
+                self.positional_ids += 1  # records, not the claims an exploded record makes
+                self._positional_record = located.record
             from_record = True
         if exploded and from_record:
             return f"{found}-{context.positions[0]}"
         return found
 
     def _attributes(self, context: Context, where: convert.Where, whole: Value | None,
-                    named: dict[str, Value]) -> dict:
+                    named: dict[str, Value], exploded: bool) -> dict:
         attributes: dict[str, Any] = {}
         if whole is not None:
             found = whole.get(context)
             if isinstance(found, dict):
-                attributes.update(convert.json_safe(found))
+                attributes.update(convert.attribute_value(found, where, whole.text))
             elif found is not MISSING and found is not None:
                 raise where.error(whole.text, f"attributes must be an object, not {type(found).__name__}")
         for name, value in named.items():
             found = value.get(context)
-            if found is not MISSING and found is not None:
-                attributes[name] = convert.json_safe(found)
-        record = context.record
-        for key, value in record.items():
-            if key.startswith("attr.") and value not in (None, ""):
-                attributes[key[5:]] = convert.json_safe(convert.attribute_cell(value))
-            elif (self.mapping.keep_unknown and key not in self.read_keys and key not in attributes
-                  and value is not None and value != "" and not key.startswith("_")):
-                attributes[key] = convert.json_safe(value)
-                self.kept_unknown[key] += 1
+            if found is not MISSING:  # a null the file holds is kept as null
+                attributes[name] = convert.attribute_value(found, where, value.text)
+        item = context.value if exploded else None
+        for name, value in self.tree.claim_leftovers(context.record, item):
+            self._keep(attributes, name, value, where)
         return attributes
+
+    def _keep(self, attributes: dict, name: str, value: Any, where: convert.Where) -> None:
+        """A value no mapping reads: an attribute (a CSV's attr.NAME column is that attribute)."""
+        if name == "_dataset":
+            return  # the header line of a workbench file, read by the import plan
+        if name.startswith("attr.") and "." not in name[5:]:
+            if value not in (None, ""):
+                attributes[name[5:]] = convert.attribute_value(convert.attribute_cell(value), where, name)
+            return
+        if not self.mapping.keep_unknown:
+            where.warn(name, "a field no mapping reads, dropped (the profile sets keep_unknown = false)",
+                       "unread field dropped")
+            return
+        key = name
+        while key in attributes:  # a named attribute took the name: this value is kept beside it
+            key += "'"
+        attributes[key] = convert.attribute_value(value, where, name)
+        self.kept_unknown[name.split(".")[0].split("[")[0]] += 1
 
     def evidence_items(self, context: Context, where: convert.Where) -> list[dict]:
         items: list[dict] = []
-        for group in self.mapping.evidence:
+        for index, group in enumerate(self.mapping.evidence):
             contexts = group.each.items(context) if group.each is not None else [context]
             for item_context in contexts:
-                item = self._item(group, item_context, where, len(items))
+                item = self._item(group, item_context, where, len(items), index)
                 if item is not None:
                     items.append(item)
         return items
 
-    def _item(self, group: EvidenceMapping, context: Context, where: convert.Where, rank: int) -> dict | None:
+    def _item(self, group: EvidenceMapping, context: Context, where: convert.Where, rank: int,
+              index: int) -> dict | None:
         parts = group.parts
         at = _ItemWhere(where, group, context, rank)  # names a part only if a message needs it
 
@@ -167,10 +193,16 @@ class RecordMapper:
             "question": convert.text(question_value, at, "question"),
             "answer_type": convert.text(get("answer_type"), at, "answer_type"),
             "explanation": convert.text(get("explanation"), at, "explanation", long=True),
-            "attributes": self._item_attributes(group, parts.get("attributes"), context, where),
+            "attributes": self._item_attributes(group, parts.get("attributes"), context, at),
         }
+        for name, value in self.tree.item_leftovers(index, context.value):
+            self._keep(item["attributes"], name, value, at)
+        starts = convert.sentence_starts(answer_value)
+        if starts is not None:  # sentences with line breaks of their own: where each one starts
+            item["attributes"]["sentence_starts"] = starts
         if not (item["text"] or item["question"] or item["url"] or item["title"] or item["passage"]):
-            return None  # nothing there (a null evidence slot)
+            _note_empty_item(context, at, text_part, item["attributes"])
+            return None
         if context.value is MISSING and item["kind"] == "qa":
             item["attributes"]["no_answers"] = True  # a question with an empty list of answers
         _note_oddities(item, question_value, context, at, text_part, "question" in parts)
@@ -183,11 +215,11 @@ class RecordMapper:
         if whole is not None:
             found = whole.get(context)
             if isinstance(found, dict):
-                attributes.update(convert.json_safe(found))
+                attributes.update(convert.attribute_value(found, where, "attributes"))
         for key, value in group.attributes.items():
             found = value.get(context)
-            if found is not MISSING and found is not None and found != "":
-                attributes[key] = convert.json_safe(found)
+            if found is not MISSING:
+                attributes[key] = convert.attribute_value(found, where, key)
         return attributes
 
 
@@ -232,11 +264,24 @@ def _kind(value: Any, question: Any, where: convert.Where, field: str) -> str:
     return "passage"
 
 
+def _note_empty_item(context: Context, where: convert.Where, text_part: str, attributes: dict) -> None:
+    """An evidence slot with no text, question, address, title or passage is not kept: said,
+    with whatever else it held (a JSON null slot is nothing, and says nothing)."""
+    if context.value is MISSING or context.value is None:
+        return
+    held = f"; it held {', '.join(sorted(attributes))}" if attributes else ""
+    where.warn(text_part, f"an evidence item with no text, question, url, title or passage (not kept{held})",
+               "empty evidence item dropped")
+
+
 def _note_oddities(item: dict, question: Any, context: Context, where: convert.Where, text_part: str,
                    has_question: bool) -> None:
     """The untidiness real question-answer evidence has, said (the item is kept)."""
     if has_question and item["question"] is None and question is not MISSING:
         where.warn("question", "an empty question (kept without it)", "empty question")
+    elif has_question and item["question"] is None and item["kind"] == "qa":
+        where.warn("question", "a question object without its question text (its answers kept without it)",
+                   "question without its text")
     if item["kind"] == "qa" and item["text"] is None and context.value is not MISSING:
         where.warn(text_part, "an answer without text (kept without it)", "answer without text")
 
@@ -246,7 +291,7 @@ class _ItemWhere(convert.Where):
     the file (questions[1].answers[0].answer), worked out only when a message is made."""
 
     def __init__(self, where: convert.Where, group: EvidenceMapping, context: Context, rank: int):
-        super().__init__(where.path, where.line, where.record, where.warnings)
+        super().__init__(where.path, where.line, where.record, where.warnings, where.located)
         self.group, self.context, self.rank = group, context, rank
 
     def _full(self, part: str) -> str:

@@ -152,18 +152,6 @@ class FieldMapping:
     spec: dict = field(default_factory=dict)
     """Everything above as profile tables (with the command line's pairs laid over)."""
 
-    @property
-    def read_keys(self) -> set[str]:
-        """The top-level fields some part of the mapping reads."""
-        keys = set()
-        for value in (*self.fields.values(), *self.attributes.values()):
-            keys |= value.root_keys
-        for group in self.evidence:
-            keys |= group.root_keys
-        if self.explode is not None and self.explode.root_key:
-            keys.add(self.explode.root_key)
-        return keys
-
 
 def mapping_from_dict(spec: dict, name: str = "custom") -> FieldMapping:
     """A FieldMapping from a profile's tables (TOML) or from --map pairs (as the same dict)."""

@@ -26,7 +26,7 @@ from workbench.importers.mapping import FieldMapping, MappingError, map_pairs, m
 from workbench.importers.profiles import FALLBACK, detect, load_profile
 from workbench.importers.reading import BadInput, Located, decode_json
 from workbench.importers.sources import FILE_FORMATS, Source, open_source
-from workbench.importers.transforms import TRANSFORMS, TransformContext
+from workbench.importers.transforms import LABEL_READERS, TRANSFORMS, TransformContext
 from workbench.importers.warnings import ImportWarnings
 
 HEADER_KEY = "_dataset"
@@ -153,6 +153,8 @@ def _with_overrides(base: FieldMapping, request: ImportRequest) -> FieldMapping:
         raise MappingError(f"profile {base.name!r} reads its files with a built-in function; --map does not apply"
                            " (map the file from scratch with --profile workbench --map ...)")
     over = map_pairs(list(request.maps))
+    if over.get("explode") and not spec.get("explode"):
+        spec = _rooted_at_record(spec)
     spec = merge_specs(spec, over) if request.maps else spec
     table = spec.setdefault("labels", {})
     for pair in request.label_maps:
@@ -162,8 +164,9 @@ def _with_overrides(base: FieldMapping, request: ImportRequest) -> FieldMapping:
         table.setdefault("map", {})[raw.strip()] = label.strip()
     if request.abstain:
         table["abstain"] = request.abstain
-    if request.excluded:
-        table["excluded"] = list(request.excluded)
+    if request.excluded:  # beside the profile's own
+        known = table.get("excluded") or []
+        table["excluded"] = list(dict.fromkeys([*(known if isinstance(known, list) else [known]), *request.excluded]))
     if isinstance(request.label_space, str):
         table["space"] = request.label_space
         table.pop("classes", None) if request.label_space != "own" else None
@@ -173,6 +176,26 @@ def _with_overrides(base: FieldMapping, request: ImportRequest) -> FieldMapping:
     mapping.given = set(over["fields"]) | {f"attr.{key}" for key in over["attributes"]}
     mapping.spec = spec
     return mapping
+
+
+def _rooted_at_record(spec: dict) -> dict:
+    """A profile written for whole records, used with --map explode=...: its paths go on
+    reading the record's fields (the --map pairs say what to read of each element), so a
+    record's id, response or source reach every claim it makes."""
+    spec = dict(spec)
+    for table in ("fields", "attributes"):
+        spec[table] = {key: _from_record(value) for key, value in spec.get(table, {}).items()}
+    spec["evidence"] = [{**group, "each": _from_record(group["each"])} if group.get("each") else group
+                        for group in spec.get("evidence", [])]
+    return spec
+
+
+def _from_record(value):
+    if isinstance(value, list):
+        return [_from_record(item) for item in value]
+    if isinstance(value, str) and value.strip() and value.strip()[0] not in "=$^#.":
+        return "$" + value.strip()
+    return value
 
 
 # -- the claims --------------------------------------------------------------------------------
@@ -207,7 +230,8 @@ def _claims(located: Located, plan: ImportPlan, mapper: RecordMapper, transform,
     drafts = transform(located, context) if transform is not None else mapper.claims(located)
     for draft in drafts:
         if draft.fields.get("images"):
-            where = convert.Where(str(draft.reader.path), located.line, record_shown(located), context.warnings)
+            where = convert.Where(str(draft.reader.path), located.line, record_shown(located), context.warnings,
+                                  located)
             attach_images(draft, plan.source.folder, where)
     return drafts
 
@@ -271,12 +295,17 @@ def _merge_into(fields: dict, more: dict, listed: set[str]) -> None:
 
 def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
     path = plan.source.path
+    exploded = plan.mapping.explode is not None
     for name in sorted(plan.mapping.given):
         value = plan.mapping.attributes.get(name[5:]) if name.startswith("attr.") else plan.mapping.fields.get(name)
-        keys = value.root_keys if value is not None else set()
-        if keys and not keys & mapper.fields_seen:
-            raise MappingError(f"{path}: --map {name}={value.text}: no record has a field {sorted(keys)[0]!r};"
-                               f" the file's fields are {fields_listing(mapper.fields_seen)}")
+        # With explode a path without $ reads the element: its fields are the ones to look in.
+        keys = [(read.root_key, mapper.element_fields_seen if exploded and read.up == 0 else mapper.fields_seen)
+                for read in (value.paths if value is not None else ()) if read.root_key is not None]
+        if keys and not any(key in found for key, found in keys):
+            key, found = keys[0]
+            whose = "the file's" if found is mapper.fields_seen else "the exploded elements'"
+            raise MappingError(f"{path}: --map {name}={value.text}: no record has a field {key!r};"
+                               f" {whose} fields are {fields_listing(found)}")
     if mapper.skipped and not mapper.produced:
         raise mapper.first_skipped.error(mapper.claim_name(), f"no record has claim text in {mapper.claim_name()!r};"
                                          f" the file's fields are {fields_listing(mapper.fields_seen)} (map one with"
@@ -301,15 +330,21 @@ def label_reader(plan: ImportPlan, existing: LabelSpace | None = None) -> LabelR
     """The label space the claims go into: the one asked for, else the profile's, else the
     one of the dataset being updated (`existing`). A space that depends on the labels
     themselves (none declared, or the file's own without its classes) needs a first pass."""
+    own_reader = LABEL_READERS.get(plan.mapping.transform or "")  # a transform that folds its labels
+    reader = own_reader(plan, existing, lambda: draft_claims(plan, ImportWarnings())) if own_reader else None
+    if reader is not None:
+        return reader
     plan_labels = plan.mapping.labels
     declared = plan.request.label_space or (plan.header or {}).get("space") or plan_labels.space or existing
+    excluded = plan_labels.excluded
     if isinstance(declared, LabelSpace):
-        return LabelReader(declared, plan_labels.map, own=declared.name not in labels.BUILTIN_SPACES)
+        return LabelReader(labels.with_excluded(declared, excluded), plan_labels.map,
+                           own=declared.name not in labels.BUILTIN_SPACES)
     if declared and declared != "own":
         if declared not in labels.BUILTIN_SPACES:
             raise MappingError(f"unknown label space {declared!r}; built-in: {', '.join(labels.BUILTIN_SPACES)},"
                                " or own (the file's labels)")
-        return LabelReader(labels.BUILTIN_SPACES[declared], plan_labels.map)
+        return LabelReader(labels.with_excluded(labels.BUILTIN_SPACES[declared], excluded), plan_labels.map)
     named_profile = plan.mapping.name not in (FALLBACK, "custom") and not plan.mapping.name.endswith("+map")
     name = plan_labels.name or (plan.mapping.name if named_profile else plan.name)
     if declared == "own" and plan_labels.classes:
@@ -323,7 +358,7 @@ def label_reader(plan: ImportPlan, existing: LabelSpace | None = None) -> LabelR
     mapped = list(dict.fromkeys(plan_labels.map.get(raw, raw) for raw in found))
     space = None if declared == "own" else labels.detect_space(set(mapped))
     if space is not None:
-        return LabelReader(space, plan_labels.map)
+        return LabelReader(labels.with_excluded(space, excluded), plan_labels.map)
     plan.warnings.note(f"no built-in label space fits the labels ({', '.join(mapped[:8])}"
                        f"{', ...' if len(mapped) > 8 else ''}): the file's own labels are its label space {name!r}")
     return LabelReader(own_space(name, mapped, plan_labels.abstain, plan_labels.excluded), plan_labels.map, own=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -65,6 +66,8 @@ class PredictionsReport:
     """Claims of the dataset the file has no prediction for."""
     statuses: Counter
     verdicts: Counter
+    already: Run | None = None
+    """The run an earlier import of the same file made (then nothing was written)."""
 
 
 def import_predictions(store: Store, request: PredictionRequest, write: bool = True) -> PredictionsReport:
@@ -92,9 +95,23 @@ def import_predictions(store: Store, request: PredictionRequest, write: bool = T
                                len(store.claims.ids_by_external_id(dataset.id)) - len(pairs),
                                Counter(p.status for p in predictions), Counter(p.verdict for p in predictions))
     if write:
-        run = _run(store, request, dataset.id, plan, reader.model)
+        run = _run(request, dataset.id, plan, reader.model)
+        report.already = _same_import(store, run, request)
+        if report.already is not None:  # the same file into the same run again: nothing to add
+            report.run = report.already
+            return report
+        run.name = store.runs.unique_name(run.name)
         report.run = store.runs.create_with_predictions(run, [claim_id for claim_id, _ in pairs], predictions)
     return report
+
+
+def _same_import(store: Store, run: Run, request: PredictionRequest) -> Run | None:
+    """The run an earlier import of this very file (same bytes, same dataset) made under this
+    name (the default name, or the --run given), if there is one."""
+    named = (lambda name: name == request.run_name) if request.run_name is not None else (
+        lambda name: re.fullmatch(re.escape(run.name) + r"(-\d+)?", name) is not None)
+    return next((found for found in store.runs.with_config(run.config_key)
+                 if found.dataset_id == run.dataset_id and named(found.name)), None)
 
 
 def _options(plan: ImportPlan) -> ReadOptions:
@@ -206,14 +223,14 @@ def _match(store: Store, dataset_id: int, rows: list[_Row], plan: ImportPlan) ->
     return claims, "id" if by_id else "claim text"
 
 
-def _run(store: Store, request: PredictionRequest, dataset_id: int, plan: ImportPlan, model: str | None) -> Run:
+def _run(request: PredictionRequest, dataset_id: int, plan: ImportPlan, model: str | None) -> Run:
     digest = hashlib.sha256()
     for path in plan.source.files:
         digest.update(path.read_bytes())
     name = request.model or model or plan.source.name_hint
     identity = {"backend": "imported", "file": plan.source.path.name, "sha256": digest.hexdigest(),
                 "profile": plan.mapping.name, "model": request.model or model}
-    return Run(name=store.runs.unique_name(request.run_name or f"imported-{name}"), dataset_id=dataset_id,
+    return Run(name=request.run_name or f"imported-{name}", dataset_id=dataset_id,
                model=f"imported:{name}", model_identity={k: v for k, v in identity.items() if v},
                setting="imported", status="finished", config_key=f"imported:{digest.hexdigest()}",
                versions={"factcheck-workbench": _version()}, notes=f"imported from {plan.source.path}")

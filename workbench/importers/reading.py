@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -52,6 +54,17 @@ class Located:
     """Its key, in a JSON object of records keyed by id."""
     show_record: bool = False
     """Messages name the record's position too (records of a JSON document span lines)."""
+    document: str | None = None
+    """The JSON document the record lies in, and where it starts in it (`start`): a message
+    about one of its fields names that field's own line."""
+    start: int = 0
+
+    def field_line(self, field: str | None) -> int | None:
+        """The line a field of this record is on (the record's first line when unknown)."""
+        if self.document is None or not field or self.line is None:
+            return self.line
+        found = _value_position(self.document, self.start, _field_steps(field))
+        return self.line if found is None else self.line + self.document.count("\n", self.start, found)
 
 
 def read_text(path: Path) -> str:
@@ -105,50 +118,99 @@ def iter_json_array(path: Path, text: str) -> Iterator[Located]:
     document = decode_json(path, text)
     if not isinstance(document, list):
         raise BadInput(path, "expected a JSON array of claims at the top level")
-    starts = _element_lines(text, len(document))
+    starts = _element_starts(text, len(document))
     for index, value in enumerate(document):
+        line, start = starts[index]
         if not isinstance(value, dict):
-            raise BadInput(path, f"expected a JSON object, got {type(value).__name__}",
-                           line=starts[index], record=index)
-        yield Located(starts[index], index, value, show_record=True)
+            raise BadInput(path, f"expected a JSON object, got {type(value).__name__}", line=line, record=index)
+        yield Located(line, index, value, show_record=True, document=text, start=start)
 
 
-def _element_lines(text: str, count: int) -> list[int | None]:
-    """Line numbers where each top-level array element starts (for error messages)."""
+def _element_starts(text: str, count: int) -> list[tuple[int, int]]:
+    """(line, offset) where each top-level array element starts (for messages)."""
     decoder = json.JSONDecoder()
-    lines: list[int | None] = []
+    starts: list[tuple[int, int]] = []
     pos = text.index("[") + 1
     line = text.count("\n", 0, pos) + 1
     for _ in range(count):
         while text[pos] in " \t\r\n,":
             line += text[pos] == "\n"
             pos += 1
-        lines.append(line)
+        starts.append((line, pos))
         _, end = decoder.raw_decode(text, pos)
         line += text.count("\n", pos, end)
         pos = end
-    return lines
+    return starts
+
+
+_STEP = re.compile(r"\[(-?\d+)\]|([^.\[\]]+)")
+
+
+def _field_steps(field: str) -> list[str | int]:
+    """questions[1].answers[0].answer -> ["questions", 1, "answers", 0, "answer"]."""
+    return [int(index) if index else name for index, name in _STEP.findall(field)]
+
+
+def _value_position(text: str, pos: int, steps: list[str | int]) -> int | None:
+    """Where the value a field path names starts in a JSON document (None: not there)."""
+    decoder = json.JSONDecoder()
+    try:
+        for step in steps:
+            pos = _blank(text, pos)
+            opening, closing = ("{", "}") if isinstance(step, str) else ("[", "]")
+            if text[pos] != opening:
+                return None
+            pos, index = pos + 1, 0
+            while True:
+                pos = _blank(text, pos)
+                if text[pos] == closing:
+                    return None
+                if isinstance(step, str):
+                    key, pos = json.decoder.scanstring(text, pos + 1)
+                    pos = _blank(text, _blank(text, pos) + 1)  # past the colon
+                    if key == step:
+                        break
+                elif index == step:
+                    break
+                _, pos = decoder.raw_decode(text, pos)
+                pos = _blank(text, pos)
+                pos += text[pos] == ","
+                index += 1
+        return pos
+    except (ValueError, IndexError):
+        return None
+
+
+def _blank(text: str, pos: int) -> int:
+    while text[pos] in " \t\r\n":
+        pos += 1
+    return pos
 
 
 class RecordReader:
     """Typed access to one record's fields, raising BadInput that names the field."""
 
-    def __init__(self, path: Path, located: Located, prefix: str = "", show_record: bool = False):
+    def __init__(self, path: Path, located: Located, prefix: str = "", show_record: bool = False,
+                 warnings=None):
         self.path, self.located, self.prefix = path, located, prefix
         self.show_record = show_record
         self.record: dict = located.value
+        self.warnings = warnings
+        """Where a content oddity is said (a number read as text, a NaN read as nothing)."""
 
     def fail(self, field: str, message: str) -> BadInput:
         """An error about one of this record's fields."""
         record = self.located.record if self.show_record else None
-        return BadInput(self.path, message, line=self.located.line, field=self.prefix + field, record=record)
+        return BadInput(self.path, message, line=self.located.field_line(self.prefix + field),
+                        field=self.prefix + field, record=record)
 
     def nested(self, value: Any, prefix: str) -> "RecordReader":
         """A reader for an object inside this record (field names get `prefix`)."""
         if not isinstance(value, dict):
             raise self.fail(prefix.rstrip("."), f"must be an object, not {type(value).__name__}")
-        located = Located(self.located.line, self.located.record, value)
-        return RecordReader(self.path, located, self.prefix + prefix, self.show_record)
+        located = Located(self.located.line, self.located.record, value, document=self.located.document,
+                          start=self.located.start)  # field paths stay the record's: prefix + name
+        return RecordReader(self.path, located, self.prefix + prefix, self.show_record, self.warnings)
 
     def text(self, name: str, required: bool = False, long: bool = False,
              aliases: tuple[str, ...] = ()) -> str | None:
@@ -160,17 +222,30 @@ class RecordReader:
         # The common case first: a non-blank string within the limit.
         if type(value) is str and len(value) <= SHORT_FIELD_CHARS and value[:1].strip():
             return value
+        if isinstance(value, float) and not math.isfinite(value):
+            shown = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+            self._warn(key, f"{shown} where a value is expected (read as no value)", "NaN or Infinity for a value")
+            value = None
         if value is None or (isinstance(value, str) and not value.strip()):
             if required:
                 raise self.fail(key, "is required" if value is None else "is empty")
             return None
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise self.fail(key, f"must be text, not {type(value).__name__}")
+        if not isinstance(value, str) and name != "id":
+            self._warn(key, f"the number {value!r} where text is expected (kept as the text {str(value)!r})",
+                       "number where text is expected")
         value = str(value)
         limit = LONG_FIELD_CHARS if long else SHORT_FIELD_CHARS
         if len(value) > limit:
             raise self.fail(key, f"is {len(value):,} characters long; the limit is {limit:,}")
         return value
+
+    def _warn(self, field: str, message: str, kind: str) -> None:
+        if self.warnings is not None:
+            record = self.located.record if self.show_record or self.located.line is None else None
+            self.warnings.say(str(self.path), message, self.located.field_line(self.prefix + field), record,
+                              self.prefix + field, kind)
 
     def integer(self, name: str) -> int | None:
         value = self.record.get(name)

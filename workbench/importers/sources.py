@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.choices import IMPORT_FORMATS
+from workbench.importers.claimreview.reading import FORMAT as CLAIMREVIEW, claimreview_files
 from workbench.importers.reading import BadInput
 
 FILE_FORMATS = IMPORT_FORMATS[1:]
@@ -53,7 +54,7 @@ class Source:
     def name_hint(self) -> str:
         """A dataset name from the file or folder name (train.jsonl.gz -> train)."""
         base = self.path.name
-        for suffix in (".gz", *_SUFFIXES):
+        for suffix in (".gz", *_SUFFIXES, ".jsonld", ".html", ".htm"):
             base = base.removesuffix(suffix)
         return f"{base}-{self.split}" if self.split and self.path.is_dir() else base
 
@@ -63,6 +64,9 @@ def open_source(path: Path, format: str = "auto", split: str | None = None) -> S
     path = Path(path)
     if not path.exists():
         raise BadInput(path, "no such file")
+    reviews = claimreview_files(path, format, split)  # ClaimReview markup, API pages, the feed
+    if reviews is not None:
+        return Source(path, reviews, CLAIMREVIEW)
     if path.is_dir():
         return _folder(path, format, split)
     if split is not None:

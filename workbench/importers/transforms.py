@@ -4,8 +4,8 @@
     jsfactcheck      the cited page matched to a candidate page by URL, the quote located
     realfactbench    evidence given as one text or a list of texts; an optional image path
     scifact          the label read from the rationale sets; abstracts from corpus.jsonl
-    factcheck-bench  a response's sentences (an object keyed sentence1, sentence2, ...),
-                     each with its claims and their labels in parallel lists
+    factcheck-bench  a response's sentences, each with its claims and their labels in
+                     parallel lists (factcheck_bench.py)
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from typing import Any
 
 from workbench.importers import values as convert
 from workbench.importers.images import image_references
+from workbench.importers.claimreview.ratings import rating_reader
+from workbench.importers.claimreview.transform import claimreview
 from workbench.importers.common import DraftClaim
+from workbench.importers.factcheck_bench import factcheck_bench
 from workbench.importers.mapper import record_shown, locate_claim, locate_passage
 from workbench.importers.reading import BadInput, Located, RecordReader
 from workbench.importers.warnings import ImportWarnings
@@ -38,13 +41,13 @@ class TransformContext:
 
 def _where(context: TransformContext, located: Located) -> convert.Where:
     return convert.Where(str(located.path or context.path), located.line,
-                         record_shown(located), context.warnings)
+                         record_shown(located), context.warnings, located)
 
 
-def _rest(record: dict, known: set[str]) -> dict:
-    """The record's other fields, kept as attributes."""
-    return {key: convert.json_safe(value) for key, value in record.items()
-            if key not in known and value not in (None, "") and not key.startswith("_")}
+def _rest(record: dict, known: set[str], where: convert.Where | None = None, prefix: str = "") -> dict:
+    """The record's other fields, kept as attributes, as they are (null and "" too)."""
+    return {key: (convert.attribute_value(value, where, prefix + key) if where else convert.json_safe(value))
+            for key, value in record.items() if key not in known and key != "_dataset"}
 
 
 # -- JSFactCheckBench ---------------------------------------------------------------------
@@ -56,7 +59,7 @@ _JS_KNOWN = {"id", "claim", "label", "factuality", "question", "response", "refe
 
 def jsfactcheck(located: Located, context: TransformContext) -> list[DraftClaim]:
     """One claim per line; the cited page is matched to a candidate by URL."""
-    reader = RecordReader(located.path or context.path, located)
+    reader = RecordReader(located.path or context.path, located, warnings=context.warnings)
     where = _where(context, located)
     fields = {
         "external_id": reader.text("id", required=True),
@@ -68,7 +71,7 @@ def jsfactcheck(located: Located, context: TransformContext) -> list[DraftClaim]
         "claim_date": convert.date(reader.record.get("claim_date"), where, "claim_date"),
         "importance": convert.choice(reader.record.get("importance"), where, "importance",
                                      ["Main", "Sub", "Irrelevant"]),
-        "attributes": {**_rest(reader.record, _JS_KNOWN), **reader.mapping("attributes")},
+        "attributes": {**_rest(reader.record, _JS_KNOWN, where), **reader.mapping("attributes")},
         **{name: reader.text(name) for name in ("task", "domain", "source", "article_url")},
         **{name: reader.text(name, long=True) for name in ("article_text", "justification")},
         "evidence": _pages(reader, where),
@@ -91,16 +94,23 @@ def _pages(reader: RecordReader, where: convert.Where) -> list[dict]:
     for page in pages:
         if cited["url"] and page["url"] == cited["url"]:
             cited["rank"] = page["rank"]
-            page.update(cited)
+            page.update({**cited, "attributes": {**page["attributes"], **cited["attributes"]}})
             return pages
     for page in pages:  # the cited page is not among the candidates: it goes first
         page["rank"] += 1
     return [cited] + pages
 
 
+_PAGE_KNOWN = {"url", "title", "text", "quote"}
+
+
 def _page(reader: RecordReader, rank: int) -> dict:
+    """A page; whatever else the file says of it is kept as the page's attributes."""
+    where = (convert.Where(str(reader.path), reader.located.line, None, reader.warnings, reader.located)
+             if reader.warnings else None)
     return {"kind": "page", "rank": rank, "url": reader.text("url"), "title": reader.text("title"),
-            "text": reader.text("text", required=True, long=True)}
+            "text": reader.text("text", required=True, long=True),
+            "attributes": _rest(reader.record, _PAGE_KNOWN, where, reader.prefix)}
 
 
 # -- RealFactBench --------------------------------------------------------------------------
@@ -111,9 +121,10 @@ _RF_KNOWN = {"id", "claim", "label", "task", "domain", "date", "source", "articl
 
 def realfactbench(located: Located, context: TransformContext) -> list[DraftClaim]:
     """A JSON array or one object per line; records without an id get their index."""
-    reader = RecordReader(located.path or context.path, located, show_record=record_shown(located) is not None)
+    reader = RecordReader(located.path or context.path, located, show_record=record_shown(located) is not None,
+                          warnings=context.warnings)
     where = _where(context, located)
-    attributes = {**_rest(reader.record, _RF_KNOWN), **reader.mapping("attributes")}
+    attributes = {**_rest(reader.record, _RF_KNOWN, where), **reader.mapping("attributes")}
     fields = {
         "external_id": reader.text("id") or str(located.record),
         "text": reader.text("claim", required=True),
@@ -154,7 +165,7 @@ SCIFACT_LABELS = {"SUPPORT": "Supported", "CONTRADICT": "Refuted"}
 def scifact(located: Located, context: TransformContext) -> list[DraftClaim]:
     """claims_*.jsonl: evidence {doc_id: [{sentences, label}]}; no evidence means NEI, and a
     claim without an `evidence` field at all (the test split) has no gold label."""
-    reader = RecordReader(located.path or context.path, located)
+    reader = RecordReader(located.path or context.path, located, warnings=context.warnings)
     record = reader.record
     evidence = record.get("evidence")
     if evidence is not None and not isinstance(evidence, dict):
@@ -171,7 +182,7 @@ def scifact(located: Located, context: TransformContext) -> list[DraftClaim]:
                                       "cited document not in the corpus")
     fields = {
         "external_id": reader.text("id", required=True), "text": reader.text("claim", required=True),
-        "raw_label": label, "attributes": {**_rest(record, {"id", "claim", "evidence"}),
+        "raw_label": label, "attributes": {**_rest(record, {"id", "claim", "evidence"}, _where(context, located)),
                                           **({"evidence_sets": convert.json_safe(evidence)} if evidence else {})},
         "evidence": [item for item in items if item is not None],
     }
@@ -246,69 +257,10 @@ def convert_json(path: Path, line: str, number: int) -> dict:
     return value
 
 
-# -- Factcheck-Bench (document level) ----------------------------------------------------------
-
-FACTCHECK_BENCH_KNOWN = {"prompt", "response", "sentences"}
-
-
-def factcheck_bench(located: Located, context: TransformContext) -> list[DraftClaim]:
-    """One claim per sentence claim; the label is claims_factuality_label at the same place."""
-    reader = RecordReader(located.path or context.path, located)
-    record = reader.record
-    sentences = record.get("sentences")
-    if not isinstance(sentences, dict):
-        raise reader.fail("sentences", f"must be an object of sentence1, sentence2, ... not {type(sentences).__name__}")
-    where = _where(context, located)
-    drafts = []
-    for sentence_key, sentence in sentences.items():
-        if not isinstance(sentence, dict):
-            raise reader.fail(f"sentences.{sentence_key}", "must be an object")
-        claims = sentence.get("claims") or []
-        factuality = sentence.get("claims_factuality_label") or []
-        for index, text in enumerate(claims):
-            name = f"sentences.{sentence_key}.claims[{index}]"
-            claim_text = convert.text(text, where, name)
-            if claim_text is None:
-                continue
-            fields = {
-                "external_id": f"{located.record}-{sentence_key}-{index}", "text": claim_text,
-                "raw_label": convert.label(_at(factuality, index), where,
-                                           f"sentences.{sentence_key}.claims_factuality_label[{index}]"),
-                "question": reader.text("prompt"), "response": reader.text("response", long=True),
-                "attributes": _claim_attributes(record, sentence_key, sentence, index),
-                "evidence": _human_evidence(_at(sentence.get("human_evidence") or [], index)),
-            }
-            locate_claim(fields)
-            drafts.append(DraftClaim(reader, fields, {"text": name, "raw_label": "claims_factuality_label"}))
-    return drafts
-
-
-def _at(values: list, index: int) -> Any:
-    return values[index] if isinstance(values, list) and index < len(values) else None
-
-
-def _claim_attributes(record: dict, key: str, sentence: dict, index: int) -> dict:
-    attributes = {"sentence": key, "sentence_text": sentence.get("text")}
-    for name in ("revised_claims", "claim_checkworthiness", "if_claim_needs_edit", "if_most_important_claim",
-                 "stance_claim_autoEvid"):
-        value = _at(sentence.get(name) or [], index)
-        if value is not None:
-            attributes[name.removesuffix("s") if name == "revised_claims" else name] = convert.json_safe(value)
-    attributes.update(_rest(record, FACTCHECK_BENCH_KNOWN))
-    return {k: v for k, v in attributes.items() if v not in (None, "")}
-
-
-def _human_evidence(value: Any) -> list[dict]:
-    """The annotators' evidence: a URL on the first line, then what they read there ("NA": none)."""
-    if not isinstance(value, str) or value.strip() in ("", "NA"):
-        return []
-    first, _, rest = value.strip().partition("\n")
-    url = first.strip() if first.strip().startswith("http") else None
-    text = rest.strip() if url else value.strip()
-    return [{"kind": "passage", "rank": 0, "url": url, "text": text or None, "is_cited": True}]
-
-
 TRANSFORMS: dict[str, Callable[[Located, TransformContext], list[DraftClaim]]] = {
     "jsfactcheck": jsfactcheck, "realfactbench": realfactbench, "scifact": scifact,
-    "factcheck-bench": factcheck_bench,
+    "factcheck-bench": factcheck_bench, "claimreview": claimreview,
 }
+LABEL_READERS = {"claimreview": rating_reader}
+"""Transforms that fold their own labels: name -> (plan, the existing dataset's space, a function
+reading the file's draft claims again) -> LabelReader, or None for the usual label reading."""

@@ -38,12 +38,25 @@ class ImportWarnings:
     items: list[ImportWarning] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """Things worth saying that are not oddities (ids made from positions, ...)."""
+    _place: tuple = field(default=(), repr=False)
+    _said: set = field(default_factory=set, repr=False)
 
     def add(self, warning: ImportWarning) -> None:
         if self.strict:
             raise BadInput(warning.path, f"{warning.message} (a warning; --strict refuses it)", warning.line,
                            warning.field, warning.record)
+        place = (warning.path, warning.line, warning.record)
+        if place != self._place:
+            self._place, self._said = place, set()
+        if warning in self._said:
+            return  # one record's field read again for each claim it makes: said once
+        self._said.add(warning)
         self.items.append(warning)
+
+    def say(self, path: str, message: str, line: int | None, record: int | None, field: str | None,
+            kind: str) -> None:
+        """A warning from its parts (for readers below this module)."""
+        self.add(ImportWarning(path, message, line, record, field, kind))
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -64,7 +77,9 @@ class ImportWarnings:
 
 
 def _place(item: ImportWarning) -> str:
-    parts = [f"line {item.line}" if item.line is not None else f"record {item.record}"]
+    parts = [f"line {item.line}"] if item.line is not None else []
+    if item.record is not None:  # a JSON document's records share lines: say which record
+        parts.append(f"record {item.record}")
     if item.field:
         parts.append(item.field)
     return " ".join(parts)

@@ -86,8 +86,10 @@ def _label(item: Any) -> str | None:
 def prepare_labelling(store: Store, run_ref: str, judge: str, base_url: str | None = None,
                       params: dict | None = None, concurrency: int | None = None) -> PreparedRun:
     run = store.runs.get(run_ref)
-    if run is None or not run.params.get("search"):
-        raise RunSetupError(f"{run_ref!r} is not a search run (`workbench run --search ...` makes one)")
+    if run is None:
+        raise RunSetupError(f"no run {run_ref!r}; `workbench runs` lists them")
+    if not run.params.get("search"):
+        raise RunSetupError(f"run {run.name!r} is not a search run (`workbench run --search ...` makes one)")
     claims = [c for c, queries in store.search.queries(run.id).items() if len(queries) >= 2]
     if not claims:
         raise RunSetupError(f"run {run.name!r} has no claim with two searches or more: no query pairs to label")

@@ -34,6 +34,11 @@ class JudgeRequest:
     concurrency: int | None = None
     name: str | None = None
     use_cache: bool = True
+    repeats: int = 1
+    """Ask the judge this many times per explanation (consistency; each repeat cached apart)."""
+
+
+MAX_REPEATS = 20
 
 
 def prepare_judge_run(store: Store, request: JudgeRequest) -> PreparedRun:
@@ -46,9 +51,13 @@ def prepare_judge_run(store: Store, request: JudgeRequest) -> PreparedRun:
         template = load_task_template(request.template, "judge", load_settings().prompts_dir)
     except TemplateError as error:
         raise RunSetupError(str(error)) from None
-    task = JudgeTask(template, target.id, target.name)
+    if not 1 <= request.repeats <= MAX_REPEATS:
+        raise RunSetupError(f"--repeats is how many times the judge is asked per explanation: 1 to {MAX_REPEATS},"
+                            f" not {request.repeats}")
+    task = JudgeTask(template, target.id, target.name, repeats=request.repeats)
     params = {"temperature": 0.0, "max_tokens": 300, **request.params}
-    name = request.name or f"{parse_model_spec(request.judge, request.base_url).short_name}-judges-{target.name}"
+    times = f"-x{request.repeats}" if request.repeats > 1 else ""
+    name = request.name or f"{parse_model_spec(request.judge, request.base_url).short_name}-judges-{target.name}{times}"
     return prepare_task_run(store, TaskRunRequest(
         task=task, model=request.judge, claim_ids=claim_ids, name=name, base_url=request.base_url,
         params=params, concurrency=request.concurrency, use_cache=request.use_cache,
@@ -58,8 +67,9 @@ def prepare_judge_run(store: Store, request: JudgeRequest) -> PreparedRun:
 def reopen_judge_run(store: Store, run: Run) -> PreparedRun:
     """A judge run prepared again from what it stored (to collect its batch, or resume it)."""
     base_url = None if run.model.startswith("gguf:") else run.model_identity.get("base_url")
+    repeats = int(store.judging.repeat_count(run.id) or 1)
     return prepare_judge_run(store, JudgeRequest(str(run.target_run_id), run.model, base_url, dict(run.params),
-                                                 run.prompt_name or JUDGE_TEMPLATE, name=run.name))
+                                                 run.prompt_name or JUDGE_TEMPLATE, name=run.name, repeats=repeats))
 
 
 def judged_run(store: Store, reference: str | int) -> Run:

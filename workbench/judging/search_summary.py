@@ -32,7 +32,7 @@ def search_summary(store: Store, run: Run, by: str | None = None, resamples: int
     if not run.params.get("search"):
         return None
     table = reformulation_table(store, run, by, resamples, seed, cutoff)
-    return SearchSummary(search_stats(store, run), table if table.labeller is not None else None)
+    return SearchSummary(search_stats(store, run, by=by, cutoff=cutoff), table if table.labeller is not None else None)
 
 
 def with_search(store: Store, reports: Sequence[RunReport], by: Sequence[str] = ()) -> list[RunReport]:

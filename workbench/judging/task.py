@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from store import Claim, Store
+from store import Claim, JudgeRepeat, Store
 from workbench.parsing import json_objects
 from workbench.prompting import PromptError, RenderedPrompt, gold_evidence_text
 from workbench.runs.types import TaskAnswer
@@ -32,14 +32,32 @@ class JudgeTask(TemplatedTask):
     target_run_name: str = ""
     kind: str = "judge"
     tries: int = JUDGE_TRIES
+    repeats: int = 1
+    """How many times the judge is asked about each explanation (`judge --repeats K`)."""
 
     @property
     def source(self) -> str:
         return f"explanations of run {self.target_run_name}"
 
     def configuration(self) -> dict[str, Any]:
-        return {"template": self.template.name, "template_hash": self.template.content_hash,
-                "target_run": self.target_run_id, "tries": self.tries}
+        found = {"template": self.template.name, "template_hash": self.template.content_hash,
+                 "target_run": self.target_run_id, "tries": self.tries}
+        if self.repeats > 1:  # only then: a judge run of one answer keeps its configuration key
+            found["repeats"] = self.repeats
+        return found
+
+    def keep_repeat(self, store: Store, run_id: int, claim_id: int, repeat: int, parsed: TaskAnswer | None,
+                    completion, error: str | None, cached: bool) -> None:
+        """Commit one repeat's outcome: a readable score, a parse failure or an error (a
+        failure is never a score)."""
+        if error is not None or parsed is None:
+            status, score, reason = "error", None, None
+        else:
+            status = parsed.status
+            score = parsed.parsed.get("score") if parsed.status == "ok" else None
+            reason = parsed.parsed.get("justification") if parsed.status == "ok" else parsed.explanation
+        store.judging.record_repeat(JudgeRepeat(run_id, claim_id, repeat, status, score, reason,
+                                                None if completion is None else completion.text, error, cached))
 
     def schema(self) -> dict[str, Any]:
         """Constrains a GGUF answer (and guides API ones) to {"score": n, "justification": s}."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.metrics.agreement import Estimate, cohen_kappa, pair_table
 from workbench.metrics.resampling import PairedComparison
 
 SCORE_BINS = 11
@@ -42,6 +43,9 @@ class Agreement:
     mean_abs_diff: float | None
     within_one: float | None
     """Share of items the two scores put at most 1 point apart."""
+    weighted_kappa: Estimate | None = None
+    """Cohen's kappa with quadratic weights over the scores given (the same code as people's
+    agreement on categories, workbench.metrics.agreement), with its bootstrap interval."""
 
 
 def mean_interval(scores: Sequence[float], resamples: int = 1000, seed: int = 0,
@@ -108,15 +112,23 @@ def score_histogram(scores: Sequence[float]) -> list[int]:
     return np.bincount(values, minlength=SCORE_BINS).tolist()
 
 
-def agreement(x: Sequence[float], y: Sequence[float]) -> Agreement:
+def agreement(x: Sequence[float], y: Sequence[float], resamples: int = 1000, seed: int = 0) -> Agreement:
     """Agreement of two scorings of the same items, in order."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(x) != len(y):
         raise ValueError("both scorings must be of the same items")
     if len(x) == 0:
-        return Agreement(0, None, None, None)
+        return Agreement(0, None, None, None, Estimate.none("no item scored by both"))
     gaps = np.abs(x - y)
-    return Agreement(len(x), _spearman(x, y), float(gaps.mean()), float((gaps <= 1.0).mean()))
+    return Agreement(len(x), _spearman(x, y), float(gaps.mean()), float((gaps <= 1.0).mean()),
+                     weighted_kappa(x, y, resamples, seed))
+
+
+def weighted_kappa(x: np.ndarray, y: np.ndarray, resamples: int = 1000, seed: int = 0) -> Estimate:
+    """Quadratically weighted Cohen's kappa of two 0-10 scorings of the same items."""
+    values = np.unique(np.concatenate([x, y]))
+    table = pair_table(np.searchsorted(values, x), np.searchsorted(values, y), len(values))
+    return cohen_kappa(table, values, resamples, seed)
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> float | None:

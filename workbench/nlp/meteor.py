@@ -24,7 +24,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
@@ -95,39 +95,53 @@ class MeteorScorer:
         return found
 
     def warm_up(
-        self, texts: Iterable[str], hypotheses: Iterable[str] = (), workers: int = 1
+        self, texts: Iterable[str], hypotheses: Iterable[str] = (), workers: int = 1,
+        report: Report | None = None,
     ) -> None:
         """Tokenise `texts` + `hypotheses` and fetch WordNet synonyms for the words of
         `hypotheses` ahead of scoring, in `workers` processes where that is safe.
 
         Only fills caches, so scores are the same with or without it. The unique
-        strings and words are shared out, so no work is done twice.
+        strings and words are shared out, so no work is done twice. `report(phase,
+        done, total)` hears how far each of the two phases has come.
         """
         hypotheses = list(hypotheses)
         todo = sorted(set(chain(texts, hypotheses)) - self._prepared.keys())
-        self._prepared.update(zip(todo, self.parallel_map(_prepare_all, todo, workers)))
+        done = phase_counter(report, "tokenising texts", len(todo))
+        self._prepared.update(zip(todo, self.parallel_map(_prepare_all, todo, workers, done)))
         stems = {stem for text in hypotheses for stem in self._prepared[text].stems}
         todo = sorted(stems - self._synonyms.keys())
-        self._synonyms.update(zip(todo, self.parallel_map(_synonyms_all, todo, workers)))
+        done = phase_counter(report, "looking words up in WordNet", len(todo))
+        self._synonyms.update(zip(todo, self.parallel_map(_synonyms_all, todo, workers, done)))
 
     def parallel_map(
-        self, fn: Callable[[MeteorScorer, list], list], items: Sequence, workers: int
+        self, fn: Callable[[MeteorScorer, list], list], items: Sequence, workers: int,
+        done: Callable[[int], object] | None = None,
     ) -> list:
         """`fn(scorer, chunk)` over chunks of `items`, concatenated in input order.
 
         Runs in `workers` forked processes that share this scorer and its caches
         (what they add is not sent back); in this process when workers <= 1 or
-        forking is unsafe. `fn` must be a module-level function.
+        forking is unsafe. `fn` must be a module-level function. `done(n)` is told
+        each time n more items are through (then the chunks are smaller, so it hears
+        often: a progress bar moves while a person waits).
         """
         items = list(items)
-        if workers <= 1 or len(items) < 2 or not can_fork():
+        forked = workers > 1 and len(items) >= 2 and can_fork()
+        if done is None and not forked:
             return fn(self, items)
-        size = -(-len(items) // (workers * 4))
+        pieces = (workers * 4 if forked else 1) * (16 if done is not None else 1)
+        size = max(1, -(-len(items) // pieces))
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
+        if not forked:
+            return list(chain.from_iterable(_counted(fn(self, chunk), done) for chunk in chunks))
         with _worker_pool(self, workers) as pool:
-            # map keeps input order, so results never depend on scheduling.
-            parts = pool.map(_with_worker_scorer, [fn] * len(chunks), chunks)
-            return list(chain.from_iterable(parts))
+            # Results are put back in input order, so they never depend on scheduling.
+            futures = [pool.submit(_with_worker_scorer, fn, chunk) for chunk in chunks]
+            if done is not None:
+                for future in as_completed(futures):
+                    done(len(future.result()))
+            return list(chain.from_iterable(future.result() for future in futures))
 
     def score(self, reference: str, hypothesis: str) -> float:
         """METEOR of `hypothesis` against `reference`, both raw strings."""
@@ -257,6 +271,30 @@ class LemmaNames:
     def forget_files(self) -> None:
         """Reopen data files on next use (a forked child must not share offsets)."""
         self._files = {}
+
+
+Report = Callable[[str, int, "int | None"], object]
+"""report(phase, done, total): how far a slow step has come (a progress bar listens)."""
+
+
+def phase_counter(report: Report | None, phase: str, total: int) -> Callable[[int], object] | None:
+    """A done(n) for parallel_map that tells `report` the phase's running count."""
+    if report is None:
+        return None
+    count = [0]
+    report(phase, 0, total)
+
+    def done(n: int) -> None:
+        count[0] += n
+        report(phase, count[0], total)
+
+    return done
+
+
+def _counted(results: list, done: Callable[[int], object] | None) -> list:
+    if done is not None:
+        done(len(results))
+    return results
 
 
 # -- forked workers ------------------------------------------------------------------

@@ -80,12 +80,36 @@ def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table
         ("justification", claim.justification),
         ("flags", ", ".join(f"{f.kind} ({f.source}{', ' + f.model if f.model else ''})" for f in flags)),
     ]
-    rows += [(f"attr.{key}", value) for key, value in claim.attributes.items()]
+    rows += [(f"image {n}", image_line(image)) for n, image in enumerate(claim.images, start=1)]
     for name, value in rows:
         if value not in (None, "", [], {}):
-            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            table.add_row(literal(name), literal(shown))
+            table.add_row(literal(name), literal(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)))
+    for key, value in claim.attributes.items():  # as the file held them: null and "" too
+        shown = value if isinstance(value, str) and value else json.dumps(value, ensure_ascii=False)
+        table.add_row(literal(f"attr.{key}"), literal(shown))
     return table
+
+
+def image_line(image) -> str:
+    """'photos/flood.png · image/png · 48.2 KB · 640×480 · sha256 1f3a9c0d2b7e'"""
+    parts = [image.source]
+    if image.sha256 is None:
+        parts.append("not stored (an address: nothing is downloaded)" if image.url else "not stored")
+    else:
+        parts += [image.mime, _size(image.bytes), f"{image.width}×{image.height}" if image.width else None,
+                  f"sha256 {image.sha256[:12]}"]
+    if image.caption:
+        parts.append(f"caption: {image.caption}")
+    return " · ".join(part for part in parts if part)
+
+
+def _size(count: int | None) -> str | None:
+    if count is None:
+        return None
+    for unit in ("bytes", "KB", "MB"):
+        if count < 1024 or unit == "MB":
+            return f"{count:,} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
 
 PASSAGE = "bold reverse"
 NONE = Text("(none for this claim)", style="dim italic")

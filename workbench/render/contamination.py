@@ -14,9 +14,10 @@ from rich.text import Text
 
 from store import Claim, ScoreRow
 from workbench.contamination.pipeline_evidence import EvidenceSide, aligned_rows
-from workbench.render.display import literal, one_line
+from workbench.render.display import printable, literal, one_line
 
 if TYPE_CHECKING:
+    from workbench.contamination.comparison import ProbeComparison
     from workbench.contamination.flagging import GroupSummary
     from workbench.contamination.sweep import SweepResult
 
@@ -73,17 +74,56 @@ def score_line(row: ScoreRow, tau: float, flagged: bool) -> Text:
     return text
 
 
-def summary_table(summaries: list[GroupSummary]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title="contamination by model and metric", pad_edge=False,
-                  collapse_padding=True)
-    for header in ("model", "metric", "extractor"):
-        table.add_column(header, overflow="fold", min_width=8)
+def summary_table(summaries: list[GroupSummary], title: str = "contamination by model and metric") -> Table:
+    from workbench.contamination.probes import probe_label, split_probe
+
+    table = Table(box=box.SIMPLE_HEAD, title=title, pad_edge=False, collapse_padding=True)
+    for header in ("model", "metric", "shown", "extractor"):
+        table.add_column(header, overflow="fold", min_width=8 if header != "shown" else 4)
     for header in ("scorable", "S", "tau", "flagged", "share"):
         table.add_column(header, justify="right", no_wrap=True)
     for s in summaries:
         share = "" if s.share_flagged is None else f"{s.share_flagged:.1%}"
-        table.add_row(literal(s.target_model), literal(s.metric), literal(s.extractor_model),
-                      f"{s.scorable:,}/{s.claims:,}", number(s.mean_score), f"{s.tau:.2f}", f"{s.would_flag:,}", share)
+        table.add_row(literal(s.target_model), literal(split_probe(s.metric)[0]), probe_label(s.metric),
+                      literal(s.extractor_model), f"{s.scorable:,}/{s.claims:,}", number(s.mean_score),
+                      f"{s.tau:.2f}", f"{s.would_flag:,}", share)
+    return table
+
+
+def probe_table(comparisons: list[ProbeComparison]) -> Table:
+    """Text only against with image: S both ways, the paired difference, the flags."""
+    table = Table(box=box.SIMPLE_HEAD, title="text only vs with image (image claims scored both ways)",
+                  pad_edge=False, collapse_padding=True)
+    table.add_column("model", overflow="fold", min_width=8)
+    table.add_column("metric", overflow="fold", min_width=6)
+    for header in ("claims", "S text", "S image", "image − text", "p", "flagged", "McNemar p"):
+        table.add_column(header, justify="right", no_wrap=header != "image − text")
+    for c in comparisons:
+        d = c.difference
+        test = ["—", ""] if d is None else [f"{d.delta:+.3f} [{d.low:+.3f}, {d.high:+.3f}]", f"{d.p_value:.3g}"]
+        table.add_row(literal(c.target_model), literal(c.metric), f"{c.claims:,}", number(c.text_mean),
+                      number(c.image_mean), *test, f"{c.flagged_text:,} → {c.flagged_image:,}",
+                      f"{c.flags.p_value:.3g}")
+    table.caption = "image − text: S with image minus S text only [95% paired bootstrap CI]; flagged: text → image"
+    return table
+
+
+def slices_table(field: str, sliced: dict[str, list[GroupSummary]]) -> Table:
+    """S and the share flagged of each model and metric within each subset of claims."""
+    from workbench.contamination.probes import probe_label, split_probe
+
+    table = Table(box=box.SIMPLE_HEAD, title=f"by {field}", pad_edge=False, collapse_padding=True)
+    table.add_column(field, overflow="fold")  # slice values are data: literal
+    for header in ("model", "metric", "shown"):
+        table.add_column(header, overflow="fold", min_width=6)
+    for header in ("scorable", "S", "flagged", "share"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for value, rows in sliced.items():
+        for s in rows:
+            share = "" if s.share_flagged is None else f"{s.share_flagged:.1%}"
+            table.add_row(literal(value), literal(s.target_model), literal(split_probe(s.metric)[0]),
+                          probe_label(s.metric), f"{s.scorable:,}/{s.claims:,}", number(s.mean_score),
+                          f"{s.would_flag:,}", share)
     return table
 
 
@@ -124,7 +164,34 @@ def sweep_verdict(result: SweepResult) -> Text:
         text.append(f"; {result.other_ties} other tied taus lie outside it)" if result.other_ties else ")")
     text.append(f"\nat that tau: {c['flagged_contaminated']} contaminated flagged, {c['missed_contaminated']}"
                 f" missed, {c['flagged_clean']} clean flagged, {c['passed_clean']} clean passed")
+    k = result.kappa
+    if k is not None:
+        text.append("\nCohen's kappa of the flag against people's labels: ")
+        text.append(f"{k.value:.3f}" + (f" [{k.low:.3f}, {k.high:.3f}]" if k.low is not None else "")
+                    if k.value is not None else f"— ({k.undefined})")
     return text
+
+
+def people_line(found) -> Text:
+    """How far the people who labelled contamination agree with each other."""
+    text = Text("people's labels: ", style="bold")
+    if found.unavailable:
+        text.append(found.unavailable)
+        return text
+    category = found.categories[0]
+    names = ", ".join(c.annotator for c in found.annotators if c.labelled)
+    text.append(f"{found.compared:,} claims labelled by two or more of {printable(names)}: agreement"
+                f" {category.observed.value:.3f}, {found.kappa_name} ")
+    text.append(_estimate(category.kappa))
+    text.append(", Krippendorff's alpha ")
+    text.append(_estimate(category.alpha))
+    return text
+
+
+def _estimate(found) -> str:
+    if found.value is None:
+        return f"— ({found.undefined})"
+    return f"{found.value:.3f}" + (f" [{found.low:.3f}, {found.high:.3f}]" if found.low is not None else "")
 
 
 def article_block(text: str | None) -> Group:

@@ -50,5 +50,17 @@ def run_names(runs, width: int) -> list[str]:
     """Each run's name on one line in `width` cells; where two cut names would read alike,
     the run's id leads ("#12 smollm2-jsf…"), as the claims table's columns and `run:12` do."""
     cut = [one_line(run.name, width) for run in runs]
-    return [name if cut.count(name) == 1 else one_line(f"#{run.id} {run.name}", width)
-            for name, run in zip(cut, runs)]
+    return [one_line(f"#{run.id} {run.name}", width)
+            if any(_read_alike(name, other) for j, other in enumerate(cut) if j != i) else name
+            for i, (name, run) in enumerate(zip(cut, runs))]
+
+
+def _read_alike(one: str, other: str) -> bool:
+    """Two names as shown: the same, or one cut short where the other goes on alike
+    ("…claim+tim…" beside "…claim+time")."""
+    if one == other:
+        return True
+    if not (one.endswith("…") or other.endswith("…")):
+        return False
+    one, other = one.removesuffix("…"), other.removesuffix("…")
+    return one.startswith(other) or other.startswith(one)

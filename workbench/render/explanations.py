@@ -66,11 +66,75 @@ def comparison_line(found: ExplanationComparison) -> Text:
 
 
 def agreement_table(rows: Sequence[tuple[str, str, Agreement]]) -> Table:
-    table = Table("scoring", "against", "shared", "Spearman", "mean |diff|", "within 1", box=box.SIMPLE_HEAD)
+    table = Table("scoring", "against", "shared", "Spearman", "weighted κ [95% CI]", "mean |diff|", "within 1",
+                  box=box.SIMPLE_HEAD)
     for first, second, found in rows:
         table.add_row(literal(first), literal(second), f"{found.n:,}", _maybe(found.spearman),
-                      _maybe(found.mean_abs_diff), _maybe(found.within_one))
+                      _kappa_text(found.weighted_kappa), _maybe(found.mean_abs_diff), _maybe(found.within_one))
     return table
+
+
+def _kappa_text(found) -> str:
+    if found is None or found.value is None:
+        return "—"
+    if found.low is None:
+        return f"{found.value:.3f}"
+    return f"{found.value:.3f} [{found.low:.2f}, {found.high:.2f}]"
+
+
+def scorings_table(found) -> Table:
+    """Each scoring's scores and, apart, its failures (unreadable judgments, judge errors)."""
+    table = Table("scoring", "scores", "unreadable", "judge errors", box=box.SIMPLE_HEAD)
+    for scoring in found:
+        table.add_row(literal(scoring.name), f"{len(scoring.scores):,}", f"{scoring.unreadable:,}",
+                      f"{scoring.errors:,}")
+    return table
+
+
+def consistency_view(report) -> RenderableType:
+    """`judge-consistency`: the judge against itself over K repeats."""
+    c = report.consistency
+    heading = Text("consistency of judge run ", style="bold")
+    heading.append_text(literal(report.judge.name, "bold"))
+    heading.append(f" ({c.repeats} repeats per explanation of run ")
+    heading.append_text(literal(report.target.name))
+    heading.append(")")
+    lines = [heading,
+             Text(f"  {c.claims:,} explanations judged, {c.comparable:,} with two or more readable repeats;"
+                  f" {c.unreadable:,} unreadable repeats and {c.errors:,} judge errors (counted apart, never scores)"),
+             Text(f"  identical every time: {_estimate(c.identical)} of the compared explanations"),
+             Text(f"  spread (highest − lowest score): mean {_estimate(c.spread)}"),
+             Text(f"  Krippendorff's alpha (interval, repeats as coders): {_estimate(c.alpha)}")]
+    table = Table("claim", "scores by repeat", "spread", box=box.SIMPLE_HEAD, title="flickering explanations",
+                  title_justify="left")
+    for claim in c.flickering[:20]:
+        table.add_row(str(claim.claim_id), " ".join("?" if s is None else f"{s:g}" for s in claim.scores),
+                      f"{claim.spread:g}")
+    parts: list[RenderableType] = [Group(*lines)]
+    if c.flickering:
+        parts.append(table)
+    return Group(*parts)
+
+
+def _estimate(found) -> str:
+    if found.value is None:
+        return f"— ({found.undefined})"
+    if found.low is None:
+        return f"{found.value:.3f}"
+    return f"{found.value:.3f} [{found.low:.3f}, {found.high:.3f}]"
+
+
+def consistency_dict(report) -> dict:
+    c = report.consistency
+
+    def estimate(found):
+        return {"value": found.value, "low": found.low, "high": found.high, "undefined": found.undefined}
+
+    return {"judge_run": report.judge.name, "target_run": report.target.name, "repeats": c.repeats,
+            "claims": c.claims, "comparable": c.comparable, "identical": estimate(c.identical),
+            "spread": estimate(c.spread), "alpha": estimate(c.alpha), "unreadable": c.unreadable, "errors": c.errors,
+            "per_claim": [{"claim_id": x.claim_id, "scores": list(x.scores), "identical": x.identical,
+                           "spread": x.spread} for x in c.per_claim]}
 
 
 def _maybe(value: float | None) -> str:
@@ -101,5 +165,10 @@ def comparison_dict(found: ExplanationComparison | None) -> dict | None:
 
 
 def agreement_dicts(rows: Sequence[tuple[str, str, Agreement]]) -> list[dict]:
+    def kappa(found):
+        k = found.weighted_kappa
+        return None if k is None else {"value": k.value, "low": k.low, "high": k.high, "undefined": k.undefined}
+
     return [{"scoring": first, "against": second, "shared": found.n, "spearman": found.spearman,
-             "mean_abs_diff": found.mean_abs_diff, "within_one": found.within_one} for first, second, found in rows]
+             "weighted_kappa": kappa(found), "mean_abs_diff": found.mean_abs_diff, "within_one": found.within_one}
+            for first, second, found in rows]

@@ -49,7 +49,8 @@ def _how(plan) -> str:
 def _labels_line(space, counts: Counter) -> Text:
     kind = "built-in" if space.name in ("averitec", "jsfactcheck", "realfactbench") else "the file's own"
     line = literal(f"label space {space.name} ({kind}): ")
-    shown = [f"{label} {counts.get(label, 0):,}" for label in space.all_gold]
+    shown = [f"{label} {counts.get(label, 0):,}" for label in space.labels]
+    shown += [f"{label} {counts.get(label, 0):,} (kept, not scored)" for label in space.excluded]
     line.append_text(literal(", ".join(shown)))
     if space.abstain:
         line.append_text(literal(f"; abstain label {space.abstain}"))
@@ -105,6 +106,11 @@ def _shortened(value):
 def predictions_summary(report, dry_run: bool) -> list[Text]:
     """What a predictions import did (or would do): the run, the matches, the answers."""
     plan = report.plan
+    if report.already is not None:
+        run = report.already
+        return [literal(f"run {run.name} (id {run.id}) already holds the predictions of this file (the same"
+                        f" bytes, {report.matched:,} matched): nothing added. --run NEW_NAME imports them again"
+                        " as another run.")]
     head = Text("dry run: nothing is written\n", style="bold") if dry_run else Text()
     if report.run is not None:
         head.append_text(literal(f"run {report.run.name} (id {report.run.id}, model {report.run.model}): "))

@@ -22,6 +22,7 @@ from workbench.render.explanations import comparison_dict as eq_comparison_dict
 from workbench.render.explanations import explanations_dict, mean_text
 from workbench.render.searches import markdown_search, search_dict
 from workbench.render.usage import cost_text, seconds_text, speed_text, usage_dict
+from workbench.render.triage import breakdown_dict, breakdown_markdown
 from workbench.scoring.compare import Comparison, ComparisonReport
 from workbench.scoring.runs import RunReport, RunScores, Scores
 
@@ -134,6 +135,7 @@ def report_dict(report: RunReport) -> dict:
         "explanation_quality": explanations_dict(report.explanations),
         "search": search_dict(report.search),
         "usage": usage_dict(report.usage) if report.usage is not None else None,
+        "failure_categories": breakdown_dict(report.failures),
     }
 
 
@@ -280,6 +282,8 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
     lines += _explanations_table(reports)
     lines += markdown_search(reports, md_text, _md_table)
     lines += _usage_table(reports)
+    lines += breakdown_markdown([(r.full.run.name, r.failures) for r in reports if r.failures is not None],
+                                md_text, _md_table)
     lines += _definitions(reports)
     return "\n".join(lines) + "\n"
 

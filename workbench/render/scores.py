@@ -163,6 +163,10 @@ def run_report(report: RunReport) -> RenderableType:
         from workbench.render.usage import usage_summary
 
         parts.append(literal("time and cost: " + usage_summary(report.usage), "dim"))
+    if report.failures is not None:
+        from workbench.render.triage import breakdown_view
+
+        parts.append(breakdown_view(report.failures))
     return Group(*parts)
 
 
@@ -179,11 +183,15 @@ def comparison_view(report: ComparisonReport) -> RenderableType:
 
 
 def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]:
-    heading = Text()
-    heading.append_text(literal(c.run_b.name, "bold"))
-    heading.append(" vs ")
+    heading = Text()  # in the order typed: `compare A B` heads "A (A) vs B (B)"
     heading.append_text(literal(c.run_a.name, "bold"))
-    heading.append(f" on {c.shared:,} shared items (deltas are B − A)")
+    heading.append(" (A) vs ")
+    heading.append_text(literal(c.run_b.name, "bold"))
+    if not c.shared:
+        heading.append(" (B): no shared items (claims both answered whose gold label is scored), nothing to"
+                       " compare")
+        return [heading.append(f" · {subset}") if subset else heading]
+    heading.append(f" (B) on {c.shared:,} shared items (deltas are B − A)")
     if subset:
         heading.append(f" · {subset}")
     table = _table("metric", "A", "B", "Δ", "paired 95% CI", "p")

@@ -31,9 +31,23 @@ def stats_line(stats: SearchStats) -> str:
             f" {count(stats.leaks, 'claim')} flagged search-leak")
 
 
+def image_line(stats: SearchStats) -> str:
+    """'3 image searches (1.50 per claim), 7 image results shown, 2 dropped; 2 images looked
+    at; image evidence for 1 claim'."""
+    return (f"{count(stats.image_searches, 'image search')} ({stats.image_searches_per_claim:.2f} per claim),"
+            f" {stats.image_results_shown:,} image results shown, {stats.image_results_dropped:,} dropped;"
+            f" {count(stats.images_viewed, 'image')} looked at; image evidence for"
+            f" {count(stats.image_evidence_claims, 'claim')}")
+
+
 def stats_view(stats: SearchStats) -> Group:
-    """The stats line, what was dropped and why, and the domains shown."""
+    """The stats line (and the image line), what was dropped and why, the domains shown,
+    and the per-claim numbers per subset."""
     parts: list = [Text(stats_line(stats))]
+    if stats.searched_images:
+        parts.append(Text(image_line(stats)))
+    if stats.subsets:
+        parts.append(subset_grid(stats))
     for reason, n in sorted(stats.dropped.items(), key=lambda item: -item[1]):
         parts.append(literal(f"  dropped {n:,}: {reason}"))
     for domain, n in stats.domains:
@@ -41,6 +55,18 @@ def stats_view(stats: SearchStats) -> Group:
         line.append_text(literal(domain))
         parts.append(line)
     return Group(*parts)
+
+
+def subset_grid(stats: SearchStats) -> Table:
+    """Searches and image searches per claim, and image-evidence claims, per subset."""
+    grid = Table(box=box.SIMPLE_HEAD)
+    grid.add_column(literal(stats.by or ""))
+    for header in ("claims", "searches/claim", "image searches/claim", "image evidence"):
+        grid.add_column(header, justify="right")
+    for value, subset in stats.subsets.items():  # subset names are data: literal
+        grid.add_row(literal(value), f"{subset.claims:,}", f"{subset.searches_per_claim:.2f}",
+                     f"{subset.image_searches_per_claim:.2f}", f"{subset.image_evidence_claims:,}")
+    return grid
 
 
 def reformulation_grid(table: ReformulationTable) -> Table:
@@ -84,9 +110,16 @@ def reformulation_dict(table: ReformulationTable | None) -> dict | None:
 
 
 def stats_dict(stats: SearchStats) -> dict:
-    return {"claims": stats.claims, "searches": stats.searches, "steps": stats.steps,
-            "searches_per_claim": stats.searches_per_claim, "dropped": stats.dropped,
-            "domains": dict(stats.domains), "leaks": stats.leaks}
+    found = {"claims": stats.claims, "searches": stats.searches, "steps": stats.steps,
+             "searches_per_claim": stats.searches_per_claim, "dropped": stats.dropped,
+             "domains": dict(stats.domains), "leaks": stats.leaks,
+             "image_searches": stats.image_searches, "image_searches_per_claim": stats.image_searches_per_claim,
+             "image_results_shown": stats.image_results_shown, "image_results_dropped": stats.image_results_dropped,
+             "images_viewed": stats.images_viewed, "image_result_claims": stats.image_result_claims,
+             "image_evidence_claims": stats.image_evidence_claims}
+    if stats.by:
+        found["by"] = {"field": stats.by, "subsets": {v: dict(s.__dict__) for v, s in stats.subsets.items()}}
+    return found
 
 
 def search_dict(summary: SearchSummary | None) -> dict | None:
@@ -102,11 +135,20 @@ def markdown_search(reports: Sequence[RunReport], md_text, md_table) -> list[str
     if not searched:
         return []
     rows = [[md_text(r.full.run.name), str(s.stats.claims), f"{s.stats.searches_per_claim:.2f}",
+             f"{s.stats.image_searches_per_claim:.2f}", str(s.stats.image_evidence_claims),
              str(sum(s.stats.dropped.values())), str(s.stats.leaks),
              md_text(", ".join(domain for domain, _ in s.stats.domains[:5]))]
             for r in searched for s in [r.search]]
     lines = ["", "### Search", ""] + md_table(
-        ["Run", "Claims", "Searches per claim", "Results dropped", "search-leak claims", "Top domains"], rows)
+        ["Run", "Claims", "Searches per claim", "Image searches per claim", "Image-evidence claims",
+         "Results dropped", "search-leak claims", "Top domains"], rows)
+    for report in searched:
+        stats = report.search.stats
+        if stats.subsets:
+            lines += ["", f"Searching by {md_text(stats.by)}, {md_text(report.full.run.name)}:", ""] + md_table(
+                [md_text(stats.by), "Claims", "Searches per claim", "Image searches per claim", "Image-evidence claims"],
+                [[md_text(v), str(x.claims), f"{x.searches_per_claim:.2f}", f"{x.image_searches_per_claim:.2f}",
+                  str(x.image_evidence_claims)] for v, x in stats.subsets.items()])
     for report in searched:
         table = report.search.reformulations
         if table is None:

@@ -81,8 +81,8 @@ async def submit_batch(db_path: Path, prepared: PreparedRun) -> Submitted:
     limits); cached answers are recorded instead of sent."""
     if prepared.search is not None:
         raise BatchRunError("a search run goes turn by turn, searching between turns: it runs live")
-    if prepared.task is not None and prepared.task.kind != "judge":
-        raise BatchRunError("batches are for verdict and judge runs; the contamination steps run live")
+    if prepared.task is not None and prepared.task.kind not in ("judge", "screen"):
+        raise BatchRunError("batches are for verdict, judge and screening runs; the contamination steps run live")
     async with _session(db_path, prepared, live_check=True) as (store, backend, api):
         submitted, lines = Submitted(), []
         spent = store.runs.errored_attempts(prepared.run.id)

@@ -49,7 +49,8 @@ from workbench.runs.requests import (
 from workbench.runs.ordering import CLAIM_WINDOW, RunQueue, WorkFeed
 from workbench.runs.retry import RetryGate, RetryPolicy, call_with_retries
 from workbench.runs.setup import prepare_run, prepare_task_run
-from workbench.runs.status import items_per_second, unconfirmed_advice, waiting_message
+from workbench.runs.speed import items_per_second
+from workbench.runs.status import unconfirmed_advice, waiting_message
 from workbench.runs.types import (
     ItemFinished,
     PreparedRun,
@@ -145,6 +146,20 @@ class _Answer:
     """Not asked: the request could take the spending past the budget (the claim stays pending)."""
 
 
+@dataclasses.dataclass
+class _Tried:
+    """A task item's tries at one repeat: the last parse and completion, or the error (or
+    `stopped`: not asked, the budget would not allow it)."""
+
+    parsed: TaskAnswer | None
+    completion: Completion | None
+    attempts: int
+    spent: _Spent
+    cached: bool
+    error: BackendError | None = None
+    stopped: bool = False
+
+
 class _Sweep:
     """One or more runs answered together from one ordered feed, on one event loop."""
 
@@ -205,6 +220,10 @@ class _Sweep:
         stops every run; at the budget, calls in flight finish (they are paid for)."""
         while not (self.cancel.is_set() or self.fatal):
             await asyncio.sleep(CANCEL_POLL_S)
+        for engine in self.engines:
+            interrupt = getattr(engine.backend, "interrupt", None)
+            if self.cancel.is_set() and interrupt is not None:
+                interrupt()  # a local model stops writing now: its thread would otherwise finish the answer
         for task in workers:
             task.cancel()
 
@@ -257,7 +276,7 @@ class _Engine:
         if self.backend is not None:
             await self.backend.aclose()
         if self.search is not None:
-            await self.search.backend.aclose()
+            await self.search.aclose()
 
     def finish(self, fatal: str | None) -> None:
         """The run's final status (a sweep's fatal error ends every run in it)."""
@@ -304,34 +323,64 @@ class _Engine:
 
     async def _answer_task(self, claim, before: int) -> None:
         """A task run's item: render and parse by the task; an unreadable answer is asked
-        again (new seed, a nudge) up to task.tries times, each answer cached on arrival."""
+        again (new seed, a nudge) up to task.tries times, each answer cached on arrival.
+
+        A task with repeats (a judge asked K times, `judge --repeats K`) asks the same
+        again K - 1 times, each repeat under its own cache key, and hands each outcome to
+        task.keep_repeat the moment it exists; the item's prediction (repeat 0) is
+        recorded last, so a run cut off mid-way asks the item again (its repeats then
+        come from the cache)."""
         task = self.prepared.task
         try:
             first = task.render(self.store, claim)
         except PromptError as error:
             self._finish_with_error(claim.id, str(error), before)
             return
-        attempts, used = before, _Spent()
+        repeats = max(getattr(task, "repeats", 1), 1)
+        tried = await self._tries(task, first, before, repeat=0)
+        if tried.stopped:
+            return
+        if tried.error is not None:
+            self._finish_with_error(claim.id, tried.error.message, tried.attempts, fatal=tried.error.fatal)
+            return
+        if repeats > 1:
+            task.keep_repeat(self.store, self.run_id, claim.id, 0, tried.parsed, tried.completion, None, tried.cached)
+            for repeat in range(1, repeats):
+                again = await self._tries(task, first, 0, repeat)
+                if again.stopped:  # the item stays pending; its repeats so far come from the cache
+                    return
+                task.keep_repeat(self.store, self.run_id, claim.id, repeat, again.parsed, again.completion,
+                                 again.error.message if again.error else None, again.cached)
+                if again.error is not None and again.error.fatal:
+                    self.fatal = again.error.message
+                    return
+        parsed, completion = tried.parsed, tried.completion
+        self._finish(Prediction(
+            run_id=self.run_id, claim_id=claim.id, status=parsed.status, explanation=parsed.explanation,
+            raw_output=completion.text, parsed=parsed.parsed, attempts=tried.attempts,
+            finish_reason=completion.finish_reason, cached=tried.cached, **{"latency_s": 0.0, **tried.spent}))
+
+    async def _tries(self, task, first, before: int, repeat: int) -> _Tried:
+        """Ask until the answer parses (task.tries at most), each answer cached at once."""
+        attempts, spent = before, _Spent()
+        parsed = completion = None
+        cached = False
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
-            answer = await self._complete(task_request(self.prepared, rendered, attempt))
+            answer = await self._complete(task_request(self.prepared, rendered, attempt, repeat, self.store))
             if answer.stopped:
-                return
+                return _Tried(None, None, attempts, spent, False, stopped=True)
             attempts += answer.calls
             if answer.completion is None:
-                self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
-                return
+                return _Tried(None, None, attempts, spent, False, answer.error)
             if answer.cache_entry is not None:  # a try that is not the last is kept all the same
                 self.store.runs.cache_response(*answer.cache_entry)
-            completion = answer.completion
-            used.add(completion)
+            completion, cached = answer.completion, answer.cached
+            spent.add(completion)
             parsed = task.parse(completion.text)
             if parsed.status == "ok":
                 break
-        self._finish(Prediction(
-            run_id=self.run_id, claim_id=claim.id, status=parsed.status, explanation=parsed.explanation,
-            raw_output=completion.text, parsed=parsed.parsed, attempts=attempts,
-            finish_reason=completion.finish_reason, cached=answer.cached, **{"latency_s": 0.0, **used}))
+        return _Tried(parsed, completion, attempts, spent, cached)
 
     async def _complete(self, request: CompletionRequest) -> _Answer:
         """The one way to an answer: the response cache first, else the model with retries."""

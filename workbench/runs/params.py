@@ -13,7 +13,7 @@ PARAM_TYPES: dict[str, type] = {
     "prefix_cache_mb": int,
     "mmproj": str, "vision_handler": str,
     "search": str, "search_url": str, "max_steps": int, "max_searches": int, "search_results": int, "tools": str,
-    "claim_tokens": int,
+    "claim_tokens": int, "image_search": bool, "vision": bool, "max_images": int,
 }
 PARAM_HELP = {
     "temperature": "sampling temperature (default 0)", "max_tokens": "answer length cap (default 512)",
@@ -34,6 +34,9 @@ PARAM_HELP = {
     "search_results": "search runs: results shown per search (default 5)",
     "tools": "search runs: native tool calls or a text protocol (default: native, text for gguf)",
     "claim_tokens": "search runs: tokens sent and written per claim before it must answer (default: no limit)",
+    "image_search": "search runs: image search tools too (searxng, serper; see --image-search)",
+    "vision": "search runs with image search: the model takes images (default: asked once with a 2x2 picture)",
+    "max_images": "search runs with image search: retrieved images a claim's model may look at (default 3)",
 }
 GGUF_ONLY = {"n_ctx", "n_threads", "n_batch", "n_gpu_layers", "mmproj", "vision_handler", "prefix_cache_mb"}
 API_ONLY = {"json_format", "timeout"}
@@ -71,7 +74,8 @@ def effective_params(given: dict[str, Any], scheme: str) -> dict[str, Any]:
     merged = {**defaults, **params}
     if merged.get("prefix_cache_mb") is not None and merged["prefix_cache_mb"] < 0:
         raise RunSetupError("--param prefix_cache_mb cannot be negative (0 keeps no prefixes)")
-    for key in ("max_tokens", "attempts", "n_ctx", "n_batch", "max_steps", "max_searches", "search_results", "claim_tokens"):
+    for key in ("max_tokens", "attempts", "n_ctx", "n_batch", "max_steps", "max_searches", "search_results", "claim_tokens",
+                "max_images"):
         if key in merged and merged[key] is not None and merged[key] < 1:
             raise RunSetupError(f"--param {key} must be at least 1")
     if merged.get("temperature") is not None and merged["temperature"] < 0:

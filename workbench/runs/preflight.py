@@ -67,14 +67,19 @@ def check_model(call: ModelCall, settings: Settings) -> CheckedModel:
     return CheckedModel(call, spec, params, backend)
 
 
-def check_takes_images(model: CheckedModel) -> None:
+def check_takes_images(model: CheckedModel, store=None) -> None:
     """RunSetupError unless the model takes images: a GGUF model needs its vision projector
     (--param mmproj=PATH); an API model is asked once about a 2x2 picture, and a refusal of
-    the image (HTTP 400/415/422) is reported with the server's reason."""
+    the image (HTTP 400/415/422) is reported with the server's reason. With `store`, an
+    answer to the picture is remembered in the response cache: the same model is not asked
+    again (a re-run costs nothing)."""
     import asyncio
 
+    from store import CachedResponse
+    from store.records import to_json
     from workbench.backends import CompletionRequest
     from workbench.backends.images import probe_image, probe_messages
+    from workbench.runs.requests import cache_key
 
     role = f"{model.call.role} {model.call.model}"
     if model.spec.scheme == "gguf":
@@ -86,22 +91,36 @@ def check_takes_images(model: CheckedModel) -> None:
     picture = probe_image()
     request = CompletionRequest(probe_messages("probe"), max_tokens=5, temperature=0.0, seed=None,
                                 images={"probe": picture})
+    key = cache_key(model.backend.identity, request)
+    if store is not None and store.runs.cached_response(key) is not None:
+        return  # this model answered about the picture before
 
-
-    async def ask() -> None:  # its own client: the run's must not be tied to this event loop
+    async def ask():  # its own client: the run's must not be tied to this event loop
         backend = open_backend(model.spec, model.params, load_settings())
         try:
-            await backend.complete(request)
+            return await backend.complete(request)
         finally:
             await backend.aclose()
 
     try:
-        asyncio.run(ask())
+        answer = asyncio.run(ask())
+        if store is not None:
+            store.runs.cache_response(key, to_json(model.backend.identity), CachedResponse(
+                answer.text, answer.tokens_in, answer.tokens_out, answer.finish_reason))
     except BackendError as error:
         if error.status in (400, 415, 422):
             raise RunSetupError(f"the {role} does not take images (asked once with a 2x2 picture: {error.message});"
                                 " use a vision model, or drop +image from the setting") from None
         # Anything else (a timeout, a refused connection) the run itself will meet and report.
+
+
+def model_takes_images(model: CheckedModel, store=None) -> bool:
+    """Whether the model takes images (check_takes_images' question, answered yes or no)."""
+    try:
+        check_takes_images(model, store)
+    except RunSetupError:
+        return False
+    return True
 
 
 def _problem(call: ModelCall, message: str, count: int) -> str:

@@ -27,6 +27,8 @@ def cache_key(identity: dict, request: CompletionRequest) -> str:
         asked["tools"] = request.tools
         if request.answer_only:
             asked["answer_only"] = True
+    if request.repeat:  # the same question asked again: its own answer, kept under its own key
+        asked["repeat"] = request.repeat
     return hashlib.sha256(to_json(asked).encode()).hexdigest()
 
 
@@ -87,12 +89,22 @@ def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Complet
         **spent(completion))
 
 
-def task_request(prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0) -> CompletionRequest:
-    """A task's request; each retry gets the next seed (with the nudge, a new answer)."""
+REPEAT_SEED_STEP = 1000
+"""Repeat r of a seeded task asks with seed + r * REPEAT_SEED_STEP (+ the try): a seeded
+model would otherwise give the same answer every time."""
+
+
+def task_request(prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0, repeat: int = 0,
+                 store: Store | None = None) -> CompletionRequest:
+    """A task's request; each retry gets the next seed (with the nudge, a new answer), and
+    each repeat its own cache key. With `store`, the bytes of any images the messages show
+    go along (an article written with the claim's images)."""
     params = prepared.params
     seed = params.get("seed")
     return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                             None if seed is None else int(seed) + attempt, rendered.json_schema)
+                             None if seed is None else int(seed) + attempt + repeat * REPEAT_SEED_STEP,
+                             rendered.json_schema, repeat=repeat,
+                             images=image_bytes(store, rendered.messages) if store is not None else {})
 
 
 def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> CompletionRequest:
@@ -100,7 +112,7 @@ def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> Completio
     it cannot be rendered): what a batch sends."""
     if prepared.task is None:
         return verdict_request(prepared, claim, store)
-    return task_request(prepared, prepared.task.render(store, claim))
+    return task_request(prepared, prepared.task.render(store, claim), store=store)
 
 
 def item_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,

@@ -9,6 +9,7 @@ that the response cache answers at once.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from importlib import metadata
 from pathlib import Path
@@ -36,7 +37,7 @@ from workbench.prompting import (
     parse_setting,
 )
 from workbench.runs.params import configuration_params
-from workbench.runs.preflight import ModelCall, check_takes_images, preflight
+from workbench.runs.preflight import ModelCall, check_takes_images, model_takes_images, preflight
 from workbench.runs.requirements import check_claims_have
 from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
 from workbench.search.config import SearchConfig
@@ -62,10 +63,10 @@ def prepare_run(store: Store, request: RunRequest) -> PreparedRun:
 
 def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> PreparedRun:
     settings = load_settings()
+    setting = parse_setting(request.setting)
+    claim_ids = _select_claims(store, request)  # a misspelled dataset is said before a model loads
     model = preflight([ModelCall("model", request.model, request.base_url, request.params)], settings)[0]
     spec, params, backend = model.spec, model.params, model.backend
-    setting = parse_setting(request.setting)
-    claim_ids = _select_claims(store, request)
     space, dataset_id = _label_space(store, claim_ids)
     template = load_template(_template_name(request.prompt, space, settings.prompts_dir), settings.prompts_dir)
     check_setting(template, setting)
@@ -73,8 +74,11 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
     allowed = _allowed_verdicts(template, space)
     check_claims_have(store, claim_ids, template, setting, json_answer)
     if setting.image and store.claims.any_with_images(claim_ids):
-        check_takes_images(model)
+        check_takes_images(model, store)
     search = search_config(params, spec, settings)
+    if search is not None and search.image_search and params.get("vision") is None:
+        params = {**params, "vision": model_takes_images(model, store)}  # recorded: the run says what it assumed
+        search = dataclasses.replace(search, vision=params["vision"])
     key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
     engine = engine_of(backend)
     run, resumed = _find_or_create(store, request, resuming, key, spec, template, setting, params,
@@ -112,11 +116,18 @@ def search_config(params: dict, spec: ModelSpec, settings) -> SearchConfig | Non
     backend = params.get("search")
     if not backend:
         return None
-    from workbench.search.backends import BACKENDS
+    from workbench.search.backends import BACKENDS, IMAGE_BACKENDS, SearchError, check_search
     from workbench.search.guards import DEFAULT_BLOCKED_DOMAINS
 
     if backend not in BACKENDS:
         raise RunSetupError(f"no search backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    try:
+        check_search(backend, params.get("search_url"), settings)  # a missing key is said now, not mid-run
+    except SearchError as error:
+        raise RunSetupError(str(error)) from None
+    if params.get("image_search") and backend not in IMAGE_BACKENDS:
+        raise RunSetupError(f"the {backend} backend has no image search; use {' or '.join(IMAGE_BACKENDS)}"
+                            " (--search serper, or --search searxng with --search-url)")
     tools = params.get("tools") or ("text" if spec.scheme == "gguf" else "native")
     if tools not in ("native", "text"):
         raise RunSetupError(f"--param tools takes native or text, not {tools!r}")
@@ -124,7 +135,9 @@ def search_config(params: dict, spec: ModelSpec, settings) -> SearchConfig | Non
     return SearchConfig(backend, params.get("search_url"), int(params.get("max_steps") or 6),
                         int(params.get("max_searches") or 4), int(params.get("search_results") or 5), tools,
                         tuple(DEFAULT_BLOCKED_DOMAINS if blocked is None else blocked),
-                        claim_tokens=params.get("claim_tokens"))
+                        claim_tokens=params.get("claim_tokens"), image_search=bool(params.get("image_search")),
+                        vision=bool(params.get("vision")), max_images=int(params.get("max_images") or 3),
+                        fetch_private=settings.search_fetch_private)
 
 
 def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:

@@ -1,5 +1,5 @@
 """What the run engine says about a run's state: a run waiting on a provider's batch API,
-and a finished run's speed."""
+and how to settle a batch submit whose reply was lost."""
 
 from __future__ import annotations
 
@@ -24,13 +24,3 @@ def unconfirmed_advice(provider: str, run_name: str) -> str:
                 " collects it or frees the claims")
     return (f"{provider} cannot be asked whether it made the batch: look in its console, then"
             f" `workbench batch forget {run_name}` frees the claims")
-
-
-def items_per_second(done: int, started_at: str | None, finished_at: str | None) -> float | None:
-    """A finished run's speed from its stored times (second resolution)."""
-    from datetime import datetime
-
-    if not started_at or not finished_at or not done:
-        return None
-    seconds = (datetime.fromisoformat(finished_at.rstrip("Z")) - datetime.fromisoformat(started_at.rstrip("Z")))
-    return done / max(seconds.total_seconds(), 1.0)

@@ -153,12 +153,17 @@ class Scoring:
 
     name: str
     scores: dict[int, float]
+    unreadable: int = 0
+    """Judgments without a readable 0-10 score: counted here, never a score."""
+    errors: int = 0
+    """Judgments the judge never gave (API errors)."""
 
 
 def scorings(store: Store, reference: str | int) -> list[Scoring]:
     """Every judge run's and every person's scores of a run's explanations."""
     run = resolve_run(store, reference)[0]
-    found = [Scoring(judge.name, {j.claim_id: j.score for j in store.judging.scores(judge.id)})
+    found = [Scoring(judge.name, {j.claim_id: j.score for j in store.judging.scores(judge.id)},
+                     *store.judging.failures(judge.id))
              for judge in store.judging.judge_runs(run.id)]
     found += [Scoring(f"person:{who}", scores) for who, scores in store.judging.person_scores(run.id).items()]
     return found

@@ -18,7 +18,6 @@ import difflib
 import json
 import re
 from dataclasses import dataclass
-from datetime import date
 from functools import lru_cache
 
 from store import FlagSpec, FlagSpecError
@@ -104,12 +103,14 @@ def parse_field(text: str) -> SliceField:
 
 
 def check_cutoff(text: str) -> str:
-    """A cutoff date as typed (YYYY-MM-DD), or FieldError naming it."""
+    """A cutoff as typed: a date (YYYY-MM-DD), or a model's name, which stands for the day
+    after its knowledge cutoff (the table `workbench cutoffs` lists); FieldError otherwise."""
+    from workbench.cutoffs import CutoffError, split_date
+
     try:
-        date.fromisoformat(text.strip())
-    except ValueError:
-        raise FieldError(f"cutoff {text!r} is not a date like 2024-06-01") from None
-    return text.strip()
+        return split_date(text)
+    except CutoffError as error:
+        raise FieldError(str(error)) from None
 
 
 def _text_value(raw: object) -> str:
@@ -134,4 +135,8 @@ def attribute_values(raw: object) -> str | tuple[str, ...]:
 
 def _json_text(value: object) -> str:
     """A JSON value as a slice value: strings as they are, others in JSON spelling."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    # Compact, as SQLite spells JSON: the filter attr.NAME:VALUE compares with that spelling;
+    # a number by its value (3.0 and 3 are one slice, as the filter finds them together).
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -40,6 +40,7 @@ from workbench.scoring.reading import load_run_items
 if TYPE_CHECKING:
     from workbench.scoring.explanations import ExplanationScores
     from workbench.judging.search_summary import SearchSummary
+    from workbench.triage.final import FailureBreakdown
 
 DEFAULT_FLAG = "contaminated"
 INTERVAL_METRICS = ("accuracy", "macro_f1")
@@ -89,6 +90,8 @@ class RunReport:
     """Searches, domains, leaks and query reformulations of a search run (search.stats)."""
     usage: Any = None
     """Time per claim, speed, tokens and cost (usage.summary.RunUsage), when asked for."""
+    failures: FailureBreakdown | None = None
+    """Failure categories of the run's wrong answers by final labels (triage.final)."""
 
 
 # ---- what the user typed -> runs, fields, cutoffs ------------------------------------
@@ -126,8 +129,14 @@ def parse_fields(names: Sequence[str]) -> list[SliceField]:
     return list({f.name: f for f in fields}.values())
 
 
+AUTO_CUTOFF = "auto"
+"""--cutoff auto: each run's own model's cutoff, from the table `workbench cutoffs` lists."""
+
+
 def parse_cutoffs(values: Sequence[str]) -> Callable[[Run], str | None]:
-    """--cutoff values: one DATE for every run, or RUN=DATE per run (the last one wins).
+    """--cutoff values: one DATE (or model name, or auto) for every run, or RUN=DATE per run
+    (the last one wins). A model name is the day after its knowledge cutoff; auto is each
+    run's own model's.
 
     Returns a lookup from run to its cutoff date (None when it has none).
     """
@@ -137,12 +146,26 @@ def parse_cutoffs(values: Sequence[str]) -> Callable[[Run], str | None]:
         name, equals, day = value.rpartition("=")
         try:
             if equals:
-                per_run[name.strip()] = check_cutoff(day)
+                per_run[name.strip()] = day.strip() if day.strip() == AUTO_CUTOFF else check_cutoff(day)
             else:
-                default = check_cutoff(value)
+                default = value.strip() if value.strip() == AUTO_CUTOFF else check_cutoff(value)
         except FieldError as error:
             raise ScoringError(str(error)) from None
-    return lambda run: per_run.get(run.name, per_run.get(str(run.id), default))
+
+    def cutoff_for(run: Run) -> str | None:
+        chosen = per_run.get(run.name, per_run.get(str(run.id), default))
+        return _own_cutoff(run) if chosen == AUTO_CUTOFF else chosen
+
+    return cutoff_for
+
+
+def _own_cutoff(run: Run) -> str:
+    from workbench.cutoffs import find_cutoff, unknown_model_message
+
+    found = find_cutoff(run.model)
+    if found is None:
+        raise ScoringError(f"--cutoff auto: run {run.name!r}: " + unknown_model_message(run.model))
+    return found.first_day_after
 
 
 # ---- reading and scoring ------------------------------------------------------------------

@@ -4,61 +4,90 @@ cache, retries, concurrency) and is stored as a trajectory step the moment it is
 
 Native tool calling where the backend has it; a text protocol (SEARCH: / READ: lines)
 for local models, which opens with a search for the claim itself (small models rarely
-start one on their own). A claim answered again after a kill replays its turns from the
-response and search caches: the steps already stored stay as they are.
+start one on their own). With image search (image_steps.py) the model may also search
+images, look at one (a vision model is shown the picture) and search by the claim's
+image. A claim answered again after a kill replays its turns from the response, search
+and image caches: the steps already stored stay as they are.
 """
 
 from __future__ import annotations
 
 
 from store import Claim, Prediction, Step, StoredResult
+from workbench.articles.oracle import oracle_article
 from workbench.backends import BackendError, CompletionRequest
 from workbench.parsing import parse_answer
 from workbench.prompting import PromptError, render
 from workbench.search.config import SearchConfig
 from workbench.search.backends import SearchBackend, SearchError, SearchResult, cached_search
 from workbench.search.guards import LEAK, Guards, LeakCheck
+from workbench.search.image_steps import ImageSteps, image_instructions, pictures_in
 from workbench.search.protocol import (
     READ_CHARS,
-    TOOLS,
     Action,
     Wording,
     native_action,
     results_text,
     text_action,
+    tools_for,
 )
 
 
 class SearchAgent:
     """Answers a search run's claims for one engine (its store, cache and model)."""
 
-    def __init__(self, engine, config: SearchConfig, backend: SearchBackend, wording: Wording):
+    def __init__(self, engine, config: SearchConfig, backend: SearchBackend, wording: Wording, fetcher=None):
         self.engine, self.config, self.backend, self.wording = engine, config, backend, wording
         self.leaks = LeakCheck(config.leak_threshold)
+        self.fetcher = fetcher
+        """The ImageFetcher of a vision model's image search (None otherwise)."""
 
     async def answer(self, claim: Claim, before: int) -> None:
         prepared = self.engine.prepared
         try:
             rendered = render(claim, prepared.template, prepared.setting, prepared.json_answer)
+            pictures = pictures_in(self.engine.store, rendered.messages)  # the claim's own, with +image
         except PromptError as error:
             self.engine._finish_with_error(claim.id, str(error), before)
             return
-        turn = _Turn(self, claim, rendered.messages, before, rendered.json_schema)
+        turn = _Turn(self, claim, rendered.messages, before, rendered.json_schema, pictures)
         await turn.go()
 
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+        if self.fetcher is not None:
+            await self.fetcher.aclose()
 
-class _Turn:
+
+class _Turn(ImageSteps):
     """One claim's trajectory as it happens."""
 
-    def __init__(self, agent: SearchAgent, claim: Claim, messages: list[dict], attempts: int, schema=None):
+    def __init__(self, agent: SearchAgent, claim: Claim, messages: list[dict], attempts: int, schema=None,
+                 pictures: dict | None = None):
         self.agent, self.claim, self.attempts = agent, claim, attempts
         self.engine, self.config = agent.engine, agent.config
+        self.backend = agent.backend.for_claim(claim)
         native = self.config.tools == "native"
+        self.image_search = self.config.image_search and getattr(self.backend, "images", False)
+        self.by_image = self.image_search and getattr(self.backend, "lens", False) and bool(claim.images)
+        tools = tools_for(self.image_search, self.config.vision, self.by_image)
+        self.known = tuple(tool["name"] for tool in tools)
         instructions = (agent.wording.native if native else agent.wording.text).format(
             max_searches=self.config.max_searches)
+        if self.image_search:
+            instructions += "\n\n" + image_instructions(agent.wording, native, self.config, self.by_image)
         self.messages = [*messages[:-1], {**messages[-1], "content": _with(messages[-1]["content"], instructions)}]
-        self.tools = TOOLS if native else None
+        self.tools = tools if native else None
         self.guards = Guards(claim, self.config.blocked_domains)
+        self.pictures = dict(pictures or {})
+        """sha256 -> ImageData of every image the messages show (the claim's, then retrieved ones)."""
+        self.found: list[SearchResult] = []
+        """Image results shown to the model, numbered from 1."""
+        self.looked = 0
+        self.showing: list[dict] = []
+        """Image parts the current turn's actions put before the model (sent with their replies)."""
+        self.article = oracle_article(self.engine.store, claim)
+        """The claim's own fact-check (its text, else the one fetched), which results must not be."""
         self.backend = agent.backend.for_claim(claim)
         self.shown: list[SearchResult] = []
         self.searches, self.step, self.leaked = 0, 0, False
@@ -82,7 +111,7 @@ class _Turn:
             params = self.engine.prepared.params
             request = CompletionRequest(self.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
                                         params.get("seed"), self.schema if self.forced else None,
-                                        tools=self.tools, answer_only=self.forced)
+                                        images=self.pictures, tools=self.tools, answer_only=self.forced)
             answer = await self.engine._complete(request)
             if answer.stopped:  # the budget: the claim stays pending, its steps so far kept
                 return
@@ -143,14 +172,18 @@ class _Turn:
             self.messages.append({"role": "assistant", "content": completion.text, "tool_calls": [
                 {"id": c.id, "name": c.name, "arguments": c.arguments} for c in completion.tool_calls]})
             for call in completion.tool_calls:
-                reply = await self._act(native_action(call.name, call.arguments), completion.text, call.name)
+                reply = await self._act(native_action(call.name, call.arguments, self.known), completion.text,
+                                        call.name)
                 self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": reply})
+            if self.showing:  # pictures cannot go in a tool result everywhere: a user turn after them
+                self.messages.append({"role": "user", "content": self._shown_parts(None)})
             return True
-        action = text_action(completion.text)
+        action = text_action(completion.text, self.known)
         if action is None:
             return False
         self.messages.append({"role": "assistant", "content": completion.text})
-        self.messages.append({"role": "user", "content": await self._act(action, completion.text)})
+        reply = await self._act(action, completion.text)
+        self.messages.append({"role": "user", "content": self._shown_parts(reply) if self.showing else reply})
         return True
 
     async def _act(self, action: Action, said: str | None, tool: str | None = None) -> str:
@@ -162,12 +195,15 @@ class _Turn:
             reply = f"That could not be done: {action.problem}."
         elif action.tool == "search":
             reply = await self._search(action.query, step)
-        else:
+        elif action.tool == "read":
             reply = await self._read(action.result, step)
+        else:
+            reply = await self._image_action(action, step)
         self.engine.store.search.record_step(self.engine.run_id, self.claim.id, step)
         return reply
 
-    async def _search(self, query: str, step: Step) -> str:
+    def _counted(self, query: str, step: Step) -> str | None:
+        """Count one search (web or image); the reply to give instead when the limit is reached."""
         step.kind = "search"
         if self.searches >= self.config.max_searches:
             step.note = "search limit reached"
@@ -176,6 +212,12 @@ class _Turn:
         if query in self.queries:
             step.note = f"repeats search {self.queries.index(query) + 1}"
         self.queries.append(query)
+        return None
+
+    async def _search(self, query: str, step: Step) -> str:
+        refused = self._counted(query, step)
+        if refused is not None:
+            return refused
         try:
             results = await cached_search(self.engine.store, self.backend, query, self.config.results)
         except SearchError as error:
@@ -190,7 +232,8 @@ class _Turn:
                 self.shown.append(result)
                 numbered.append((len(self.shown), result))
                 if not self.leaked:  # the page's text where the backend has it (never fetched from the web)
-                    self.leaked = self.agent.leaks.leaked(self.claim, result, await self.backend.read(result))
+                    self.leaked = self.agent.leaks.leaked(self.claim, result, await self.backend.read(result),
+                                                          self.article)
         return results_text(self.agent.wording, query, numbered)
 
     async def _read(self, number: int, step: Step) -> str:
@@ -204,7 +247,7 @@ class _Turn:
         if not text:
             step.note = "no text beyond the snippet"
             return f"Only the snippet of result {number} is available: {result.snippet or '(none)'}"
-        self.leaked = self.leaked or self.agent.leaks.leaked(self.claim, result, text)
+        self.leaked = self.leaked or self.agent.leaks.leaked(self.claim, result, text, self.article)
         return f"Result {number}, {result.title or result.url}:\n{text[:READ_CHARS]}"
 
     def _answered(self, completion, cached: bool) -> None:
@@ -234,6 +277,8 @@ class _Turn:
 
     def _summary(self, parsed) -> dict:
         found = {"searches": self.searches, "steps": self.step, "leak": self.leaked}
+        if self.image_search:
+            found["images_viewed"] = self.looked
         return {**parsed, "search": found} if isinstance(parsed, dict) else {"search": found}
 
     def _flag_leak(self) -> None:
@@ -244,15 +289,18 @@ class _Turn:
 
 
 def open_agent(engine, config: SearchConfig, settings) -> SearchAgent:
-    """The agent for a run's engine: its search backend opened, the wording read."""
-    from workbench.search.backends import open_search
+    """The agent for a run's engine: its search backend opened, the wording read (and, for
+    a vision model's image search, the image fetcher)."""
+    from workbench.search.opening import open_any
+    from workbench.search.image_fetch import ImageFetcher
     from workbench.search.protocol import load_wording
 
     try:
-        backend = open_search(config.backend, config.url, engine.store, settings)
+        backend = open_any(config.backend, config.url, engine.store, settings)
     except SearchError as error:
         raise BackendError(str(error), fatal=True) from None
-    return SearchAgent(engine, config, backend, load_wording(settings.prompts_dir))
+    fetcher = ImageFetcher(engine.store, config.fetch_private) if config.image_search and config.vision else None
+    return SearchAgent(engine, config, backend, load_wording(settings.prompts_dir), fetcher)
 
 
 def _with(content, instructions: str):

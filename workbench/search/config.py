@@ -23,3 +23,13 @@ class SearchConfig:
     claim_tokens: int | None = None
     """Tokens (sent and written, every turn) a claim may use before the model is asked
     for its answer (None: only the step limit)."""
+    image_search: bool = False
+    """Image search tools too (search_images; view_image for a vision model;
+    search_by_image where the backend has it and the claim has an image)."""
+    vision: bool = False
+    """The model takes images: a retrieved image it asks to look at is shown to it (else
+    it gets each image's title and where it is, only)."""
+    max_images: int = 3
+    """Retrieved images a claim's model may look at."""
+    fetch_private: bool = False
+    """Images may be fetched from private and loopback addresses (tests; a lab's own server)."""

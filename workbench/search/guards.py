@@ -3,8 +3,11 @@
 A result is dropped, with the reason stored, when it was published after the claim (when
 the backend gives a date and the claim has one), when it comes from a fact-checking site
 (a configurable list; defaults below), or when it is the claim's own fact-check article.
+An image result is judged by the page it is on and by the picture's own address (an image
+hosted by a fact-checker is dropped too).
 A shown result that still turns out to be the claim's own fact-check (the same address
-once normalised, or text overlapping the stored article) marks the claim `search-leak`.
+once normalised, or text overlapping the claim's article: its own, else the one fetched from
+its article_url) marks the claim `search-leak`.
 """
 
 from __future__ import annotations
@@ -56,14 +59,21 @@ class Guards:
         return self.claim.claim_date or self.claim.reference_time
 
     def reason_to_drop(self, result: SearchResult) -> str | None:
+        """Why the model must not see this result (a page, or an image and its page)."""
         address = normalised(result.url)
         if address and address == normalised(self.claim.article_url):
             return DROPPED_OWN_ARTICLE
-        if address and any(_under(address, blocked) for blocked in self.blocked):
+        if self.on_fact_checker(result.url) or self.on_fact_checker(result.image_url):
             return DROPPED_FACT_CHECKER
         if self.cutoff and result.published and _day(result.published) and _day(result.published) > self.cutoff[:10]:
             return DROPPED_AFTER
         return None
+
+    def on_fact_checker(self, url: str | None) -> bool:
+        """Whether an address lies on a fact-checking site (an image fetched through a
+        redirect is checked again where it ends up)."""
+        address = normalised(url)
+        return bool(address) and any(_under(address, blocked) for blocked in self.blocked)
 
 
 def _under(address: str, blocked: str) -> bool:
@@ -91,16 +101,19 @@ class LeakCheck:
         self._scorer = None
         self._unavailable = False
 
-    def leaked(self, claim: Claim, result: SearchResult, text: str | None) -> bool:
+    def leaked(self, claim: Claim, result: SearchResult, text: str | None, article: str | None = None) -> bool:
+        """`article`: the claim's oracle article (default: its own article_text; a search run
+        passes the fetched one too, see workbench.articles.oracle)."""
         if normalised(result.url) and normalised(result.url) == normalised(claim.article_url):
             return True
         body = text or result.snippet
-        if not claim.article_text or not body:
+        article = article if article is not None else claim.article_text
+        if not article or not body:
             return False
         scorer = self._meteor()
         if scorer is None:
             return False
-        return scorer.score(_head(claim.article_text), _head(body)) >= self.threshold
+        return scorer.score(_head(article), _head(body)) >= self.threshold
 
     def _meteor(self):
         if self._scorer is None and not self._unavailable:

@@ -17,6 +17,8 @@ TEXT_KEYS = ("text", "url2text", "content", "body", "page_text")
 
 def import_knowledge(store: Store, dataset_id: int, path: Path) -> tuple[int, int]:
     """(documents added, documents read): a document the dataset has already is skipped."""
+    if not path.exists():  # as `workbench import` says it: one line, exit 1 (not a usage error)
+        raise BadInput(path, "no such file")
     files = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl")) if path.is_dir() else [path]
     rows = [row for file in files for row in _documents(file)]
     return store.search.add_documents(dataset_id, rows), len(rows)

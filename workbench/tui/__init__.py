@@ -1,7 +1,7 @@
 """The workbench's terminal UI (Textual). The only package that imports textual.
 
 `run_workbench(db_path)` opens it; `python -m workbench.tui --db FILE` does the same
-(and is what `textual serve "python -m workbench.tui --db FILE"` runs in a browser).
+(and is what `workbench serve` runs for each browser tab).
 """
 
 from __future__ import annotations
@@ -9,17 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def run_workbench(db_path: str | Path) -> int:
-    """Open the workbench on a database file (created and migrated if needed); returns the
-    app's exit status (non-zero when it stopped on an error).
+def run_workbench(db_path: str | Path, annotator: str | None = None) -> int:
+    """Open the workbench on a database file (created and migrated if needed) as
+    `annotator` (default: the config's); returns the app's exit status (non-zero when it
+    stopped on an error).
 
     The database is opened once before the terminal is taken over, so a path that cannot
-    be used (store.DatabaseProblem) is raised here, with the terminal untouched.
+    be used (store.DatabaseProblem) or a name that cannot be an annotator's
+    (workbench.triage.TriageError) is raised here, with the terminal untouched.
     """
     from store import Store
     from workbench.config import load_settings
+    from workbench.triage.people import check_annotator
 
     settings = load_settings()
+    settings = settings.model_copy(update={"annotator": check_annotator(annotator or settings.annotator)})
     store = Store.open(db_path)
     try:
         pictures = settings.images != "off" and store.claims.have_images()

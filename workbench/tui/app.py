@@ -41,6 +41,8 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         Binding("m", "metrics", "Metrics", show=False, id="app.metrics", tooltip="Open the metrics view"),
         Binding("C", "contamination", "Contamination", show=False, id="app.contamination",
                 tooltip="Why claims were flagged contaminated (scores, matched evidence, threshold)"),
+        Binding("D", "datasets", "Datasets", show=False, id="app.datasets",
+                tooltip="The datasets, each one's curation funnel and fetched articles"),
         Binding("K", "cancel_run", "Cancel run", id="app.cancel_run",
                 tooltip="Stop the run started from this window (finished items stay)"),
     ]
@@ -93,6 +95,18 @@ class WorkbenchApp(ReportsWorkerErrors, App):
                             severity="warning", markup=False)
         if self.settings.keymap:
             self.set_keymap(dict(self.settings.keymap))
+            self._check_keymap(list(self.settings.keymap))
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def _check_keymap(self, binding_ids: list[str]) -> None:
+        """A binding id the code does not know (a typo: "claims.flg") binds nothing: say so
+        once, at start, with the id meant (finding every id imports every screen: off the UI thread)."""
+        from workbench.tui.key_catalogue import unknown_binding_ids
+
+        for given, closest in unknown_binding_ids(type(self), binding_ids):
+            meant = f"; did you mean {closest!r}?" if closest else "; ? lists the binding ids"
+            self.call_from_thread(self.notify, f"keymap: no key binding {printable(given)!r}{meant} (it binds"
+                                  " nothing)", severity="warning", markup=False, timeout=10)
 
     # -- live data -----------------------------------------------------------
 
@@ -158,6 +172,20 @@ class WorkbenchApp(ReportsWorkerErrors, App):
             return
         self.push_screen(TriageScreen(run.id, run.name))
 
+    def open_agreement(self, run_id: int) -> None:
+        from workbench.tui.screens.team import AgreementScreen
+
+        run = self.catalogue.run_named(run_id)
+        if run is not None:
+            self.push_screen(AgreementScreen(run.id, run.name))
+
+    def open_adjudication(self, run_id: int) -> None:
+        from workbench.tui.screens.adjudication import AdjudicationScreen
+
+        run = self.catalogue.run_named(run_id)
+        if run is not None:
+            self.push_screen(AdjudicationScreen(run.id, run.name))
+
     def action_metrics(self) -> None:
         """Open the metrics view on the runs shown as columns (v chooses them; the first is
         the focus run, and the view compares the second against it)."""
@@ -171,6 +199,13 @@ class WorkbenchApp(ReportsWorkerErrors, App):
 
         row = self.browser.table.current
         self.push_screen(ContaminationScreen(self.db_path, claim_id=row.id if row else None))
+
+    def action_datasets(self) -> None:
+        """Open the datasets view (curation funnels)."""
+        from workbench.tui.screens.datasets import DatasetsScreen
+
+        if not isinstance(self.screen, DatasetsScreen):
+            self.push_screen(DatasetsScreen())
 
     def action_help(self) -> None:
         from workbench.tui.screens.help import HelpScreen

@@ -46,7 +46,9 @@ class WorkbenchCommands(Provider):
             name = one_line(run.name, 40)
             for title, terms, help_text in RUN_VIEWS:
                 yield f"{title} {name}", partial(app.show_claims, f"{run_term(run)} {terms}".strip()), help_text
-            yield f"Triage run {name}", partial(app.open_triage, run.id), "Walk the run's wrong answers"
+            yield f"Triage run {name}", partial(app.open_triage, run.id), "Walk your queue, or the run's wrong answers"
+            yield f"Agreement of run {name}", partial(app.open_agreement, run.id), "How far the annotators agree"
+            yield f"Adjudicate run {name}", partial(app.open_adjudication, run.id), "Decide where annotators disagree"
         yield "Flag claims…", browser.action_flag, "Flag the highlighted claim, the marked rows or the filter"
         yield "Undo the last flag", app.action_undo, "Reverse the last flag or unflag"
         yield "Jump to claim…", browser.action_goto, "Go to a claim by id or DATASET:EXTERNAL_ID"
@@ -54,6 +56,7 @@ class WorkbenchCommands(Provider):
         yield "Choose runs shown in the table…", browser.action_choose_runs, "Pick verdict columns"
         yield "Metrics", app.action_metrics, "Scores per run (the metrics view)"
         yield "Contamination", app.action_contamination, "Contamination scores, matched evidence, threshold"
+        yield "Datasets and curation funnels", app.action_datasets, "Each dataset's curation funnel and articles"
         yield "Help", app.action_help, "Every key and the filter language"
 
     async def discover(self) -> Hits:

@@ -19,6 +19,9 @@ MODEL_KINDS = [
 ]
 
 
+MODEL_TITLES = dict(MODEL_KINDS)
+
+
 @dataclass
 class RunChoice:
     """What the run dialog's form says."""
@@ -83,6 +86,21 @@ class RunChoice:
                           filter="" if ids is not None else self.filter_text, claim_ids=ids,
                           base_url=self.base_url if self.model_kind == "openai-compatible" else None,
                           name=self.name, params=params, concurrency=int(concurrency) if concurrency else None)
+
+
+def checking_text(choice: RunChoice) -> str:
+    """What starting the run does first, for the model chosen (said while it happens)."""
+    if choice.model_kind in ("default", "gguf"):
+        doing = f"loading {choice.model} (a local model: a few seconds the first time)"
+    elif choice.model_kind == "openai-compatible":
+        doing = f"the server at {choice.base_url or '?'} and its key"
+    else:
+        doing = f"the {MODEL_TITLES.get(choice.model_kind, choice.model_kind)} key"
+    if "+image" in choice.setting and choice.model_kind not in ("default", "gguf"):
+        doing += "; asking the model once whether it takes images"
+    if choice.search:
+        doing += f"; the {choice.search} search backend"
+    return f"checking the setup: {doing}, the template and the claims…"
 
 
 def setting_names() -> list[str]:

@@ -24,7 +24,7 @@ class RunEvent(Message):
 
 
 class RunControl:
-    """At most one run per window; a threading.Event stops it between items."""
+    """At most one run per window; a threading.Event stops it (a local model mid-answer too)."""
 
     def __init__(self, app):
         self.app = app
@@ -50,6 +50,19 @@ class RunControl:
         self._changed()
         return True
 
+    def preparing(self, name: str, note: str) -> None:
+        """Show on the progress line that a run is being set up (its model checked, a GGUF
+        file loaded): the screen that asked says at once that something is happening."""
+        if not self.active:
+            self.state = RunState(name=name, status="preparing", message=note)
+            self._changed()
+
+    def not_started(self, why: str | None = None) -> None:
+        """The run being set up will not start: say why on the line (or clear it)."""
+        if self.state.status == "preparing":
+            self.state = RunState(name=self.state.name, status="failed" if why else "idle", message=why)
+            self._changed()
+
     def _execute(self, prepared, cancel: threading.Event):
         """Runs on a worker thread: never touches widgets, posts events instead."""
         from workbench.runs.engine import run_blocking
@@ -63,8 +76,8 @@ class RunControl:
             return
         self._cancel.set()
         self.state.status = "cancelling"
-        self.app.notify(f"cancelling {printable(self.state.name)}: the item in flight finishes first",
-                        markup=False)
+        self.app.notify(f"cancelling {printable(self.state.name)}: answers in flight are abandoned, answers"
+                        " given stay", markup=False)
         self._changed()
 
     def handle(self, event) -> None:

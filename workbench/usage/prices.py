@@ -13,8 +13,6 @@ import re
 import tomllib
 from dataclasses import dataclass
 
-from pydantic import ValidationError
-
 from workbench.config import ConfigError, ModelPrice, Settings, config_path, load_settings, validation_problems
 
 PER = 1_000_000
@@ -74,7 +72,7 @@ def price_table(settings: Settings | None = None) -> PriceTable:
     settings = settings or load_settings()
     prices = built_in_prices()
     for model, entry in settings.prices.items():
-        prices[model] = _price(model, entry, f"config {config_path()}")
+        prices[model] = _price(model, entry, f"config {config_path()}", f"{config_path()}: prices")
     return PriceTable(prices)
 
 
@@ -90,15 +88,18 @@ def built_in_prices(text: str | None = None, name: str = "workbench/usage/prices
     prices = {}
     for model, entry in (data.get("models") or {}).items():
         try:
-            checked = ModelPrice(**{"as_of": as_of, **entry})
-        except (ValidationError, TypeError) as error:
-            problems = validation_problems(error) if isinstance(error, ValidationError) else str(error)
+            checked = ModelPrice.model_validate({"as_of": as_of, **entry})
+        except (ValueError, TypeError) as error:  # pydantic's ValidationError is a ValueError
+            problems = validation_problems(error) if hasattr(error, "errors") else str(error)
             raise ConfigError(f'{name}: models."{model}": {problems}') from None
-        prices[model] = _price(model, checked, "built-in table")
+        prices[model] = _price(model, checked, "built-in table", f"{name}: models")
     return prices
 
 
-def _price(model: str, entry: ModelPrice, source: str) -> Price:
+def _price(model: str, entry: ModelPrice, source: str, where: str) -> Price:
+    for field in ("input", "output", "cached_input", "batch_input", "batch_output"):
+        if (getattr(entry, field) or 0) < 0:
+            raise ConfigError(f'{where}."{model}".{field}: a price cannot be below 0')
     return Price(model, entry.input, entry.output, entry.cached_input, entry.batch_input, entry.batch_output,
                  entry.as_of, source)
 

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Label
+from textual.widgets import Label
 from textual.worker import get_current_worker
 
 from store import FilterError, Run
@@ -24,6 +24,7 @@ from workbench.tui.widgets.claim_table import ClaimTable
 from workbench.tui.widgets.columns import run_titles
 from workbench.tui.widgets.filter_bar import FilterBar
 from workbench.tui.widgets.run_status import RunStatus
+from workbench.tui.widgets.footer import KeyFooter
 
 RECOUNT_SECONDS = 2.0
 DEFAULT_RUN_COLUMNS = 2
@@ -83,7 +84,7 @@ class ClaimsScreen(ReportsWorkerErrors, Screen):
         yield ClaimTable(stores, id="claims")
         yield Label(id="status", markup=False)
         yield RunStatus()
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     @property
     def table(self) -> ClaimTable:

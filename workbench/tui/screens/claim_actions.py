@@ -153,13 +153,16 @@ class ClaimActions:
     def triage(self) -> None:
         self.app.open_triage()
 
-    def run(self) -> None:
+    def run(self, claim_id: int | None = None) -> None:
+        """The run dialog on the highlighted claim and the marked rows (or on `claim_id`
+        alone: the claim detail's r)."""
         from workbench.tui.screens.run_dialog import RunDialog
 
         table = self.table
         current = table.current
-        dialog = RunDialog(current.id if current else None, sorted(table.marked), table.good_query.filter,
-                           self.view.count)
+        highlighted = claim_id if claim_id is not None else current.id if current else None
+        marked = sorted(table.marked) if claim_id is None else []
+        dialog = RunDialog(highlighted, marked, table.good_query.filter, self.view.count)
         self.app.push_screen(dialog, self._run_prepared)
 
     def _run_prepared(self, prepared) -> None:

@@ -9,22 +9,26 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
+from textual.widgets import Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from workbench.render.display import literal
 from workbench.tui.bundles import ClaimBundle, load_bundle
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.render.claims import (claim_body, claim_header, full_body, pages_body, qa_body,
                                          reference_body)
 from workbench.tui.messages import DataChanged
-from workbench.render.trajectories import trajectories_body
+from workbench.render.triage_items import history_lines
 from workbench.tui.widgets.claim_images import ClaimImages
+from workbench.tui.widgets.trajectory_view import TrajectoryView
 from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.widgets.verdicts import VerdictList
+from workbench.tui.widgets.footer import KeyFooter
 
 SORT_FIELDS = {"date": "claim_date"}
 TABS = [("claim", "Claim"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"),
-        ("qa", "QA"), ("verdicts", "Verdicts"), ("images", "Images"), ("trajectory", "Trajectory")]
+        ("qa", "QA"), ("verdicts", "Verdicts"), ("images", "Images"), ("trajectory", "Trajectory"),
+        ("history", "History")]
 
 
 class EvidenceText(VerticalScroll):
@@ -41,6 +45,19 @@ CITED. QA: question-answer evidence. ↑/↓, PageUp/PageDown scroll."""
 
     def show(self, text: Text) -> None:
         self.query_one(Static).update(text)
+
+
+def history_body(bundle: ClaimBundle, annotator: str) -> Text:
+    """The History tab: every change to the claim's labels, as `annotator` may see them."""
+    body = Text("History of this claim's labels", style="bold underline")
+    body.append(" (as ")
+    body.append_text(literal(annotator, "bold"))
+    body.append(")\n")
+    body.append_text(history_lines(bundle.history))
+    if bundle.hidden_history:
+        body.append(f"\n{bundle.hidden_history} change(s) to others' labels hidden: the answers are in your blind queue"
+                    " and you have not reviewed them yet", style="italic")
+    return body
 
 
 class ClaimDetailScreen(ReportsWorkerErrors, Screen):
@@ -65,8 +82,11 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
                 tooltip="The claim's images, drawn in the terminal"),
         Binding("8", "tab('trajectory')", "Trajectory", show=False, id="detail.tab_trajectory",
                 tooltip="What search runs searched and read for this claim"),
+        Binding("9,h", "tab('history')", "History", show=False, id="detail.tab_history",
+                tooltip="Every change to this claim's labels: who, when, old, new"),
         Binding("c", "copy_id", "Copy id", id="detail.copy_id", tooltip="Copy the claim id"),
         Binding("f", "flag", "Flag", id="detail.flag", tooltip="Flag this claim"),
+        Binding("r", "run", "Run", id="detail.run", tooltip="Run a model on this claim"),
         Binding("n", "error(True)", "Next error", show=False, id="detail.next_error",
                 tooltip="Next claim the focus run got wrong"),
         Binding("N", "error(False)", "Prev error", show=False, id="detail.previous_error",
@@ -95,12 +115,14 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
                             yield VerdictList(id="verdict-list")
                         elif key == "images":
                             yield ClaimImages(id="claim-images")
+                        elif key == "trajectory":
+                            yield TrajectoryView(id="trajectory-view")
                         else:
                             yield EvidenceText(id=f"text-{key}")
             # On wide terminals the verdicts stay in view beside the claim and its evidence.
             yield VerdictList(id="side-verdicts")
         yield RunStatus()
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self._load(self.claim_id)
@@ -115,7 +137,7 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
 
     @work(thread=True, exclusive=True, group="claim", exit_on_error=False)
     def _load(self, claim_id: int) -> None:
-        bundle = load_bundle(self.app.stores.get(), claim_id)
+        bundle = load_bundle(self.app.stores.get(), claim_id, self.app.settings.annotator)
         if not get_current_worker().is_cancelled:
             self.post_message(self.Loaded(claim_id, bundle))
 
@@ -133,12 +155,13 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
         self.query_one("#claim-header", Label).update(claim_header(claim))
         bodies = {"claim": claim_body(claim, bundle.flags), "reference": reference_body(claim),
                   "full": full_body(claim), "pages": pages_body(claim), "qa": qa_body(claim),
-                  "trajectory": trajectories_body(bundle.trajectories)}
+                  "history": history_body(bundle, self.app.settings.annotator)}
         for key, body in bodies.items():
             self.query_one(f"#text-{key}", EvidenceText).show(body)
         for verdicts in self.query(VerdictList):
             verdicts.show_bundle(bundle)
         self.query_one(ClaimImages).show(claim.images, bundle.image_data)
+        self.query_one(TrajectoryView).show(bundle.trajectories, bundle.retrieved_facts, bundle.retrieved)
 
     def show_claim(self, claim_id: int) -> None:
         """Switch to another claim without leaving the screen."""
@@ -175,10 +198,16 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
                             list(self.app.catalogue.flag_kinds))
         self.app.push_screen(dialog, browser.actions.flag_requested)
 
+    def action_run(self) -> None:
+        self.app.browser.actions.run(claim_id=self.claim_id)
+
     def action_error(self, forward: bool) -> None:
         if self.bundle is None:
             return
         browser = self.app.browser
+        if browser.focus_run is None:  # said in this screen's keys (v here opens the Verdicts tab)
+            self.notify("no run to step through yet: r runs a model on this claim", severity="warning")
+            return
         sort = browser.table.query.sort
         claim = self.bundle.claim
         value = getattr(claim, SORT_FIELDS.get(sort, sort))

@@ -11,30 +11,11 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from store import FILTER_HELP
-
-
-def binding_classes(app_class: type) -> list[tuple[str, type]]:
-    """Every place the workbench (an app of `app_class`) binds keys, in the order a user meets them."""
-    from workbench.tui.screens.browser import ClaimsScreen
-    from workbench.tui.screens.detail import ClaimDetailScreen
-    from workbench.tui.screens.dialogs import TextViewer
-    from workbench.tui.screens.flag_dialog import FlagDialog
-    from workbench.tui.screens.run_dialog import RunDialog
-    from workbench.tui.screens.run_picker import RunPicker
-    from workbench.tui.screens.triage import TriageScreen
-    from workbench.tui.widgets.claim_table import ClaimTable
-    from workbench.tui.widgets.filter_bar import FilterBar
-    from workbench.tui.widgets.verdicts import VerdictList
-
-    return [
-        ("Everywhere", app_class), ("Claims browser", ClaimsScreen), ("Claims table", ClaimTable),
-        ("Filter bar", FilterBar), ("Claim detail", ClaimDetailScreen), ("Verdicts", VerdictList),
-        ("Triage", TriageScreen), ("Flag dialog", FlagDialog), ("Run dialog", RunDialog),
-        ("Runs shown (v)", RunPicker), ("Raw output", TextViewer),
-    ]
+from workbench.tui.key_catalogue import binding_owners, own_bindings
+from workbench.tui.widgets.footer import KeyFooter
 
 
 def reflow(help_text: str) -> str:
@@ -86,8 +67,8 @@ def help_text(app, target: Widget | None, here: list[Binding]) -> Text:
         text.append_text(key_lines(app, here))
         text.append("\n")
     text.append("Every key (binding ids in brackets: remap them in config [keymap])\n", style="bold underline")
-    for title, owner in binding_classes(type(app)):
-        bindings = [b for b in owner.BINDINGS if isinstance(b, Binding)]
+    for title, owner in binding_owners(type(app)):  # found in the code: every screen, none forgotten
+        bindings = own_bindings(owner)
         if bindings:
             text.append(f"{title}\n", style="bold")
             text.append_text(key_lines(app, bindings))
@@ -113,7 +94,7 @@ class HelpScreen(Screen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
             yield Static(help_text(self.app, self.target, self.here))
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

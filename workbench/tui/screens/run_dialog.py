@@ -15,7 +15,8 @@ from textual.worker import get_current_worker
 from workbench.tui.widgets.choosers import MarkedRadioButton
 from workbench.render.display import literal, printable
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.tui.run_preview import MODEL_KINDS, RunChoice, preview_text, setting_names, template_names
+from workbench.tui.run_preview import (MODEL_KINDS, RunChoice, checking_text, preview_text, setting_names,
+                                       template_names)
 
 
 class RunDialog(ReportsWorkerErrors, ModalScreen):
@@ -33,9 +34,11 @@ n_ctx, ...). Claims: the highlighted one, the marked rows
 or every claim matching the filter. The preview is the exact messages sent for the
 highlighted claim; under it, the estimate: prompt and generated tokens, the cost at the
 price table's prices, a local model's time at its recorded speed. Search: let the model search before it answers (max_steps=,
-max_searches=, claim_tokens= in the options); its steps show in the claim's Trajectory
-tab. ctrl+s (or the Start button) starts; progress shows in the browser
+max_searches=, claim_tokens= in the options; image_search=true adds image search with
+searxng or serper, max_images= how many a vision model may look at); its steps, and the
+images it looked at, show in the claim's Trajectory tab. ctrl+s (or the Start button) starts; progress shows in the browser
 and K cancels."""
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # short terminals: the form rows closer together
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="run.cancel", tooltip="Close without running"),
         Binding("ctrl+s", "start", "Start", id="run.start", tooltip="Check the setup and start the run"),
@@ -105,7 +108,8 @@ and K cancels."""
                     yield Select([(Text("none: answer from the prompt"), ""),
                                   (Text("fts: this database's evidence and documents (offline)"), "fts"),
                                   (Text("searxng: a SearXNG server (searxng_url in the config)"), "searxng"),
-                                  (Text("tavily: Tavily's API (TAVILY_API_KEY)"), "tavily")],
+                                  (Text("tavily: Tavily's API (TAVILY_API_KEY)"), "tavily"),
+                                  (Text("serper: Google's results through Serper (SERPER_API_KEY)"), "serper")],
                                  value="", allow_blank=False, compact=True, id="run-search")
                 with Horizontal(classes="form-row"):
                     yield Label("run name", classes="form-label")
@@ -122,8 +126,10 @@ and K cancels."""
                     count = "counting…" if self.count is None else f"{self.count:,}"
                     yield MarkedRadioButton(Text(f"every claim matching the filter ({count})"),
                                       value=self.claim_id is None and not self.marked, id="scope-filter")
-                yield Label(Text(f"prompt for claim {self.claim_id}" if self.claim_id is not None
-                                 else "prompt preview (no claim highlighted)", style="bold"))
+            # Outside the form, so the first messages show at 24 rows; it scrolls on its own (Tab to it).
+            yield Label(Text(f"prompt for claim {self.claim_id}" if self.claim_id is not None
+                             else "prompt preview (no claim highlighted)", style="bold"))
+            with VerticalScroll(id="run-preview-box"):
                 yield Static(Text("rendering…", style="dim"), id="run-preview")
             yield Static(id="run-estimate", markup=False)
             yield Static(id="run-error", markup=False)
@@ -263,7 +269,7 @@ and K cancels."""
             self._show_error(problem)
             return
         self._starting = True
-        self._show_error(None, Text("checking the setup (a local model is loaded now)…", style="dim"))
+        self._show_error(None, Text(checking_text(choice), style="dim"))
         self._prepare(choice)
 
     @work(thread=True, exclusive=True, group="run-prepare", exit_on_error=False)

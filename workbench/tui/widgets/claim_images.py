@@ -37,6 +37,16 @@ def prepare_renderer(setting: str) -> None:
                "halfcell": widgets.HalfcellImage, "unicode": widgets.UnicodeImage}[_setting]
 
 
+def picture_class() -> type[Widget] | None:
+    """The widget pictures are drawn with here (None: pictures are off)."""
+    return _picture_class()
+
+
+def opened_image(content: bytes):
+    """Image bytes as the PIL image the picture widgets take."""
+    return _opened(content)
+
+
 def _picture_class() -> type[Widget] | None:
     global _chosen
     if _setting == "off":

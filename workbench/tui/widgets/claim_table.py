@@ -32,7 +32,8 @@ kind), one marker per chosen run (✓ right, ✗ wrong, ∅ abstained, ? parse f
 ! API error, · no answer yet, • gold label not scored), the claim text. A run column's
 title is the run's name cut to 3 letters, or its id (#12) when two names start alike.
 Keys: ↑/↓ or j/k move, PageUp/PageDown, Home/End jump to the start/end of the whole
-result, space marks a row (flag or run the marked rows), enter opens the claim. Clicking a
+result, space marks a row and moves down (flag or run the marked rows), enter opens the
+claim. Clicking a
 column's title sorts by it; clicking it again reverses the order (s / S do it by keyboard)."""
 
     DEFAULT_CSS = """
@@ -58,7 +59,7 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
         Binding("end", "last", "End", show=False, id="table.end",
                 tooltip="Jump to the last claim of the result"),
         Binding("space", "mark", "Mark", id="table.mark",
-                tooltip="Mark or unmark this claim (flags and runs can use the marked rows)"),
+                tooltip="Mark or unmark this claim and move to the next (flags and runs can use the marked rows)"),
         Binding("enter", "open", "Open", id="table.open", tooltip="Open the claim: evidence and verdicts"),
     ]
 

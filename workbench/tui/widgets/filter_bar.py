@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import on, work
@@ -16,27 +16,22 @@ from textual.widgets import Input, Label, Static
 from textual.worker import get_current_worker
 
 from store import FilterError
-from store.filters import KNOWN_FIELDS
 from workbench.render.display import printable
 from workbench.tui.errors import ReportsWorkerErrors
-
-_FIELD_NAMES = sorted({name for name in KNOWN_FIELDS if "NAME" not in name} | {"has", "flagged", "triage"})
-_KEYWORDS = ["wrong", "right", "missing", "predicted", "reviewed", "status:abstain",
-             "status:parse_failure", "status:error", "flagged:contaminated", "flagged:any"]
+from workbench.tui.filter_completion import Names, complete, extension
 
 
 class FieldSuggester(Suggester):
-    """Completes the field name (or run keyword) being typed at the end of the filter."""
+    """Suggests the token being typed at the end of the filter, completed (shown dimmed
+    after the cursor): a field name, a run keyword, a run's or a dataset's name. The filter
+    is passed as typed (case_sensitive): a suggestion never changes the letters before it."""
+
+    def __init__(self, names: Callable[[], Names]):
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.names = names
 
     async def get_suggestion(self, value: str) -> str | None:
-        match = re.search(r"(-?)([A-Za-z_.]+)$", value)
-        if not match or len(match.group(2)) < 2:
-            return None
-        word = match.group(2).lower()
-        for candidate in _KEYWORDS + [f"{name}:" for name in _FIELD_NAMES]:
-            if candidate.startswith(word) and candidate != word:
-                return value[: match.start(2)] + candidate
-        return None
+        return extension(value, self.names())
 
 
 def error_text(filter_text: str, error: FilterError) -> Text:
@@ -58,7 +53,8 @@ class FilterBar(ReportsWorkerErrors, Widget):
 
     HELP = """\
 The filter bar. Terms are ANDed, a leading - negates one, quotes keep spaces.
-Enter applies the filter, Escape goes back to the table, Tab accepts a suggestion.
+Enter applies the filter, Escape goes back to the table, Tab completes the word under
+the cursor (a field name, a run's or a dataset's name; the rest stays as typed).
 While you type, the filter is checked against the database: an unknown field, a run
 that does not exist or an unbalanced quote is underlined with the reason below."""
 
@@ -75,7 +71,7 @@ that does not exist or an unbalanced quote is underlined with the reason below."
         Binding("escape", "leave", "Back to table", id="filter.leave",
                 tooltip="Leave the filter bar without applying the text"),
         Binding("tab", "complete", "Complete", show=False, id="filter.complete",
-                tooltip="Take the suggested field name (with no suggestion: the next widget)"),
+                tooltip="Complete the word under the cursor (nothing to complete: the next widget)"),
     ]
 
     class Applied(Message):
@@ -98,12 +94,20 @@ that does not exist or an unbalanced quote is underlined with the reason below."
         super().__init__(id=id)
         self.stores = stores
 
+    def names(self) -> Names:
+        """What values complete to: the runs, datasets and flag kinds the app knows of."""
+        catalogue = getattr(self.app, "catalogue", None)
+        if catalogue is None:
+            return Names()
+        return Names(runs=[run.name for run in catalogue.runs], datasets=sorted(catalogue.scored),
+                     flag_kinds=sorted(catalogue.flag_kinds),
+                     labels=sorted({label for labels in catalogue.scored.values() for label in labels}))
+
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Label("filter›", markup=False)
             yield Input(placeholder='e.g. label:Refuted "vaccine" -flagged:any   (F1 help)',
-                        suggester=FieldSuggester(use_cache=False), id="filter-input",
-                        select_on_focus=False)
+                        suggester=FieldSuggester(self.names), id="filter-input", select_on_focus=False)
         yield Static(id="filter-error", markup=False)
 
     @property
@@ -131,13 +135,15 @@ that does not exist or an unbalanced quote is underlined with the reason below."
         self.post_message(self.Left())
 
     def action_complete(self) -> None:
-        """Tab: accept the suggestion shown after the cursor, else move focus on as usual."""
+        """Tab: complete the token under the cursor (only it: the rest stays as typed), else
+        move focus on as usual."""
         field = self.input
-        suggestion = getattr(field, "_suggestion", "")  # Textual keeps it private; right arrow takes it too
-        if field.has_focus and field.cursor_at_end and len(suggestion) > len(field.value):
-            field.action_cursor_right()
-        else:
+        found = complete(field.value, field.cursor_position, self.names()) if field.has_focus else None
+        if found is None:
             self.screen.focus_next()
+            return
+        field.value = found.value
+        field.cursor_position = found.cursor
 
     @on(Input.Submitted, "#filter-input")
     def _submitted(self, event: Input.Submitted) -> None:

@@ -24,7 +24,8 @@ class RunState:
     done: int = 0
     progress: RunProgress | None = None
     status: str = "idle"
-    """idle, starting, running, cancelling, finished, cancelled, failed."""
+    """idle, preparing (a model being checked or loaded), starting, running, cancelling,
+    finished, cancelled, failed."""
     message: str | None = None
     """Why a run failed (from the runner), shown beside the bar."""
     started: float | None = None
@@ -36,6 +37,9 @@ class RunState:
 def progress_line(state: RunState) -> Text:
     """'name ━━━━━━━╺─────── 12/50  ok 10 ∅1 ?1 !0  K cancels' (the bar in plain characters)."""
     line = Text(one_line(state.name, 24) + " ", style="bold")
+    if state.status == "preparing":  # no run yet: what is being done before it starts
+        line.append(one_line(state.message or "preparing…", 80), style="dim")
+        return line
     share = state.done / state.total if state.total else 0.0
     filled = round(share * BAR_CELLS)
     line.append("━" * filled, style="green")
@@ -73,7 +77,8 @@ class RunStatus(Static):
         super().__init__(markup=False)
 
     def on_mount(self) -> None:
-        self.show_state(self.app.runs.state)
+        runs = getattr(self.app, "runs", None)  # a screen hosted alone (tests) has no run control
+        self.show_state(runs.state if runs is not None else RunState())
 
     def show_state(self, state: RunState) -> None:
         self.set_class(state.status != "idle", "-visible")

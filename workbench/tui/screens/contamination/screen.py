@@ -10,6 +10,7 @@ Every read runs on a worker thread with its own database connection.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from rich.console import Group
@@ -20,15 +21,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
+from workbench.choices import CONTAMINATION_COMMAND
 from workbench.render.charts import draw_histogram, draw_sweep
 from workbench.render.contamination import claim_heading, evidence_table, score_line
 from workbench.render.display import literal, one_line, printable
 from workbench.tui.screens.contamination.data import ClaimDetail, Overview, accept_flags, read_claim, read_overview
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged, FlagsChanged
+from workbench.tui.widgets.footer import KeyFooter
 
 SMALL_STEP, BIG_STEP = 0.01, 0.05
 CHART_ROWS = (8, 16)  # the chart's height: a third of the screen within these bounds
@@ -44,7 +47,7 @@ the evidence in the model's own article, matched pairs on one line with their pa
 f (Tab moves into the evidence to scroll it, shift+Tab back to the list). [ and ] move
 tau by 0.01, { and } by 0.05: the header shows how many claims that tau flags. a writes those flags (after a confirmation; u undoes). m shows the next model /
 metric, w swaps the histogram for the threshold sweep against people's labels (mark
-them with `workbench contamination mark`). Details: README, "Contamination"."""
+them with `workbench contamination mark`). Details: docs/contamination.md."""
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="contamination.back", tooltip="Back to where you were"),
@@ -67,7 +70,7 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
     ]
     AUTO_FOCUS = "#cont-claims"
     DEFAULT_CSS = """
-    ContaminationScreen #cont-header { height: 1; padding: 0 1; background: $panel; }
+    ContaminationScreen #cont-header { height: auto; padding: 0 1; background: $panel; }
     ContaminationScreen #cont-tau { height: 1; padding: 0 1; }
     ContaminationScreen #cont-main { height: 1fr; }
     ContaminationScreen #cont-claims { width: 30; height: 1fr; }
@@ -111,7 +114,7 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
                 yield Static(id="cont-claim")
                 yield Static(id="cont-pairs")
         yield PlotextPlot(id="cont-chart")
-        yield Footer(compact=True)  # 80 columns hold more keys
+        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         table = self.query_one("#cont-claims", DataTable)
@@ -192,8 +195,9 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
 
     def _paint_empty(self, overview: Overview) -> None:
         wanted = " ".join(printable(v) for v in (self.model, self.metric) if v)
+        command = CONTAMINATION_COMMAND.replace("workbench ", f"workbench --db {shlex.quote(str(self.db_path))} ", 1)
         text = ("no contamination scores" + (f" for {wanted}" if wanted else "")
-                + "; run `workbench contamination run --model M --dataset D` first")
+                + f"; run `{printable(command)}` first")  # the header wraps: the whole command shows
         self.query_one("#cont-header", Static).update(Text(text, style="yellow"))
 
     def _fill_claims(self) -> None:
@@ -296,8 +300,11 @@ them with `workbench contamination mark`). Details: README, "Contamination"."""
         self.show_sweep = not self.show_sweep
         sweep = self.overview.sweep
         if self.show_sweep:
+            kappa = sweep.kappa
+            said = (f"{kappa.value:.3f}" if kappa is not None and kappa.value is not None
+                    else f"undefined ({kappa.undefined})" if kappa is not None else "—")
             self.notify(f"best tau {sweep.best_tau:.2f}: agreement {sweep.best_agreement:.3f} over"
-                        f" {sweep.labelled} labelled claims", markup=False)
+                        f" {sweep.labelled} labelled claims; Cohen's kappa {said}", markup=False)
         self._paint_chart()
 
     def action_reload(self) -> None:

@@ -25,7 +25,10 @@ class JudgesExplanations:
         def chosen(text: str | None) -> None:
             words = (text or "").split()
             if words:
-                self._prepare_judge(run.id, words[0], words[1] if len(words) > 1 else None)
+                model = words[0]
+                loads = " (a GGUF model loads)" if model.startswith("gguf:") else ""
+                self.app.runs.preparing(f"judge of {run.name}", f"checking the judge {model}{loads}…")
+                self._prepare_judge(run.id, model, words[1] if len(words) > 1 else None)
 
         title = plain_title("judge the explanations of run", run.name, "with the model")
         self.app.push_screen(TextPrompt(title, "gguf:default", "gguf:default",
@@ -41,10 +44,12 @@ class JudgesExplanations:
         try:
             prepared = prepare_judge_run(self.app.stores.get(), JudgeRequest(str(run_id), model, base_url))
         except RunSetupError as error:
+            self.app.call_from_thread(self.app.runs.not_started, str(error))
             self.app.call_from_thread(self.notify, printable(str(error)), severity="error", markup=False)
             return
         if not prepared.pending_claim_ids:
+            self.app.call_from_thread(self.app.runs.not_started)
             self.app.call_from_thread(self.notify, f"every explanation has a judgment in {printable(prepared.run.name)}",
                                       markup=False)
             return
-        self.app.call_from_thread(self.app.runs.start, prepared)
+        self.app.call_from_thread(self.app.runs.start, prepared)  # the progress line and K, on this screen too

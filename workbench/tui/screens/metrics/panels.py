@@ -251,13 +251,17 @@ def compare_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Group |
 
 def _compare_lines(c: Comparison, paired: dict, fresh: bool, without: str | None) -> Text:
     text = Text()
-    text.append_text(literal(one_line(c.run_b.name, 30), "bold"))
-    text.append(" vs ")
-    text.append_text(literal(one_line(c.run_a.name, 30), "bold"))
-    text.append(f" on {c.shared:,} shared items")
+    name_a, name_b = run_names([c.run_a, c.run_b], 28)  # the id leads where the names read alike
+    text.append_text(literal(name_a, "bold"))
+    text.append(" (A) vs ")
+    text.append_text(literal(name_b, "bold"))
+    text.append(f" (B) on {c.shared:,} shared items")
     if without:
         text.append(" without ")
         text.append_text(literal(without, "yellow"))
+    if not c.shared:
+        text.append(": nothing to compare")
+        return text
     text.append(" (B − A)\n")
     for name, label in (("accuracy", "accuracy"), ("macro_f1", "macro-F1"), ("mcc", "MCC"),
                         ("unknown_rate", "Unknown Rate")):

@@ -26,6 +26,8 @@ from workbench.scoring.runs import ScoringError
 from workbench.scoring.fields import FieldError, check_cutoff
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
+from workbench.tui.widgets.footer import KeyFooter
+from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.screens.metrics.drilldown import OpensClaimsFromTables
 from workbench.tui.screens.metrics.judging import JudgesExplanations
 from workbench.tui.screens.metrics.painting import DrawnPanel, PaintsPanels
@@ -56,7 +58,7 @@ row opens that slice's claims; Enter on a flip row opens the claims one run got 
 and the other wrong. b / B cycle the breakdown field (importance, task, domain, label,
 claim type, flag, cutoff); c types the cutoff date for the before/after split; x shows
 every number with and without the claims flagged with the kind typed after k (default
-contaminated); R reads everything again. Definitions: README, "Metrics"."""
+contaminated); R reads everything again. Definitions: docs/metrics.md."""
 
     BINDINGS = [
         Binding("escape,m", "back", "Back", id="metrics.back", tooltip="Back to where you were"),
@@ -64,6 +66,8 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
                 tooltip="Break the scores down by the next field"),
         Binding("B", "cycle_field(-1)", "Prev field", show=False, id="metrics.previous_field",
                 tooltip="Break the scores down by the previous field"),
+        Binding("j", "judge", "Judge", id="metrics.judge",
+                tooltip="Have a judge model score the first run's explanations (EQ, 0-10)"),
         Binding("x", "toggle_exclude", "Excl. flagged", id="metrics.exclude",
                 tooltip="Show every number with and without the flagged claims"),
         Binding("k", "edit('flag-kind')", "Flag kind", id="metrics.flag_kind",
@@ -72,8 +76,6 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
                 tooltip="A model's training cutoff date, for the before/after breakdown"),
         Binding("R", "reload", "Reload", show=False, id="metrics.reload",
                 tooltip="Read the runs from the database again"),
-        Binding("j", "judge", "Judge", id="metrics.judge",
-                tooltip="Have a judge model score the first run's explanations (EQ, 0-10)"),
     ]
 
     AUTO_FOCUS = "#metrics-body"
@@ -165,6 +167,7 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
             yield DataTable(id="flips", cursor_type="row")
             yield Static(id="search-title", classes="metrics-title")
             yield Static(id="search-panel")
+        yield RunStatus()  # a judge run started here (j) shows its progress here; K cancels it
         # The key bar is mounted once the first numbers are painted (or after a second):
         # building it costs ~40 ms the first read would otherwise wait for.
 
@@ -184,7 +187,7 @@ contaminated); R reads everything again. Definitions: README, "Metrics"."""
 
     def _show_keys(self) -> None:
         if not self.query(Footer):
-            self.mount(Footer(compact=True))  # 80 columns hold more keys
+            self.mount(KeyFooter())  # fitted to the width: whole keys only
             self.call_after_refresh(self.refresh_bindings)  # a late footer lists the keys once they "change"
 
     # -- reading ---------------------------------------------------------------------------

@@ -133,7 +133,7 @@ def fill_flips(table: DataTable, update: PanelUpdate) -> list[str]:
     for name in ("flip", "claims", "w/o flagged", "browser filter (Enter)"):
         table.add_column(Text(name), key=name)
     c, f = update.comparison, update.filtered_comparison
-    if c is None:
+    if c is None or not c.shared:  # no shared items: no flips to count
         return []
     rows = [("right in A → wrong in B", c.right_to_wrong, f.right_to_wrong if f else None, c.right_to_wrong_filter),
             ("wrong in A → right in B", c.wrong_to_right, f.wrong_to_right if f else None, c.wrong_to_right_filter)]

@@ -1,0 +1,80 @@
+"""A dataset's curation funnel and its fetched articles, for the CLI and the TUI (every name,
+setting and cause shown literally)."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from workbench.render.display import literal
+
+CURATED_FILTER = "-flagged:curated-out"
+
+
+def dataset_filter(dataset: str) -> str:
+    """The filter term of a dataset's claims (quoted when its name needs it)."""
+    if any(ch.isspace() or ch in '"\\' for ch in dataset):
+        return 'dataset:"' + dataset.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"dataset:{dataset}"
+
+
+def curated_filter(dataset: str) -> str:
+    """The filter of a dataset's curated claims (what the funnel keeps)."""
+    return f"{dataset_filter(dataset)} {CURATED_FILTER}"
+
+
+def funnel_table(funnel, width: int = 80) -> Group:
+    """One row per step: what it was asked, the claims going in, removed, left, a note."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, expand=True)
+    table.add_column("step", no_wrap=True, min_width=9)
+    table.add_column("asked", ratio=3, overflow="fold")
+    for name in ("in", "out", "left"):
+        table.add_column(name, justify="right", no_wrap=True, min_width=len(f"{funnel.total:,}"))
+    table.add_column("note", ratio=2, overflow="fold")
+    table.add_row("imported", Text(""), "", "", f"{funnel.total:,}", Text(""))
+    for row in funnel.rows:
+        style = "" if row.ran else "dim"
+        table.add_row(Text(row.step, style=style), literal(row.settings, style),
+                      f"{row.entering:,}" if row.ran else "", f"{row.removed:,}" if row.ran or row.removed else "",
+                      f"{row.left:,}" if row.ran else "", literal(row.note, style))
+    kept = literal(f"kept {funnel.kept:,} of {funnel.total:,} claims: ", "bold")
+    kept.append_text(literal(curated_filter(funnel.dataset)))
+    return Group(literal(f"curation of {funnel.dataset}", "bold"), table, kept)
+
+
+def funnel_dict(funnel) -> dict:
+    return {"dataset": funnel.dataset, "claims": funnel.total, "kept": funnel.kept,
+            "filter": curated_filter(funnel.dataset),
+            "steps": [{"step": r.step, "ran": r.ran, "asked": r.settings, "in": r.entering, "removed": r.removed,
+                       "left": r.left, "note": r.note, "ran_at": r.ran_at} for r in funnel.rows]}
+
+
+def articles_table(counts, failures: list) -> Group:
+    """How the claims' articles stand, and the first failures with their causes."""
+    line = literal(f"{counts.claims:,} claims, {counts.with_url:,} with an article address: {counts.fetched:,}"
+                   f" fetched, {counts.failed:,} failed, {counts.missing:,} not tried yet")
+    parts: list = [line]
+    if counts.causes:
+        causes = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+        causes.add_column("cause", no_wrap=True)
+        causes.add_column("claims", justify="right")
+        for cause, count in sorted(counts.causes.items(), key=lambda item: -item[1]):
+            causes.add_row(literal(cause), f"{count:,}")
+        parts.append(causes)
+    if failures:
+        failed = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+        failed.add_column("claim", justify="right", no_wrap=True)
+        failed.add_column("cause", no_wrap=True)
+        failed.add_column("address and detail", ratio=1, overflow="fold")
+        for claim_id, record in failures:
+            detail = literal(record.url)
+            if record.detail:
+                detail.append_text(literal(f" — {record.detail}", "dim"))
+            failed.add_row(str(claim_id), literal(record.cause or ""), detail)
+        parts.append(failed)
+    return Group(*parts)
+
+
+__all__ = ["CURATED_FILTER", "articles_table", "curated_filter", "dataset_filter", "funnel_dict", "funnel_table"]
