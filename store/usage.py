@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from store.database import Database
 
 
 class UsageStore:

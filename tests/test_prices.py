@@ -208,5 +208,5 @@ def test_a_judge_runs_cost_is_shown_beside_the_run_it_scored(priced_db):
     per_run = 12 * (11 * MINI.input + 7 * MINI.output) / PER
     metrics = said(cli(priced_db, "metrics", "answers", "--resamples", "0"))
     assert f"judge run judged: ${per_run:.4f}" in metrics
-    usage = runs_json(priced_db)[0]["usage"]
+    usage = next(r for r in runs_json(priced_db) if r["name"] == "answers")["usage"]
     assert usage["judges"][0]["run"] == "judged" and usage["judges"][0]["cost_usd"] == pytest.approx(per_run)

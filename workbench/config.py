@@ -88,21 +88,20 @@ class SecretStr:
 
 
 class ModelPrice(LazyModel):
-    """A model's price in US dollars per million tokens (a [prices."MODEL"] table). A price
-    below 0 is refused where the table is read (workbench/usage/prices.py): a constraint here
-    would make every read of the built-in table wait for pydantic."""
+    """A model's price in US dollars per million tokens (a [prices."MODEL"] table of the
+    config; the built-in table is checked without pydantic, by workbench/usage/prices.py)."""
 
     model_config = {"extra": "forbid"}
 
-    input: float
+    input: float = Field(ge=0)
     """Prompt tokens."""
-    output: float
+    output: float = Field(ge=0)
     """Generated tokens."""
-    cached_input: float | None = None
+    cached_input: float | None = Field(default=None, ge=0)
     """Prompt tokens served from the provider's prompt cache (missing: the input price)."""
-    batch_input: float | None = None
+    batch_input: float | None = Field(default=None, ge=0)
     """Prompt tokens through the provider's batch API (missing: the input price)."""
-    batch_output: float | None = None
+    batch_output: float | None = Field(default=None, ge=0)
     """Generated tokens through the batch API (missing: the output price)."""
     as_of: datetime.date | None = None
     """When the price was read off the provider's page."""

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
-
 from workbench.cli import shared_options
+from workbench.render.console import output_console
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
+console = output_console()
+errors = output_console(stderr=True)
 
 
 @click.command("models")

@@ -12,14 +12,6 @@ from workbench.choices import RUN_KINDS
 from workbench.cli import UserError, shared_options
 from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
-from workbench.cli.run_progress import (
-    announce,
-    announce_engine,
-    execute_sweep_with_progress,
-    execute_with_progress,
-    report_finished,
-    report_sweep,
-)
 from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
 from workbench.render.waiting import status
@@ -86,6 +78,14 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
     if as_batch and not resume and model.startswith("gguf:"):
         raise UserError("--batch needs an API model (openai:, anthropic:, or openai-compatible: with a server that"
                         " implements /v1/batches); a GGUF model runs in process, without --batch")
+    from workbench.cli.run_progress import (
+        announce,
+        announce_engine,
+        execute_sweep_with_progress,
+        execute_with_progress,
+        report_finished,
+        report_sweep,
+    )
     from workbench.runs.engine import RunRequest, prepare_run, waiting_message
     from workbench.runs.params import parse_param_pairs
 
