@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from store.scoring import ScoringStore
     from store.search import SearchStore
     from store.triage import TriageStore
+    from store.usage import UsageStore
 
 _EXPORTS = {
     "store.annotations": "CHECKED_CLEAN AnnotationStore FailureCategory FlagChange",
@@ -46,6 +47,7 @@ _EXPORTS = {
     "store.scoring": "ScoringStore",
     "store.search": "FetchRecord SearchStore Step StoredResult",
     "store.triage": "Adjudication AdjudicationConflict ImportedLabel LabelImportCounts Label TriageStore UNATTRIBUTED",
+    "store.usage": "UsageStore",
 }
 """What `from store import X` finds, by module: imported when first asked for (PEP 562), so a
 command imports only the parts of the store it uses."""
@@ -138,6 +140,11 @@ class Store:
     def curation(self) -> CurationStore:
         from store.curation import CurationStore
         return CurationStore(self.db)
+
+    @cached_property
+    def usage(self) -> UsageStore:
+        from store.usage import UsageStore
+        return UsageStore(self.db)
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":

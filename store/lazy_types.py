@@ -4,6 +4,7 @@ conversion of what SQLite hands back into the declared type."""
 
 from __future__ import annotations
 
+import datetime
 import pathlib
 import types
 import typing
@@ -20,7 +21,7 @@ def plain_check(annotation: Any) -> Callable[[Any], Any] | None:
         return lambda value: value
     if _is_model(annotation):  # pydantic keeps an instance as is
         return lambda value: value if type(value) is annotation else NOT_PLAIN
-    if annotation in (str, bool, int):
+    if annotation in (str, bool, int, datetime.date):
         return lambda value: value if type(value) is annotation else NOT_PLAIN
     if annotation is float:
         return lambda value: float(value) if type(value) in (int, float) else NOT_PLAIN

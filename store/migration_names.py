@@ -30,6 +30,9 @@ MIGRATION_NAMES = (
     "m014_oracle_articles",
     "m014b_curation",
     "m015_team_triage",
+    "m016_answer_timings",
+    "m016b_run_engine",
+    "m016c_answer_seconds_index",
     "m017_search_images",
 )
 

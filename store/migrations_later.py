@@ -170,4 +170,5 @@ def m013_document_addresses(db: Database) -> None:
 # The later numbers, each in a module of its own (registered in number order).
 from store import migrations_claimreview  # noqa: E402,F401  (m014: ClaimReview articles and curation)
 from store import migrations_team  # noqa: E402,F401  (m015: triage as a team)
+from store import migrations_spot_checks  # noqa: E402,F401  (m016: timings, prices, engine)
 from store import migrations_search_images  # noqa: E402,F401  (m017: images in search runs)

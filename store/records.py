@@ -165,6 +165,9 @@ class Run(Record):
     requests wait in a provider's batch API."""
     target_run_id: int | None = None
     """A judge run: the verdict run whose explanations it scores."""
+    engine: dict[str, Any] = Field(default_factory=dict)
+    """A local model's engine settings when the run was created (threads, batch size, the
+    llama.cpp build's CPU features): what a reproduction has to match."""
 
 
 class Prediction(Record):
@@ -189,6 +192,16 @@ class Prediction(Record):
     finish_reason: str | None = None
     cached: bool = False
     created_at: str | None = None
+    prompt_eval_tokens: int | None = None
+    """A local model: prompt tokens evaluated (a prefix shared with an earlier prompt is not)."""
+    prompt_eval_ms: float | None = None
+    eval_tokens: int | None = None
+    """A local model: tokens evaluated while generating."""
+    eval_ms: float | None = None
+    tokens_cached: int | None = None
+    """Prompt tokens the provider served from its prompt cache."""
+    batched: bool = False
+    """Answered through a provider's batch API (its batch price)."""
     outcome: PredictionOutcome | None = None
     """Against the claim's gold label, kept by the store (never written by callers):
     correct, wrong, abstain or parse_failure when the gold label is scored, unscored when it

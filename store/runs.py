@@ -10,13 +10,14 @@ from store.database import Database
 
 from store.records import Claim, ClaimImage, Evidence, Prediction, Run, now_iso, to_json
 
-_RUN_JSON = ("model_identity", "params", "versions")
+_RUN_JSON = ("model_identity", "params", "versions", "engine")
 BATCH_OWNER = "batch"
 """The owner of a run whose requests wait in a provider's batch API (no process runs it)."""
 _PREDICTION_COLUMNS = [
     "run_id", "claim_id", "status", "verdict", "raw_verdict", "explanation", "raw_output",
     "parsed", "error", "attempts", "latency_s", "tokens_in", "tokens_out", "finish_reason",
-    "cached", "created_at",
+    "cached", "created_at", "prompt_eval_tokens", "prompt_eval_ms", "eval_tokens", "eval_ms", "tokens_cached",
+    "batched",
 ]
 _UPSERT_PREDICTION = (
     "INSERT INTO predictions ({cols}) VALUES ({marks})"
@@ -234,6 +235,11 @@ class RunStore:
             progress.tokens_out += t_out or 0
             progress.latency_s += latency or 0.0
         return progress
+
+    def judge_runs(self, run_id: int) -> list[Run]:
+        """The judge runs that scored this run's explanations, oldest first."""
+        rows = _dicts(self.db.execute("SELECT * FROM runs WHERE target_run_id = ? ORDER BY id", [run_id]))
+        return [_run(r) for r in rows]
 
     def predictions(self, run_id: int, where: str = "1", params: list | None = None) -> list[Prediction]:
         """A run's predictions in run order; `where` narrows them (SQL over `p` and `c`)."""

@@ -25,6 +25,10 @@ def isolated_environment(tmp_path, monkeypatch):
     for name in ("TAVILY_API_KEY", "SERPER_API_KEY", "WORKBENCH_SEARCH_FETCH_PRIVATE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("WORKBENCH_ANNOTATOR", "tester")
+    # Nor the developer's own models: gguf:NAME finds only what a test puts there.
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "no-hf-home"))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.setenv("OLLAMA_MODELS", str(tmp_path / "no-ollama"))
 
 
 @pytest.fixture

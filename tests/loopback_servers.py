@@ -73,8 +73,10 @@ class LoopbackServer:
     """A threaded HTTP server in this process; `kind` is openai or anthropic."""
 
     def __init__(self, kind: str = "openai", latency: float = 0.0,
-                 answer: Callable[[dict], str] = default_answer):
+                 answer: Callable[[dict], str] = default_answer, usage: dict | None = None):
         self.kind, self.latency, self.answer = kind, latency, answer
+        self.usage = usage
+        """The usage block every answer reports (default: 11 prompt / 7 completion tokens)."""
         self.faults: deque[Fault] = deque()
         self.requests: list[Arrival] = []
         self.served = 0
@@ -119,7 +121,7 @@ class LoopbackServer:
                        for n, (name, arguments) in enumerate(calls)]
             return {"id": "msg_loop", "type": "message", "role": "assistant", "model": body.get("model"),
                     "content": blocks, "stop_reason": "tool_use" if calls else "end_turn",
-                    "stop_sequence": None, "usage": {"input_tokens": 11, "output_tokens": 7}}
+                    "stop_sequence": None, "usage": self.usage or {"input_tokens": 11, "output_tokens": 7}}
         message = {"role": "assistant", "content": text if text or not calls else None}
         if calls:
             message["tool_calls"] = [{"id": f"call_{n}", "type": "function",
@@ -128,7 +130,7 @@ class LoopbackServer:
                                      for n, (name, arguments) in enumerate(calls)]
         return {"id": "chatcmpl-loop", "object": "chat.completion", "created": 0, "model": body.get("model"),
                 "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+                "usage": self.usage or {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
 
 
 class _Server(ThreadingHTTPServer):

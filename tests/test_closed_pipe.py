@@ -48,6 +48,7 @@ PRINTING = {
     "articles status": ["articles", "status", "--dataset", "demo-claimreview"],
     "cutoffs": ["cutoffs"],
     "ratings": ["ratings"],
+    "models": ["models"],
     "--help": ["--help"],
 }
 # Commands that print nothing worth piping before they need a model, a server or a terminal.

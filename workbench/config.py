@@ -7,6 +7,10 @@ The config file is `$WORKBENCH_CONFIG`, else `~/.config/workbench/config.toml`:
     [keys]                 # API keys live here or in the environment, never in the database
     openai = "sk-..."
     anthropic = "sk-ant-..."
+    models_dirs = ["~/models"]   # GGUF folders for `workbench models` and gguf:NAME
+    [prices."openai-compatible:my-model"]   # USD per million tokens (see usage/prices.toml)
+    input = 0.20
+    output = 0.80
     [keymap]               # binding id -> keys, see the TUI help screen
     "claims.flag" = "ctrl+f"
     [model_cutoffs]        # knowledge cutoffs, beside the built-in table
@@ -24,10 +28,12 @@ commands take to run).
 from __future__ import annotations
 
 import copy
+import datetime
 import functools
 import getpass
 import json
 import os
+import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -81,6 +87,26 @@ class SecretStr:
             serialization=core_schema.plain_serializer_function_ser_schema(str))
 
 
+class ModelPrice(LazyModel):
+    """A model's price in US dollars per million tokens (a [prices."MODEL"] table of the
+    config; the built-in table is checked without pydantic, by workbench/usage/prices.py)."""
+
+    model_config = {"extra": "forbid"}
+
+    input: float = Field(ge=0)
+    """Prompt tokens."""
+    output: float = Field(ge=0)
+    """Generated tokens."""
+    cached_input: float | None = Field(default=None, ge=0)
+    """Prompt tokens served from the provider's prompt cache (missing: the input price)."""
+    batch_input: float | None = Field(default=None, ge=0)
+    """Prompt tokens through the provider's batch API (missing: the input price)."""
+    batch_output: float | None = Field(default=None, ge=0)
+    """Generated tokens through the batch API (missing: the output price)."""
+    as_of: datetime.date | None = None
+    """When the price was read off the provider's page."""
+
+
 class Settings(LazyModel):
     """Everything a user can configure (declared as a pydantic model: store/lazy_model.py)."""
 
@@ -113,6 +139,11 @@ class Settings(LazyModel):
     mostly-true, true, unproven, excluded), added to the built-in rating map (`workbench ratings`)."""
     fetch_user_agent: str | None = None
     """The User-Agent `workbench articles fetch` sends (default: the workbench's own, naming it)."""
+    models_dirs: list[Path] = Field(default_factory=list)
+    """Folders of GGUF files to list beside the Hugging Face cache, LM Studio and Ollama
+    (`workbench models`; `--model gguf:NAME` finds them by name)."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Model spec -> price, over the built-in table (workbench/usage/prices.toml)."""
     images: str = "auto"
     """How the TUI draws claims' images: auto (Kitty or Sixel graphics where the terminal
     has them, half-blocks elsewhere), tgp, sixel, halfcell, unicode, or off."""
@@ -144,8 +175,19 @@ def load_settings() -> Settings:
 
         if not isinstance(error, ValidationError):
             raise
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in error.errors())
-        raise ConfigError(f"{path} (or a WORKBENCH_* variable): {problems}") from None
+        raise ConfigError(f"{path} (or a WORKBENCH_* variable): {validation_problems(error)}") from None
+
+
+def validation_problems(error) -> str:
+    """Each problem of a pydantic ValidationError as `key.path: what is wrong` (keys that are
+    not bare words quoted, as TOML writes them: prices."openai:gpt-4o".inptu), never the value."""
+    problems = []
+    for problem in error.errors():
+        key = ".".join(part if re.fullmatch(r"[A-Za-z0-9_-]+", str(part)) else f'"{part}"'
+                       for part in problem["loc"]) or "settings"
+        message = "not a setting here (a typo?)" if problem["type"] == "extra_forbidden" else problem["msg"]
+        problems.append(f"{key}: {message}")
+    return "; ".join(problems)
 
 
 def _file_values(path: Path) -> dict[str, Any]:

@@ -80,10 +80,21 @@ class AnthropicBackend:
         text = "".join(getattr(block, "text", "") or "" for block in content
                        if getattr(block, "type", None) == "text")
         usage = getattr(message, "usage", None)
-        return Completion(text, getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None),
-                          latency, getattr(message, "stop_reason", None), anthropic_tool_calls(content))
+        # input_tokens leaves out what the prompt cache read or wrote: tokens_in counts them all.
+        read = _tokens(getattr(usage, "cache_read_input_tokens", None))
+        written = _tokens(getattr(usage, "cache_creation_input_tokens", None))
+        tokens_in = _tokens(getattr(usage, "input_tokens", None))
+        if tokens_in is not None:
+            tokens_in += (read or 0) + (written or 0)
+        return Completion(text, tokens_in, getattr(usage, "output_tokens", None),
+                          latency, getattr(message, "stop_reason", None), anthropic_tool_calls(content),
+                          tokens_cached=read)
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def _tokens(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -40,6 +40,18 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class AnswerTimings:
+    """llama.cpp's own measurement of one local answer."""
+
+    prompt_tokens: int
+    """Prompt tokens evaluated (the rest came from a prefix shared with an earlier prompt)."""
+    prompt_ms: float
+    generated_tokens: int
+    """Tokens evaluated while generating (llama.cpp's n_eval)."""
+    generation_ms: float
+
+
+@dataclass(frozen=True)
 class Completion:
     """A model's finished answer."""
 
@@ -49,6 +61,10 @@ class Completion:
     latency_s: float
     finish_reason: str | None
     tool_calls: tuple[ToolCall, ...] = ()
+    timings: AnswerTimings | None = None
+    """A local model's prompt and generation times (API models: None)."""
+    tokens_cached: int | None = None
+    """Prompt tokens the provider served from its own prompt cache (billed at its cached price)."""
 
 
 class BackendError(Exception):

@@ -23,7 +23,10 @@ from workbench.backends.images import has_images, openai_messages
 from workbench.backends.llama_abort import AbortFlag, abortable
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LOAD_OPTIONS = ("n_ctx", "n_threads", "n_gpu_layers", "mmproj", "vision_handler")  # the seed goes with each call
+LOAD_OPTIONS = ("n_ctx", "n_threads", "n_batch", "n_gpu_layers", "mmproj", "vision_handler",
+                "prefix_cache_mb")  # the seed goes with each call
+PREFIX_CACHE_MB = 512
+"""Default memory for kept prefix states (llama_engine.PrefixStates), per loaded model."""
 _models: dict[tuple, tuple[Any, threading.Lock]] = {}
 _models_lock = threading.Lock()
 
@@ -83,14 +86,16 @@ class LlamaBackend:
             return _models[key]
 
     def _load_model(self) -> Any:
-        from llama_cpp import Llama
+        from workbench.backends.llama_engine import LocalLlama
 
         options = {"n_ctx": 4096, **self.options}
         projector, handler = options.pop("mmproj", None), options.pop("vision_handler", VISION_HANDLER)
+        cache_mb = options.pop("prefix_cache_mb", PREFIX_CACHE_MB)
         try:
             if projector:
                 options["chat_handler"] = _vision_handler(handler, projector)
-            return Llama(model_path=str(self.path), verbose=False, **options)
+            return LocalLlama(model_path=str(self.path), verbose=False, prefix_cache_bytes=int(cache_mb) << 20,
+                              **options)
         except Exception as error:  # llama.cpp reports every load failure as a bare ValueError
             raise BackendError(f"llama.cpp could not load {self.path}: {error}", fatal=True) from None
 
@@ -104,10 +109,12 @@ class LlamaBackend:
         arguments = completion_arguments(request)
         with lock, abortable(model, self._abort):
             started = time.perf_counter()
+            model.reset_timings()
             try:
                 response = model.create_chat_completion(**arguments)
             except RuntimeError:  # llama_decode aborted (interrupt), or failed
                 if self._abort.is_set:
+                    model.reset()  # the next prompt starts from nothing: no half-made cache is reused
                     raise BackendError("cancelled: the answer being written was abandoned") from None
                 raise
             except ValueError as error:  # e.g. the prompt does not fit n_ctx
@@ -116,10 +123,17 @@ class LlamaBackend:
                                        f" {error}", fatal=True) from None
                 raise BackendError(f"llama.cpp refused the prompt: {error}") from None
             latency = time.perf_counter() - started
+            timings = model.timings()
         choice = response["choices"][0]
         usage = response.get("usage") or {}
         return Completion(choice["message"].get("content") or "", usage.get("prompt_tokens"),
-                          usage.get("completion_tokens"), latency, choice.get("finish_reason"))
+                          usage.get("completion_tokens"), latency, choice.get("finish_reason"), timings=timings)
+
+    def engine_settings(self) -> dict[str, Any]:
+        """What the loaded llama.cpp runs with (recorded with each run; see docs/models.md)."""
+        from workbench.backends.llama_engine import engine_facts
+
+        return engine_facts(self.load()[0])
 
     def interrupt(self) -> None:
         """The run was cancelled: abandon the answer being written. llama.cpp stops within a

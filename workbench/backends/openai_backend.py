@@ -132,8 +132,10 @@ class OpenAIBackend:
                 raise malformed("the first choice has no text content", [self._api_key])
         usage = answer.get("usage")
         usage = usage if isinstance(usage, dict) else {}
+        details = usage.get("prompt_tokens_details")  # OpenAI's prompt cache: part of prompt_tokens
+        cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else None
         return Completion(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
-                          latency, _text_or_none(choices[0].get("finish_reason")), calls)
+                          latency, _text_or_none(choices[0].get("finish_reason")), calls, tokens_cached=cached)
 
     async def aclose(self) -> None:
         if self._client is not None:

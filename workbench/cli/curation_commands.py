@@ -148,7 +148,7 @@ def _print_outcome(outcome) -> None:
 
 def _screen(dataset_name, model, base_url, params, concurrency, no_cache, as_batch, as_json) -> None:
     from workbench.cli.opening import open_store
-    from workbench.cli.run_commands import announce, execute_with_progress, report_finished
+    from workbench.cli.run_progress import announce, execute_with_progress, report_finished
     from workbench.curation.screening import ScreenRequest, prepare_screening
     from workbench.curation.steps import dataset_named, record_screening, screening_claims
     from workbench.runs.params import parse_param_pairs

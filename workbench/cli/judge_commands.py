@@ -42,7 +42,7 @@ def judge_command(run_ref, judge_model, base_url, template, concurrency, name, n
     explanation. Every judgment is saved as it arrives; the same command again continues
     an unfinished judge run. `workbench metrics RUN` then shows EQ.
     """
-    from workbench.cli.run_commands import announce, execute_with_progress, report_finished
+    from workbench.cli.run_progress import announce, execute_with_progress, report_finished
     from workbench.judging.runs import JudgeRequest, prepare_judge_run
     from workbench.runs.params import parse_param_pairs
 

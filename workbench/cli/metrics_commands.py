@@ -50,13 +50,14 @@ def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None):
     from workbench.scoring.explanations import with_explanations
     from workbench.scoring.runs import score_runs
     from workbench.judging.search_summary import with_search
+    from workbench.usage.summary import with_usage
     from workbench.triage.final import with_failures
 
     store = open_store()
     try:
         reports = score_runs(store, list(runs), list(by), exclude_flag, list(cutoffs), resamples, seed)
         reports = with_search(store, with_explanations(store, reports, judge, list(by)), list(by))
-        return with_failures(store, reports)
+        return with_failures(store, with_usage(store, reports))
     finally:
         store.close()
 

@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import json
-import time
-from typing import TYPE_CHECKING
 
 import click
 from rich import box
 from rich.table import Table
 
 from workbench.choices import RUN_KINDS
-from workbench.cli import UserError, current_db_path, shared_options
-from workbench.cli.cancellable import run_cancellable
+from workbench.cli import UserError, shared_options
 from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
 from workbench.render.waiting import status
-
-if TYPE_CHECKING:
-    from workbench.runs.types import PreparedRun, RunEvent, RunFinished
 
 console = output_console()
 
@@ -31,8 +25,10 @@ console = output_console()
 @click.option("--model", default="gguf:default", show_default=True,
               help="gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME")
 @click.option("--base-url", help="Server URL for openai-compatible (or a proxy for openai / anthropic).")
-@click.option("--setting", default="claim", show_default=True,
-              help="CONTEXT[+EVIDENCE], e.g. claim+time+reference (see `workbench prompts`).")
+@click.option("--setting", "settings", multiple=True, metavar="SETTING",
+              help="CONTEXT[+EVIDENCE], e.g. claim+time+reference (see `workbench prompts`); default claim."
+                   " Repeat it for a sweep (one run per setting, each claim's settings asked back to back),"
+                   " or give `all`: every setting the template words and the claims have evidence for.")
 @click.option("--prompt", default="auto", show_default=True,
               help="Template name; auto picks the one named after the claims' label space.")
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
@@ -41,7 +37,7 @@ console = output_console()
 @click.option("--resume", "resume", metavar="RUN", help="Continue this run (name or id) with its own settings.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
               help="temperature, max_tokens, seed, timeout, attempts, json, json_format, n_ctx, n_threads,"
-                   " n_gpu_layers (repeatable).")
+                   " n_batch, n_gpu_layers, prefix_cache_mb (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
 @click.option("--search", "search", type=click.Choice(["fts", "searxng", "tavily", "serper"]),
               help="Let the model search before it answers: fts (offline, this database's evidence and"
@@ -57,22 +53,39 @@ console = output_console()
 @click.option("--max-searches", type=click.IntRange(1), help="Search runs: searches per claim (default 4).")
 @click.option("--max-claim-tokens", type=click.IntRange(1),
               help="Search runs: tokens (sent and written) per claim; past them the model is asked to answer.")
+@click.option("--max-cost", type=float, metavar="DOLLARS",
+              help="Stop cleanly before a request that could take the run's spending (what it spent before"
+                   " included) past this many US dollars; answers are kept and --resume goes on. Prices: the"
+                   " built-in table and [prices] in the config.")
 @click.option("--batch", "as_batch", is_flag=True,
               help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
                    " the answers (API models).")
 @shared_options
-def run_command(dataset, filter_text, model, base_url, setting, prompt, concurrency, name, no_cache, resume,
-                params, limit, search, search_url, image_search, max_images, max_steps, max_searches, max_claim_tokens,
-                as_batch) -> None:
+def run_command(dataset, filter_text, model, base_url, settings, prompt, concurrency, name, no_cache, resume,
+                params, limit, search, search_url, image_search, max_images, max_steps, max_searches,
+                max_claim_tokens, max_cost, as_batch) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
     answered from the cache. Ctrl-C stops cleanly; --resume RUN picks up where it stopped.
     With --batch the requests go to the provider's batch API instead (cheaper, within a day).
+    Several --setting make a sweep: one run per setting, answered together in the order
+    that lets a local model reuse the most of each prompt.
     """
+    if as_batch and max_cost is not None:
+        raise UserError("--max-cost holds back live requests one at a time; a batch is sent whole: run it live to"
+                        " keep a budget, or check its estimate first")
     if as_batch and not resume and model.startswith("gguf:"):
         raise UserError("--batch needs an API model (openai:, anthropic:, or openai-compatible: with a server that"
                         " implements /v1/batches); a GGUF model runs in process, without --batch")
+    from workbench.cli.run_progress import (
+        announce,
+        announce_engine,
+        execute_sweep_with_progress,
+        execute_with_progress,
+        report_finished,
+        report_sweep,
+    )
     from workbench.runs.engine import RunRequest, prepare_run, waiting_message
     from workbench.runs.params import parse_param_pairs
 
@@ -86,105 +99,67 @@ def run_command(dataset, filter_text, model, base_url, setting, prompt, concurre
                 given[key] = value
         if as_batch and given.get("search"):
             raise UserError("a search run goes turn by turn, searching between turns: it runs live, without --batch")
-        request = RunRequest(model=model, setting=setting, prompt=prompt, dataset=dataset, filter=filter_text,
-                             base_url=base_url, params=given, concurrency=concurrency,
+        request = RunRequest(model=model, setting=(settings or ("claim",))[0], prompt=prompt, dataset=dataset,
+                             filter=filter_text, base_url=base_url, params=given, concurrency=concurrency,
                              name=name, use_cache=not no_cache, resume=resume, limit=limit)
-        with status(f"checking the setup ({'the run to resume' if resume else model})…"):  # a GGUF file loads here
-            prepared = prepare_run(store, request)
-        waiting = store.batches.waiting(prepared.run.id)
+        skipped = []
+        if len(settings) > 1 or "all" in settings:
+            if resume or as_batch:
+                raise UserError("a sweep of settings runs live, one new run per setting: give one --setting with"
+                                " --resume or --batch")
+            from workbench.runs.sweeps import prepare_sweep
+
+            with status(f"checking the setup of {len(settings)} settings ({model})…"):
+                sweep = prepare_sweep(store, request, list(settings))
+            runs, skipped = sweep.runs, sweep.skipped
+        else:
+            with status(f"checking the setup ({'the run to resume' if resume else model})…"):  # a GGUF file loads here
+                runs = [prepare_run(store, request)]
+        waiting = store.batches.waiting(runs[0].run.id) if len(runs) == 1 else []
+        budget, estimate = _plan(store, runs, max_cost)
     finally:
         store.close()
-    announce(prepared)
-    if not prepared.pending_claim_ids:
+    for setting, why in skipped:
+        console.print(f"skipped setting {setting}: {why}", markup=False)
+    for prepared in runs:
+        announce(prepared, engine=False)
+    announce_engine(runs[0])
+    if not any(p.pending_claim_ids for p in runs):
         console.print("nothing left to do: every claim has an answer", markup=False)
         return
     if waiting:  # sending those claims again would pay for them twice
-        raise UserError(waiting_message(prepared.run.name, waiting))
+        raise UserError(waiting_message(runs[0].run.name, waiting))
+    if estimate is not None:
+        from workbench.render.usage import estimate_text
+
+        console.print(estimate_text(estimate), markup=False)
     if as_batch:
         from workbench.cli.batch_commands import submit_from_cli
 
-        submit_from_cli(prepared)
+        submit_from_cli(runs[0])
         return
-    finished = execute_with_progress(prepared)
-    report_finished(prepared, finished)
+    if len(runs) == 1:
+        report_finished(runs[0], execute_with_progress(runs[0], budget), budget=budget)
+    else:
+        report_sweep(runs, execute_sweep_with_progress(runs, budget), budget)
 
 
-def announce(prepared: PreparedRun) -> None:
-    run = prepared.run
-    verb = "continuing" if prepared.resumed else "starting"
-    console.print(f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
-                  f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
-                  f" {literal(run.prompt_name)}, setting {literal(run.setting)}", markup=False)
-    search = prepared.search
-    if search is not None and search.image_search:
-        seen = ("it takes images: it is shown the retrieved images it asks to look at" if search.vision
-                else "it does not take images: it gets each image's title and where it is")
-        console.print(f"image search on ({search.backend}); {seen}", markup=False)
+def _plan(store, runs, max_cost):
+    """The budget (--max-cost) and the estimate; a budget that cannot work removes the runs
+    this command created (nothing half-made stays) and says why."""
+    from workbench.usage.budget import BudgetError
+    from workbench.usage.planning import budget_for, estimate_runs
+    from workbench.usage.prices import price_table
 
-
-def execute_with_progress(prepared: PreparedRun) -> RunFinished | None:
-    """Run in a worker thread so Ctrl-C lands here and cancels cleanly."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from workbench.runs.engine import ItemFinished, RunFinished, run_blocking
-
-    outcome, db_path = {}, current_db_path()
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[counts]}"), TextColumn("{task.fields[rate]}"), TimeRemainingColumn()]
-    with Progress(*columns, console=console, transient=False) as bar:
-        already = prepared.total - len(prepared.pending_claim_ids)
-        task = bar.add_task("answering", total=prepared.total, completed=already, counts="", rate="")
-        started = time.monotonic()
-
-        def on_event(event: RunEvent) -> None:
-            if isinstance(event, ItemFinished):
-                p = event.progress
-                rate = (p.done + p.error - already) / max(time.monotonic() - started, 1e-6)
-                bar.update(task, completed=p.done + p.error, rate=f"{rate:.1f}/s",
-                           counts=f"failed {p.error + p.parse_failure} cached {p.cached}")
-            elif isinstance(event, RunFinished):
-                outcome["finished"] = event
-
-        run_cancellable(lambda cancel: run_blocking(db_path, prepared, on_event, cancel), bar.console,
-                        "workbench-run", "cancelling: answers in flight are dropped...")
-    return outcome.get("finished")
-
-
-def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: str | None = None) -> None:
-    """The run's end in one line; a non-zero exit unless every claim has an answer.
-
-    `again`: the command that continues the run (default `workbench run --resume NAME`), as
-    the user can type it (hints.suggested, hints.this_command)."""
-    name = prepared.run.name
-    again = again or suggested("run", "--resume", name)
-    if finished is None:
-        raise UserError(f"run {name} stopped without finishing; `{again}` continues it")
-    p = finished.progress
-    console.print(f"{finished.status}: {p.ok:,} ok, {p.abstain:,} abstained, {p.parse_failure:,} unparsed,"
-                  f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
-                  f" tokens spent by the run so far {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
-    if finished.status == "failed":
-        raise UserError(f"run {name} failed: {finished.message}; fix that, then `{again}`")
-    if finished.status == "cancelled":
-        console.print(f"cancelled; continue with: {again}", markup=False, soft_wrap=True)  # one line to copy
-        raise SystemExit(130)
-    if p.error or p.missing:
-        print_error_causes(prepared.run.id)
-        # Non-zero, so a script notices: the run is not complete.
-        causes = " (why: above)" if p.error else ""
-        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer{causes};"
-                        f" `{again}` retries them")
-
-
-def print_error_causes(run_id: int) -> None:
-    """Each distinct error of a run with the number of claims it ended, most frequent first."""
-    store = open_store()
+    prices = price_table()
     try:
-        causes = store.runs.error_causes(run_id)
-    finally:
-        store.close()
-    for message, count in causes:
-        console.print(f"  {count:,} × {one_line(message, 200)}", markup=False)
+        budget = budget_for(store, runs, max_cost, prices) if max_cost is not None else None
+    except BudgetError as error:
+        for prepared in runs:
+            if not prepared.resumed and not store.runs.progress(prepared.run.id).done:
+                store.runs.delete(prepared.run.id)
+        raise UserError(str(error)) from None
+    return budget, estimate_runs(store, runs, prices)
 
 
 @click.command("runs")
@@ -194,8 +169,9 @@ def print_error_causes(run_id: int) -> None:
 @shared_options
 def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
     """List every run (answers, imported answers, judges, labellers, the contamination
-    pipeline's steps) with its kind, status, counts, tokens and speed."""
+    pipeline's steps) with its kind, status, counts, tokens, speed, time per claim and cost."""
     from workbench.runs.kinds import kind_of
+    from workbench.usage.prices import price_table
 
     store = open_store()
     runs = store.runs.list(kind=None)
@@ -205,8 +181,11 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
         if unknown:
             raise UserError(f"no kind of run {unknown[0]!r}; kinds: {', '.join(sorted(known))}")
         runs = [run for run in runs if kind_of(run) in kinds]
-    rows = [_run_summary(store, run) for run in runs]
+    prices = price_table() if runs else None
+    rows = [_run_summary(store, run, prices) for run in runs]
     if as_json:
+        for row in rows:
+            row.pop("_usage_line")
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not rows:
@@ -226,6 +205,7 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
         parts = [kind, r["model"], r["prompt"], r["setting"], f"tokens {_short(r['tokens_in'])} in"
                  f" / {_short(r['tokens_out'])} out"]
         label.append("\n" + one_line(" · ".join(str(part) for part in parts if part)), style="dim")
+        label.append("\n" + one_line(r.pop("_usage_line")), style="dim")
         table.add_row(str(r["id"]), label,
                       *(f"{r[k]:,}" for k in ("total", "ok", "abstain", "parse_failure", "error", "missing",
                                               "cached")), rate)
@@ -236,12 +216,14 @@ def _short(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
 
 
-def _run_summary(store, run) -> dict:
-    from workbench.runs.speed import items_per_second
-
+def _run_summary(store, run, prices) -> dict:
+    from workbench.render.usage import usage_dict, usage_summary
     from workbench.runs.kinds import kind_of
+    from workbench.runs.speed import items_per_second
+    from workbench.usage.summary import run_usage
 
     p = store.runs.progress(run.id)
+    usage = run_usage(store, run, prices)
     return {"id": run.id, "name": run.name, "kind": kind_of(run), "of_run": run.target_run_id,
             "status": run.status, "model": run.model, "prompt": run.prompt_name,
             "setting": run.setting, "total": p.total, "ok": p.ok, "abstain": p.abstain,
@@ -249,7 +231,8 @@ def _run_summary(store, run) -> dict:
             "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": round(p.latency_s, 3),
             "mean_latency_s": round(p.latency_s / max(p.done - p.cached, 1), 3),
             "items_per_second": items_per_second(p.done + p.error, run.started_at, run.finished_at),
-            "created_at": run.created_at, "started_at": run.started_at, "finished_at": run.finished_at}
+            "created_at": run.created_at, "started_at": run.started_at, "finished_at": run.finished_at,
+            "engine": run.engine, "usage": usage_dict(usage), "_usage_line": usage_summary(usage)}
 
 
 @click.command("predictions")

@@ -140,7 +140,7 @@ def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples
     from workbench.scoring.runs import ScoringError
 
     if judge_model:
-        from workbench.cli.run_commands import announce, execute_with_progress, report_finished
+        from workbench.cli.run_progress import announce, execute_with_progress, report_finished
 
         store = open_store()
         try:

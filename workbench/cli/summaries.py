@@ -61,6 +61,10 @@ SUMMARIES = {
         'Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate, parse-failure '
         'and error rates, coverage, confusion matrix, baselines, breakdowns.'
     ),
+    'models': (
+        "List the GGUF models found on this machine: the Hugging Face hub cache, LM Studio's folders, "
+        "Ollama's store and the config's models_dirs."
+    ),
     'nlp-data': 'Install WordNet 3.0 and punkt_tab for METEOR evidence scoring.',
     'predictions': "A run's answers beside the gold labels.",
     'profiles': 'List the import profiles (built-in and your own); with NAME, print that profile.',
@@ -82,7 +86,7 @@ SUMMARIES = {
     'run': 'Run a model over claims; every answer is saved the moment it arrives.',
     'runs': (
         "List every run (answers, imported answers, judges, labellers, the contamination pipeline's "
-        'steps) with its kind, status, counts, tokens and speed.'
+        'steps) with its kind, status, counts, tokens, speed, time per claim and cost.'
     ),
     'score-evidence': (
         'Score predicted evidence and labels with the official AVeriTeC conventions, for two files '

@@ -21,6 +21,7 @@ from workbench.render.display import printable
 from workbench.render.explanations import comparison_dict as eq_comparison_dict
 from workbench.render.explanations import explanations_dict, mean_text
 from workbench.render.searches import markdown_search, search_dict
+from workbench.render.usage import cost_text, seconds_text, speed_text, usage_dict
 from workbench.render.triage import breakdown_dict, breakdown_markdown
 from workbench.scoring.compare import Comparison, ComparisonReport
 from workbench.scoring.runs import RunReport, RunScores, Scores
@@ -133,6 +134,7 @@ def report_dict(report: RunReport) -> dict:
         "filtered": run_scores_dict(report.filtered) if report.filtered is not None else None,
         "explanation_quality": explanations_dict(report.explanations),
         "search": search_dict(report.search),
+        "usage": usage_dict(report.usage) if report.usage is not None else None,
         "failure_categories": breakdown_dict(report.failures),
     }
 
@@ -186,7 +188,8 @@ def csv_report(reports: Sequence[RunReport]) -> str:
     classes = list(dict.fromkeys(c for r in reports for c in r.full.overall.summary.classes))
     header = ["run", "dataset", "subset", "field", "value", *_CSV_NUMBERS,
               "accuracy_low", "accuracy_high", "macro_f1_low", "macro_f1_high",
-              *(f"f1:{c}" for c in classes), *(f"support:{c}" for c in classes), "eq", "eq_low", "eq_high", "eq_n"]
+              *(f"f1:{c}" for c in classes), *(f"support:{c}" for c in classes), "eq", "eq_low", "eq_high", "eq_n",
+              "seconds_per_claim_median", "seconds_per_claim_p95", "cost_usd"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -196,9 +199,12 @@ def csv_report(reports: Sequence[RunReport]) -> str:
             rows += [(f, v, s) for f, slices in scores.breakdowns.items() for v, s in slices.items()]
             for field, value, s in rows:
                 eq = _eq_of(report, field, value) if subset == "all" else None
+                usage = report.usage if (subset, field) == ("all", "all") else None
                 writer.writerow(_csv_row(report, subset, field, value, s, classes)
                                 + [_csv_number(x) for x in (eq and eq.mean, eq and eq.low, eq and eq.high)]
-                                + ["" if eq is None else eq.n])
+                                + ["" if eq is None else eq.n]
+                                + [_csv_number(x) for x in (usage and usage.seconds_median,
+                                                            usage and usage.seconds_p95, usage and usage.cost)])
     return out.getvalue()
 
 
@@ -275,6 +281,7 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
                             "MCC", "Unknown Rate", "Coverage"], rows)
     lines += _explanations_table(reports)
     lines += markdown_search(reports, md_text, _md_table)
+    lines += _usage_table(reports)
     lines += breakdown_markdown([(r.full.run.name, r.failures) for r in reports if r.failures is not None],
                                 md_text, _md_table)
     lines += _definitions(reports)
@@ -290,6 +297,23 @@ def _explanations_table(reports: Sequence[RunReport]) -> list[str]:
              str(r.explanations.violations), " ".join(map(str, r.explanations.distribution))] for r in judged]
     return ["Explanation quality (0-10, by a judge model):", ""] + _md_table(
         ["Run", "Judge run", "n", "EQ [95% CI]", "Unreadable", "Rubric violations", "Scores 0..10"], rows)
+
+
+def _usage_table(reports: Sequence[RunReport]) -> list[str]:
+    """Time per claim (median, p95), a local model's speed, and what each run and its judges cost."""
+    used = [r for r in reports if r.usage is not None]
+    if not used:
+        return []
+    rows = []
+    for report in used:
+        u = report.usage
+        judges = "; ".join(f"{md_text(j.name)}: {md_text(cost_text(j))}" for j in u.judges) or "—"
+        rows.append([md_text(u.name), str(u.answers), str(u.from_cache), seconds_text(u.seconds_median),
+                     seconds_text(u.seconds_p95), md_text(speed_text(u) or "—"), f"{u.tokens_in:,}",
+                     f"{u.tokens_out:,}", md_text(cost_text(u)), judges])
+    return ["Time and cost (answers from the response cache take no time and cost nothing):", ""] + _md_table(
+        ["Run", "Answers", "From cache", "Median s/claim", "p95 s/claim", "Speed", "Tokens in", "Tokens out",
+         "Cost", "Judge runs"], rows)
 
 
 def _overall_row(report: RunReport, subset: str, scores: RunScores) -> list[str]:

@@ -159,6 +159,10 @@ def run_report(report: RunReport) -> RenderableType:
         from workbench.render.searches import search_view
 
         parts.append(search_view(report.search))
+    if report.usage is not None:
+        from workbench.render.usage import usage_summary
+
+        parts.append(literal("time and cost: " + usage_summary(report.usage), "dim"))
     if report.failures is not None:
         from workbench.render.triage import breakdown_view
 

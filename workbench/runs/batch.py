@@ -285,7 +285,7 @@ def _record_answer(store: Store, prepared: PreparedRun, identity: dict, identity
     completion = answer.completion
     # The same request a live run would make, so the answer is cached under the same key.
     key = cache_key(identity, item_request(store, prepared, claim))
-    store.runs.record(item_prediction(prepared, claim.id, completion, attempts, cached=False), cache=(
+    store.runs.record(item_prediction(prepared, claim.id, completion, attempts, cached=False, batched=True), cache=(
         key, identity_text, CachedResponse(completion.text, completion.tokens_in, completion.tokens_out,
                                            completion.finish_reason, tool_calls_text(completion.tool_calls))))
 

@@ -12,6 +12,10 @@ Every finished answer is recorded the moment it exists, so a killed process lose
 most the calls in flight; resuming answers only the claims without an answer (never
 tried, or ended in an error). Answers are cached by a hash of the model identity, the
 exact messages and the sampling params, so a repeated configuration costs nothing.
+
+Several runs can go together (execute_runs: a sweep of settings): one feed hands out
+their pending prompts in prefix-sharing order (runs.ordering). A budget (usage.budget)
+holds each request back that could take the spending past it.
 """
 
 from __future__ import annotations
@@ -19,11 +23,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
-from collections import deque
 from pathlib import Path
 from typing import Callable
 
-from store import CachedResponse, Claim, Prediction, RunBatch, RunProgress, Store
+from store import CachedResponse, Claim, Prediction, RunProgress, Store
 from store.records import to_json
 from workbench.backends import (
     Backend,
@@ -36,15 +39,18 @@ from workbench.config import load_settings
 from workbench.prompting import PromptError
 from workbench.runs.requests import (
     cache_key,
+    spent,
     task_request,
     tool_calls_of,
     tool_calls_text,
     verdict_prediction,
     verdict_request,
 )
+from workbench.runs.ordering import CLAIM_WINDOW, RunQueue, WorkFeed
 from workbench.runs.retry import RetryGate, RetryPolicy, call_with_retries
 from workbench.runs.setup import prepare_run, prepare_task_run
 from workbench.runs.speed import items_per_second
+from workbench.runs.status import unconfirmed_advice, waiting_message
 from workbench.runs.types import (
     ItemFinished,
     PreparedRun,
@@ -61,75 +67,69 @@ from workbench.runs.types import (
 __all__ = [
     "ItemFinished", "PreparedRun", "RunEvent", "RunFinished", "RunRequest", "RunSetupError", "RunStarted",
     "RunTask", "TaskAnswer", "TaskRunRequest", "cache_key", "execute_run", "items_per_second", "prepare_run",
-    "prepare_task_run", "run_blocking", "unconfirmed_advice", "verdict_prediction", "verdict_request",
+    "prepare_task_run", "run_blocking", "runs_blocking", "execute_runs", "unconfirmed_advice", "verdict_prediction", "verdict_request",
     "waiting_message",
 ]
 
 CANCEL_POLL_S = 0.05
-CLAIM_BATCH = 64
+CLAIM_BATCH = CLAIM_WINDOW
 """Pending claims are read this many at a time, just ahead of the workers."""
 
 
 async def execute_run(db_path: Path, prepared: PreparedRun,
                       on_event: Callable[[RunEvent], None] | None = None,
-                      cancel: threading.Event | None = None) -> RunProgress:
+                      cancel: threading.Event | None = None, budget=None) -> RunProgress:
     """Answer every pending claim, committing each result; opens its own Store.
 
-    Stops early when `cancel` is set (status cancelled) or when an error means no other
-    claim can succeed either, e.g. a refused API key (status failed).
+    Stops early when `cancel` is set (status cancelled), when an error means no other
+    claim can succeed either, e.g. a refused API key (status failed), or when the next
+    request could take the spending past `budget` (usage.budget.Budget; status cancelled,
+    resumable).
     """
+    return (await execute_runs(db_path, [prepared], on_event, cancel, budget))[0]
+
+
+async def execute_runs(db_path: Path, prepared_runs: list[PreparedRun],
+                       on_event: Callable[[RunEvent], None] | None = None,
+                       cancel: threading.Event | None = None, budget=None) -> list[RunProgress]:
+    """Answer the pending claims of several runs together (a sweep of settings): each
+    claim's prompts back to back, in prefix-sharing order (runs.ordering); each run keeps
+    its own row, progress and events. A fatal error stops them all (they share a model)."""
     store = Store.open(db_path)
     try:
-        waiting = store.batches.waiting(prepared.run.id)
-        if waiting:  # sending those claims again would pay for them twice
-            raise RunSetupError(waiting_message(prepared.run.name, waiting))
-        engine = _Engine(store, prepared, on_event, cancel or threading.Event())
-        return await engine.run()
+        for prepared in prepared_runs:
+            waiting = store.batches.waiting(prepared.run.id)
+            if waiting:  # sending those claims again would pay for them twice
+                raise RunSetupError(waiting_message(prepared.run.name, waiting))
+        cancel = cancel or threading.Event()
+        gate = RetryGate(max(p.concurrency for p in prepared_runs))
+        engines = [_Engine(store, p, on_event, cancel, gate, budget) for p in prepared_runs]
+        return await _Sweep(store, engines, cancel).run()
     finally:
         store.close()
 
 
 def run_blocking(db_path: Path, prepared: PreparedRun,
                  on_event: Callable[[RunEvent], None] | None = None,
-                 cancel: threading.Event | None = None) -> RunProgress:
+                 cancel: threading.Event | None = None, budget=None) -> RunProgress:
     """execute_run for a thread (the TUI calls this from a worker)."""
-    return asyncio.run(execute_run(db_path, prepared, on_event, cancel))
+    return asyncio.run(execute_run(db_path, prepared, on_event, cancel, budget))
 
 
-def waiting_message(run_name: str, waiting: list[RunBatch]) -> str:
-    """What to do about a run whose requests are out at a provider's batch API."""
-    confirmed = [row for row in waiting if row.batch_id]
-    if confirmed:
-        ids = ", ".join(f"{row.provider} {row.batch_id}" for row in confirmed)
-        return (f"run {run_name} waits on batch {ids}; `workbench batch collect {run_name}` reads its answers"
-                f" (`workbench batch cancel {run_name}` stops it)")
-    return (f"run {run_name} has a batch submit that never completed (started {waiting[0].submitted_at});"
-            f" {unconfirmed_advice(waiting[0].provider, run_name)}")
+def runs_blocking(db_path: Path, prepared_runs: list[PreparedRun],
+                  on_event: Callable[[RunEvent], None] | None = None,
+                  cancel: threading.Event | None = None, budget=None) -> list[RunProgress]:
+    """execute_runs for a thread."""
+    return asyncio.run(execute_runs(db_path, prepared_runs, on_event, cancel, budget))
 
 
-def unconfirmed_advice(provider: str, run_name: str) -> str:
-    """How to settle a submit whose reply was lost (OpenAI can be asked; Anthropic cannot)."""
-    if provider == "openai":
-        return (f"`workbench batch collect {run_name}` asks the provider whether it made the batch, and"
-                " collects it or frees the claims")
-    return (f"{provider} cannot be asked whether it made the batch: look in its console, then"
-            f" `workbench batch forget {run_name}` frees the claims")
-
-
-@dataclasses.dataclass
-class _Spent:
-    """Tokens and time summed over a task item's tries."""
-
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    latency_s: float = 0.0
+class _Spent(dict):
+    """Tokens and times (Prediction fields) summed over a task item's tries."""
 
     def add(self, completion: Completion) -> None:
-        if completion.tokens_in is not None:
-            self.tokens_in = (self.tokens_in or 0) + completion.tokens_in
-        if completion.tokens_out is not None:
-            self.tokens_out = (self.tokens_out or 0) + completion.tokens_out
-        self.latency_s += completion.latency_s
+        for key, value in spent(completion).items():
+            if value is not None:
+                self[key] = (self.get(key) or 0) + value
 
 
 @dataclasses.dataclass
@@ -142,11 +142,14 @@ class _Answer:
     calls: int
     error: BackendError | None = None
     cache_entry: tuple[str, str, CachedResponse] | None = None
+    stopped: bool = False
+    """Not asked: the request could take the spending past the budget (the claim stays pending)."""
 
 
 @dataclasses.dataclass
 class _Tried:
-    """A task item's tries at one repeat: the last parse and completion, or the error."""
+    """A task item's tries at one repeat: the last parse and completion, or the error (or
+    `stopped`: not asked, the budget would not allow it)."""
 
     parsed: TaskAnswer | None
     completion: Completion | None
@@ -154,86 +157,57 @@ class _Tried:
     spent: _Spent
     cached: bool
     error: BackendError | None = None
+    stopped: bool = False
 
 
-class _ClaimFeed:
-    """The pending claims in run order, read a batch at a time just ahead of the workers
-    (two queries per batch instead of two per claim; never the whole list in memory)."""
+class _Sweep:
+    """One or more runs answered together from one ordered feed, on one event loop."""
 
-    def __init__(self, store: Store, claim_ids: list[int], batch: int = CLAIM_BATCH):
-        self.store, self.claim_ids, self.batch = store, claim_ids, batch
-        self.position = 0
-        self.ready: deque[Claim] = deque()
+    def __init__(self, store: Store, engines: list[_Engine], cancel: threading.Event):
+        self.store, self.engines, self.cancel = store, engines, cancel
 
-    def next(self) -> Claim | None:
-        """The next claim to answer, or None when all were handed out."""
-        while not self.ready:
-            if self.position >= len(self.claim_ids):
-                return None
-            chunk = self.claim_ids[self.position:self.position + self.batch]
-            self.position += len(chunk)
-            self.ready.extend(self.store.runs.claims(chunk))
-        return self.ready.popleft()
+    @property
+    def fatal(self) -> str | None:
+        return next((e.fatal for e in self.engines if e.fatal), None)
 
+    @property
+    def stopping(self) -> bool:
+        budget = self.engines[0].budget
+        return self.cancel.is_set() or self.fatal is not None or (budget is not None and budget.reached)
 
-class _Engine:
-    """One execution of a prepared run, on one event loop and one store connection."""
-
-    def __init__(self, store: Store, prepared: PreparedRun, on_event, cancel: threading.Event):
-        self.store, self.prepared, self.cancel = store, prepared, cancel
-        # Without a listener no per-item event (and progress copy) is built at all.
-        self.listening = on_event is not None
-        self.emit = on_event or (lambda event: None)
-        self.run_id = prepared.run.id
-        self.policy = RetryPolicy(attempts=int(prepared.params.get("attempts") or 4))
-        self.gate = RetryGate(prepared.concurrency)
-        self.fatal: str | None = None
-        self.backend: Backend | None = None
-        self.search = None
-        """A search run's agent (workbench.search.agent), opened with the run."""
-
-    async def run(self) -> RunProgress:
-        pending = self.store.runs.pending_claim_ids(self.run_id)
-        self.progress = self.store.runs.progress(self.run_id)
-        self.errored = self.store.runs.errored_attempts(self.run_id)
-        self.store.runs.set_status(self.run_id, "running")
-        self.emit(RunStarted(self.run_id, self.prepared.run.name, self.progress.total, len(pending)))
+    async def run(self) -> list[RunProgress]:
+        queues = [engine.start() for engine in self.engines]
         try:
             settings = load_settings()
-            self.backend = open_backend(self.prepared.spec, self.prepared.params, settings)
-            self.identity_text = to_json(self.backend.identity)
-            if self.prepared.search is not None:
-                from workbench.search.agent import open_agent
-
-                self.search = open_agent(self, self.prepared.search, settings)
-            await self._work_through(pending)
+            for engine in self.engines:
+                engine.open(settings)
+            await self._work_through(WorkFeed(self.store, queues, max(CLAIM_WINDOW, *(
+                e.prepared.concurrency for e in self.engines))))
         except BackendError as error:
-            self.fatal = error.message
+            self.engines[0].fatal = error.message
         except asyncio.CancelledError:  # the caller's task was cancelled: stop like a user cancel
-            self.store.runs.set_status(self.run_id, "cancelled")
+            for engine in self.engines:
+                self.store.runs.set_status(engine.run_id, "cancelled")
             raise
         except BaseException:
-            self.store.runs.set_status(self.run_id, "failed")
+            for engine in self.engines:
+                self.store.runs.set_status(engine.run_id, "failed")
             raise
         finally:
-            if self.backend is not None:
-                await self.backend.aclose()
-            if self.search is not None:
-                await self.search.aclose()
-        status = "failed" if self.fatal else "cancelled" if self.cancel.is_set() else "finished"
-        self.store.runs.set_status(self.run_id, status)
-        self.emit(RunFinished(self.run_id, status, dataclasses.replace(self.progress), self.fatal))
-        return self.progress
+            for engine in self.engines:
+                await engine.close()
+        for engine in self.engines:
+            engine.finish(self.fatal)
+        return [engine.progress for engine in self.engines]
 
-    async def _work_through(self, pending: list[int]) -> None:
-        feed = _ClaimFeed(self.store, pending, max(CLAIM_BATCH, self.prepared.concurrency))
-        workers = [asyncio.create_task(self._worker(feed)) for _ in range(min(self.prepared.concurrency,
-                                                                                 len(pending) or 1))]
+    async def _work_through(self, feed: WorkFeed) -> None:
+        concurrency = max(engine.prepared.concurrency for engine in self.engines)
+        workers = [asyncio.create_task(self._worker(feed)) for _ in range(min(concurrency, feed.total or 1))]
         watcher = asyncio.create_task(self._watch_cancel(workers))
         try:
             await asyncio.gather(*workers, return_exceptions=False)
         except asyncio.CancelledError:
-            if not (self.cancel.is_set() or self.fatal):
+            if not self.stopping:
                 raise
         finally:
             watcher.cancel()
@@ -242,24 +216,85 @@ class _Engine:
             await asyncio.gather(*workers, watcher, return_exceptions=True)
 
     async def _watch_cancel(self, workers: list[asyncio.Task]) -> None:
-        """Stop the workers (abandoning calls in flight) once the user cancels."""
+        """Stop the workers (abandoning calls in flight) once the user cancels or an error
+        stops every run; at the budget, calls in flight finish (they are paid for)."""
         while not (self.cancel.is_set() or self.fatal):
             await asyncio.sleep(CANCEL_POLL_S)
-        interrupt = getattr(self.backend, "interrupt", None)
-        if self.cancel.is_set() and interrupt is not None:
-            interrupt()  # a local model stops writing now: its thread would otherwise finish the answer
+        for engine in self.engines:
+            interrupt = getattr(engine.backend, "interrupt", None)
+            if self.cancel.is_set() and interrupt is not None:
+                interrupt()  # a local model stops writing now: its thread would otherwise finish the answer
         for task in workers:
             task.cancel()
 
-    async def _worker(self, feed: _ClaimFeed) -> None:
-        while not (self.cancel.is_set() or self.fatal):
-            claim = feed.next()
-            if claim is None:
+    async def _worker(self, feed: WorkFeed) -> None:
+        while not self.stopping:
+            item = feed.next()
+            if item is None:
                 return
-            await self._answer(claim)
+            await item.owner._answer(item.claim, item.request, item.problem)
 
-    async def _answer(self, claim: Claim) -> None:
-        """Render, answer (from the cache or the model), parse, commit, report."""
+
+class _Engine:
+    """One run's part of an execution: its progress, its backend, its answers."""
+
+    def __init__(self, store: Store, prepared: PreparedRun, on_event, cancel: threading.Event,
+                 gate: RetryGate | None = None, budget=None):
+        self.store, self.prepared, self.cancel = store, prepared, cancel
+        # Without a listener no per-item event (and progress copy) is built at all.
+        self.listening = on_event is not None
+        self.emit = on_event or (lambda event: None)
+        self.run_id = prepared.run.id
+        self.policy = RetryPolicy(attempts=int(prepared.params.get("attempts") or 4))
+        self.gate = gate or RetryGate(prepared.concurrency)
+        self.budget = budget
+        self.fatal: str | None = None
+        self.backend: Backend | None = None
+        self.search = None
+        """A search run's agent (workbench.search.agent), opened with the run."""
+
+    def start(self) -> RunQueue:
+        """Mark the run running and tell the listener; its pending claims, to be fed."""
+        pending = self.store.runs.pending_claim_ids(self.run_id)
+        self.progress = self.store.runs.progress(self.run_id)
+        self.errored = self.store.runs.errored_attempts(self.run_id)
+        self.store.runs.set_status(self.run_id, "running")
+        self.emit(RunStarted(self.run_id, self.prepared.run.name, self.progress.total, len(pending)))
+        verdicts = self.prepared.task is None and self.prepared.search is None
+        return RunQueue(self, pending, self._render if verdicts else None)
+
+    def open(self, settings) -> None:
+        """The backend (and a search run's agent): nothing is sent yet."""
+        self.backend = open_backend(self.prepared.spec, self.prepared.params, settings)
+        self.identity_text = to_json(self.backend.identity)
+        if self.prepared.search is not None:
+            from workbench.search.agent import open_agent
+
+            self.search = open_agent(self, self.prepared.search, settings)
+
+    async def close(self) -> None:
+        if self.backend is not None:
+            await self.backend.aclose()
+        if self.search is not None:
+            await self.search.aclose()
+
+    def finish(self, fatal: str | None) -> None:
+        """The run's final status (a sweep's fatal error ends every run in it)."""
+        self.fatal = self.fatal or fatal
+        at_budget = self.budget is not None and self.budget.reached and bool(
+            self.store.runs.pending_claim_ids(self.run_id))
+        status = "failed" if self.fatal else "cancelled" if self.cancel.is_set() or at_budget else "finished"
+        self.store.runs.set_status(self.run_id, status)
+        message = self.fatal or (self.budget.stop_reason if at_budget else None)
+        self.emit(RunFinished(self.run_id, status, dataclasses.replace(self.progress), message))
+
+    def _render(self, claim: Claim) -> CompletionRequest:
+        return verdict_request(self.prepared, claim, self.store)
+
+    async def _answer(self, claim: Claim, request: CompletionRequest | None = None,
+                      problem: PromptError | None = None) -> None:
+        """Answer one claim (from the cache or the model), parse, commit, report; a verdict
+        run's request comes rendered (or with the PromptError rendering met)."""
         before = self.errored.get(claim.id, 0)
         if self.prepared.task is not None:
             await self._answer_task(claim, before)
@@ -267,12 +302,17 @@ class _Engine:
         if self.search is not None:
             await self.search.answer(claim, before)
             return
-        try:
-            request = verdict_request(self.prepared, claim, self.store)
-        except PromptError as error:
-            self._finish_with_error(claim.id, str(error), before)
+        if problem is not None or request is None:
+            try:
+                request = request or self._render(claim)
+            except PromptError as error:
+                problem = error
+        if problem is not None:
+            self._finish_with_error(claim.id, str(problem), before)
             return
         answer = await self._complete(request)
+        if answer.stopped:
+            return
         attempts = before + answer.calls
         if answer.completion is None:
             self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
@@ -298,6 +338,8 @@ class _Engine:
             return
         repeats = max(getattr(task, "repeats", 1), 1)
         tried = await self._tries(task, first, before, repeat=0)
+        if tried.stopped:
+            return
         if tried.error is not None:
             self._finish_with_error(claim.id, tried.error.message, tried.attempts, fatal=tried.error.fatal)
             return
@@ -305,17 +347,18 @@ class _Engine:
             task.keep_repeat(self.store, self.run_id, claim.id, 0, tried.parsed, tried.completion, None, tried.cached)
             for repeat in range(1, repeats):
                 again = await self._tries(task, first, 0, repeat)
+                if again.stopped:  # the item stays pending; its repeats so far come from the cache
+                    return
                 task.keep_repeat(self.store, self.run_id, claim.id, repeat, again.parsed, again.completion,
                                  again.error.message if again.error else None, again.cached)
                 if again.error is not None and again.error.fatal:
                     self.fatal = again.error.message
                     return
-        parsed, completion, spent = tried.parsed, tried.completion, tried.spent
+        parsed, completion = tried.parsed, tried.completion
         self._finish(Prediction(
             run_id=self.run_id, claim_id=claim.id, status=parsed.status, explanation=parsed.explanation,
-            raw_output=completion.text, parsed=parsed.parsed, attempts=tried.attempts, latency_s=spent.latency_s,
-            tokens_in=spent.tokens_in, tokens_out=spent.tokens_out, finish_reason=completion.finish_reason,
-            cached=tried.cached))
+            raw_output=completion.text, parsed=parsed.parsed, attempts=tried.attempts,
+            finish_reason=completion.finish_reason, cached=tried.cached, **{"latency_s": 0.0, **tried.spent}))
 
     async def _tries(self, task, first, before: int, repeat: int) -> _Tried:
         """Ask until the answer parses (task.tries at most), each answer cached at once."""
@@ -325,6 +368,8 @@ class _Engine:
         for attempt in range(max(task.tries, 1)):
             rendered = first if attempt == 0 else task.retry_prompt(first, attempt)
             answer = await self._complete(task_request(self.prepared, rendered, attempt, repeat, self.store))
+            if answer.stopped:
+                return _Tried(None, None, attempts, spent, False, stopped=True)
             attempts += answer.calls
             if answer.completion is None:
                 return _Tried(None, None, attempts, spent, False, answer.error)
@@ -345,7 +390,19 @@ class _Engine:
             completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason,
                                     tool_calls_of(cached.tool_calls))
             return _Answer(completion, cached=True, calls=0)
-        outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
+        reservation = None
+        if self.budget is not None:
+            reservation = self.budget.reserve(request)
+            if reservation is None:
+                return _Answer(None, cached=False, calls=0, stopped=True)
+        try:
+            outcome = await call_with_retries(lambda: self.backend.complete(request), self.policy, self.gate)
+        except BaseException:  # abandoned in flight (a cancel): no answer, nothing recorded
+            if reservation is not None:
+                self.budget.settle(reservation, None)
+            raise
+        if reservation is not None:
+            self.budget.settle(reservation, outcome.completion)
         completion = outcome.completion
         if completion is None:
             return _Answer(None, cached=False, calls=outcome.calls, error=outcome.error)

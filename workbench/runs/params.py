@@ -9,7 +9,8 @@ from workbench.runs.types import RunSetupError
 
 PARAM_TYPES: dict[str, type] = {
     "temperature": float, "max_tokens": int, "seed": int, "timeout": float, "attempts": int,
-    "json": bool, "json_format": str, "n_ctx": int, "n_threads": int, "n_gpu_layers": int,
+    "json": bool, "json_format": str, "n_ctx": int, "n_threads": int, "n_batch": int, "n_gpu_layers": int,
+    "prefix_cache_mb": int,
     "mmproj": str, "vision_handler": str,
     "search": str, "search_url": str, "max_steps": int, "max_searches": int, "search_results": int, "tools": str,
     "claim_tokens": int, "image_search": bool, "vision": bool, "max_images": int,
@@ -21,6 +22,8 @@ PARAM_HELP = {
     "json": "ask for a JSON answer (default: the template's choice)",
     "json_format": "API models: schema, object or off (how JSON is enforced)",
     "n_ctx": "gguf: context length (default 4096)", "n_threads": "gguf: CPU threads",
+    "n_batch": "gguf: prompt tokens per batch (default 512; answers do not depend on it, see docs/models.md)",
+    "prefix_cache_mb": "gguf: memory for prompt prefixes kept between claims (default 512; 0: none)",
     "n_gpu_layers": "gguf: layers offloaded to a GPU",
     "mmproj": "gguf: the vision projector file of a multimodal model (lets it take images)",
     "vision_handler": "gguf: llama-cpp-python's chat handler for it (default Llava15ChatHandler)",
@@ -35,10 +38,11 @@ PARAM_HELP = {
     "vision": "search runs with image search: the model takes images (default: asked once with a 2x2 picture)",
     "max_images": "search runs with image search: retrieved images a claim's model may look at (default 3)",
 }
-GGUF_ONLY = {"n_ctx", "n_threads", "n_gpu_layers", "mmproj", "vision_handler"}
+GGUF_ONLY = {"n_ctx", "n_threads", "n_batch", "n_gpu_layers", "mmproj", "vision_handler", "prefix_cache_mb"}
 API_ONLY = {"json_format", "timeout"}
 # How a run goes, not what it answers: left out of the configuration.
-OPERATIONAL = {"timeout", "attempts", "n_threads"}
+# n_batch and prefix_cache_mb: the answers are the same whatever they are (llama_engine).
+OPERATIONAL = {"timeout", "attempts", "n_threads", "n_batch", "prefix_cache_mb"}
 _TRUE, _FALSE = {"true", "yes", "1", "on"}, {"false", "no", "0", "off"}
 
 
@@ -68,7 +72,9 @@ def effective_params(given: dict[str, Any], scheme: str) -> dict[str, Any]:
     else:
         defaults["timeout"] = 60.0
     merged = {**defaults, **params}
-    for key in ("max_tokens", "attempts", "n_ctx", "max_steps", "max_searches", "search_results", "claim_tokens",
+    if merged.get("prefix_cache_mb") is not None and merged["prefix_cache_mb"] < 0:
+        raise RunSetupError("--param prefix_cache_mb cannot be negative (0 keeps no prefixes)")
+    for key in ("max_tokens", "attempts", "n_ctx", "n_batch", "max_steps", "max_searches", "search_results", "claim_tokens",
                 "max_images"):
         if key in merged and merged[key] is not None and merged[key] < 1:
             raise RunSetupError(f"--param {key} must be at least 1")

@@ -64,6 +64,19 @@ def image_bytes(store: Store, messages: list[dict]) -> dict[str, ImageData]:
     return found
 
 
+def spent(completion: Completion) -> dict:
+    """A completion's tokens and timings as Prediction fields."""
+    timings = completion.timings
+    return {
+        "latency_s": completion.latency_s, "tokens_in": completion.tokens_in, "tokens_out": completion.tokens_out,
+        "tokens_cached": completion.tokens_cached,
+        "prompt_eval_tokens": timings.prompt_tokens if timings else None,
+        "prompt_eval_ms": round(timings.prompt_ms, 3) if timings else None,
+        "eval_tokens": timings.generated_tokens if timings else None,
+        "eval_ms": round(timings.generation_ms, 3) if timings else None,
+    }
+
+
 def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
                        cached: bool) -> Prediction:
     """A model's answer about one claim, parsed into the dataset's label space."""
@@ -72,9 +85,8 @@ def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Complet
     return Prediction(
         run_id=prepared.run.id, claim_id=claim_id, status=answer.status, verdict=answer.verdict,
         raw_verdict=answer.raw_verdict, explanation=answer.explanation, raw_output=completion.text,
-        parsed=answer.parsed, attempts=attempts, latency_s=completion.latency_s,
-        tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
-        finish_reason=completion.finish_reason, cached=cached)
+        parsed=answer.parsed, attempts=attempts, finish_reason=completion.finish_reason, cached=cached,
+        **spent(completion))
 
 
 REPEAT_SEED_STEP = 1000
@@ -104,13 +116,13 @@ def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> Completio
 
 
 def item_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
-                    cached: bool) -> Prediction:
+                    cached: bool, batched: bool = False) -> Prediction:
     """One answer read into a prediction: parsed into the label space, or by the task."""
     if prepared.task is None:
-        return verdict_prediction(prepared, claim_id, completion, attempts, cached)
+        prediction = verdict_prediction(prepared, claim_id, completion, attempts, cached)
+        return prediction.model_copy(update={"batched": batched}) if batched else prediction
     parsed = prepared.task.parse(completion.text)
     return Prediction(
         run_id=prepared.run.id, claim_id=claim_id, status=parsed.status, explanation=parsed.explanation,
-        raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, latency_s=completion.latency_s,
-        tokens_in=completion.tokens_in, tokens_out=completion.tokens_out, finish_reason=completion.finish_reason,
-        cached=cached)
+        raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, finish_reason=completion.finish_reason,
+        cached=cached, batched=batched, **spent(completion))

@@ -20,6 +20,7 @@ from workbench.backends import (
     ModelSpec,
     ModelSpecError,
 )
+from workbench.backends.specs import names_a_file
 from workbench.config import load_settings
 from workbench.labels import normalise
 from workbench.prompt_templates import (
@@ -79,14 +80,35 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
         params = {**params, "vision": model_takes_images(model, store)}  # recorded: the run says what it assumed
         search = dataclasses.replace(search, vision=params["vision"])
     key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
+    engine = engine_of(backend)
     run, resumed = _find_or_create(store, request, resuming, key, spec, template, setting, params,
-                                   backend.identity, claim_ids, dataset_id)
+                                   backend.identity, claim_ids, dataset_id, engine)
     concurrency = request.concurrency or backend.default_concurrency
     if concurrency < 1:
         raise RunSetupError("--concurrency must be at least 1")
     return PreparedRun(run, store.runs.pending_claim_ids(run.id), len(claim_ids), resumed, spec, template,
                        setting, json_answer, params, space, allowed, concurrency, request.use_cache,
-                       search=search)
+                       search=search, engine=engine)
+
+
+def selected_claims(store: Store, request: RunRequest) -> list[int]:
+    """The claim ids a request selects (RunSetupError when none do)."""
+    try:
+        return _select_claims(store, request)
+    except FilterError as error:
+        raise RunSetupError(f"bad filter: {error}") from None
+
+
+def resolve_template(store: Store, request: RunRequest) -> Template:
+    """The template a request would run with (auto: the one named after the claims' label space)."""
+    try:
+        settings = load_settings()
+        space, _dataset = _label_space(store, _select_claims(store, request))
+        return load_template(_template_name(request.prompt, space, settings.prompts_dir), settings.prompts_dir)
+    except FilterError as error:
+        raise RunSetupError(f"bad filter: {error}") from None
+    except TemplateError as error:
+        raise RunSetupError(str(error)) from None
 
 
 def search_config(params: dict, spec: ModelSpec, settings) -> SearchConfig | None:
@@ -130,18 +152,20 @@ def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:
     model = preflight([ModelCall(request.task.kind, request.model, request.base_url, request.params)])[0]
     spec, params, backend = model.spec, model.params, model.backend
     key = task_config_key(backend.identity, request.task, params, request.claim_ids)
+    engine = engine_of(backend)
     latest = store.runs.latest_with_config(key)
     unfinished = latest is not None and (latest.status != "finished" or store.runs.pending_claim_ids(latest.id))
     if latest is not None and (unfinished or request.use_cache):
         run, resumed = latest, True
     else:
-        run, resumed = store.runs.create(_task_run(store, request, spec, params, backend.identity, key),
+        run, resumed = store.runs.create(_task_run(store, request, spec, params, backend.identity, key, engine),
                                          request.claim_ids), False
     concurrency = request.concurrency or backend.default_concurrency
     if concurrency < 1:
         raise RunSetupError("--concurrency must be at least 1")
     return PreparedRun(run, store.runs.pending_claim_ids(run.id), len(request.claim_ids), resumed, spec, None,
-                       None, True, params, None, [], concurrency, request.use_cache, task=request.task)
+                       None, True, params, None, [], concurrency, request.use_cache, task=request.task,
+                       engine=engine)
 
 
 def task_config_key(identity: dict, task, params: dict, claim_ids: list[int]) -> str:
@@ -153,13 +177,13 @@ def task_config_key(identity: dict, task, params: dict, claim_ids: list[int]) ->
 
 
 def _task_run(store: Store, request: TaskRunRequest, spec: ModelSpec, params: dict, identity: dict,
-              key: str) -> Run:
+              key: str, engine: dict) -> Run:
     task = request.task
     return Run(name=store.runs.unique_name(request.name), kind=task.kind, dataset_id=request.dataset_id,
                model=_model_text(spec), model_identity=identity, prompt_name=task.template_name,
                prompt_hash=task.template_hash, setting=task.source, params=params,
                subset_filter=request.subset_filter, config_key=key, versions=package_versions(),
-               target_run_id=request.target_run_id)
+               target_run_id=request.target_run_id, engine=engine)
 
 
 def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
@@ -249,8 +273,20 @@ def config_key(identity: dict, template: Template, setting: Setting, json_answer
     }).encode()).hexdigest()
 
 
+def engine_of(backend) -> dict:
+    """A local backend's engine settings (threads, batch size, build); {} for API models."""
+    settings = getattr(backend, "engine_settings", None)
+    return settings() if settings is not None else {}
+
+
+def engine_changes(run: Run, engine: dict) -> list[str]:
+    """The engine settings that differ from when the run was created, as `name old -> new`."""
+    return [f"{name} {run.engine.get(name)} -> {value}" for name, value in engine.items()
+            if run.engine and run.engine.get(name) != value]
+
+
 def _find_or_create(store, request, resuming, key, spec, template, setting, params, identity, claim_ids,
-                    dataset_id) -> tuple[Run, bool]:
+                    dataset_id, engine) -> tuple[Run, bool]:
     if resuming is not None:
         if resuming.config_key != key:
             raise RunSetupError(
@@ -264,7 +300,8 @@ def _find_or_create(store, request, resuming, key, spec, template, setting, para
     name = store.runs.unique_name(request.name or f"{spec.short_name}-{template.name}-{setting.name}{searched}")
     run = Run(name=name, dataset_id=dataset_id, model=_model_text(spec), model_identity=identity,
               prompt_name=template.name, prompt_hash=template.content_hash, setting=setting.name,
-              params=params, subset_filter=_subset_text(request), config_key=key, versions=package_versions())
+              params=params, subset_filter=_subset_text(request), config_key=key, versions=package_versions(),
+              engine=engine)
     return store.runs.create(run, claim_ids), False
 
 
@@ -274,8 +311,10 @@ def stored_model_text(spec: ModelSpec) -> str:
 
 
 def _model_text(spec: ModelSpec) -> str:
-    """The spec as stored: a GGUF path made absolute so a resume works from any folder."""
-    if spec.scheme == "gguf" and spec.name != "default":
+    """The spec as stored: a GGUF path made absolute so a resume works from any folder; a
+    local model's name (gguf:llama3.2:3b) as typed, found again on resume (the config key,
+    which holds the file's sha256, says whether it is still the same file)."""
+    if spec.scheme == "gguf" and spec.name != "default" and names_a_file(spec.name):
         return f"gguf:{Path(spec.name).expanduser().resolve()}"
     return spec.text
 

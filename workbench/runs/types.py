@@ -128,6 +128,8 @@ class PreparedRun:
     search: Any = None
     """Set for a search run (workbench.search.config.SearchConfig): the model may search
     before it answers."""
+    engine: dict[str, Any] = field(default_factory=dict)
+    """The local engine's settings in this process (run.engine holds those it started with)."""
 
     @property
     def run_id(self) -> int:

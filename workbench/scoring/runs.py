@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -88,6 +88,8 @@ class RunReport:
     """Explanation quality, when a judge run has scored the run (scoring.explanations)."""
     search: SearchSummary | None = None
     """Searches, domains, leaks and query reformulations of a search run (search.stats)."""
+    usage: Any = None
+    """Time per claim, speed, tokens and cost (usage.summary.RunUsage), when asked for."""
     failures: FailureBreakdown | None = None
     """Failure categories of the run's wrong answers by final labels (triage.final)."""
 

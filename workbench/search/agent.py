@@ -92,6 +92,8 @@ class _Turn(ImageSteps):
         self.shown: list[SearchResult] = []
         self.searches, self.step, self.leaked = 0, 0, False
         self.tokens_in = self.tokens_out = 0
+        self.model_s = 0.0
+        """Time in model calls over every turn (a claim's time, as runs and reports show it)."""
         self.queries: list[str] = []
         self.schema = schema
         self.forced = False
@@ -111,6 +113,8 @@ class _Turn(ImageSteps):
                                         params.get("seed"), self.schema if self.forced else None,
                                         images=self.pictures, tools=self.tools, answer_only=self.forced)
             answer = await self.engine._complete(request)
+            if answer.stopped:  # the budget: the claim stays pending, its steps so far kept
+                return
             self.attempts += answer.calls
             if answer.completion is None:
                 self.engine._finish_with_error(self.claim.id, answer.error.message, self.attempts,
@@ -121,6 +125,7 @@ class _Turn(ImageSteps):
             completion = answer.completion
             self.tokens_in += completion.tokens_in or 0
             self.tokens_out += completion.tokens_out or 0
+            self.model_s += completion.latency_s
             if self.forced or not await self._tools(completion):
                 if self._readable(completion) or self.forced:
                     self._answered(completion, answer.cached)
@@ -256,7 +261,7 @@ class _Turn(ImageSteps):
         self.engine._finish(Prediction(
             run_id=self.engine.run_id, claim_id=self.claim.id, status=parsed.status, verdict=parsed.verdict,
             raw_verdict=parsed.raw_verdict, explanation=parsed.explanation, raw_output=completion.text,
-            parsed=self._summary(parsed.parsed), attempts=self.attempts, latency_s=completion.latency_s,
+            parsed=self._summary(parsed.parsed), attempts=self.attempts, latency_s=self.model_s,
             tokens_in=self.tokens_in, tokens_out=self.tokens_out,
             finish_reason=completion.finish_reason, cached=cached))
 
@@ -266,7 +271,9 @@ class _Turn(ImageSteps):
         self.engine.store.search.record_step(self.engine.run_id, self.claim.id, Step(self.step, "limit", note=note))
         self._flag_leak()
         self.engine._finish(Prediction(run_id=self.engine.run_id, claim_id=self.claim.id, status="parse_failure",
-                                       explanation=note, parsed=self._summary(None), attempts=self.attempts))
+                                       explanation=note, parsed=self._summary(None), attempts=self.attempts,
+                                       latency_s=self.model_s, tokens_in=self.tokens_in,
+                                       tokens_out=self.tokens_out))
 
     def _summary(self, parsed) -> dict:
         found = {"searches": self.searches, "steps": self.step, "leak": self.leaked}

@@ -12,7 +12,7 @@ from workbench.render.display import literal, printable
 
 MODEL_KINDS = [
     ("default", "gguf:default (embedded SmolLM2, CPU)"),
-    ("gguf", "a GGUF file"),
+    ("gguf", "a local GGUF model (name or path)"),
     ("openai", "OpenAI"),
     ("anthropic", "Anthropic"),
     ("openai-compatible", "OpenAI-compatible server (URL)"),
@@ -146,4 +146,55 @@ def preview_text(store: Store, choice: RunChoice, settings: Settings) -> Text:
         first = next(iter(labels))
         allowed = ", ".join(printable(v) for v in labels[first].get("enum", []))
         text.append(f"── answer constrained to JSON: {first} one of {allowed}", style="dim")
+    return text
+
+
+def estimate_line(store: Store, choice: RunChoice, settings: Settings) -> Text:
+    """What the run will take: prompt and generated tokens, money, a local model's time."""
+    from workbench.render.usage import estimate_text
+    from workbench.runs.types import RunSetupError
+    from workbench.usage.planning import estimate_request
+    from workbench.usage.prices import price_table
+
+    if choice.problem():
+        return Text("")
+    try:
+        estimate = estimate_request(store, choice.request(), price_table(settings))
+    except RunSetupError as error:
+        return literal(f"no estimate: {error}", "dim")
+    return literal(estimate_text(estimate), "dim")
+
+
+def local_model_names(settings: Settings) -> tuple[list[str], object]:
+    """Every local model's name and aliases (for type-ahead), and the catalog they came from."""
+    from workbench.backends.model_catalog import catalog
+
+    found = catalog(settings.models_dirs, with_bundled=False)
+    names = [name for model in found.models for name in (model.name, *model.aliases)]
+    return list(dict.fromkeys(names)), found
+
+
+def model_hint(name: str, found) -> Text:
+    """How a typed gguf: name resolves: the model and its header facts, or why it does not."""
+    from workbench.backends.model_catalog import LocalModelError, describe, resolve
+    from workbench.backends.specs import names_a_file
+    from workbench.render.models import parameters_text, size_text
+
+    if not name:
+        count = len(found.models) if found is not None else 0
+        return Text(f"{count:,} local models found (`workbench models` lists them); type a name or a path",
+                    style="dim")
+    if found is None or names_a_file(name):
+        return Text("")
+    try:
+        model = resolve(name, found)
+    except LocalModelError as error:
+        return literal(str(error), "yellow")
+    facts = describe(model)
+    if facts.problem:
+        return literal(facts.problem, "red")
+    text = literal(f"→ gguf:{model.name} · {facts.quantisation} · {parameters_text(facts.parameters)} params · "
+                   f"context {f'{facts.context_length:,}' if facts.context_length else '?'} · {size_text(model.size)}", "dim")
+    if not facts.has_chat_template:
+        text.append(" · no chat template", style="yellow")
     return text

@@ -7,6 +7,7 @@ browser sees results land through PRAGMA data_version like any other writer's.
 from __future__ import annotations
 
 import threading
+import time
 
 from textual.message import Message
 
@@ -85,11 +86,13 @@ class RunControl:
         if kind == "RunStarted":
             self.state.total = event.total
             self.state.done = event.total - event.pending
+            self.state.started = time.monotonic()
             if self.state.status == "starting":
                 self.state.status = "running"
         elif kind == "ItemFinished":
             self.state.progress = event.progress
             self.state.done = event.progress.done + event.progress.error
+            self.state.finished_here += 1
         elif kind == "RunFinished":
             self.state.progress = event.progress
             self.state.status = event.status

@@ -23,15 +23,17 @@ class RunDialog(ReportsWorkerErrors, ModalScreen):
     """Pick model, setting, template and claims; see the prompt; start (the run goes on in a worker)."""
 
     HELP = """\
-Run a model. Model: the embedded SmolLM2 (gguf:default, runs here on the CPU), a GGUF
-file, OpenAI or Anthropic (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY or [keys] in the
+Run a model. Model: the embedded SmolLM2 (gguf:default, runs here on the CPU), a local
+GGUF model (a name from the Hugging Face cache, LM Studio, Ollama or models_dirs, typed
+ahead: right arrow takes the suggestion; or a file's path), OpenAI or Anthropic (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY or [keys] in the
 config file), or any OpenAI-compatible server (give its URL). Setting: what the model
 sees (context x evidence, e.g. claim+time+full). Template: the wording (auto picks the
 one named after the claims' label space). Options: key=value words, concurrency and any
 of `workbench run --param` (temperature, max_tokens, seed, timeout, attempts, json,
 n_ctx, ...). Claims: the highlighted one, the marked rows
 or every claim matching the filter. The preview is the exact messages sent for the
-highlighted claim. Search: let the model search before it answers (max_steps=,
+highlighted claim; under it, the estimate: prompt and generated tokens, the cost at the
+price table's prices, a local model's time at its recorded speed. Search: let the model search before it answers (max_steps=,
 max_searches=, claim_tokens= in the options; image_search=true adds image search with
 searxng or serper, max_images= how many a vision model may look at); its steps, and the
 images it looked at, show in the claim's Trajectory tab. ctrl+s (or the Start button) starts; progress shows in the browser
@@ -47,6 +49,21 @@ and K cancels."""
             super().__init__()
             self.choice, self.text = choice, text
 
+    class Estimated(Message):
+        def __init__(self, choice: RunChoice, text: Text):
+            super().__init__()
+            self.choice, self.text = choice, text
+
+    class ModelsFound(Message):
+        def __init__(self, names: list[str], found):
+            super().__init__()
+            self.names, self.found = names, found
+
+    class ModelHint(Message):
+        def __init__(self, name: str, text: Text):
+            super().__init__()
+            self.name, self.text = name, text
+
     class Prepared(Message):
         def __init__(self, prepared, error: str | None):
             super().__init__()
@@ -59,6 +76,8 @@ and K cancels."""
         self.filter_text = filter_text
         self.count = count
         self._starting = False
+        self._found = None
+        """The local models (backends.model_catalog), once the background look has found them."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog dialog-wide", id="run-dialog"):
@@ -71,6 +90,7 @@ and K cancels."""
                 with Horizontal(classes="form-row", id="row-model-name"):
                     yield Label("name/path", classes="form-label")
                     yield Input(placeholder="model name or GGUF path", compact=True, id="run-model-name")
+                yield Static(id="run-model-hint", markup=False)
                 with Horizontal(classes="form-row", id="row-base-url"):
                     yield Label("base URL", classes="form-label")
                     yield Input(placeholder="http://127.0.0.1:8000/v1", compact=True, id="run-base-url")
@@ -111,6 +131,7 @@ and K cancels."""
                              else "prompt preview (no claim highlighted)", style="bold"))
             with VerticalScroll(id="run-preview-box"):
                 yield Static(Text("rendering…", style="dim"), id="run-preview")
+            yield Static(id="run-estimate", markup=False)
             yield Static(id="run-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Start ^s", variant="primary", id="start", compact=True)
@@ -120,6 +141,44 @@ and K cancels."""
         self._show_model_rows()
         self.query_one("#run-model-kind", Select).focus()
         self._refresh_preview()
+        self._find_models()
+
+    # -- local models: type-ahead ----------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="run-models", exit_on_error=False)
+    def _find_models(self) -> None:
+        from workbench.tui.run_preview import local_model_names
+
+        names, found = local_model_names(self.app.settings)
+        self.post_message(self.ModelsFound(names, found))
+
+    @on(ModelsFound)
+    def _models_found(self, message: ModelsFound) -> None:
+        from textual.suggester import SuggestFromList
+
+        self._found = message.found
+        self.query_one("#run-model-name", Input).suggester = SuggestFromList(message.names, case_sensitive=False)
+        self._refresh_model_hint()
+
+    @on(Input.Changed, "#run-model-name")
+    def _model_name_changed(self) -> None:
+        self._refresh_model_hint()
+
+    def _refresh_model_hint(self) -> None:
+        if str(self.query_one("#run-model-kind", Select).value) == "gguf":
+            self._hint_model(self.query_one("#run-model-name", Input).value.strip(), self._found)
+
+    @work(thread=True, exclusive=True, group="run-model-hint", exit_on_error=False)
+    def _hint_model(self, name: str, found) -> None:
+        from workbench.tui.run_preview import model_hint
+
+        text = model_hint(name, found)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.ModelHint(name, text))
+
+    @on(ModelHint)
+    def _model_hinted(self, message: ModelHint) -> None:
+        self.query_one("#run-model-hint", Static).update(message.text)
 
     # -- the form ---------------------------------------------------------------------
 
@@ -142,8 +201,9 @@ and K cancels."""
     def _show_model_rows(self) -> None:
         kind = self.query_one("#run-model-kind", Select).value
         self.query_one("#row-model-name").display = kind != "default"
+        self.query_one("#run-model-hint").display = kind == "gguf"
         self.query_one("#row-base-url").display = kind == "openai-compatible"
-        placeholder = {"gguf": "/path/to/model.gguf", "openai": "gpt-4o-mini",
+        placeholder = {"gguf": "a name `workbench models` lists, or /path/to/model.gguf", "openai": "gpt-4o-mini",
                        "anthropic": "claude-3-5-haiku-latest", "openai-compatible": "model name"}
         self.query_one("#run-model-name", Input).placeholder = placeholder.get(str(kind), "")
 
@@ -151,6 +211,7 @@ and K cancels."""
     def _select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "run-model-kind":
             self._show_model_rows()
+            self._refresh_model_hint()
         self._refresh_preview()
 
     @on(RadioSet.Changed)
@@ -162,10 +223,30 @@ and K cancels."""
         event.stop()
         self.action_start()
 
+    @on(Input.Changed, "#run-options, #run-model-name, #run-base-url")
+    def _estimate_inputs_changed(self) -> None:
+        self._refresh_estimate()
+
     # -- preview ----------------------------------------------------------------------------
 
     def _refresh_preview(self) -> None:
         self._render_preview(self.choice())
+        self._refresh_estimate()
+
+    def _refresh_estimate(self) -> None:
+        self._estimate(self.choice())
+
+    @work(thread=True, exclusive=True, group="run-estimate", exit_on_error=False)
+    def _estimate(self, choice: RunChoice) -> None:
+        from workbench.tui.run_preview import estimate_line
+
+        text = estimate_line(self.app.stores.get(), choice, self.app.settings)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Estimated(choice, text))
+
+    @on(Estimated)
+    def _estimated(self, message: Estimated) -> None:
+        self.query_one("#run-estimate", Static).update(message.text)
 
     @work(thread=True, exclusive=True, group="run-preview", exit_on_error=False)
     def _render_preview(self, choice: RunChoice) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -27,6 +28,10 @@ class RunState:
     finished, cancelled, failed."""
     message: str | None = None
     """Why a run failed (from the runner), shown beside the bar."""
+    started: float | None = None
+    """time.monotonic() when the runner started (for claims/min and the time left)."""
+    finished_here: int = 0
+    """Items this run answered since it started here."""
 
 
 def progress_line(state: RunState) -> Text:
@@ -46,6 +51,11 @@ def progress_line(state: RunState) -> Text:
         line.append(f"∅{progress.abstain} ", style="yellow")
         line.append(f"?{progress.parse_failure} ", style="magenta")
         line.append(f"!{progress.error} ", style="red")
+    if state.status == "running" and state.started is not None and state.finished_here:
+        from workbench.render.usage import pace_text
+
+        remaining = state.total - state.done
+        line.append(pace_text(state.finished_here, time.monotonic() - state.started, remaining) + " ", style="dim")
     if state.status in ("cancelling", "cancelled", "failed", "finished"):
         line.append(state.status, style="bold")
         if state.message:
