@@ -147,15 +147,16 @@ class Store:
         return UsageStore(self.db)
 
     @classmethod
-    def open(cls, path: str | Path) -> "Store":
+    def open(cls, path: str | Path, closed_elsewhere: bool = False) -> "Store":
         """Open (creating and migrating if needed) the database file at `path`; a
-        DatabaseProblem says in one line what is wrong with it, if anything is."""
+        DatabaseProblem says in one line what is wrong with it, if anything is.
+        `closed_elsewhere`: another thread may close it after the one using it has ended."""
         import sqlite3
 
         from store.connection import open_database
         from store.problems import DatabaseProblem, as_problem
 
-        db = open_database(path)
+        db = open_database(path, closed_elsewhere)
         try:
             return cls(db)
         except DatabaseProblem as problem:  # named as the user gave it, not as SQLite resolved it

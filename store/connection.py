@@ -12,19 +12,20 @@ MMAP_BYTES = 1 << 30
 """How much of the file SQLite may map into memory (a big database is read through the map)."""
 
 
-def open_database(path: str | Path) -> Database:
+def open_database(path: str | Path, closed_elsewhere: bool = False) -> Database:
     """Open (or create) the database file with WAL, foreign keys and a busy timeout.
 
     A path that cannot hold the database (a folder, a missing folder, a file that is not
     SQLite, no permission, a lock held too long) is a DatabaseProblem naming it.
     One connection per thread: sqlite3 connections refuse to cross threads, which is
-    what we want (a TUI worker opens its own).
+    what we want (a TUI worker opens its own). `closed_elsewhere`: the connection is still
+    used by one thread only, but another may close it once that thread has ended.
     """
     path = Path(path)
     check_path(path)
     conn = None
     try:
-        conn = sqlite3.connect(path)
+        conn = sqlite3.connect(path, check_same_thread=not closed_elsewhere)
         db = Database(conn)
         conn.execute("PRAGMA recursive_triggers = ON")  # as sqlite-utils set it (the schema was made so)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

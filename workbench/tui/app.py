@@ -84,6 +84,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     def on_unmount(self) -> None:
         if self._watch_store is not None:
             self._watch_store.close()
+        self.stores.close_all()
 
     def _apply_settings(self) -> None:
         theme = self.settings.theme

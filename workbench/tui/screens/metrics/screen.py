@@ -289,6 +289,10 @@ contaminated); R reads everything again. Definitions: docs/metrics.md."""
 
     # -- keys ------------------------------------------------------------------------------------
 
+    def on_unmount(self) -> None:
+        if self._watcher is not None:  # its connections: this thread's and those of ended workers
+            self._watcher.stores.close_all()
+
     def action_back(self) -> None:
         if isinstance(self.focused, Input):
             self.query_one("#metrics-body").focus()

@@ -129,7 +129,11 @@ def _readers(db_path: Path) -> tuple[ThreadPoolExecutor, ThreadStores]:
     global _READERS
     if _READERS is None:
         _READERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="metrics-read")
-    return _READERS, _READER_STORES.setdefault(db_path.resolve(), ThreadStores(db_path))
+    path = db_path.resolve()
+    if path not in _READER_STORES:  # one database at a time: another's connections are closed
+        _READER_STORES.clear()
+        _READER_STORES[path] = ThreadStores(db_path)
+    return _READERS, _READER_STORES[path]
 
 
 class MetricsWatcher:
