@@ -190,7 +190,7 @@ def token_counts(bench: Bench, templates: list[str]) -> None:
 
     from llama_cpp import Llama, llama_chat_format
 
-    from workbench.prompt_templates import load_template
+    from workbench.prompting import load_template
     from workbench.prompting import parse_setting, render
     from workbench.runs.ordering import prompt_key
     from workbench.backends import CompletionRequest

@@ -210,7 +210,7 @@ def test_a_missing_key_is_reported_before_any_work(store, many, monkeypatch):
 async def test_resume_refuses_a_run_whose_template_changed(store, db_path, server, many, tmp_path, monkeypatch):
     folder = tmp_path / "prompts"
     folder.mkdir()
-    from workbench.prompt_templates import BUILTIN_DIR
+    from workbench.prompting import BUILTIN_DIR
 
     mine = folder / "mine.toml"
     mine.write_text((BUILTIN_DIR / "jsfactcheck.toml").read_text())

@@ -43,7 +43,7 @@ from workbench.contamination.pipeline_tasks import (
     load_task_template,
 )
 from workbench.contamination.similarity import Metric, MetricError, parse_metric
-from workbench.prompt_templates import TemplateError
+from workbench.prompting import TemplateError
 from workbench.contamination.probes import ARTICLE_SETTINGS, parse_article_setting
 from workbench.runs.preflight import ModelCall, check_takes_images, preflight
 from workbench.runs.setup import stored_model_text
