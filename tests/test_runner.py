@@ -8,7 +8,7 @@ import pytest
 
 from tests.loopback_servers import Fault, LoopbackServer
 from tests.run_fixtures import load_mini, many_claims, write_mini
-from workbench.exporting import export_predictions
+from workbench.exporters import export_predictions
 from workbench.importers import import_file
 from workbench.runs.engine import (
     ItemFinished, RunFinished, RunRequest, RunSetupError, RunStarted, execute_run, prepare_run,

@@ -149,7 +149,7 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
                    output: Path | None, with_articles: bool) -> None:
     """Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout."""
     from store import FilterError
-    from workbench.exporting import export_claims, export_predictions
+    from workbench.exporters import export_claims, export_predictions
 
     store = open_store()
     try:
