@@ -111,7 +111,7 @@ settings are LazyModels that call pydantic only for values that need it)."""
 def demo_with_a_search(tmp_path_factory):
     """The demo database, its run given a stored search trajectory for claim 1."""
     from store import Step, Store, StoredResult
-    from workbench.demo import load_claimreview_demo, load_demo, load_demo_team
+    from workbench.cli.demo import load_claimreview_demo, load_demo, load_demo_team
 
     path = tmp_path_factory.mktemp("reads") / "demo.db"
     store = Store.open(path)

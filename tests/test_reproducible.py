@@ -40,7 +40,7 @@ def long_prompt(tmp_path_factory):
     from llama_cpp import Llama, llama_chat_format
 
     from store import Store
-    from workbench.demo import load_demo
+    from workbench.cli.demo import load_demo
     from workbench.prompting import load_template
     from workbench.prompting import parse_setting, render
 

@@ -189,7 +189,7 @@ def _run(store, reference: str):
 @shared_options
 def demo_command(no_tui: bool) -> None:
     """Load the bundled demo datasets (idempotent) and open the workbench on them."""
-    from workbench.demo import CLAIMREVIEW_DATASET, load_claimreview_demo, load_demo, load_demo_team
+    from workbench.cli.demo import CLAIMREVIEW_DATASET, load_claimreview_demo, load_demo, load_demo_team
 
     store = open_store(create=True)
     for name, line in load_demo(store).items():
