@@ -18,7 +18,7 @@ import sys
 import time
 
 from store import Store
-from workbench.contamination.embedding import SentenceEmbeddings
+from workbench.nlp.embedding import SentenceEmbeddings
 from workbench.contamination.similarity import PairScorer, parse_metric, score_claim
 from workbench.cli.demo import load_demo
 

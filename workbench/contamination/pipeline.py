@@ -29,7 +29,7 @@ from typing import Callable
 
 from store import FilterError, Store
 from workbench.backends import ModelSpecError
-from workbench.contamination.embedding import EmbeddingModelError
+from workbench.nlp.embedding import EmbeddingModelError
 from workbench.contamination.pipeline_plan import (
     ContaminationRequest,
     PipelineError,
