@@ -97,3 +97,24 @@ def test_snapshot_report_parts_80x24(snap_compare, demo_store, db_path):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=at_the_end)
+
+
+def test_big_runs_open_with_their_scores_and_the_slower_parts_follow(demo_store, db_path, monkeypatch):
+    """Reading two 300,000-answer runs' time and cost takes longer than their scores: the
+    view opens without it and the next poll brings it, then polls go quiet again."""
+    from workbench.tui.screens.metrics import report_parts
+    from workbench.tui.screens.metrics.watch import MetricsWatcher, ViewConfig
+
+    load_demo_team(demo_store)
+    run = demo_store.runs.get("demo-checker")
+    config = ViewConfig((run.id,), "importance")
+    monkeypatch.setattr(report_parts, "ALL_AT_OPENING_UP_TO", 0)
+    watcher = MetricsWatcher(db_path)
+    first = watcher.step(config, force=True)
+    assert first.runs[0].report.usage is None and first.runs[0].report.failures is None
+    second = watcher.step(config)
+    assert second.runs[0].report.failures.final == 6 and second.runs[0].report.usage.answers == 24
+    assert watcher.step(config) is None
+    monkeypatch.setattr(report_parts, "ALL_AT_OPENING_UP_TO", 10_000)
+    opened = MetricsWatcher(db_path).step(config, force=True)
+    assert opened.runs[0].report.failures.final == 6  # small runs: every part at once

@@ -209,7 +209,7 @@ class MetricsWatcher:
                                      config.cutoff, kind)
         self._statuses = self._read_statuses(store)
         self._answers = 0
-        self._parts.load(store, self._runs(), config.flag_kind)
+        self._parts.load(store, self._runs(), config.flag_kind, sum(len(live.items) for live in self._lives))
 
     @staticmethod
     def _field(config: ViewConfig) -> str:
