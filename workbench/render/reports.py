@@ -126,7 +126,7 @@ def run_scores_dict(scores: RunScores) -> dict:
 
 def report_dict(report: RunReport) -> dict:
     """One run's whole report."""
-    run = report.scores.full.run
+    run = report.run
     return {
         "run": run.name, "run_id": run.id, "model": run.model, "dataset": report.scores.full.dataset,
         "status": run.status, "resamples": report.scores.resamples, "seed": report.scores.seed,
@@ -222,7 +222,7 @@ def _csv_row(report: RunReport, subset: str, field: str, value: str, scores: Sco
     acc, f1 = scores.intervals.get("accuracy"), scores.intervals.get("macro_f1")
     per_class = {c.label: c for c in summary.per_class}
     return [
-        printable(report.scores.full.run.name), printable(report.scores.full.dataset), subset, field, printable(value),
+        printable(report.run.name), printable(report.scores.full.dataset), subset, field, printable(value),
         *(_csv_number(getattr(summary, n)) for n in _CSV_NUMBERS),
         *(_csv_number(x) for x in (acc and acc.low, acc and acc.high, f1 and f1.low, f1 and f1.high)),
         *(_csv_number(per_class[c].f1) if c in per_class else "" for c in classes),
@@ -273,7 +273,7 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
     for field in fields:
         lines.append(f"By {md_text(field)}:")
         lines.append("")
-        rows = [[md_text(r.scores.full.run.name), subset, md_text(value), str(s.summary.scored),
+        rows = [[md_text(r.run.name), subset, md_text(value), str(s.summary.scored),
                  _with_ci(s, "accuracy"), _with_ci(s, "macro_f1"), number(s.summary.mcc),
                  number(s.summary.unknown_rate), number(s.summary.coverage)]
                 for r in reports for subset, scores in subsets(r)
@@ -283,7 +283,7 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
     lines += _explanations_table(reports)
     lines += markdown_search(reports, md_text, _md_table)
     lines += _usage_table(reports)
-    lines += breakdown_markdown([(r.scores.full.run.name, r.failures) for r in reports if r.failures is not None],
+    lines += breakdown_markdown([(r.run.name, r.failures) for r in reports if r.failures is not None],
                                 md_text, _md_table)
     lines += _definitions(reports)
     return "\n".join(lines) + "\n"
@@ -293,7 +293,7 @@ def _explanations_table(reports: Sequence[RunReport]) -> list[str]:
     judged = [r for r in reports if r.explanations is not None]
     if not judged:
         return []
-    rows = [[md_text(r.scores.full.run.name), md_text(r.explanations.judge.name), str(r.explanations.judged),
+    rows = [[md_text(r.run.name), md_text(r.explanations.judge.name), str(r.explanations.judged),
              md_text(mean_text(r.explanations.overall)), str(r.explanations.unreadable),
              str(r.explanations.violations), " ".join(map(str, r.explanations.distribution))] for r in judged]
     return ["Explanation quality (0-10, by a judge model):", ""] + _md_table(
@@ -319,7 +319,7 @@ def _usage_table(reports: Sequence[RunReport]) -> list[str]:
 
 def _overall_row(report: RunReport, subset: str, scores: RunScores) -> list[str]:
     s = scores.overall.summary
-    return [md_text(report.scores.full.run.name), md_text(scores.dataset), subset, str(s.scored),
+    return [md_text(report.run.name), md_text(scores.dataset), subset, str(s.scored),
             _with_ci(scores.overall, "accuracy"), _with_ci(scores.overall, "macro_f1"), number(s.mcc),
             number(s.unknown_rate), number(s.parse_failure_rate), number(s.error_rate),
             number(s.coverage), md_text(excluded_text(scores)), number(s.baselines.uniform_macro_f1),
@@ -329,7 +329,7 @@ def _overall_row(report: RunReport, subset: str, scores: RunScores) -> list[str]
 def _class_table(report: RunReport, subset: str, scores: RunScores) -> list[str]:
     s = scores.overall.summary
     suffix = "" if subset == "all" else f" ({subset})"
-    header = [f"{md_text(report.scores.full.run.name)}{suffix}", "Precision", "Recall", "F1", "Support"]
+    header = [f"{md_text(report.run.name)}{suffix}", "Precision", "Recall", "F1", "Support"]
     rows = [[md_text(c.label), number(c.precision), number(c.recall), number(c.f1), str(c.support)]
             for c in s.per_class]
     return _md_table(header, rows)
@@ -337,7 +337,8 @@ def _class_table(report: RunReport, subset: str, scores: RunScores) -> list[str]
 
 def _definitions(reports: Sequence[RunReport]) -> list[str]:
     first = reports[0] if reports else None
-    lines = [DEFINITIONS.format(resamples=first.scores.resamples if first else 0, seed=first.scores.seed if first else 0)]
+    scores = first.scores if first else None
+    lines = [DEFINITIONS.format(resamples=scores.resamples if scores else 0, seed=scores.seed if scores else 0)]
     for kind in sorted({r.scores.exclude_flag for r in reports if r.scores.exclude_flag}):
         lines += ["", _FLAG_NOTE.format(kind=md_text(kind))]
     return lines

@@ -183,10 +183,11 @@ def report_parts(report: RunReport, search: bool = True) -> list[RenderableType]
 def comparison_view(report: ComparisonReport) -> RenderableType:
     """Everything `workbench compare` prints."""
     parts: list[RenderableType] = []
-    for label, comparison in (("all", report.scores.full), (f"without {report.scores.exclude_flag}", report.scores.filtered)):
+    scores = report.scores
+    for label, comparison in (("all", scores.full), (f"without {scores.exclude_flag}", scores.filtered)):
         if comparison is None:
             continue
-        parts += _comparison_parts(comparison, label if report.scores.filtered is not None else None)
+        parts += _comparison_parts(comparison, label if scores.filtered is not None else None)
     if report.explanations is not None:
         parts.append(comparison_line(report.explanations))
     return Group(*parts)
