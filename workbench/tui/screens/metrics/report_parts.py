@@ -19,7 +19,7 @@ AT_OPENING = ("explanations", "search")
 """Read with the first numbers of big runs; their time and cost and failure categories follow
 at the next poll (two 300,000-answer runs: ~0.7 s of reading the first paint does not wait for)."""
 ALL_AT_OPENING_UP_TO = 20_000
-"""Runs of this many items or fewer together open with every part (a few milliseconds)."""
+"""Runs of this many items or fewer together open with every part: reading them takes milliseconds."""
 
 
 class ReportParts:
