@@ -107,7 +107,7 @@ def silent_server() -> tuple[str, socket.socket]:
 
 def demo_database(folder: Path) -> Path:
     from store import Store
-    from workbench.demo import load_demo
+    from workbench.cli.demo import load_demo
 
     path = folder / "demo.db"
     store = Store.open(path)

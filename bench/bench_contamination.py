@@ -18,9 +18,9 @@ import sys
 import time
 
 from store import Store
-from workbench.contamination.embedding import SentenceEmbeddings
+from workbench.nlp.embedding import SentenceEmbeddings
 from workbench.contamination.similarity import PairScorer, parse_metric, score_claim
-from workbench.demo import load_demo
+from workbench.cli.demo import load_demo
 
 
 def evidence_pool() -> list[str]:

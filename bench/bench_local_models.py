@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from store import Store  # noqa: E402
 from workbench.backends.llama import completion_arguments, default_gguf_path, forget_loaded_models  # noqa: E402
-from workbench.demo import load_demo  # noqa: E402
+from workbench.cli.demo import load_demo  # noqa: E402
 from workbench.runs.engine import RunRequest, execute_runs, prepare_run  # noqa: E402
 from workbench.runs.ordering import RunQueue, WorkFeed  # noqa: E402
 from workbench.runs.requests import verdict_request  # noqa: E402
@@ -190,7 +190,7 @@ def token_counts(bench: Bench, templates: list[str]) -> None:
 
     from llama_cpp import Llama, llama_chat_format
 
-    from workbench.prompt_templates import load_template
+    from workbench.prompting import load_template
     from workbench.prompting import parse_setting, render
     from workbench.runs.ordering import prompt_key
     from workbench.backends import CompletionRequest

@@ -150,6 +150,11 @@ class TriageStore:
             params * 3)
         return [r[0] for r in rows]
 
+    def label_version(self) -> int:
+        """Changes whenever anyone's label changes (every change writes a history row): a
+        cheap test for a view showing labels, such as the metrics view's failure categories."""
+        return self.db.execute("SELECT ifnull(max(id), 0) FROM label_history").fetchone()[0]
+
     def label_masks(self, run_id: int, bits: dict[int, int]) -> list[tuple[int, int, str, int]]:
         """(prediction id, claim id, annotator, category bit mask) of every label of a run's
         answers (reviewed, or with a category); `bits` maps category id -> bit (0..62).

@@ -46,7 +46,7 @@ def store(db_path) -> Store:
 @pytest.fixture
 def demo_store(store) -> Store:
     """A store holding the bundled demo datasets."""
-    from workbench.demo import load_demo
+    from workbench.cli.demo import load_demo
 
     load_demo(store)
     return store

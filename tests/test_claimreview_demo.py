@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from store import Store
 from workbench.cli import main
-from workbench.demo import CLAIMREVIEW_DATASET
+from workbench.cli.demo import CLAIMREVIEW_DATASET
 
 
 def cli(db, *args):

@@ -19,7 +19,7 @@ from workbench.cli import main
 from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline, run_pipeline
 from workbench.contamination.pipeline_evidence import generated_side, oracle_side
 
-from workbench.demo import load_demo
+from workbench.cli.demo import load_demo
 from workbench.runs.types import ItemFinished
 
 pytestmark = pytest.mark.slow

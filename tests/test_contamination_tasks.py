@@ -125,7 +125,7 @@ def test_an_api_error_leaves_the_step_resumable(demo_store, db_path, answer):
 
 def test_contamination_prompts_are_their_own_kind_and_can_be_overridden(tmp_path, monkeypatch):
     from workbench.contamination.pipeline_tasks import load_task_template
-    from workbench.prompt_templates import TemplateError, available_templates
+    from workbench.prompting import TemplateError, available_templates
 
     listed = json.loads(CliRunner().invoke(main, ["prompts", "--json"]).output)
     assert {r["name"] for r in listed} == {"averitec", "jsfactcheck", "jsfactcheck-evidence-first", "realfactbench"}

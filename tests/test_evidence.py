@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from store import Claim, Evidence
-from workbench.evidence import (
+from workbench.prompting.evidence import (
     cut_window, full_window, page_windows, qa_text, reference_passages, window_of,
 )
 

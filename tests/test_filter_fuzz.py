@@ -19,7 +19,7 @@ PIECES = ["label:", "importance:", "date<", "date:", "reftime>=", "id>", "id:", 
 @pytest.fixture(scope="module")
 def runs_store(tmp_path_factory):
     from store import Store
-    from workbench.demo import load_demo
+    from workbench.cli.demo import load_demo
 
     store = Store.open(tmp_path_factory.mktemp("fuzz") / "fuzz.db")
     load_demo(store)

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import REPO
 from tests.test_import_profiles import FIXTURES, imported, kinds
 from workbench.importers import BadInput, ImportRequest, run_import
-from workbench.evidence import page_sentences
+from workbench.prompting.evidence import page_sentences
 
 
 def write_jsonl(path, records):

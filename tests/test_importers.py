@@ -118,7 +118,7 @@ def test_generic_jsonl_header_sets_name_and_custom_label_space(store, tmp_path):
 
 
 def test_demo_files_all_import(store):
-    from workbench.demo import DEMO_FILES, load_demo
+    from workbench.cli.demo import DEMO_FILES, load_demo
 
     if not all((DEMO_DATA / name).exists() for name, _, _ in DEMO_FILES):
         pytest.fail("the bundled demo data is missing from workbench/demo_data")

@@ -21,7 +21,8 @@ from workbench.cli import main
 from workbench.importers import import_file
 from workbench.judging.task import parse_judgment
 from workbench.metrics import mean_interval, paired_mean_difference
-from workbench.scoring.explanations import agreements, score_explanations, scorings
+from workbench.judging.calibration import agreements, scorings
+from workbench.judging.scores import score_explanations
 
 LABELS = ["Supported", "Refuted", "NotEnoughInfo"]
 

@@ -1,7 +1,8 @@
 """The layers hold. The import contracts live in pyproject.toml ([tool.importlinter]) and
-`lint-imports` checks them; the tests here run it and check what it cannot express:
-SQL text outside the store, the CLI's lazy imports, what starting the CLI loads, and what
-the commands that read and print load."""
+`lint-imports` checks them; the tests here run it and check what it cannot express: that
+every package and top-level module is in the layers (so a new one cannot slip past), SQL
+text outside the store, the CLI's lazy imports, what starting the CLI loads, and what the
+commands that read and print load."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -41,6 +43,54 @@ def test_the_import_contracts_hold():
     result = subprocess.run([str(lint), "--no-cache"], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout
+
+
+def import_contracts() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+
+
+def layers() -> list[list[str]]:
+    """The layers contract's layers, top first, each as its modules."""
+    contract, = (c for c in import_contracts()["contracts"] if c["type"] == "layers")
+    return [[name.strip() for name in re.split(r"[|:]", layer)] for layer in contract["layers"]]
+
+
+NOT_PACKAGES = {"workbench/demo_data": "the demo's files, and scripts that write them, run by hand, never imported"}
+
+
+def workbench_parts() -> set[str]:
+    """Every package and top-level module under workbench/, as import-linter names them."""
+    found = set()
+    for path in (REPO / "workbench").iterdir():
+        if path.is_dir() and (path / "__init__.py").exists():
+            found.add(f"workbench.{path.name}")
+        elif path.suffix == ".py" and path.name != "__init__.py":
+            found.add(f"workbench.{path.stem}")
+    return found
+
+
+def test_every_package_and_module_is_in_a_layer():
+    named = [name for layer in layers() for name in layer]
+    assert sorted(workbench_parts() - set(named)) == []  # add it to the layers in pyproject.toml
+    assert sorted(set(named) - workbench_parts() - {"store"}) == []  # a name left from a move
+    assert len(named) == len(set(named))
+    assert "exclude_type_checking_imports" not in import_contracts()  # annotations count as imports
+
+
+def test_every_folder_of_python_files_is_a_package():
+    """A folder without __init__.py is invisible to the import contracts (and to a wheel)."""
+    folders = {path.parent for path in python_files("workbench")} | {path.parent for path in python_files("store")}
+    missing = sorted(str(folder.relative_to(REPO)) for folder in folders if not (folder / "__init__.py").exists()
+                     and not any(str(folder.relative_to(REPO)).startswith(data) for data in NOT_PACKAGES))
+    assert missing == []
+
+
+def test_the_presentation_contract_names_every_layer_below_the_renderers():
+    found = layers()
+    render = next(n for n, layer in enumerate(found) if "workbench.render" in layer)
+    below = {name for layer in found[render + 1:] for name in layer} - {"store"}
+    contract, = (c for c in import_contracts()["contracts"] if c["name"].startswith("Domain packages"))
+    assert sorted(contract["source_modules"]) == sorted(below)
 
 
 def test_no_sql_is_written_outside_the_store():
@@ -111,7 +161,7 @@ settings are LazyModels that call pydantic only for values that need it)."""
 def demo_with_a_search(tmp_path_factory):
     """The demo database, its run given a stored search trajectory for claim 1."""
     from store import Step, Store, StoredResult
-    from workbench.demo import load_claimreview_demo, load_demo, load_demo_team
+    from workbench.cli.demo import load_claimreview_demo, load_demo, load_demo_team
 
     path = tmp_path_factory.mktemp("reads") / "demo.db"
     store = Store.open(path)

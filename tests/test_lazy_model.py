@@ -30,7 +30,7 @@ def as_pydantic(record: LazyModel):
 
 @pytest.fixture(scope="module")
 def full_demo(tmp_path_factory) -> Store:
-    from workbench.demo import load_claimreview_demo, load_demo, load_demo_team
+    from workbench.cli.demo import load_claimreview_demo, load_demo, load_demo_team
 
     store = Store.open(tmp_path_factory.mktemp("demo") / "demo.db")
     load_demo(store)

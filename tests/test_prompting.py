@@ -8,9 +8,15 @@ import pytest
 from click.testing import CliRunner
 
 from workbench.cli import main
-from workbench.prompt_templates import TemplateError, available_templates, load_template
 from workbench.prompting import (
-    PromptError, all_settings, parse_setting, render, template_settings,
+    PromptError,
+    TemplateError,
+    all_settings,
+    available_templates,
+    load_template,
+    parse_setting,
+    render,
+    template_settings,
 )
 from tests.run_fixtures import load_mini
 
@@ -113,7 +119,7 @@ def test_a_user_drops_a_template_in_prompts_dir(tmp_path, monkeypatch, mini):
 
 
 def test_a_template_with_an_unknown_placeholder_names_it(tmp_path):
-    from workbench.prompt_templates import read_template
+    from workbench.prompting import read_template
 
     path = tmp_path / "bad.toml"
     path.write_text('label_space = "x"\nverdicts = ["a"]\nuser = "{claim} {speaker_age}"\n[answer]\ntext = "."\n')

@@ -40,8 +40,8 @@ def long_prompt(tmp_path_factory):
     from llama_cpp import Llama, llama_chat_format
 
     from store import Store
-    from workbench.demo import load_demo
-    from workbench.prompt_templates import load_template
+    from workbench.cli.demo import load_demo
+    from workbench.prompting import load_template
     from workbench.prompting import parse_setting, render
 
     store = Store.open(tmp_path_factory.mktemp("demo") / "demo.db")

@@ -8,7 +8,7 @@ import pytest
 
 from tests.loopback_servers import Fault, LoopbackServer
 from tests.run_fixtures import load_mini, many_claims, write_mini
-from workbench.exporting import export_predictions
+from workbench.exporters import export_predictions
 from workbench.importers import import_file
 from workbench.runs.engine import (
     ItemFinished, RunFinished, RunRequest, RunSetupError, RunStarted, execute_run, prepare_run,
@@ -210,7 +210,7 @@ def test_a_missing_key_is_reported_before_any_work(store, many, monkeypatch):
 async def test_resume_refuses_a_run_whose_template_changed(store, db_path, server, many, tmp_path, monkeypatch):
     folder = tmp_path / "prompts"
     folder.mkdir()
-    from workbench.prompt_templates import BUILTIN_DIR
+    from workbench.prompting import BUILTIN_DIR
 
     mine = folder / "mine.toml"
     mine.write_text((BUILTIN_DIR / "jsfactcheck.toml").read_text())

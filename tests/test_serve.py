@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from store import Store
-from workbench.evidence import page_windows
+from workbench.prompting.evidence import page_windows
 
 WORKBENCH = str(Path(sys.executable).with_name("workbench"))
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")

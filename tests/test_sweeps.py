@@ -43,7 +43,7 @@ def test_a_sweep_asks_each_claims_settings_in_prefix_order(demo_store, db_path):
 
 
 def _rendered(store, setting: str) -> list[str]:
-    from workbench.prompt_templates import load_template
+    from workbench.prompting import load_template
     from workbench.prompting import parse_setting, render
 
     template = load_template("jsfactcheck")

@@ -61,7 +61,7 @@ def test_assign_hands_out_evenly_with_an_overlap_and_the_seed_repeats_it(wrong_r
     assert store.assignments.progress_by_annotator(run.id) == given  # nothing handed out twice
     other = Store.open(tmp_path / "copy.db")
     try:  # the same seed on the same answers makes the same queues
-        from workbench.demo import load_demo
+        from workbench.cli.demo import load_demo
         from workbench.triage.assign import plan_assignments
 
         load_demo(other)

@@ -21,7 +21,7 @@ from tests.test_tui_support import (
 )
 from workbench.config import load_settings
 from workbench.tui.app import WorkbenchApp
-from workbench.tui.screens.dialogs import ConfirmDialog, TextPrompt, TextViewer
+from workbench.tui.widgets.dialogs import ConfirmDialog, TextPrompt, TextViewer
 from workbench.tui.screens.flag_dialog import FlagDialog
 from workbench.tui.key_catalogue import binding_owners
 from workbench.tui.screens.help import HelpScreen, help_text

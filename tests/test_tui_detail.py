@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.test_tui_support import make_app, rendered, settle
-from workbench.evidence import FULL_WINDOW_CHARS, PAGE_WINDOW_CHARS, full_window, page_windows
+from workbench.prompting.evidence import FULL_WINDOW_CHARS, PAGE_WINDOW_CHARS, full_window, page_windows
 from workbench.tui.screens.detail import ClaimDetailScreen, EvidenceText
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.test_tui_support import make_app, rendered, screen_text, settle
-from workbench.tui.screens.dialogs import ConfirmDialog
+from workbench.tui.widgets.dialogs import ConfirmDialog
 from workbench.tui.screens.flag_dialog import FlagDialog
 from workbench.tui.widgets.filter_bar import FilterBar
 

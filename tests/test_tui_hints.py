@@ -21,7 +21,7 @@ from workbench.tui.app import WorkbenchApp
 from workbench.tui.key_catalogue import binding_owners, own_bindings
 from workbench.tui.screens.contamination.screen import ContaminationScreen
 from workbench.tui.screens.detail import ClaimDetailScreen
-from workbench.tui.screens.dialogs import ConfirmDialog, TextPrompt, TextViewer
+from workbench.tui.widgets.dialogs import ConfirmDialog, TextPrompt, TextViewer
 from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.screens.run_dialog import RunDialog

@@ -102,7 +102,7 @@ async def test_my_name_and_others_names_are_shown_literally(team_run, db_path, m
 
 
 async def test_the_agreement_panel_shows_the_demo_annotators_numbers(demo_store, db_path):
-    from workbench.demo import load_demo_team
+    from workbench.cli.demo import load_demo_team
 
     load_demo_team(demo_store)
     run = demo_store.runs.get("demo-checker")

@@ -6,7 +6,7 @@ import pytest
 
 from tests.test_tui_support import add_run, make_app, screen_text, settle, wrong_label
 from workbench.tui.screens.detail import ClaimDetailScreen
-from workbench.tui.screens.dialogs import TextViewer
+from workbench.tui.widgets.dialogs import TextViewer
 from workbench.tui.widgets.claim_table import ClaimTable
 from workbench.tui.widgets.filter_bar import FilterBar
 from workbench.tui.widgets.verdicts import VerdictList

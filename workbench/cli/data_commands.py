@@ -149,7 +149,7 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
                    output: Path | None, with_articles: bool) -> None:
     """Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout."""
     from store import FilterError
-    from workbench.exporting import export_claims, export_predictions
+    from workbench.exporters import export_claims, export_predictions
 
     store = open_store()
     try:
@@ -189,7 +189,7 @@ def _run(store, reference: str):
 @shared_options
 def demo_command(no_tui: bool) -> None:
     """Load the bundled demo datasets (idempotent) and open the workbench on them."""
-    from workbench.demo import CLAIMREVIEW_DATASET, load_claimreview_demo, load_demo, load_demo_team
+    from workbench.cli.demo import CLAIMREVIEW_DATASET, load_claimreview_demo, load_demo, load_demo_team
 
     store = open_store(create=True)
     for name, line in load_demo(store).items():

@@ -78,7 +78,7 @@ def judge_agreement_command(run_ref: str, as_json: bool) -> None:
     Spearman's rank correlation, mean absolute difference and the share within 1 point,
     for every pair, on the claims both scored."""
     from workbench.render.explanations import agreement_dicts, agreement_table, scorings_table
-    from workbench.scoring.explanations import agreements, scorings
+    from workbench.judging.calibration import agreements, scorings
 
     store = open_store()
     try:

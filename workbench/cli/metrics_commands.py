@@ -47,17 +47,12 @@ def _scoring_options(f):
 
 
 def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None):
-    from workbench.scoring.explanations import with_explanations
-    from workbench.scoring.runs import score_runs
-    from workbench.judging.search_summary import with_search
-    from workbench.usage.summary import with_usage
-    from workbench.triage.final import with_failures
+    from workbench.reports import ReportOptions, build_reports
 
     store = open_store()
     try:
-        reports = score_runs(store, list(runs), list(by), exclude_flag, list(cutoffs), resamples, seed)
-        reports = with_search(store, with_explanations(store, reports, judge, list(by)), list(by))
-        return with_failures(store, with_usage(store, reports))
+        options = ReportOptions(tuple(by), exclude_flag, resamples=resamples, seed=seed, judge=judge)
+        return build_reports(store, list(runs), options, list(cutoffs))
     finally:
         store.close()
 
@@ -104,23 +99,16 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, ju
     p-values, McNemar, the correction rate CoR, and the claims that flipped."""
     from workbench.render.reports import comparison_report_dict
     from workbench.render.scores import comparison_view
-    from dataclasses import replace
-
-    from workbench.scoring.compare import compare_runs
-    from workbench.scoring.explanations import compare_explanations
-    from workbench.scoring.runs import parse_cutoffs, resolve_run
+    from workbench.reports import build_comparison
 
     store = open_store()
     try:
-        cutoff_for = parse_cutoffs(list(cutoffs))
-        runs = [resolve_run(store, ref)[0] for ref in (run_a, run_b)]
-        report = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs],
-                              resamples, seed)
-        report = replace(report, explanations=compare_explanations(store, run_a, run_b, judge, resamples, seed))
+        report = build_comparison(store, run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge)
     finally:
         store.close()
-    if not report.full.shared:  # numbers over no items would read as real scores (0.000)
-        raise UserError(f"runs {report.full.run_a.name!r} and {report.full.run_b.name!r} share no items (claims"
+    full = report.scores.full
+    if not full.shared:  # numbers over no items would read as real scores (0.000)
+        raise UserError(f"runs {full.run_a.name!r} and {full.run_b.name!r} share no items (claims"
                         " both answered whose gold label is scored): nothing to compare")
     if as_json:
         click.echo(json.dumps(comparison_report_dict(report), indent=2, ensure_ascii=False))

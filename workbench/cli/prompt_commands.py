@@ -26,7 +26,7 @@ console = output_console()
 def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_json: bool) -> None:
     """Print exactly the messages a run would send for one claim."""
     from workbench.config import load_settings
-    from workbench.prompt_templates import available_templates, load_template
+    from workbench.prompting import available_templates, load_template
     from workbench.prompting import parse_setting, render
 
     store = open_store()
@@ -66,7 +66,7 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
 def prompts_command(as_json: bool) -> None:
     """List the prompt templates, their label spaces and settings."""
     from workbench.config import load_settings
-    from workbench.prompt_templates import (
+    from workbench.prompting import (
         TemplateError,
         available_templates,
         read_template,

@@ -51,7 +51,7 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Pat
 
 def _save_images(store, facts: dict, folder: Path) -> list[Path]:
     """Each shown image as SHA256.EXT in `folder` (made if needed); the files written."""
-    from workbench.exporting import IMAGE_EXTENSIONS
+    from workbench.exporters import IMAGE_EXTENSIONS
 
     try:
         folder.mkdir(parents=True, exist_ok=True)

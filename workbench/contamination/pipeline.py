@@ -29,7 +29,7 @@ from typing import Callable
 
 from store import FilterError, Store
 from workbench.backends import ModelSpecError
-from workbench.contamination.embedding import EmbeddingModelError
+from workbench.nlp.embedding import EmbeddingModelError
 from workbench.contamination.pipeline_plan import (
     ContaminationRequest,
     PipelineError,
@@ -43,7 +43,7 @@ from workbench.contamination.pipeline_tasks import (
     load_task_template,
 )
 from workbench.contamination.similarity import Metric, MetricError, parse_metric
-from workbench.prompt_templates import TemplateError
+from workbench.prompting import TemplateError
 from workbench.contamination.probes import ARTICLE_SETTINGS, parse_article_setting
 from workbench.runs.preflight import ModelCall, check_takes_images, preflight
 from workbench.runs.setup import stored_model_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from store import Claim, Store
-from workbench.evidence import qa_pairs, qa_text
+from workbench.prompting.evidence import qa_pairs, qa_text
 
 
 @dataclass

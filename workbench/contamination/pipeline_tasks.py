@@ -18,15 +18,17 @@ from typing import Any
 
 from store import Claim, Store
 from workbench.parsing import MAX_JSON_STARTS
-from workbench.prompting import PromptError, RenderedPrompt, with_images
-from workbench.runs.types import TaskAnswer
-from workbench.task_templates import (  # noqa: F401 (load_task_template: the pipeline's way in)
+from workbench.prompting import (  # noqa: F401 (load_task_template: the pipeline's way in)
+    PromptError,
+    RenderedPrompt,
     TaskTemplate,
-    task_messages,
     TemplatedTask,
     claim_values,
     load_task_template,
+    task_messages,
+    with_images,
 )
+from workbench.runs.types import TaskAnswer
 
 ARTICLE_TEMPLATE = "contamination_article"
 EXTRACT_TEMPLATE = "contamination_extract"

@@ -46,7 +46,7 @@ class Metric:
 
 def parse_metric(text: str) -> Metric:
     """A Metric from `meteor`, `embedding` or `embedding:PATH` (checked, nothing loaded)."""
-    from workbench.contamination.embedding import check_model_dir, default_model_dir
+    from workbench.nlp.embedding import check_model_dir, default_model_dir
 
     raw = (text or "").strip()
     family, _, path = raw.partition(":")
@@ -82,7 +82,7 @@ class PairScorer:
 
             self._meteor = MeteorScorer()  # raises NlpDataMissing (with the fix) without WordNet
         else:
-            from workbench.contamination.embedding import SentenceEmbeddings
+            from workbench.nlp.embedding import SentenceEmbeddings
 
             self._embeddings = SentenceEmbeddings(metric.model_dir)
 

@@ -91,7 +91,7 @@ def jaccard(left: set, right: set) -> float:
 def _embedding_pairs(rows: list[CurationRow], texts: dict[int, str], threshold: float, model_dir):
     import numpy as np
 
-    from workbench.contamination.embedding import EmbeddingModelError, check_model_dir, default_model_dir, load_model
+    from workbench.nlp.embedding import EmbeddingModelError, check_model_dir, default_model_dir, load_model
 
     try:
         model = load_model(check_model_dir(Path(model_dir) if model_dir else default_model_dir()))

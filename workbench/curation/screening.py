@@ -15,9 +15,8 @@ from typing import Any
 
 from store import Claim, Run, Store
 from workbench.parsing import json_objects
-from workbench.prompting import RenderedPrompt
+from workbench.prompting import RenderedPrompt, TemplatedTask, claim_values, load_task_template, task_messages
 from workbench.runs.types import PreparedRun, TaskAnswer, TaskRunRequest
-from workbench.task_templates import TemplatedTask, claim_values, load_task_template, task_messages
 
 SCREEN_TEMPLATE = "claim_screen"
 SCREEN_TRIES = 3
@@ -90,7 +89,7 @@ def prepare_screening(store: Store, dataset_id: int, dataset_name: str, claim_id
     """The screening run for these claims: created, or found to continue (or reuse)."""
     from workbench.backends import parse_model_spec
     from workbench.config import load_settings
-    from workbench.prompt_templates import TemplateError
+    from workbench.prompting import TemplateError
     from workbench.runs.setup import prepare_task_run
     from workbench.runs.types import RunSetupError
 

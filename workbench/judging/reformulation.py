@@ -21,10 +21,16 @@ from workbench.config import load_settings
 from workbench.metrics import PairedComparison
 from workbench.metrics.explanations import independent_mean_difference
 from workbench.parsing import json_objects
-from workbench.prompting import PromptError, RenderedPrompt
+from workbench.prompting import (
+    PromptError,
+    RenderedPrompt,
+    TemplatedTask,
+    claim_values,
+    load_task_template,
+    task_messages,
+)
 from workbench.runs.setup import prepare_task_run
 from workbench.runs.types import PreparedRun, RunSetupError, TaskAnswer, TaskRunRequest
-from workbench.task_templates import TemplatedTask, claim_values, load_task_template, task_messages
 
 LABELS = ("specialization", "generalization", "exploration", "repetition")
 TEMPLATE = "reformulation"

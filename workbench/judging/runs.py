@@ -15,10 +15,9 @@ from store import Run, Store
 from workbench.backends import parse_model_spec
 from workbench.config import load_settings
 from workbench.judging.task import JUDGE_TEMPLATE, JudgeTask
-from workbench.prompt_templates import TemplateError
+from workbench.prompting import TemplateError, load_task_template
 from workbench.runs.setup import prepare_task_run
 from workbench.runs.types import PreparedRun, RunSetupError, TaskRunRequest
-from workbench.task_templates import load_task_template
 
 
 @dataclass

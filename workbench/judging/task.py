@@ -14,9 +14,15 @@ from typing import Any
 
 from store import Claim, JudgeRepeat, Store
 from workbench.parsing import json_objects
-from workbench.prompting import PromptError, RenderedPrompt, gold_evidence_text
+from workbench.prompting import (
+    PromptError,
+    RenderedPrompt,
+    TemplatedTask,
+    claim_values,
+    gold_evidence_text,
+    task_messages,
+)
 from workbench.runs.types import TaskAnswer
-from workbench.task_templates import TemplatedTask, claim_values, task_messages
 
 JUDGE_TEMPLATE = "judge_explanation"
 JUDGE_TRIES = 3

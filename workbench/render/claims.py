@@ -2,7 +2,7 @@
 as Text for the TUI's detail and triage screens.
 
 Evidence is shown exactly as each input setting presents it to a model (the windows
-come from workbench.evidence), with the quoted passage highlighted where it lies.
+come from workbench.prompting.evidence), with the quoted passage highlighted where it lies.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from store import Claim, ClaimJudgment, Dataset, Flag, Prediction, Run
-from workbench.evidence import (
+from workbench.prompting.evidence import (
     Window,
     full_window,
     page_windows,

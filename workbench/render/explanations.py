@@ -12,7 +12,7 @@ from rich.text import Text
 
 from workbench.metrics import Agreement, MeanInterval
 from workbench.render.display import literal
-from workbench.scoring.explanations import ExplanationComparison, ExplanationScores
+from workbench.judging.scores import ExplanationComparison, ExplanationScores
 
 BARS = " ▁▂▃▄▅▆▇█"
 

@@ -23,8 +23,9 @@ from workbench.render.explanations import explanations_dict, mean_text
 from workbench.render.searches import markdown_search, search_dict
 from workbench.render.usage import cost_text, seconds_text, speed_text, usage_dict
 from workbench.render.triage import breakdown_dict, breakdown_markdown
-from workbench.scoring.compare import Comparison, ComparisonReport
-from workbench.scoring.runs import RunReport, RunScores, Scores
+from workbench.reports import ComparisonReport, RunReport
+from workbench.scoring.compare import Comparison
+from workbench.scoring.runs import RunScores, Scores
 
 DEFINITIONS = """\
 Definitions. Classes are the dataset's gold labels; items whose gold label the dataset
@@ -62,9 +63,9 @@ def interval_text(interval: Interval | None, digits: int = 3) -> str:
 
 def subsets(report: RunReport) -> list[tuple[str, RunScores]]:
     """(label, scores) for the full set and, with exclude_flag, the filtered one."""
-    rows = [("all", report.full)]
-    if report.filtered is not None:
-        rows.append((f"without {report.exclude_flag}", report.filtered))
+    rows = [("all", report.scores.full)]
+    if report.scores.filtered is not None:
+        rows.append((f"without {report.scores.exclude_flag}", report.scores.filtered))
     return rows
 
 
@@ -125,13 +126,13 @@ def run_scores_dict(scores: RunScores) -> dict:
 
 def report_dict(report: RunReport) -> dict:
     """One run's whole report."""
-    run = report.full.run
+    run = report.run
     return {
-        "run": run.name, "run_id": run.id, "model": run.model, "dataset": report.full.dataset,
-        "status": run.status, "resamples": report.resamples, "seed": report.seed,
-        "exclude_flag": report.exclude_flag, "flagged": report.flagged,
-        "all": run_scores_dict(report.full),
-        "filtered": run_scores_dict(report.filtered) if report.filtered is not None else None,
+        "run": run.name, "run_id": run.id, "model": run.model, "dataset": report.scores.full.dataset,
+        "status": run.status, "resamples": report.scores.resamples, "seed": report.scores.seed,
+        "exclude_flag": report.scores.exclude_flag, "flagged": report.scores.flagged,
+        "all": run_scores_dict(report.scores.full),
+        "filtered": run_scores_dict(report.scores.filtered) if report.scores.filtered is not None else None,
         "explanation_quality": explanations_dict(report.explanations),
         "search": search_dict(report.search),
         "usage": usage_dict(report.usage) if report.usage is not None else None,
@@ -164,9 +165,9 @@ def comparison_dict(comparison: Comparison) -> dict:
 
 def comparison_report_dict(report: ComparisonReport) -> dict:
     return {
-        "resamples": report.resamples, "seed": report.seed, "exclude_flag": report.exclude_flag,
-        "all": comparison_dict(report.full),
-        "filtered": comparison_dict(report.filtered) if report.filtered is not None else None,
+        "resamples": report.scores.resamples, "seed": report.scores.seed, "exclude_flag": report.scores.exclude_flag,
+        "all": comparison_dict(report.scores.full),
+        "filtered": comparison_dict(report.scores.filtered) if report.scores.filtered is not None else None,
         "explanation_quality": eq_comparison_dict(report.explanations),
     }
 
@@ -185,7 +186,7 @@ _CSV_NUMBERS = ("scored", "correct", "abstentions", "parse_failures", "errors", 
 
 def csv_report(reports: Sequence[RunReport]) -> str:
     """One row per run x subset x slice; per-class F1 columns for every class seen."""
-    classes = list(dict.fromkeys(c for r in reports for c in r.full.overall.summary.classes))
+    classes = list(dict.fromkeys(c for r in reports for c in r.scores.full.overall.summary.classes))
     header = ["run", "dataset", "subset", "field", "value", *_CSV_NUMBERS,
               "accuracy_low", "accuracy_high", "macro_f1_low", "macro_f1_high",
               *(f"f1:{c}" for c in classes), *(f"support:{c}" for c in classes), "eq", "eq_low", "eq_high", "eq_n",
@@ -221,7 +222,7 @@ def _csv_row(report: RunReport, subset: str, field: str, value: str, scores: Sco
     acc, f1 = scores.intervals.get("accuracy"), scores.intervals.get("macro_f1")
     per_class = {c.label: c for c in summary.per_class}
     return [
-        printable(report.full.run.name), printable(report.full.dataset), subset, field, printable(value),
+        printable(report.run.name), printable(report.scores.full.dataset), subset, field, printable(value),
         *(_csv_number(getattr(summary, n)) for n in _CSV_NUMBERS),
         *(_csv_number(x) for x in (acc and acc.low, acc and acc.high, f1 and f1.low, f1 and f1.high)),
         *(_csv_number(per_class[c].f1) if c in per_class else "" for c in classes),
@@ -268,11 +269,11 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
     for report in reports:
         for subset, scores in subsets(report):
             lines += _class_table(report, subset, scores)
-    fields = list(dict.fromkeys(f for r in reports for f in r.full.breakdowns))
+    fields = list(dict.fromkeys(f for r in reports for f in r.scores.full.breakdowns))
     for field in fields:
         lines.append(f"By {md_text(field)}:")
         lines.append("")
-        rows = [[md_text(r.full.run.name), subset, md_text(value), str(s.summary.scored),
+        rows = [[md_text(r.run.name), subset, md_text(value), str(s.summary.scored),
                  _with_ci(s, "accuracy"), _with_ci(s, "macro_f1"), number(s.summary.mcc),
                  number(s.summary.unknown_rate), number(s.summary.coverage)]
                 for r in reports for subset, scores in subsets(r)
@@ -282,7 +283,7 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
     lines += _explanations_table(reports)
     lines += markdown_search(reports, md_text, _md_table)
     lines += _usage_table(reports)
-    lines += breakdown_markdown([(r.full.run.name, r.failures) for r in reports if r.failures is not None],
+    lines += breakdown_markdown([(r.run.name, r.failures) for r in reports if r.failures is not None],
                                 md_text, _md_table)
     lines += _definitions(reports)
     return "\n".join(lines) + "\n"
@@ -292,7 +293,7 @@ def _explanations_table(reports: Sequence[RunReport]) -> list[str]:
     judged = [r for r in reports if r.explanations is not None]
     if not judged:
         return []
-    rows = [[md_text(r.full.run.name), md_text(r.explanations.judge.name), str(r.explanations.judged),
+    rows = [[md_text(r.run.name), md_text(r.explanations.judge.name), str(r.explanations.judged),
              md_text(mean_text(r.explanations.overall)), str(r.explanations.unreadable),
              str(r.explanations.violations), " ".join(map(str, r.explanations.distribution))] for r in judged]
     return ["Explanation quality (0-10, by a judge model):", ""] + _md_table(
@@ -318,7 +319,7 @@ def _usage_table(reports: Sequence[RunReport]) -> list[str]:
 
 def _overall_row(report: RunReport, subset: str, scores: RunScores) -> list[str]:
     s = scores.overall.summary
-    return [md_text(report.full.run.name), md_text(scores.dataset), subset, str(s.scored),
+    return [md_text(report.run.name), md_text(scores.dataset), subset, str(s.scored),
             _with_ci(scores.overall, "accuracy"), _with_ci(scores.overall, "macro_f1"), number(s.mcc),
             number(s.unknown_rate), number(s.parse_failure_rate), number(s.error_rate),
             number(s.coverage), md_text(excluded_text(scores)), number(s.baselines.uniform_macro_f1),
@@ -328,7 +329,7 @@ def _overall_row(report: RunReport, subset: str, scores: RunScores) -> list[str]
 def _class_table(report: RunReport, subset: str, scores: RunScores) -> list[str]:
     s = scores.overall.summary
     suffix = "" if subset == "all" else f" ({subset})"
-    header = [f"{md_text(report.full.run.name)}{suffix}", "Precision", "Recall", "F1", "Support"]
+    header = [f"{md_text(report.run.name)}{suffix}", "Precision", "Recall", "F1", "Support"]
     rows = [[md_text(c.label), number(c.precision), number(c.recall), number(c.f1), str(c.support)]
             for c in s.per_class]
     return _md_table(header, rows)
@@ -336,8 +337,9 @@ def _class_table(report: RunReport, subset: str, scores: RunScores) -> list[str]
 
 def _definitions(reports: Sequence[RunReport]) -> list[str]:
     first = reports[0] if reports else None
-    lines = [DEFINITIONS.format(resamples=first.resamples if first else 0, seed=first.seed if first else 0)]
-    for kind in sorted({r.exclude_flag for r in reports if r.exclude_flag}):
+    scores = first.scores if first else None
+    lines = [DEFINITIONS.format(resamples=scores.resamples if scores else 0, seed=scores.seed if scores else 0)]
+    for kind in sorted({r.scores.exclude_flag for r in reports if r.scores.exclude_flag}):
         lines += ["", _FLAG_NOTE.format(kind=md_text(kind))]
     return lines
 

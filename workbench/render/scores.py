@@ -11,8 +11,9 @@ from workbench.metrics import MetricSummary
 from workbench.render.display import literal
 from workbench.render.explanations import comparison_line, explanations_view
 from workbench.render.reports import excluded_text, interval_text, number, subsets
-from workbench.scoring.compare import Comparison, ComparisonReport
-from workbench.scoring.runs import RunReport, Scores
+from workbench.reports import ComparisonReport, RunReport
+from workbench.scoring.compare import Comparison
+from workbench.scoring.runs import Scores
 
 
 def with_ci(scores: Scores | None, name: str) -> Text:
@@ -33,7 +34,7 @@ def _subset_label(label: str) -> Text:
 
 def run_heading(report: RunReport) -> Text:
     """Run name, dataset, model and what happened to its items."""
-    full = report.full
+    full = report.scores.full
     s = full.overall.summary
     line = Text()
     line.append_text(literal(full.run.name, "bold"))
@@ -44,9 +45,9 @@ def run_heading(report: RunReport) -> Text:
     line.append(f" · {full.items:,} items: {s.scored:,} scored, {_count(s.errors, 'API error')}, "
                 f"{s.missing:,} missing, excluded ")
     line.append_text(literal(excluded_text(full)))
-    if report.exclude_flag:
-        line.append(f" · {report.flagged:,} flagged ")
-        line.append_text(literal(report.exclude_flag))
+    if report.scores.exclude_flag:
+        line.append(f" · {report.scores.flagged:,} flagged ")
+        line.append_text(literal(report.scores.exclude_flag))
     return line
 
 
@@ -109,7 +110,7 @@ def _majority(s: MetricSummary) -> Text:
 def class_table(report: RunReport) -> Table:
     """Precision, recall, F1 and support per gold class (a second row per set w/o flagged)."""
     table = _table("class", "precision", "recall", "F1", "support")
-    for index, label in enumerate(report.full.overall.summary.classes):
+    for index, label in enumerate(report.scores.full.overall.summary.classes):
         for n, (subset, scores) in enumerate(subsets(report)):
             c = scores.overall.summary.per_class[index]
             table.add_row(literal(label) if n == 0 else _subset_label(subset), number(c.precision),
@@ -133,7 +134,7 @@ def breakdown_table(report: RunReport, field: str) -> Table:
     table.caption = Text("n = scored items · UR = Unknown Rate · cov. = coverage · [95% CI]", style="dim")
     table.caption_justify = "left"
     sets = subsets(report)
-    for value in report.full.breakdowns.get(field, {}):
+    for value in report.scores.full.breakdowns.get(field, {}):
         for n, (subset, scores) in enumerate(sets):
             s = scores.breakdowns.get(field, {}).get(value)
             first = literal(value) if n == 0 else _subset_label(subset)
@@ -151,11 +152,20 @@ def run_report(report: RunReport) -> RenderableType:
     for label, scores in subsets(report):
         title = "confusion" if label == "all" else f"confusion ({label})"
         parts.append(confusion_table(scores.overall.summary, title))
-    for field in report.full.breakdowns:
+    for field in report.scores.full.breakdowns:
         parts.append(breakdown_table(report, field))
+    parts += report_parts(report)
+    return Group(*parts)
+
+
+def report_parts(report: RunReport, search: bool = True) -> list[RenderableType]:
+    """What a run's report shows under its scores (the parts it has): explanation quality,
+    a search run's searches (unless `search` is False: the TUI draws them in a panel of
+    their own), time and cost, failure categories."""
+    parts: list[RenderableType] = []
     if report.explanations is not None:
         parts.append(explanations_view(report.explanations))
-    if report.search is not None:
+    if search and report.search is not None:
         from workbench.render.searches import search_view
 
         parts.append(search_view(report.search))
@@ -167,16 +177,17 @@ def run_report(report: RunReport) -> RenderableType:
         from workbench.render.triage import breakdown_view
 
         parts.append(breakdown_view(report.failures))
-    return Group(*parts)
+    return parts
 
 
 def comparison_view(report: ComparisonReport) -> RenderableType:
     """Everything `workbench compare` prints."""
     parts: list[RenderableType] = []
-    for label, comparison in (("all", report.full), (f"without {report.exclude_flag}", report.filtered)):
+    scores = report.scores
+    for label, comparison in (("all", scores.full), (f"without {scores.exclude_flag}", scores.filtered)):
         if comparison is None:
             continue
-        parts += _comparison_parts(comparison, label if report.filtered is not None else None)
+        parts += _comparison_parts(comparison, label if scores.filtered is not None else None)
     if report.explanations is not None:
         parts.append(comparison_line(report.explanations))
     return Group(*parts)

@@ -16,8 +16,7 @@ from workbench.render.display import literal
 
 if TYPE_CHECKING:
     from workbench.judging.reformulation import ReformulationTable
-    from workbench.scoring.runs import RunReport
-    from workbench.judging.search_summary import SearchSummary
+    from workbench.reports import RunReport, SearchSummary
     from workbench.search.stats import SearchStats
 
 def count(n: int, noun: str) -> str:
@@ -134,7 +133,7 @@ def markdown_search(reports: Sequence[RunReport], md_text, md_table) -> list[str
     searched = [r for r in reports if r.search is not None]
     if not searched:
         return []
-    rows = [[md_text(r.full.run.name), str(s.stats.claims), f"{s.stats.searches_per_claim:.2f}",
+    rows = [[md_text(r.run.name), str(s.stats.claims), f"{s.stats.searches_per_claim:.2f}",
              f"{s.stats.image_searches_per_claim:.2f}", str(s.stats.image_evidence_claims),
              str(sum(s.stats.dropped.values())), str(s.stats.leaks),
              md_text(", ".join(domain for domain, _ in s.stats.domains[:5]))]
@@ -145,7 +144,7 @@ def markdown_search(reports: Sequence[RunReport], md_text, md_table) -> list[str
     for report in searched:
         stats = report.search.stats
         if stats.subsets:
-            lines += ["", f"Searching by {md_text(stats.by)}, {md_text(report.full.run.name)}:", ""] + md_table(
+            lines += ["", f"Searching by {md_text(stats.by)}, {md_text(report.run.name)}:", ""] + md_table(
                 [md_text(stats.by), "Claims", "Searches per claim", "Image searches per claim", "Image-evidence claims"],
                 [[md_text(v), str(x.claims), f"{x.searches_per_claim:.2f}", f"{x.image_searches_per_claim:.2f}",
                   str(x.image_evidence_claims)] for v, x in stats.subsets.items()])
@@ -161,6 +160,6 @@ def markdown_search(reports: Sequence[RunReport], md_text, md_table) -> list[str
             body.append([label, f"{table.overall[label]:.2f}", *(f"{m[label]:.2f}" for m in table.subsets.values()),
                          *([f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"
                             if test else ""] if table.tests else [])])
-        lines += ["", f"Query reformulations per claim, {md_text(report.full.run.name)} (labelled by"
+        lines += ["", f"Query reformulations per claim, {md_text(report.run.name)} (labelled by"
                       f" {md_text(table.labeller.name)}, {table.claims} claims):", ""] + md_table(header, body)
     return lines

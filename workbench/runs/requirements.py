@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from store import Store
-from workbench.prompt_templates import Template
-from workbench.prompting import Setting, describe_need, lacks, needs
+from workbench.prompting import Setting, Template, describe_need, lacks, needs
 from workbench.runs.types import RunSetupError
 
 # Filters that prove a need is met (a claim they match certainly has it).

@@ -23,17 +23,15 @@ from workbench.backends import (
 from workbench.backends.specs import names_a_file
 from workbench.config import load_settings
 from workbench.labels import normalise
-from workbench.prompt_templates import (
-    Template,
-    TemplateError,
-    available_templates,
-    load_template,
-)
 from workbench.prompting import (
     PromptError,
     Setting,
+    Template,
+    TemplateError,
     answer_mode,
+    available_templates,
     check_setting,
+    load_template,
     parse_setting,
 )
 from workbench.runs.params import configuration_params

@@ -9,8 +9,7 @@ from typing import Any, Protocol, Union
 from store import Claim, LabelSpace, Prediction, Run, RunProgress, Store
 from workbench.backends import ModelSpec
 from workbench.errors import WorkbenchError
-from workbench.prompt_templates import Template
-from workbench.prompting import RenderedPrompt, Setting
+from workbench.prompting import RenderedPrompt, Setting, Template
 
 
 @dataclass

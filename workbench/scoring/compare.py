@@ -11,7 +11,6 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,9 +34,6 @@ from workbench.scoring.runs import (
     read_items,
     without_flagged,
 )
-
-if TYPE_CHECKING:
-    from workbench.scoring.explanations import ExplanationComparison
 
 COMPARED_METRICS = ("accuracy", "macro_f1", "mcc", "unknown_rate", "parse_failure_rate")
 PAIRED_METRICS = {"macro_f1": macro_f1, "accuracy": accuracy}
@@ -108,16 +104,15 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class ComparisonReport:
-    """A comparison on all shared items and, with exclude_flag, without flagged ones."""
+class ScoreComparison:
+    """A comparison on all shared items and, with exclude_flag, without flagged ones (with
+    the paired explanation quality, it is workbench.reports' ComparisonReport)."""
 
     full: Comparison
     filtered: Comparison | None = None
     exclude_flag: str | None = None
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
-    explanations: ExplanationComparison | None = None
-    """Paired EQ, when one judge scored both runs (scoring.explanations)."""
 
 
 def filter_value(text: str) -> str:
@@ -238,7 +233,7 @@ def compare_runs(
     cutoffs: Sequence[str | None] = (None, None),
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-) -> ComparisonReport:
+) -> ScoreComparison:
     """Compare run B against run A (all shared items, and without flagged ones)."""
     fields = parse_fields([by] if by else [])
     if any(f.kind == "flag" and FlagSpec.parse(f.key).per_run for f in fields):
@@ -252,8 +247,8 @@ def compare_runs(
     name = fields[0].name if fields else None
     full = compare_items(a, b, name, resamples, seed)
     if not exclude_flag:
-        return ComparisonReport(full, resamples=resamples, seed=seed)
+        return ScoreComparison(full, resamples=resamples, seed=seed)
     filtered = compare_items(without_flagged(a, exclude_flag), without_flagged(b, exclude_flag),
                              name, resamples, seed)
     filtered = dataclasses.replace(filtered, excluded_flag=exclude_flag)
-    return ComparisonReport(full, filtered, exclude_flag, resamples, seed)
+    return ScoreComparison(full, filtered, exclude_flag, resamples, seed)

@@ -7,14 +7,13 @@
 A run's items are its subset (run_claims) with their gold labels and outcomes, read in
 one statement (scoring_items). Gold labels the dataset excludes (Unevaluable, Unclear)
 are counted, not scored. API errors and missing answers are counted in coverage, not
-scored. Comparisons of two runs live in scoring_compare; live panels in scoring_live.
+scored. Comparisons of two runs live in compare.py; live panels in live.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,11 +35,6 @@ from workbench.scoring.fields import (
 )
 from workbench.scoring.items import RunItems
 from workbench.scoring.reading import load_run_items
-
-if TYPE_CHECKING:
-    from workbench.scoring.explanations import ExplanationScores
-    from workbench.judging.search_summary import SearchSummary
-    from workbench.triage.final import FailureBreakdown
 
 DEFAULT_FLAG = "contaminated"
 INTERVAL_METRICS = ("accuracy", "macro_f1")
@@ -74,8 +68,10 @@ class RunScores:
 
 
 @dataclass(frozen=True)
-class RunReport:
-    """A run's scores on all its items and, with exclude_flag, without the flagged ones."""
+class ScoreReport:
+    """A run's scores on all its items and, with exclude_flag, without the flagged ones
+    (a run's whole report, with its explanation quality, searches, cost and failure
+    categories, is workbench.reports' RunReport)."""
 
     full: RunScores
     filtered: RunScores | None = None
@@ -84,14 +80,6 @@ class RunReport:
     """Items carrying the excluded flag kind."""
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
-    explanations: ExplanationScores | None = None
-    """Explanation quality, when a judge run has scored the run (scoring.explanations)."""
-    search: SearchSummary | None = None
-    """Searches, domains, leaks and query reformulations of a search run (search.stats)."""
-    usage: Any = None
-    """Time per claim, speed, tokens and cost (usage.summary.RunUsage), when asked for."""
-    failures: FailureBreakdown | None = None
-    """Failure categories of the run's wrong answers by final labels (triage.final)."""
 
 
 # ---- what the user typed -> runs, fields, cutoffs ------------------------------------
@@ -287,8 +275,8 @@ def score_run(
     cutoff: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-) -> RunReport:
-    """A run's report: overall, breakdowns by `by`, and without `exclude_flag`-ged claims."""
+) -> ScoreReport:
+    """A run's scores: overall, breakdowns by `by`, and without `exclude_flag`-ged claims."""
     fields = parse_fields(by)
     if cutoff is not None and not any(f.kind == "cutoff" for f in fields):
         fields.append(parse_field("cutoff"))
@@ -296,9 +284,9 @@ def score_run(
     items = read_items(store, reference, fields, cutoff, kinds)
     full = score_items(items, resamples, seed)
     if not exclude_flag:
-        return RunReport(full, resamples=resamples, seed=seed)
+        return ScoreReport(full, resamples=resamples, seed=seed)
     filtered = score_items(without_flagged(items, exclude_flag), resamples, seed)
-    return RunReport(full, filtered, exclude_flag, int(items.flagged[exclude_flag].sum()),
+    return ScoreReport(full, filtered, exclude_flag, int(items.flagged[exclude_flag].sum()),
                      resamples, seed)
 
 
@@ -310,24 +298,30 @@ def score_runs(
     cutoffs: Sequence[str] = (),
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-) -> list[RunReport]:
+) -> list[ScoreReport]:
     """score_run for each run; `cutoffs` as --cutoff takes them (DATE or RUN=DATE)."""
+    return [score_run(store, run.id, by, exclude_flag, cutoff, resamples, seed)
+            for run, cutoff in runs_with_cutoffs(store, references, by, cutoffs)]
+
+
+def runs_with_cutoffs(store: Store, references: Sequence[str | int], by: Sequence[str] = (),
+                      cutoffs: Sequence[str] = ()) -> Iterator[tuple[Run, str | None]]:
+    """Each run named (all of them found first) with its cutoff date from `cutoffs` (as
+    --cutoff takes them); a ScoringError when a run's turn comes if it needs one (--cutoff
+    given, or --by cutoff) and has none."""
     cutoff_for = parse_cutoffs(cutoffs)
     runs = [resolve_run(store, reference)[0] for reference in references]
     wants_cutoff = bool(cutoffs) or any(f.kind == "cutoff" for f in parse_fields(by))
-    reports = []
     for run in runs:
         cutoff = cutoff_for(run)
         if wants_cutoff and cutoff is None:
             raise ScoringError(f"no cutoff date for run {run.name!r}: add --cutoff {run.name}=YYYY-MM-DD")
-        reports.append(score_run(store, run.id, by, exclude_flag, cutoff, resamples, seed))
-    return reports
+        yield run, cutoff
 
 
 __all__ = [
     "DEFAULT_FLAG", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "INTERVAL_METRICS", "KNOWN_FIELDS",
-    "RunItems", "RunReport", "RunScores", "Scores", "ScoringError", "SliceField", "intervals",
-    "slice_intervals",
-    "parse_cutoffs", "parse_fields", "read_items", "resolve_run", "score_items",
-    "score_run", "score_runs", "scored_cells", "summaries", "without_flagged",
+    "RunItems", "RunScores", "ScoreReport", "Scores", "ScoringError", "SliceField", "intervals",
+    "slice_intervals", "parse_cutoffs", "parse_fields", "read_items", "resolve_run", "runs_with_cutoffs",
+    "score_items", "score_run", "score_runs", "scored_cells", "summaries", "without_flagged",
 ]

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.prompt_templates import TemplateError, placeholders, template_dirs
+from workbench.prompting import TemplateError, placeholders, read_template_file, template_files
 
 TOOLS = [
     {"name": "search", "description": "Search the web (or the document collection) and get numbered results.",
@@ -61,30 +60,19 @@ class Wording:
 
 
 def load_wording(extra: Path | None = None) -> Wording:
-    folders = [folder for folder in reversed(template_dirs(extra)) if (folder / "search_agent.toml").is_file()]
-    if not folders:
+    files = template_files("search_agent", extra)
+    if not files:
         raise TemplateError("no search_agent.toml among the prompt templates")
-    path = folders[0] / "search_agent.toml"
-    raw = path.read_bytes()
-    data = _read(path, raw, _KEYS)
+    file = read_template_file(files[0])
+    data = file.data
+    _check(file.path, data, _KEYS)
     images = {key: data[key] for key in _IMAGE_KEYS if isinstance(data.get(key), str)}
     if len(images) < len(_IMAGE_KEYS):  # an older copy: the built-in file's image wording
-        built_in = folders[-1] / "search_agent.toml"
-        images = {**_read(built_in, built_in.read_bytes(), _IMAGE_KEYS), **images}
-    _check(path, images, _IMAGE_KEYS)
-    import hashlib
-
-    return Wording(*(data[key] for key in _KEYS), hashlib.sha256(raw).hexdigest(),
-                   {key: images[key] for key in _IMAGE_KEYS})
-
-
-def _read(path: Path, raw: bytes, keys: dict[str, set[str]]) -> dict:
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise TemplateError(f"{path}: not valid TOML: {error}") from None
-    _check(path, data, keys)
-    return data
+        built_in = read_template_file(files[-1])
+        _check(built_in.path, built_in.data, _IMAGE_KEYS)
+        images = {**built_in.data, **images}
+    _check(file.path, images, _IMAGE_KEYS)
+    return Wording(*(data[key] for key in _KEYS), file.content_hash, {key: images[key] for key in _IMAGE_KEYS})
 
 
 def _check(path: Path, data: dict, keys: dict[str, set[str]]) -> None:

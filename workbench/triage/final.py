@@ -124,10 +124,3 @@ def failure_breakdown(store: Store, run_id: int) -> FailureBreakdown | None:
     return FailureBreakdown(run.name, store.claims.count(f"run:{run_id} wrong"), len(items), final,
                             sum(1 for item in items if item.adjudication is not None),
                             sum(1 for item in items if item.final is None), counts, no_category)
-
-
-def with_failures(store: Store, reports: list) -> list:
-    """Run reports (scoring.runs.RunReport) with each run's failure-category breakdown."""
-    from dataclasses import replace
-
-    return [replace(report, failures=failure_breakdown(store, report.full.run.id)) for report in reports]

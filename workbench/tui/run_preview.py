@@ -112,14 +112,14 @@ def setting_names() -> list[str]:
 
 def template_names(settings: Settings) -> list[str]:
     """'auto' then every template file (built in and the user's prompts_dir)."""
-    from workbench.prompt_templates import available_templates
+    from workbench.prompting import available_templates
 
     return ["auto", *sorted(available_templates(settings.prompts_dir))]
 
 
 def preview_text(store: Store, choice: RunChoice, settings: Settings) -> Text:
     """The exact messages the highlighted claim would be sent, or why it cannot be."""
-    from workbench.prompt_templates import TemplateError, load_template
+    from workbench.prompting import TemplateError, load_template
     from workbench.prompting import PromptError, parse_setting, render
 
     if choice.claim_id is None:

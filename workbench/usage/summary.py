@@ -9,8 +9,7 @@ counted apart and left out of every figure (their tokens were paid by an earlier
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from store import Run, Store
 from workbench.usage.prices import Price, PriceTable, price_table
@@ -105,9 +104,3 @@ def run_usage(store: Store, run: Run, prices: PriceTable | None = None, judges: 
     if judges:
         usage.judges = [run_usage(store, judge, prices, judges=False) for judge in store.runs.judge_runs(run.id)]
     return usage
-
-
-def with_usage(store: Store, reports: Sequence) -> list:
-    """Scoring reports (scoring.runs.RunReport) with each run's time and money attached."""
-    prices = price_table()
-    return [replace(report, usage=run_usage(store, report.full.run, prices)) for report in reports]

@@ -28,7 +28,7 @@ from workbench.tui.bundles import ClaimBundle, load_bundle
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.detail import EvidenceText
-from workbench.tui.screens.dialogs import TextPrompt
+from workbench.tui.widgets.dialogs import TextPrompt
 from workbench.tui.triage_text import answer_body
 from workbench.tui.widgets.footer import KeyFooter
 

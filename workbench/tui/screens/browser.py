@@ -358,7 +358,7 @@ class ClaimsScreen(ReportsWorkerErrors, Screen):
         self.app.open_claim(message.row.id)
 
     def action_goto(self) -> None:
-        from workbench.tui.screens.dialogs import TextPrompt
+        from workbench.tui.widgets.dialogs import TextPrompt
 
         def go(reference: str | None) -> None:
             if reference and reference.strip():

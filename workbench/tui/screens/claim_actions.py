@@ -187,7 +187,7 @@ class ClaimActions:
         if request.scope != "filter":
             self.apply_flags(request)
             return
-        from workbench.tui.screens.dialogs import ConfirmDialog
+        from workbench.tui.widgets.dialogs import ConfirmDialog
 
         question = Text(f"{request.action.capitalize()} all {request.count:,} claims matching\n  ")
         question.append(printable(request.filter_text) or "(no filter: every claim)", style="bold")

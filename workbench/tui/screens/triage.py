@@ -20,7 +20,7 @@ from workbench.tui.errors import ReportsWorkerErrors
 from workbench.render.claims import full_body, pages_body, qa_body, reference_body
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.detail import EvidenceText
-from workbench.tui.screens.dialogs import TextPrompt, TextViewer, plain_title
+from workbench.tui.widgets.dialogs import TextPrompt, TextViewer, plain_title
 from workbench.tui.triage_text import answer_body, category_panel
 from workbench.tui.widgets.footer import KeyFooter
 

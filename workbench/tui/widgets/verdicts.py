@@ -11,7 +11,7 @@ from workbench.render.display import literal, printable
 from workbench.tui.bundles import ClaimBundle
 from workbench.render.claims import verdict_item
 from workbench.render.verdicts import legend
-from workbench.tui.screens.dialogs import TextPrompt, TextViewer, plain_title
+from workbench.tui.widgets.dialogs import TextPrompt, TextViewer, plain_title
 
 
 class VerdictList(OptionList):

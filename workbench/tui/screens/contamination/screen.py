@@ -267,7 +267,7 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
             self._paint_claim()
 
     def action_accept(self) -> None:
-        from workbench.tui.screens.dialogs import ConfirmDialog
+        from workbench.tui.widgets.dialogs import ConfirmDialog
 
         if self.overview is None or self.overview.group is None:
             return

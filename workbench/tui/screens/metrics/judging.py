@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual import work
 
 from workbench.render.display import printable
-from workbench.tui.screens.dialogs import TextPrompt, plain_title
+from workbench.tui.widgets.dialogs import TextPrompt, plain_title
 
 
 class JudgesExplanations:

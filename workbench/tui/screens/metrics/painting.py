@@ -15,6 +15,7 @@ from workbench.tui.screens.metrics.panels import (
     header_line,
     overall_panel,
     plot_breakdown,
+    report_panel,
     search_panel,
 )
 from workbench.tui.screens.metrics.tables import (
@@ -63,6 +64,7 @@ class PaintsPanels:
         self._flip_filters = keeping_cursor(self.query_one("#flips", DataTable),
                                              lambda table: fill_flips(table, update))
         self._paint_search(update)
+        self._paint_report(update)
 
     def _show(self, selector: str, renderable) -> None:
         self.query_one(selector, DrawnPanel).show(renderable)
@@ -76,6 +78,13 @@ class PaintsPanels:
             title.update(literal(f"search · query reformulations per claim, flagged {kind} or not" if kind
                                  else "search · query reformulations per claim"))
             panel.update(found)
+
+    def _paint_report(self, update: PanelUpdate) -> None:
+        found = report_panel(update)
+        title, panel = self.query_one("#report-title", Static), self.query_one("#report-panel", DrawnPanel)
+        title.display = panel.display = found is not None
+        if found is not None:
+            panel.show(found)
 
     def _reading(self) -> bool:
         return self.update is None or self.update.config.read_key != self.wanted().read_key

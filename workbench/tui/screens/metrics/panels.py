@@ -13,6 +13,7 @@ from rich.text import Text
 from workbench.render.display import literal, one_line, printable, run_names
 from workbench.metrics import Interval, MeanInterval, MetricSummary
 from workbench.render.reports import interval_text, number
+from workbench.render.scores import report_parts
 from workbench.render.searches import reformulation_caption, reformulation_grid, stats_view
 from workbench.scoring.compare import Comparison
 from workbench.tui.screens.metrics.watch import IntervalSet, PanelUpdate, RunIntervals
@@ -139,6 +140,17 @@ def search_panel(update: PanelUpdate) -> Group | None:
                               style="dim"))
         else:
             parts += [reformulation_caption(table), reformulation_grid(table)]
+    return Group(*parts) if parts else None
+
+
+def report_panel(update: PanelUpdate) -> Group | None:
+    """Each run's explanation quality, time and cost, and failure categories, drawn as
+    `workbench metrics` draws them (render.scores.report_parts); None before they are read."""
+    parts = []
+    for numbers in update.runs:
+        found = report_parts(numbers.report, search=False) if numbers.report is not None else []
+        if found:
+            parts += [literal(numbers.run.name, style="bold"), *found]
     return Group(*parts) if parts else None
 
 

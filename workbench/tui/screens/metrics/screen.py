@@ -58,7 +58,9 @@ row opens that slice's claims; Enter on a flip row opens the claims one run got 
 and the other wrong. b / B cycle the breakdown field (importance, task, domain, label,
 claim type, flag, cutoff); c types the cutoff date for the before/after split; x shows
 every number with and without the claims flagged with the kind typed after k (default
-contaminated); R reads everything again. Definitions: docs/metrics.md."""
+contaminated); R reads everything again. At the bottom: each run's explanation
+quality, time and cost, and failure categories, as `workbench metrics` prints them.
+Definitions: docs/metrics.md."""
 
     BINDINGS = [
         Binding("escape,m", "back", "Back", id="metrics.back", tooltip="Back to where you were"),
@@ -167,6 +169,9 @@ contaminated); R reads everything again. Definitions: docs/metrics.md."""
             yield DataTable(id="flips", cursor_type="row")
             yield Static(id="search-title", classes="metrics-title")
             yield Static(id="search-panel")
+            yield Static("explanation quality · time and cost · failure categories", id="report-title",
+                         classes="metrics-title")
+            yield DrawnPanel(id="report-panel")
         yield RunStatus()  # a judge run started here (j) shows its progress here; K cancels it
         # The key bar is mounted once the first numbers are painted (or after a second):
         # building it costs ~40 ms the first read would otherwise wait for.

@@ -3,19 +3,19 @@
 MetricsWatcher owns the live runs. Each poll, on a worker thread with that thread's own
 connection, checks PRAGMA data_version; when something was committed it reads only the
 predictions written since the last poll and records them in LiveMetrics, then hands the
-screen a PanelUpdate of cheap numbers. Bootstrap intervals and paired tests are worked
-out from the update's snapshots by `compute_intervals`, in another worker, and may lag.
+screen a PanelUpdate of cheap numbers, with the other parts of each run's report (EQ,
+searches, time and cost, failure categories: report_parts.py). Bootstrap intervals and
+paired tests are worked out from the update's snapshots by `compute_intervals`, in another
+worker, and may lag.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from store import Run
 from workbench.metrics import Interval, MeanInterval, MetricSummary, PairedComparison
@@ -27,17 +27,13 @@ from workbench.scoring.runs import (
     slice_intervals,
     without_flagged,
 )
+from workbench.reports import RunReport, SearchSummary
 from workbench.scoring.compare import Comparison, compare_items, paired_tests
-from workbench.scoring.explanations import score_explanations
 from workbench.scoring.items import RunItems
 from workbench.scoring.live import LiveRun, flag_signature, load_live_runs
 from workbench.tui.db import ThreadStores
+from workbench.tui.screens.metrics.report_parts import ReportParts
 
-if TYPE_CHECKING:
-    from workbench.judging.search_summary import SearchSummary
-
-SEARCH_REREAD_SECONDS = 5.0
-"""How often a running search run's summary (searches, reformulations) is read again."""
 BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "modality", "flag:{kind}", "cutoff")
 """What `b` cycles through ({kind}: the flag kind of the exclude toggle)."""
 
@@ -79,10 +75,19 @@ class RunNumbers:
     filtered: MetricSummary | None = None
     filtered_slices: dict[str, MetricSummary] | None = None
     flagged: int = 0
-    explanations: MeanInterval | None = None
-    """EQ by the run's newest judge run (0-10, with its interval), when it has one."""
-    search: SearchSummary | None = None
-    """A search run's searches, leaks and query reformulations (by the flag kind)."""
+    report: RunReport | None = None
+    """The other parts of the run's report: EQ, searches, time and cost, failure categories."""
+
+    @property
+    def explanations(self) -> MeanInterval | None:
+        """EQ by the run's newest judge run (0-10, with its interval), when it has one."""
+        found = self.report.explanations if self.report is not None else None
+        return found.overall if found is not None else None
+
+    @property
+    def search(self) -> SearchSummary | None:
+        """A search run's searches, leaks and query reformulations (by the flag kind)."""
+        return self.report.search if self.report is not None else None
 
 
 @dataclass(frozen=True)
@@ -148,11 +153,9 @@ class MetricsWatcher:
         self._versions: dict[int, int] = {}
         self._flags: tuple = ()
         self._statuses: tuple = ()
-        self._judged: tuple = ()
-        self._eq: dict[int, MeanInterval | None] = {}
-        self._searched: tuple = ()
-        self._search_read_at = 0.0
-        self._search: dict[int, SearchSummary | None] = {}
+        self._parts = ReportParts()
+        self._answers = 0
+        """Answers recorded since the runs were read (what the report's parts depend on)."""
         self.generation = 0
 
     @property
@@ -185,21 +188,17 @@ class MetricsWatcher:
             self._load(store, wanted)
         else:
             changed = sum(live.poll(store) for live in self._lives)
+            self._answers += changed
             statuses = self._read_statuses(store)
-            judged = self._judge_progress(store)
-            searched = self._search_progress(store)
-            # A search summary reads the whole run: while one runs, once every few seconds.
-            search_due = searched != self._searched and (
-                statuses != self._statuses or time.monotonic() - self._search_read_at >= SEARCH_REREAD_SECONDS)
-            if not changed and statuses == self._statuses and judged == self._judged and not search_due:
-                self._versions[thread] = version
+            parts_read = self._parts.refresh(store, self._runs(), wanted.flag_kind, self._answers,
+                                             now=statuses != self._statuses)
+            if not changed and statuses == self._statuses and not parts_read:
+                if not self._parts.pending:  # else look again at the next poll, for the parts waiting
+                    self._versions[thread] = version
                 return None
             self._statuses = statuses
-            if judged != self._judged:
-                self._read_explanations(store, judged)
-            if search_due:
-                self._read_search(store, searched)
-        self._versions[thread] = version
+        if not self._parts.pending:
+            self._versions[thread] = version
         self.generation += 1
         return self._update(first)
 
@@ -213,41 +212,15 @@ class MetricsWatcher:
         self._lives = load_live_runs(store, self._reader_stores.get, self._readers, config.run_ids, fields,
                                      config.cutoff, kind)
         self._statuses = self._read_statuses(store)
-        self._read_explanations(store, self._judge_progress(store))
-        self._read_search(store, self._search_progress(store))
+        self._answers = 0
+        self._parts.load(store, self._runs(), config.flag_kind, sum(len(live.items) for live in self._lives))
 
     @staticmethod
     def _field(config: ViewConfig) -> str:
         return config.field.replace("{kind}", config.flag_kind)
 
-    def _judge_progress(self, store) -> tuple:
-        """Changes when a judge run of these runs records a judgment."""
-        return tuple(store.scoring.judge_progress([live.run.id for live in self._lives]))
-
-    def _read_explanations(self, store, judged: tuple) -> None:
-        self._judged = judged
-        self._eq = {}
-        for live in self._lives:
-            found = score_explanations(store, live.run.id, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED)
-            self._eq[live.run.id] = found.overall if found is not None else None
-
-    def _search_runs(self) -> list[int]:
-        return [live.run.id for live in self._lives if live.run.params.get("search")]
-
-    def _search_progress(self, store) -> tuple:
-        ids = self._search_runs()
-        return store.search.progress(ids) if ids else ()
-
-    def _read_search(self, store, searched: tuple) -> None:
-        self._searched, self._search_read_at = searched, time.monotonic()
-        if not searched:
-            self._search = {}
-            return
-        from workbench.judging.search_summary import search_summary  # only for search runs
-
-        kind = self._config.flag_kind if self._config else ""
-        self._search = {live.run.id: search_summary(store, live.run, f"flag:{kind}" if kind else None)
-                        for live in self._lives if live.run.params.get("search")}
+    def _runs(self) -> list[Run]:
+        return [live.run for live in self._lives]
 
     def _read_statuses(self, store) -> tuple:
         ids = [live.run.id for live in self._lives]
@@ -280,8 +253,7 @@ class MetricsWatcher:
             filtered=live.summary(filtered=True) if exclude else None,
             filtered_slices=(live.breakdown(field_name, filtered=True) if field_name else {}) if exclude else None,
             flagged=int(flags.sum()) if flags is not None else 0,
-            explanations=self._eq.get(live.run.id),
-            search=self._search.get(live.run.id),
+            report=self._parts.reports.get(live.run.id),
         )
 
 

@@ -1,27 +1,20 @@
 """Templates for runs that are not verdict runs (contamination steps, explanation judges):
 a TOML file in prompts/ (or the user's prompts_dir) with `kind`, `system`, `user`, optional
 [details] lines and `answer` / `retry` texts, filled with a claim's fields and whatever the
-kind adds (KIND_PLACEHOLDERS). The run records the file's name and content hash.
+kind adds (KIND_PLACEHOLDERS). The run records the file's name and content hash. The
+file is found and read by files.py, as verdict templates are.
 """
 
 from __future__ import annotations
 
-import hashlib
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from store import Claim
 from workbench.config import load_settings
-from workbench.prompt_templates import (
-    CLAIM_FIELDS,
-    DEFAULT_IMAGE_WORDS,
-    TemplateError,
-    available_templates,
-    placeholders,
-    template_dirs,
-)
-from workbench.prompting import marked_response
+from workbench.prompting.files import TemplateError, available_templates, read_template_file, template_files
+from workbench.prompting.messages import marked_response
+from workbench.prompting.templates import CLAIM_FIELDS, DEFAULT_IMAGE_WORDS, placeholders
 
 KIND_PLACEHOLDERS = {
     "article": {"details", "max_evidence"},
@@ -52,13 +45,16 @@ class TaskTemplate:
 def load_task_template(name: str, kind: str, extra: Path | None = None) -> TaskTemplate:
     """The template `name` of this kind from prompts/ or the user's prompts_dir."""
     extra = extra if extra is not None else load_settings().prompts_dir
-    _report_unreadable(name, extra)  # else a broken override would fall back to the built-in silently
+    winners = template_files(name, extra)
+    # Read first: a broken override would otherwise fall back to the built-in silently.
+    file = read_template_file(winners[0]) if winners else None
     files = available_templates(extra, kind=kind)
     if name not in files:
         raise TemplateError(f"no {kind} template {name!r}; available: {', '.join(sorted(files)) or 'none'}")
     path = files[name]
-    raw = path.read_bytes()
-    data = tomllib.loads(raw.decode("utf-8"))
+    if file is None or file.path != path:
+        file = read_template_file(path)
+    data = file.data
     texts = {key: data.get(key, "") for key in ("system", "user", "answer", "retry")}
     image = data.get("image", DEFAULT_IMAGE_WORDS)
     details = data.get("details", {})
@@ -68,18 +64,7 @@ def load_task_template(name: str, kind: str, extra: Path | None = None) -> TaskT
         raise TemplateError(f"{path}: every text (and every [details] entry) must be a string")
     _check_placeholders(path, kind, texts, details)
     return TaskTemplate(name, kind, texts["system"], texts["user"], dict(details), texts["answer"],
-                        texts["retry"], hashlib.sha256(raw).hexdigest(), image)
-
-
-def _report_unreadable(name: str, extra: Path | None) -> None:
-    """A template file of that name that is not valid TOML is reported as such."""
-    for folder in reversed(template_dirs(extra)):
-        path = folder / f"{name}.toml"
-        if path.is_file():
-            try:
-                tomllib.loads(path.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-                raise TemplateError(f"{path}: not valid TOML: {error}") from None
+                        texts["retry"], file.content_hash, image)
 
 
 def _check_placeholders(path: Path, kind: str, texts: dict[str, str], details: dict[str, str]) -> None:

@@ -1,4 +1,5 @@
-"""Writing claims and predictions out: JSONL or CSV, to a file (atomically) or stdout."""
+"""Writing claims and predictions out: JSONL or CSV, to a file (atomically) or stdout (the
+exporters package says what it offers)."""
 
 from __future__ import annotations
 

@@ -3,17 +3,12 @@ once a judge has labelled its query pairs, the reformulation table."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from store import Run, Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.judging.reformulation import ReformulationTable, reformulation_table
 from workbench.search.stats import SearchStats, search_stats
-
-if TYPE_CHECKING:
-    from workbench.scoring.runs import RunReport
 
 
 @dataclass
@@ -33,10 +28,3 @@ def search_summary(store: Store, run: Run, by: str | None = None, resamples: int
         return None
     table = reformulation_table(store, run, by, resamples, seed, cutoff)
     return SearchSummary(search_stats(store, run, by=by, cutoff=cutoff), table if table.labeller is not None else None)
-
-
-def with_search(store: Store, reports: Sequence[RunReport], by: Sequence[str] = ()) -> list[RunReport]:
-    """The reports with each search run's summary attached (reformulations by the first --by)."""
-    return [replace(report, search=search_summary(store, report.full.run, by[0] if by else None,
-                                                  report.resamples, report.seed, report.full.cutoff))
-            for report in reports]

@@ -1,5 +1,6 @@
-"""The bundled demo data: small datasets written for this project, and a ClaimReview
-benchmark built from invented fact-checks (imported, curated, its articles read offline)."""
+"""The demo loader behind `workbench demo` (and the tests' and benchmarks' demo databases): small
+datasets written for this project, and a ClaimReview benchmark built from invented fact-checks
+(imported, curated, its articles read offline)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 from store import Store
 from workbench.importers import import_file
 
-DEMO_DIR = Path(__file__).parent / "demo_data"
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_data"
+"""The demo's files stay in workbench/demo_data/ (the package data pyproject.toml lists)."""
 DEMO_FILES = [
     # (file, format, dataset name)
     ("jsfactcheck.jsonl", "jsfactcheck", "demo"),

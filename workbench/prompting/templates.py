@@ -1,4 +1,5 @@
-"""Prompt templates: TOML files in prompts/ (built in) and in Settings.prompts_dir.
+"""Verdict prompt templates: TOML files in prompts/ (built in) and in Settings.prompts_dir
+(found and read by files.py).
 
 A user adds a template by dropping a file in either folder; a file in prompts_dir wins
 over a built-in one of the same name. The keys:
@@ -18,16 +19,13 @@ whose context and evidence it words.
 
 from __future__ import annotations
 
-import hashlib
 import string
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import WorkbenchError
+from workbench.prompting.files import TemplateError, available_templates, read_template_file
 
-BUILTIN_DIR = Path(__file__).resolve().parents[1] / "prompts"
 CLAIM_FIELDS = {
     "claim": "the claim text", "question": "the question the claim's answer replied to",
     "response": "the full answer, the claim marked with « »", "time": "reference time, else claim date",
@@ -36,10 +34,6 @@ CLAIM_FIELDS = {
 }
 ALWAYS = {"verdicts"}
 _PARTS = {"system": {"context", "evidence", "answer"}, "user": {"context", "evidence", "answer"}}
-
-
-class TemplateError(WorkbenchError, ValueError):
-    """A template file that cannot be used; the message names the file and the key."""
 
 
 DEFAULT_IMAGE_WORDS = "The claim was shared with this image:"
@@ -74,35 +68,6 @@ class Template:
         return self.verdicts + ([self.abstain] if self.abstain else [])
 
 
-def template_dirs(extra: Path | None = None) -> list[Path]:
-    """Where templates are looked for, later folders winning."""
-    return [BUILTIN_DIR] + ([Path(extra).expanduser()] if extra else [])
-
-
-def available_templates(extra: Path | None = None, kind: str = "verdict") -> dict[str, Path]:
-    """Template name (file stem) -> file, for templates of one kind.
-
-    Verdict templates (the default kind) are what `--prompt` picks from; other kinds
-    (e.g. the contamination pipeline's `article` and `extract`) declare `kind = "..."`.
-    """
-    found: dict[str, Path] = {}
-    for folder in template_dirs(extra):
-        if folder.is_dir():
-            found.update({path.stem: path for path in sorted(folder.glob("*.toml"))
-                          if template_kind(path) == kind})
-    return found
-
-
-def template_kind(path: Path) -> str:
-    """A template file's `kind` key (default "verdict"; an unreadable file counts as a
-    verdict template, so that reading it reports what is wrong)."""
-    try:
-        kind = tomllib.loads(path.read_text(encoding="utf-8")).get("kind", "verdict")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return "verdict"
-    return kind if isinstance(kind, str) else "verdict"
-
-
 def load_template(name: str, extra: Path | None = None) -> Template:
     """The template called `name` (a file stem), validated."""
     files = available_templates(extra)
@@ -115,12 +80,8 @@ def load_template(name: str, extra: Path | None = None) -> Template:
 
 def read_template(path: Path) -> Template:
     """Read and check one template file."""
-    raw = path.read_bytes()
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise TemplateError(f"{path}: not valid TOML: {error}") from None
-    reader = _Reader(path, data)
+    file = read_template_file(path)
+    reader = _Reader(path, file.data)
     template = Template(
         # The file name is the template's name (what users type); a `name` key is a label only.
         name=path.stem, description=reader.text("description", default=""),
@@ -129,7 +90,7 @@ def read_template(path: Path) -> Template:
         output_fields=reader.labels("output_fields", default=["verdict", "explanation"]),
         json=reader.flag("json", default=True), system=reader.text("system", default=""),
         user=reader.text("user"), contexts=reader.table("context"), evidence=reader.table("evidence"),
-        answer=reader.table("answer"), path=path, content_hash=hashlib.sha256(raw).hexdigest(),
+        answer=reader.table("answer"), path=path, content_hash=file.content_hash,
         image=reader.text("image", default=DEFAULT_IMAGE_WORDS),
     )
     return _checked(template)

@@ -1,5 +1,5 @@
-"""Explanation quality of runs from the store: the adapter between judge runs and
-workbench.metrics.explanations.
+"""A run's explanation quality (EQ) from its judge runs: the adapter between the store's
+judgments and workbench.metrics.explanations (part of EQ: see workbench/judging/__init__.py).
 
     eq = score_explanations(store, "gpt4-rfb", by=["domain"])
     eq.overall.mean, eq.overall.low, eq.violations, eq.slices["domain"]["health"]
@@ -12,22 +12,14 @@ stored outcome of each judged answer; a score that breaks them is kept and count
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from store import Run, Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
-from workbench.metrics import (
-    Agreement,
-    MeanInterval,
-    PairedComparison,
-    agreement,
-    mean_interval,
-    paired_mean_difference,
-    score_histogram,
-)
-from workbench.scoring.runs import RunReport, ScoringError, parse_fields, read_items, resolve_run
+from workbench.metrics import MeanInterval, PairedComparison, mean_interval, paired_mean_difference, score_histogram
+from workbench.scoring.runs import ScoringError, parse_fields, read_items, resolve_run
 
 CORRECT_FLOOR, WRONG_CEILING = 5.0, 4.0
 """The rubric's caps: a correct verdict scores 5-10, any other 0-4."""
@@ -137,44 +129,3 @@ def compare_explanations(store: Store, run_a: str | int, run_b: str | int, judge
     shared = sorted(scores_a.keys() & scores_b.keys())
     paired = paired_mean_difference([scores_a[c] for c in shared], [scores_b[c] for c in shared], resamples, seed)
     return ExplanationComparison(judge_a, same[0], len(shared), paired)
-
-
-def with_explanations(store: Store, reports: Sequence[RunReport], judge: str | None = None,
-                      by: Sequence[str] = ()) -> list[RunReport]:
-    """The reports with each run's EQ attached (where a judge run has scored it)."""
-    return [replace(report, explanations=score_explanations(store, report.full.run.id, judge, by,
-                                                            report.resamples, report.seed))
-            for report in reports]
-
-
-@dataclass(frozen=True)
-class Scoring:
-    """One source of scores for a run's explanations: a judge run, or a person."""
-
-    name: str
-    scores: dict[int, float]
-    unreadable: int = 0
-    """Judgments without a readable 0-10 score: counted here, never a score."""
-    errors: int = 0
-    """Judgments the judge never gave (API errors)."""
-
-
-def scorings(store: Store, reference: str | int) -> list[Scoring]:
-    """Every judge run's and every person's scores of a run's explanations."""
-    run = resolve_run(store, reference)[0]
-    found = [Scoring(judge.name, {j.claim_id: j.score for j in store.judging.scores(judge.id)},
-                     *store.judging.failures(judge.id))
-             for judge in store.judging.judge_runs(run.id)]
-    found += [Scoring(f"person:{who}", scores) for who, scores in store.judging.person_scores(run.id).items()]
-    return found
-
-
-def agreements(found: Sequence[Scoring]) -> list[tuple[str, str, Agreement]]:
-    """Agreement of every pair of scorings, on the claims both scored."""
-    result = []
-    for i, first in enumerate(found):
-        for second in found[i + 1:]:
-            shared = sorted(first.scores.keys() & second.scores.keys())
-            result.append((first.name, second.name, agreement([first.scores[c] for c in shared],
-                                                                [second.scores[c] for c in shared])))
-    return result

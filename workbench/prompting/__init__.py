@@ -1,0 +1,74 @@
+"""What a model is shown: templates, input settings, evidence windows, and the messages
+they make for one claim.
+
+    files.py      the prompts/ folder and the user's prompts_dir: where a template file is
+                  found (the user's wins) and read; the one loader of both folders
+    templates.py  verdict templates (what `run --prompt` picks), their keys and checks
+    tasks.py      task templates (contamination steps, judges, screening, reformulations)
+    settings.py   input settings: CONTEXT[+EVIDENCE][+image]
+    evidence.py   evidence windows: exactly the text each setting shows (and the TUI shows)
+    messages.py   one claim rendered into the messages sent, with the answer's JSON schema
+
+What callers use is importable from here (`from workbench.prompting import render`);
+the evidence windows from workbench.prompting.evidence.
+"""
+
+from workbench.prompting.files import (
+    BUILTIN_DIR,
+    TemplateError,
+    TemplateFile,
+    available_templates,
+    read_template_file,
+    template_dirs,
+    template_files,
+    template_kind,
+)
+from workbench.prompting.messages import (
+    RenderedPrompt,
+    answer_schema,
+    describe_need,
+    gold_evidence_text,
+    lacks,
+    marked_response,
+    needs,
+    render,
+    with_images,
+)
+from workbench.prompting.settings import (
+    CONTEXTS,
+    EVIDENCE,
+    IMAGE_SUFFIX,
+    PromptError,
+    Setting,
+    all_settings,
+    answer_mode,
+    check_setting,
+    parse_setting,
+    template_settings,
+)
+from workbench.prompting.tasks import (
+    KIND_PLACEHOLDERS,
+    TaskTemplate,
+    TemplatedTask,
+    claim_values,
+    load_task_template,
+    task_messages,
+)
+from workbench.prompting.templates import (
+    CLAIM_FIELDS,
+    DEFAULT_IMAGE_WORDS,
+    Template,
+    load_template,
+    placeholders,
+    read_template,
+)
+
+__all__ = [
+    "BUILTIN_DIR", "CLAIM_FIELDS", "CONTEXTS", "DEFAULT_IMAGE_WORDS", "EVIDENCE", "IMAGE_SUFFIX",
+    "KIND_PLACEHOLDERS", "PromptError", "RenderedPrompt", "Setting", "TaskTemplate", "Template", "TemplateError",
+    "TemplateFile", "TemplatedTask", "all_settings", "answer_mode", "answer_schema", "available_templates",
+    "check_setting", "claim_values", "describe_need", "gold_evidence_text", "lacks", "load_task_template",
+    "load_template", "marked_response", "needs", "parse_setting", "placeholders", "read_template",
+    "read_template_file", "render", "task_messages", "template_dirs", "template_files", "template_kind",
+    "template_settings", "with_images",
+]

@@ -1,0 +1,33 @@
+"""Two runs' comparison report (`workbench compare`): the scores compared on the claims both
+answered (workbench.scoring.compare) and, when one judge scored both runs, the paired EQ."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from store import Store
+from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
+from workbench.judging.scores import ExplanationComparison, compare_explanations
+from workbench.scoring.compare import ScoreComparison, compare_runs
+from workbench.scoring.runs import parse_cutoffs, resolve_run
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    """Run B against run A: the scores compared, and the paired EQ where there is one."""
+
+    scores: ScoreComparison
+    explanations: ExplanationComparison | None = None
+    """Paired EQ, when one judge (same model and template) scored both runs."""
+
+
+def build_comparison(store: Store, run_a: str | int, run_b: str | int, by: str | None = None,
+                     exclude_flag: str | None = None, cutoffs: Sequence[str] = (),
+                     resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                     judge: str | None = None) -> ComparisonReport:
+    """The comparison of run B against run A; `cutoffs` as --cutoff takes them."""
+    cutoff_for = parse_cutoffs(list(cutoffs))
+    runs = [resolve_run(store, reference)[0] for reference in (run_a, run_b)]
+    scores = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs], resamples, seed)
+    return ComparisonReport(scores, compare_explanations(store, run_a, run_b, judge, resamples, seed))

@@ -1,0 +1,1 @@
+"""The TUI's screens and dialogs (one folder per screen family: metrics/, contamination/)."""
