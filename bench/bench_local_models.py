@@ -99,18 +99,20 @@ class Bench:
         return seconds, answers
 
 
-def bare_loop(model, requests: list) -> tuple[float, int]:
-    """A plain llama-cpp-python loop: seconds, and the prompt tokens llama.cpp evaluated."""
+def bare_loop(model, requests: list) -> tuple[float, int, int]:
+    """A plain llama-cpp-python loop: seconds, and the prompt and generated tokens llama.cpp
+    evaluated."""
     from llama_cpp import llama_cpp
 
     def work():
-        evaluated = 0
+        evaluated = generated = 0
         started = time.perf_counter()
         for request in requests:
             llama_cpp.llama_perf_context_reset(model.ctx)
             model.create_chat_completion(**completion_arguments(request))
-            evaluated += llama_cpp.llama_perf_context(model.ctx).n_p_eval
-        return time.perf_counter() - started, evaluated
+            counters = llama_cpp.llama_perf_context(model.ctx)
+            evaluated, generated = evaluated + counters.n_p_eval, generated + counters.n_eval
+        return time.perf_counter() - started, evaluated, generated
 
     return in_thread(work)
 
@@ -131,6 +133,8 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
     wall = {v: 0.0 for v in variants}
     cpu = {v: 0.0 for v in variants}
     tokens = {v: 0 for v in variants}
+    written = {v: 0 for v in variants}
+    per_group = {v: [] for v in variants}
     answers: dict[str, dict] = {v: {} for v in variants}
     counters = {"restored": 0, "split": 0}
     groups = [claim_ids[i:i + group] for i in range(0, len(claim_ids), group)]
@@ -143,15 +147,18 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
                 seconds, got = bench.engine(runs)
                 answers[variant].update(got)
                 tokens[variant] += sum(p.prompt_eval_tokens or 0 for p in got.values())
+                written[variant] += sum(p.eval_tokens or 0 for p in got.values())
                 model = _engine_model()
                 counters["restored"] += model.prefix_states.restored if variant == "sweep" else 0
                 counters["split"] += model.pieces_split if variant == "sweep" else 0
             else:
                 runs = bench.prepare(ids)
                 requests = bench.requests_today(runs) if variant == "today" else bench.requests_ordered(runs)
-                seconds, evaluated = bare_loop(plain, requests)
+                seconds, evaluated, generated = bare_loop(plain, requests)
                 tokens[variant] += evaluated
+                written[variant] += generated
             wall[variant] += seconds
+            per_group[variant].append(seconds)
             cpu[variant] += time.process_time() - started_cpu
         so_far = ", ".join(f"{v} {wall[v]:.0f} s" for v in variants)
         print(f"    group {n + 1}/{len(groups)} ({len(ids)} claims x 12 settings): {so_far}", flush=True)
@@ -164,8 +171,9 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
     for variant in variants:
         ratio = (f" -> {wall[base] / wall[variant]:.2f}x {base} (CPU time {cpu[base] / cpu[variant]:.2f}x)"
                  if variant != base else "")
-        print(f"    {labels[variant]:34s} {wall[variant]:7.1f} s wall, {cpu[variant]:7.1f} s CPU,"
-              f" {tokens[variant]:,} prompt tokens evaluated{ratio}")
+        groups_text = " + ".join(f"{g:.0f}" for g in per_group[variant])
+        print(f"    {labels[variant]:34s} {wall[variant]:7.1f} s wall ({groups_text}), {cpu[variant]:7.1f} s CPU,"
+              f" {tokens[variant]:,} prompt tokens evaluated, {written[variant]:,} generated{ratio}")
     if "sweep" in variants and "ordered" in variants:
         print(f"    engine sweep against the bare loop in the same order: {wall['ordered'] / wall['sweep']:.2f}x")
     if "sweep" in variants:
