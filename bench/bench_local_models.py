@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from store import Store  # noqa: E402
 from workbench.backends.llama import completion_arguments, default_gguf_path, forget_loaded_models  # noqa: E402
+from workbench.backends.llama_engine import common_prefix  # noqa: E402
 from workbench.cli.demo import load_demo  # noqa: E402
 from workbench.runs.engine import RunRequest, execute_runs, prepare_run  # noqa: E402
 from workbench.runs.ordering import RunQueue, WorkFeed  # noqa: E402
@@ -213,7 +214,7 @@ def token_counts(bench: Bench, templates: list[str]) -> None:
         previous, kept, total = [], OrderedDict(), 0
         for key in order:
             tokens = prompts[key]
-            best = max([_shared(previous, tokens)] + [_shared(k, tokens) for k in kept.values()])
+            best = max([common_prefix(previous, tokens)] + [common_prefix(k, tokens) for k in kept.values()])
             total += len(tokens) - best
             previous = tokens
             if cap_bytes:
@@ -240,15 +241,6 @@ def token_counts(bench: Bench, templates: list[str]) -> None:
               f" the sweep's order {evaluated(ordered, prompts, 0):,} ({1 - evaluated(ordered, prompts, 0) / base:.0%}"
               f" fewer); with kept states too {evaluated(ordered, prompts, 512 << 20):,}")
     vocab.close()
-
-
-def _shared(a, b) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _engine_model():

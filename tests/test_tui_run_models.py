@@ -12,6 +12,15 @@ from workbench.tui.screens.run_dialog import RunDialog
 from workbench.tui.widgets.run_status import RunState, progress_line
 
 
+async def open_run_dialog(pilot, app) -> RunDialog:
+    """The browser settled, r pressed: the run dialog, settled too."""
+    await settle(pilot, app)
+    await pilot.press("r")
+    await settle(pilot, app)
+    assert isinstance(app.screen, RunDialog)
+    return app.screen
+
+
 async def test_local_models_are_offered_by_type_ahead_and_resolved_as_typed(demo_store, db_path, tmp_path,
                                                                             monkeypatch):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
@@ -21,11 +30,7 @@ async def test_local_models_are_offered_by_type_ahead_and_resolved_as_typed(demo
     ollama_model(tmp_path / "ollama", "llama-mini", "q8", blob_file=tiny_gguf(tmp_path / "q8.gguf", file_type=7))
     app = make_app(db_path)
     async with app.run_test(size=(100, 32)) as pilot:
-        await settle(pilot, app)
-        await pilot.press("r")
-        await settle(pilot, app)
-        dialog = app.screen
-        assert isinstance(dialog, RunDialog)
+        dialog = await open_run_dialog(pilot, app)
         dialog.query_one("#run-model-kind").value = "gguf"
         await settle(pilot, app)
         assert "local models found" in rendered(dialog.query_one("#run-model-hint"))
@@ -48,10 +53,7 @@ async def test_the_dialog_estimates_tokens_cost_and_time_before_starting(demo_st
     (tmp_path / "no-config.toml").write_text('[prices."openai-compatible:loop"]\ninput = 3.0\noutput = 15.0\n')
     app = make_app(db_path)
     async with app.run_test(size=(100, 32)) as pilot:
-        await settle(pilot, app)
-        await pilot.press("r")
-        await settle(pilot, app)
-        dialog = app.screen
+        dialog = await open_run_dialog(pilot, app)
         estimate = rendered(dialog.query_one("#run-estimate"))
         assert "estimate for 1 claim: ~" in estimate and "no charge per token (local)" in estimate
         dialog.filter_text = "dataset:demo"  # as if the browser's filter said so
