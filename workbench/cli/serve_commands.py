@@ -1,12 +1,9 @@
-"""`workbench serve`: the same TUI in a browser tab (textual-serve), for a colleague without
-a terminal habit or a laptop far from the host. Each tab runs its own workbench process on
-the database, as a terminal would."""
+"""`workbench serve`: the same TUI in a browser tab, for a colleague without a terminal habit
+or a laptop far from the host (the serving itself is workbench/tui/serve.py)."""
 
 from __future__ import annotations
 
 import ipaddress
-import shlex
-import sys
 
 import click
 
@@ -41,12 +38,9 @@ def serve_command(port: int, host: str, public_url: str | None) -> None:
                    " workbench as you (read every claim, start runs with your API keys, change labels)."
                    f" The safe way from another machine: ssh -L {port}:127.0.0.1:{port} you@this-host, and"
                    " serve on 127.0.0.1.", err=True)
-    from textual_serve.server import Server
+    from workbench.tui.serve import serve_in_browser
 
-    command = shlex.join([sys.executable, "-m", "workbench.tui", "--db", str(path)])
-    server = Server(command, host=host, port=port, title=f"fact-check workbench: {path.name}",
-                    public_url=public_url)
-    server.serve()
+    serve_in_browser(path, host, port, public_url)
 
 
 def _loopback(host: str) -> bool:
