@@ -46,12 +46,6 @@ class ScreenTask(TemplatedTask):
         values["answer"] = self.template.answer.format_map(values)
         return RenderedPrompt(task_messages(self.template, values), self.schema())
 
-    def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
-        messages = [dict(m) for m in rendered.messages]
-        if self.template.retry.strip():
-            messages[-1]["content"] += "\n\n" + self.template.retry.strip().replace("{{", "{").replace("}}", "}")
-        return RenderedPrompt(messages, rendered.json_schema)
-
     def parse(self, text: str) -> TaskAnswer:
         return parse_screening(text)
 

@@ -62,11 +62,6 @@ class ReformulationTask(TemplatedTask):
         values["answer"] = self.template.answer.format_map(values)
         return RenderedPrompt(task_messages(self.template, values), None)
 
-    def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
-        messages = [dict(m) for m in rendered.messages]
-        messages[-1]["content"] += "\n\n" + self.template.retry.strip().replace("{{", "{").replace("}}", "}")
-        return RenderedPrompt(messages, None)
-
     def parse(self, text: str) -> TaskAnswer:
         return parse_labels(text)
 

@@ -84,13 +84,6 @@ class JudgeTask(TemplatedTask):
         values["answer"] = self.template.answer.format_map(values)
         return RenderedPrompt(task_messages(self.template, values), self.schema())
 
-    def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
-        """The same request with the template's nudge added to the last message."""
-        messages = [dict(m) for m in rendered.messages]
-        if self.template.retry.strip():
-            messages[-1]["content"] += "\n\n" + self.template.retry.strip().replace("{{", "{").replace("}}", "}")
-        return RenderedPrompt(messages, rendered.json_schema)
-
     def parse(self, text: str) -> TaskAnswer:
         return parse_judgment(text)
 

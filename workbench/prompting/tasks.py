@@ -13,7 +13,7 @@ from pathlib import Path
 from store import Claim
 from workbench.config import load_settings
 from workbench.prompting.files import TemplateError, available_templates, read_template_file, template_files
-from workbench.prompting.messages import marked_response
+from workbench.prompting.messages import RenderedPrompt, marked_response
 from workbench.prompting.templates import CLAIM_FIELDS, DEFAULT_IMAGE_WORDS, placeholders
 
 KIND_PLACEHOLDERS = {
@@ -114,3 +114,13 @@ class TemplatedTask:
     @property
     def template_hash(self) -> str:
         return self.template.content_hash
+
+    def retry_prompt(self, rendered: RenderedPrompt, attempt: int) -> RenderedPrompt:
+        """The same request with the template's nudge (its `retry` text, written with doubled
+        braces like the other texts) added to the last message."""
+        nudge = self.template.retry.strip().replace("{{", "{").replace("}}", "}")
+        if not nudge:
+            return rendered
+        messages = [dict(m) for m in rendered.messages]
+        messages[-1]["content"] += "\n\n" + nudge
+        return RenderedPrompt(messages, rendered.json_schema)
