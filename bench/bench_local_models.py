@@ -8,6 +8,8 @@ Run: PYTHONPATH=. python bench/bench_local_models.py [--claims 24] [--group 6]
       today:   a bare llama-cpp-python loop (plain Llama) asking the prompts in today's
                order, one run after another (setting by setting, claims in id order);
                the engine used to match such a loop (bench_runner.py (a));
+      before:  the same loop with the jsfactcheck layout before 2026-12-02, the claim
+               first (jsfactcheck-claim-first): what a sweep cost before the change;
       ordered: the same bare loop in the sweep's prefix-sharing order (the order alone);
       sweep:   the engine: `workbench run --setting all` (execute_runs: that order, kept
                prefix states, the last-piece rule);
@@ -67,11 +69,11 @@ class Bench:
         self.store = Store.open(self.db_path)
         load_demo(self.store)
 
-    def prepare(self, claim_ids: list[int], model: str = "gguf:default") -> list:
+    def prepare(self, claim_ids: list[int], model: str = "gguf:default", template: str | None = None) -> list:
         """The sweep's twelve runs over these claims (new runs: nothing from the cache)."""
         self.made += 1
         return [prepare_run(self.store, RunRequest(model=model, claim_ids=claim_ids, setting=setting,
-                                                   prompt=self.template, use_cache=False,
+                                                   prompt=template or self.template, use_cache=False,
                                                    name=f"b{self.made}-{setting}"))
                 for setting in SETTINGS]
 
@@ -118,7 +120,8 @@ def bare_loop(model, requests: list) -> tuple[float, int, int]:
     return in_thread(work)
 
 
-VARIANTS = ("today", "ordered", "sweep", "sweep-q8")
+VARIANTS = ("today", "before", "ordered", "sweep", "sweep-q8")
+CLAIM_FIRST = "jsfactcheck-claim-first"
 
 
 def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[str]) -> None:
@@ -153,8 +156,8 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
                 counters["restored"] += model.prefix_states.restored if variant == "sweep" else 0
                 counters["split"] += model.pieces_split if variant == "sweep" else 0
             else:
-                runs = bench.prepare(ids)
-                requests = bench.requests_today(runs) if variant == "today" else bench.requests_ordered(runs)
+                runs = bench.prepare(ids, template=CLAIM_FIRST if variant == "before" else None)
+                requests = bench.requests_ordered(runs) if variant == "ordered" else bench.requests_today(runs)
                 seconds, evaluated, generated = bare_loop(plain, requests)
                 tokens[variant] += evaluated
                 written[variant] += generated
@@ -166,7 +169,7 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
     plain.close()
     prompts = len(claim_ids) * len(SETTINGS)
     print(f"(a) 12-setting sweep of {len(claim_ids)} demo claims ({prompts} prompts), template {bench.template}:")
-    labels = {"today": "bare loop, today's order", "ordered": "bare loop, the sweep's order",
+    labels = {"today": "bare loop, today's order", "before": f"bare loop, today's order, {CLAIM_FIRST}", "ordered": "bare loop, the sweep's order",
               "sweep": "engine sweep (Q4_1, the default)", "sweep-q8": "engine sweep, Q8_0 re-encoding"}
     base = "today" if "today" in variants else variants[0]
     for variant in variants:
@@ -175,6 +178,8 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
         groups_text = " + ".join(f"{g:.0f}" for g in per_group[variant])
         print(f"    {labels[variant]:34s} {wall[variant]:7.1f} s wall ({groups_text}), {cpu[variant]:7.1f} s CPU,"
               f" {tokens[variant]:,} prompt tokens evaluated, {written[variant]:,} generated{ratio}")
+    if "sweep" in variants and "before" in variants:
+        print(f"    engine sweep against the claim-first layout in today's order: {wall['before'] / wall['sweep']:.2f}x")
     if "sweep" in variants and "ordered" in variants:
         print(f"    engine sweep against the bare loop in the same order: {wall['ordered'] / wall['sweep']:.2f}x")
     if "sweep" in variants:
@@ -281,7 +286,7 @@ def main() -> None:
         bench = Bench(Path(folder), args.template)
         claim_ids = bench.store.claims.ids("dataset:demo")[:args.claims]
         if args.tokens:
-            token_counts(bench, ["jsfactcheck", "jsfactcheck-evidence-first"])
+            token_counts(bench, ["jsfactcheck-claim-first", "jsfactcheck"])
         if variants:
             bench_sweep(bench, claim_ids, args.group, variants)
         bench.store.close()

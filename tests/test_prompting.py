@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -51,9 +52,23 @@ def test_each_setting_shows_what_it_promises(mini, setting):
     assert ("«The Lantern Bridge opened in 1911.»" in text) == ("qr" in setting)
     assert ("When did the Lantern Bridge open?" in text) == ("qr" in setting)
     closed_book = not setting.endswith(("+reference", "+full", "+pages"))
-    assert ("No sources are provided. Rely on what you already know." in text) == closed_book
+    assert ("No sources are provided for the claim below. Rely on what you already know." in text) == closed_book
     assert ('"It is 212 metres long"' in text) == setting.endswith("+reference")
     assert ("[Page 1] Lantern Bridge [history] <https://bridges.example.org/lantern>" in text) == setting.endswith("+pages")
+
+
+@pytest.mark.parametrize("evidence", ["", "+reference", "+full", "+pages"])
+def test_a_claims_three_contexts_share_its_evidence_as_their_prefix(mini, evidence):
+    """The default layout puts the material before the claim, so a local model evaluates it once
+    for claim, claim+time and claim+time+qr; the claim-first layout shares only the claim."""
+    _, claims = mini
+    texts = [user_text(claims[0], context + evidence)[0] for context in ("claim", "claim+time", "claim+time+qr")]
+    shared = os.path.commonprefix(texts)
+    material = texts[0].split("The claim to check:")[0]
+    assert len(material) > 100 and shared.startswith(material)
+    first = [user_text(claims[0], context + evidence, "jsfactcheck-claim-first")[0]
+             for context in ("claim", "claim+time", "claim+time+qr")]
+    assert len(os.path.commonprefix(first)) < len(material)
 
 
 def test_full_is_a_6000_character_window_and_pages_600(mini):
@@ -92,7 +107,7 @@ def test_a_claim_without_the_evidence_a_setting_shows_is_refused(mini):
 def test_unknown_settings_and_templates_say_what_exists():
     with pytest.raises(PromptError, match="CONTEXT one of claim, claim"):
         parse_setting("claims+web")
-    with pytest.raises(TemplateError, match="available: averitec, jsfactcheck, jsfactcheck-evidence-first, realfactbench"):
+    with pytest.raises(TemplateError, match="available: averitec, jsfactcheck, jsfactcheck-claim-first, realfactbench"):
         load_template("nope")
 
 

@@ -35,7 +35,8 @@ def logits_after(model, *prompts) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def long_prompt(tmp_path_factory):
-    """A real prompt of 904 tokens: demo claim js-003 in setting claim+time+full, as the
+    """A real prompt of 904 tokens: demo claim js-003 in setting claim+time+full (the claim-first
+    layout, whose lengths the cases below were found with), as the
     chat template lays it out."""
     from llama_cpp import Llama, llama_chat_format
 
@@ -47,7 +48,7 @@ def long_prompt(tmp_path_factory):
     store = Store.open(tmp_path_factory.mktemp("demo") / "demo.db")
     load_demo(store)
     claim = store.claims.get(store.claims.ids("dataset:demo")[2])
-    messages = render(claim, load_template("jsfactcheck"), parse_setting("claim+time+full")).messages
+    messages = render(claim, load_template("jsfactcheck-claim-first"), parse_setting("claim+time+full")).messages
     store.close()
     model = Llama(model_path=str(default_gguf_path()), n_ctx=2048, verbose=False)
     template = llama_chat_format.Jinja2ChatFormatter(model.metadata["tokenizer.chat_template"], "<|im_end|>",
