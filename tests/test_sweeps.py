@@ -36,7 +36,7 @@ def test_a_sweep_asks_each_claims_settings_in_prefix_order(demo_store, db_path):
     assert prompts == sorted(prompts)  # each prompt next to the one it shares most with
     run_by_run = [prompt for setting in SETTINGS for prompt in _rendered(demo_store, setting)]
     assert sorted(run_by_run) == prompts
-    assert shared_total(prompts) > 1.4 * shared_total(run_by_run)  # 1.49 on the demo
+    assert shared_total(prompts) > 1.15 * shared_total(run_by_run)  # 1.18 on the demo (the evidence first)
     for p in prepared:  # each run holds its own setting's answers
         rows = demo_store.runs.predictions(p.run.id)
         assert len(rows) == 24 and demo_store.runs.get(p.run.id).status == "finished"
