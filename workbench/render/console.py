@@ -1,23 +1,135 @@
-"""The console every command prints through.
+"""The consoles every command prints through.
 
 Rich ends the process with status 1 when the reader of its output goes away; a closed pipe
 (`workbench claims | head -1`) is not a failure, so ours raises BrokenPipeError instead, and
 the command line's one handler (workbench/cli/__init__.py) ends quietly with 141, as a shell
 ends any program that SIGPIPE stops.
+
+The commands that read and print (claims, show, runs, ...) print blocks
+(workbench/render/blocks.py) through reading_console(): to a file or a pipe, where Rich
+would print no styles, it writes what Rich would write without importing Rich's console
+(workbench/render/plain.py); to a terminal, Rich prints them.
 """
 
 from __future__ import annotations
 
-from rich.console import Console
+import builtins
+import functools
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+WITH_RICH = "WORKBENCH_PRINT_WITH_RICH"
+"""Set (to anything but empty) to print every block through Rich, as to a terminal but
+without styles where Rich would print none (the tests compare the two ways)."""
 
 
-class _PipeAwareConsole(Console):
-    def on_broken_pipe(self) -> None:
-        self.quiet = True  # nothing more is written to the closed pipe
-        raise BrokenPipeError
+@functools.cache
+def _pipe_aware_console_class():
+    from rich.console import Console
+
+    class PipeAwareConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True  # nothing more is written to the closed pipe
+            raise BrokenPipeError
+
+    return PipeAwareConsole
 
 
 def output_console(**options) -> Console:
     """A console for a command's output (no guessing of highlights in untrusted text)."""
     options.setdefault("highlight", False)
-    return _PipeAwareConsole(**options)
+    return _pipe_aware_console_class()(**options)
+
+
+def reading_console() -> ReadingConsole:
+    return ReadingConsole()
+
+
+class ReadingConsole:
+    """console.print for blocks and str (as Rich's print(str, markup=False)), and .width:
+    without Rich where the output is plain, else through an output_console()."""
+
+    def __init__(self):
+        self._rich: Console | None = None
+
+    @property
+    def rich(self) -> Console:
+        if self._rich is None:
+            self._rich = output_console()
+        return self._rich
+
+    @property
+    def width(self) -> int:
+        width = plain_width() if plain_output() else None
+        return width if width is not None else self.rich.width
+
+    def print(self, block, soft_wrap: bool = False) -> None:
+        """Print a block, or a str literally (no markup): wrapped at the width unless soft_wrap."""
+        if plain_output():
+            from workbench.render import plain
+
+            width = plain_width()
+            try:
+                if width is not None:
+                    text = (plain.render_str(block, width, soft_wrap) if isinstance(block, str)
+                            else plain.render(block, width))
+                    _write(text)
+                    return
+            except plain.Unsupported:
+                pass  # Rich prints what plain.py cannot match
+        self._print_with_rich(block, soft_wrap)
+
+    def _print_with_rich(self, block, soft_wrap: bool) -> None:
+        if isinstance(block, str):
+            self.rich.print(block, markup=False, soft_wrap=soft_wrap)
+            return
+        from workbench.render.rich_blocks import to_rich
+
+        self.rich.print(to_rich(block), soft_wrap=soft_wrap)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()  # as Rich does after each print: a closed pipe shows here
+
+
+def plain_output() -> bool:
+    """Whether Rich would print to stdout without styles (not a terminal by its rules,
+    rich/console.py is_terminal) in a way plain.py can match (a UTF encoding, as Rich's boxes
+    need; not Jupyter or IDLE, not captured by a Live display)."""
+    environ = os.environ
+    file = sys.stdout
+    if environ.get(WITH_RICH) or file is None or hasattr(file, "rich_proxied_file"):
+        return False
+    if hasattr(builtins, "get_ipython") or getattr(sys.stdin, "__module__", "").startswith("idlelib"):
+        return False
+    if not (getattr(file, "encoding", "utf-8") or "utf-8").lower().startswith("utf"):
+        return False
+    if environ.get("TTY_COMPATIBLE", "") in ("0", "1"):
+        return environ["TTY_COMPATIBLE"] == "0"
+    if environ.get("FORCE_COLOR") is not None:
+        return environ["FORCE_COLOR"] == ""
+    try:
+        return not file.isatty()
+    except (AttributeError, ValueError):
+        return False  # let Rich decide what such a file is
+
+
+def plain_width() -> int | None:
+    """The width Rich's console takes (rich/console.py size): $COLUMNS, else the first std
+    stream that is a terminal, else 80; None where Rich would take a width below 1."""
+    columns = os.environ.get("COLUMNS")
+    if columns is not None and columns.isdigit():
+        return int(columns) if int(columns) >= 1 else None
+    width = None
+    for descriptor in (0, 1, 2):
+        try:
+            width = os.get_terminal_size(descriptor).columns
+        except (AttributeError, ValueError, OSError):
+            continue
+        break
+    return width or 80
