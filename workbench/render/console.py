@@ -55,11 +55,13 @@ class ReadingConsole:
 
     def __init__(self):
         self._rich: Console | None = None
+        self._columns: str | None = None
 
     @property
     def rich(self) -> Console:
-        if self._rich is None:
-            self._rich = output_console()
+        """The Rich console (made when first needed: Rich reads $COLUMNS when it is made)."""
+        if self._rich is None or self._columns != os.environ.get("COLUMNS"):
+            self._rich, self._columns = output_console(), os.environ.get("COLUMNS")
         return self._rich
 
     @property
