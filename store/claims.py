@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from store.database import Database
-
-from store.filters import CompiledFilter, compile_filter
 from store.records import Claim, ClaimImage, Evidence
+
+if TYPE_CHECKING:
+    from store.filters import CompiledFilter
 
 # Sort keys a user can pick, each backed by an index on (column, id).
 SORT_COLUMNS = {
@@ -73,6 +74,8 @@ class ClaimStore:
 
     def compile(self, filter_text: str) -> CompiledFilter:
         """Compile a filter against this database (raises FilterError)."""
+        from store.filters import compile_filter  # here: `show` and resolving a claim need no filters
+
         return compile_filter(filter_text, self.db)
 
     def count(self, filter_text: str = "") -> int:

@@ -12,7 +12,6 @@ never read markup in a Styled, so nothing in a claim is taken for markup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Union
 
 from workbench.render.display import printable
@@ -50,33 +49,26 @@ Cell = Union[str, Styled]
 """A str cell is what Rich would take as markup (our own words and numbers); data goes in as Styled."""
 
 
-@dataclass
 class Column:
-    header: Cell = ""
-    justify: str = "left"
-    no_wrap: bool = False
-    overflow: str = "ellipsis"
-    width: int | None = None
-    min_width: int | None = None
-    max_width: int | None = None
-    ratio: int | None = None
-    style: str = ""
+    """Rich's Column options (and its defaults)."""
+
+    def __init__(self, header: Cell = "", justify: str = "left", no_wrap: bool = False, overflow: str = "ellipsis",
+                 width: int | None = None, min_width: int | None = None, max_width: int | None = None,
+                 ratio: int | None = None, style: str = ""):
+        self.header, self.justify, self.no_wrap, self.overflow = header, justify, no_wrap, overflow
+        self.width, self.min_width, self.max_width, self.ratio, self.style = width, min_width, max_width, ratio, style
 
 
-@dataclass
 class Table:
     """Rich's Table(...) with the same defaults (a heavy-headed box, padding 0 1)."""
 
-    columns: list[Column] = field(default_factory=list)
-    rows: list[list[Cell]] = field(default_factory=list)
-    box: str | None = "HEAVY_HEAD"
-    pad_edge: bool = True
-    show_edge: bool = True
-    collapse_padding: bool = False
-    padding: tuple[int, int, int, int] = (0, 1, 0, 1)
-    show_header: bool = True
-    expand: bool = False
-    title: Cell | None = None
+    def __init__(self, box: str | None = "HEAVY_HEAD", pad_edge: bool = True, show_edge: bool = True,
+                 collapse_padding: bool = False, padding: tuple[int, int, int, int] = (0, 1, 0, 1),
+                 show_header: bool = True, expand: bool = False, title: Cell | None = None):
+        self.columns: list[Column] = []
+        self.rows: list[list[Cell]] = []
+        self.box, self.pad_edge, self.show_edge, self.collapse_padding = box, pad_edge, show_edge, collapse_padding
+        self.padding, self.show_header, self.expand, self.title = padding, show_header, expand, title
 
     def add_column(self, header: Cell = "", **options) -> Table:
         self.columns.append(Column(header, **options))
@@ -94,20 +86,18 @@ def grid(padding: tuple[int, int] = (0, 2)) -> Table:
                  pad_edge=False, show_header=False, show_edge=False)
 
 
-@dataclass
 class Panel:
     """Rich's Panel(body, title=..., title_align=...): a rounded box the width of the output."""
 
-    body: Styled
-    title: Cell | None = None
-    title_align: str = "left"
+    def __init__(self, body: Styled, title: Cell | None = None, title_align: str = "left"):
+        self.body, self.title, self.title_align = body, title, title_align
 
 
-@dataclass
 class Group:
     """Blocks one after another (Rich's Group)."""
 
-    blocks: list = field(default_factory=list)
+    def __init__(self, blocks: list):
+        self.blocks = blocks
 
 
 Block = Union[str, Styled, Table, Panel, Group]
