@@ -152,7 +152,7 @@ def _save(request, name: str) -> None:
 @shared_options
 def profiles_command(name: str | None, as_json: bool) -> None:
     """List the import profiles (built-in and your own); with NAME, print that profile."""
-    from workbench.importers.profiles import available, load_profile, user_dir
+    from workbench.importers.profiles import available, load_profile, read_profile, user_dir
 
     if name:
         mapping = load_profile(name)
@@ -160,7 +160,7 @@ def profiles_command(name: str | None, as_json: bool) -> None:
         return
     rows = []
     for profile_name, profile in available().items():
-        mapping = load_profile(profile_name)
+        mapping = read_profile(profile.path)  # the file load_profile(profile_name) would find, found once
         rows.append({"name": profile_name, "builtin": profile.builtin, "path": str(profile.path),
                      "description": mapping.description})
     if as_json:

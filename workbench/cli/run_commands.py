@@ -8,7 +8,6 @@ import click
 
 from workbench.choices import RUN_KINDS
 from workbench.cli import UserError, shared_options
-from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
 from workbench.render.blocks import Table, literal
 from workbench.render.console import reading_console
@@ -188,6 +187,8 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not rows:
+        from workbench.cli.hints import suggested
+
         console.print(f"no {' or '.join(kinds)} runs" if kinds else f"no runs yet: `{suggested('run')}` starts one",
                       soft_wrap=True)
         return

@@ -11,6 +11,7 @@ not know) raises Unsupported, and the caller lets Rich print that block.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from rich._wrap import divide_line
@@ -175,14 +176,13 @@ def table_lines(table: Table, width: int) -> list[str]:
     if table.box is not None and (table.box not in BOXES or not table.show_header):
         raise Unsupported("box")
     columns = table.columns
-    cells = [[(_cell_text(c.header) if table.show_header else None), *(_cell_text(row[i]) if i < len(row) else ""
-                                                                        for row in table.rows)]
-             for i, c in enumerate(columns)]
-    cells = [[text for text in column if text is not None] for column in cells]
+    if any(len(row) != len(columns) for row in table.rows):
+        raise Unsupported("a row of another length")
+    cells = [([_cell_text(column.header)] if table.show_header else []) + [_cell_text(row[i]) for row in table.rows]
+             for i, column in enumerate(columns)]
     extra = (2 if table.box and table.show_edge else 0) + (len(columns) - 1 if table.box else 0)
     widths = _column_widths(table, cells, width - extra)
-    rendered = [[_cell_lines(table, i, column, text, w, first=n == 0, last=n == len(texts) - 1)
-                 for n, text in enumerate(texts)]
+    rendered = [[_cell_lines(table, i, column, text, w) for text in texts]
                 for i, (column, texts, w) in enumerate(zip(columns, cells, widths))]
     return _draw(table, widths, list(zip(*rendered)))
 
@@ -217,8 +217,9 @@ def _shape(cell: list[str], width: int, height: int, bottom: bool) -> list[str]:
     return blank + cell if bottom else cell + blank
 
 
-def _padding(table: Table, index: int, first: bool, last: bool) -> tuple[int, int]:
-    """(left, right) of a cell, as Rich pads it (_get_cells)."""
+def _padding(table: Table, index: int) -> tuple[int, int]:
+    """(left, right) of a cell, as Rich pads it (_get_cells; the first and last rows differ
+    from the others only above and below, which plain.py leaves to Rich)."""
     _, right, _, left = table.padding
     if table.collapse_padding and index != 0:
         left = max(0, left - right)
@@ -244,8 +245,8 @@ def _padding_width(table: Table, index: int) -> int:
     return left + right
 
 
-def _cell_lines(table: Table, index: int, column: Column, text: str, width: int, first: bool, last: bool) -> list[str]:
-    left, right = _padding(table, index, first, last)
+def _cell_lines(table: Table, index: int, column: Column, text: str, width: int) -> list[str]:
+    left, right = _padding(table, index)
     inner = width - left - right
     if inner < 1:
         raise Unsupported("no room in a cell")
@@ -253,6 +254,7 @@ def _cell_lines(table: Table, index: int, column: Column, text: str, width: int,
     return [" " * left + _fit(line, inner) + " " * right for line in lines]
 
 
+@functools.lru_cache(maxsize=4096)  # a table measures each cell twice when it narrows columns
 def _text_measure(text: str) -> tuple[int, int]:
     lines = text.splitlines()
     longest = max(cell_len(line) for line in lines) if lines else 0
@@ -271,17 +273,18 @@ def _normalized(low: int, high: int, limit: int) -> tuple[int, int]:
     return max(0, low), max(0, max(low, high))
 
 
-def _measure_cell(table: Table, index: int, text: str, limit: int, first: bool, last: bool) -> tuple[int, int]:
+def _measure_cell(table: Table, index: int, measure: tuple[int, int], limit: int) -> tuple[int, int]:
+    """Measurement.get of a cell (its text measured as `measure`) in its Padding, at `limit`."""
     if limit < 1:
         return 0, 0
     if not any(table.padding):
-        return _normalized(*_text_measure(text), limit)
-    left, right = _padding(table, index, first, last)
+        return _normalized(*measure, limit)
+    left, right = _padding(table, index)
     extra = left + right
     if limit - extra < 1:
         low, high = limit, limit
     else:
-        low, high = _normalized(*_text_measure(text), limit - extra)
+        low, high = _normalized(*measure, limit - extra)
         low, high = min(low + extra, limit), min(high + extra, limit)
     return _normalized(low, high, limit)
 
@@ -294,7 +297,7 @@ def _measure_column(table: Table, index: int, texts: list[str], limit: int) -> t
     if column.width is not None:
         fixed = column.width + padding
         return min(fixed, limit), min(fixed, limit)
-    measured = [_measure_cell(table, index, text, limit, n == 0, n == len(texts) - 1) for n, text in enumerate(texts)]
+    measured = [_measure_cell(table, index, measure, limit) for measure in set(map(_text_measure, texts))]
     low = max(m[0] for m in measured) if measured else 1
     high = max(m[1] for m in measured) if measured else limit
     low, high = min(low, limit), min(high, limit)
