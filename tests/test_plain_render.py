@@ -171,6 +171,7 @@ def table_of(cell) -> blocks.Table:
 
 @pytest.mark.parametrize("block", [
     literal("a\ttab"),
+    Styled("a carriage\rreturn Rich drops"),
     table_of("[bold]markup[/bold] Rich reads in a str cell"),
     table_of("a :thumbs_up: code Rich reads in a str cell"),
     blocks.Panel(literal("a panel"), title=literal("a\ttab in the title")),
@@ -185,6 +186,19 @@ def test_what_plain_does_not_draw_rich_prints(block, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     ReadingConsole().print(block)
     assert shown.getvalue() == with_rich(block, 80)
+
+
+@pytest.mark.parametrize("text", ["fixed :thumbs_up: today", "a carriage\rreturn", "a\ttab"])
+def test_a_str_plain_does_not_draw_rich_prints(text, monkeypatch):
+    with pytest.raises(plain.Unsupported):
+        plain.render_str(text, 80)
+    shown = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", shown)
+    monkeypatch.setenv("COLUMNS", "80")
+    ReadingConsole().print(text)
+    console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=False, highlight=False)
+    console.print(text, markup=False)
+    assert shown.getvalue() == console.file.getvalue()
 
 
 def test_an_emoji_code_in_a_str_is_rich_s_to_print(monkeypatch):

@@ -56,25 +56,39 @@ class ReadingConsole:
     def __init__(self):
         self._rich: Console | None = None
         self._columns: str | None = None
+        self._width: int | None = None  # set: this width, as Rich's console.width = N
 
     @property
     def rich(self) -> Console:
         """The Rich console (made when first needed: Rich reads $COLUMNS when it is made)."""
         if self._rich is None or self._columns != os.environ.get("COLUMNS"):
             self._rich, self._columns = output_console(), os.environ.get("COLUMNS")
+            if self._width is not None:
+                self._rich.width = self._width
         return self._rich
 
     @property
     def width(self) -> int:
-        width = plain_width() if plain_output() else None
+        width = self._plain_width() if plain_output() else None
         return width if width is not None else self.rich.width
+
+    @width.setter
+    def width(self, width: int) -> None:
+        self._width = width
+        if self._rich is not None:
+            self._rich.width = width
+
+    def _plain_width(self) -> int | None:
+        if self._width is not None:
+            return self._width if self._width >= 1 else None
+        return plain_width()
 
     def print(self, block, soft_wrap: bool = False) -> None:
         """Print a block, or a str literally (no markup): wrapped at the width unless soft_wrap."""
         if plain_output():
             from workbench.render import plain
 
-            width = plain_width()
+            width = self._plain_width()
             try:
                 if width is not None:
                     text = (plain.render_str(block, width, soft_wrap) if isinstance(block, str)

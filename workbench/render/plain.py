@@ -29,6 +29,8 @@ _EMOJI = re.compile(r":\S*?:")
 _MARKUP_OR_EMOJI = re.compile(r"\[|:\S*?:")
 """... or for markup ([bold]), where it reads markup."""
 _TRAILING_SPACE = re.compile(r"\s+$")
+_RICH_ALTERS = re.compile("[\t\a\b\v\f\r]")
+"""A tab (Rich expands it to tab stops) and the control codes Rich's Text drops."""
 
 
 class Unsupported(Exception):
@@ -46,7 +48,7 @@ def render_str(text: str, width: int, soft_wrap: bool = False) -> str:
     if _EMOJI.search(text):
         raise Unsupported("emoji code")
     if soft_wrap:
-        _no_tabs(text)
+        _unaltered(text)
         return text + "\n"
     return render(Styled(text), width)
 
@@ -74,9 +76,9 @@ def _cell_text(cell: Cell) -> str:
     return _own_words(cell) if isinstance(cell, str) else cell.plain
 
 
-def _no_tabs(text: str) -> None:
-    if "\t" in text:
-        raise Unsupported("tab")  # Rich expands tabs to tab stops
+def _unaltered(text: str) -> None:
+    if _RICH_ALTERS.search(text):
+        raise Unsupported("a tab or a control code")
 
 
 def _crop(line: str, width: int) -> str:
@@ -97,7 +99,7 @@ def wrap(text: str, width: int, justify: str, overflow: str, no_wrap: bool) -> l
     width dropped (counted in characters, as Rich does), justified, cut to the width."""
     if justify not in ("default", "left", "right", "center") or overflow not in ("fold", "crop", "ellipsis"):
         raise Unsupported(f"{justify} {overflow}")
-    _no_tabs(text)
+    _unaltered(text)
     lines = []
     for line in text.split("\n"):
         if no_wrap:
@@ -154,7 +156,7 @@ def panel_lines(panel: Panel, width: int) -> list[str]:
     if not title or width <= 4:
         head = top_left + top * (width - 2) + top_right
     else:
-        _no_tabs(title)
+        _unaltered(title)
         shown = _truncate(" " + title.replace("\n", " ") + " ", inner, "fold")
         head = top_left + top + _aligned(shown, inner, panel.title_align, top) + top + top_right
     return [head, *(side + line + side for line in body), bottom_left + bottom * (width - 2) + bottom_right]
