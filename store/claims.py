@@ -141,6 +141,18 @@ class ClaimStore:
             return self.page(PageRequest(**{**request.__dict__, "after": key, "before": None}))
         return self.page(PageRequest(**{**request.__dict__, "after": None, "before": None}))
 
+    def ids_and_labels(self, claim_ids: list[int]) -> dict[int, tuple[str, str | None]]:
+        """Each claim's (external id, gold label): what a listing of answers shows beside them,
+        without reading every claim whole."""
+        found: dict[int, tuple[str, str | None]] = {}
+        unique = list(dict.fromkeys(claim_ids))
+        for start in range(0, len(unique), 500):  # within SQLite's limit on parameters
+            chunk = unique[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.execute(f"SELECT id, external_id, label FROM claims WHERE id IN ({marks})", chunk).fetchall()
+            found.update((claim_id, (external_id, label)) for claim_id, external_id, label in rows)
+        return found
+
     def get(self, claim_id: int) -> Claim | None:
         """One claim with all its evidence, or None."""
         cursor = self.db.execute(

@@ -250,11 +250,11 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
     compiled = store.claims.compile(f"run:{run.id}" + (" wrong" if wrong else ""))
     predictions = store.runs.predictions(run.id, compiled.where, list(compiled.params))
     shown = predictions[:limit]
-    claims = {c.id: c for c in (store.claims.get(p.claim_id) for p in shown)}
+    claims = store.claims.ids_and_labels([p.claim_id for p in shown])  # (external id, gold label)
     if as_json:
         for p in shown:
-            claim = claims[p.claim_id]
-            record = {"claim_id": p.claim_id, "external_id": claim.external_id, "gold": claim.label,
+            external_id, gold = claims[p.claim_id]
+            record = {"claim_id": p.claim_id, "external_id": external_id, "gold": gold,
                       **p.model_dump(exclude={"id", "run_id", "claim_id"})}
             click.echo(json.dumps(record, ensure_ascii=False))
         return
@@ -262,9 +262,9 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
     for header in ("claim", "ext id", "gold", "verdict", "status", "explanation / error"):
         table.add_column(header)
     for p in shown:
-        claim = claims[p.claim_id]
+        external_id, gold = claims[p.claim_id]
         note = p.error if p.status == "error" else p.explanation or p.raw_output
-        table.add_row(str(p.claim_id), literal(claim.external_id), literal(claim.label or ""),
+        table.add_row(str(p.claim_id), literal(external_id), literal(gold or ""),
                       literal(p.verdict or p.raw_verdict or ""), p.status + (" (cached)" if p.cached else ""),
                       literal(one_line(note, 70)))
     console.print(table)
