@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from workbench.cli import UserError, shared_options
-from workbench.cli.hints import this_command
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
 
@@ -140,6 +139,7 @@ def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples
     from workbench.scoring.runs import ScoringError
 
     if judge_model:
+        from workbench.cli.hints import this_command
         from workbench.cli.run_progress import announce, execute_with_progress, report_finished
 
         store = open_store()
