@@ -229,3 +229,15 @@ def test_not_in_a_utf_encoding(monkeypatch):
     """Rich draws boxes in ASCII there: plain.py leaves it to Rich."""
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="latin-1"))
     assert not plain_output()
+
+
+def test_a_block_printed_with_soft_wrap_is_rich_s_to_print(monkeypatch):
+    """plain.py wraps blocks at the width; soft_wrap (one long line) is Rich's."""
+    block = literal("a long line " * 20)
+    shown = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", shown)
+    monkeypatch.setenv("COLUMNS", "40")
+    ReadingConsole().print(block, soft_wrap=True)
+    console = Console(file=io.StringIO(), width=40, color_system=None, force_terminal=False, highlight=False)
+    console.print(to_rich(block), soft_wrap=True)
+    assert shown.getvalue() == console.file.getvalue() == block.plain + "\n"

@@ -85,19 +85,23 @@ class ReadingConsole:
 
     def print(self, block, soft_wrap: bool = False) -> None:
         """Print a block, or a str literally (no markup): wrapped at the width unless soft_wrap."""
-        if plain_output():
-            from workbench.render import plain
+        text = self._plain(block, soft_wrap) if plain_output() else None
+        if text is None:
+            self._print_with_rich(block, soft_wrap)
+        else:
+            _write(text)
 
-            width = self._plain_width()
-            try:
-                if width is not None:
-                    text = (plain.render_str(block, width, soft_wrap) if isinstance(block, str)
-                            else plain.render(block, width))
-                    _write(text)
-                    return
-            except plain.Unsupported:
-                pass  # Rich prints what plain.py cannot match
-        self._print_with_rich(block, soft_wrap)
+    def _plain(self, block, soft_wrap: bool) -> str | None:
+        """What plain.py draws for `block`, or None where Rich is to print it."""
+        from workbench.render import plain
+
+        width = self._plain_width()
+        if width is None or (soft_wrap and not isinstance(block, str)):
+            return None
+        try:
+            return plain.render_str(block, width, soft_wrap) if isinstance(block, str) else plain.render(block, width)
+        except plain.Unsupported:
+            return None
 
     def _print_with_rich(self, block, soft_wrap: bool) -> None:
         if isinstance(block, str):
