@@ -197,7 +197,7 @@ def _draw(table: Table, widths: list[int], rows: list[tuple[list[str], ...]]) ->
         lines.append(box[0][0] + box[0][2].join(box[0][1] * w for w in widths) + box[0][3])
     for index, row in enumerate(rows):
         header = index == 0 and table.show_header
-        height = max(len(cell) for cell in row)
+        height = max(1, *(len(cell) for cell in row))
         shaped = [_shape(cell, w, height, bottom=header) for cell, w in zip(row, widths)]
         if box:
             left, _, divider, right = box[1 if index == 0 else (6 if index == len(rows) - 1 else 3)]
@@ -251,7 +251,7 @@ def _cell_lines(table: Table, index: int, column: Column, text: str, width: int)
     left, right = _padding(table, index)
     inner = width - left - right
     if inner < 1:
-        raise Unsupported("no room in a cell")
+        return []  # Rich renders nothing in no room; the row's height gives the cell blank lines
     lines = wrap(text, inner, column.justify, column.overflow, column.no_wrap)
     return [" " * left + _fit(line, inner) + " " * right for line in lines]
 
