@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from store.database import Database
+from store.records import UNATTRIBUTED, Flag, now_iso
 
-from store.flag_specs import FlagSpec, check_flag_model
-from store.records import Flag, now_iso
-from store.triage import UNATTRIBUTED, TriageStore
+if TYPE_CHECKING:
+    from store.flag_specs import FlagSpec
+    from store.triage import TriageStore
 
 CHECKED_CLEAN = "not-contaminated"
 """The flag kind for "checked by a person: not contaminated" (threshold sweeps need it)."""
@@ -42,7 +45,12 @@ class AnnotationStore:
 
     def __init__(self, db: Database):
         self.db = db
-        self.team = TriageStore(db)
+
+    @cached_property
+    def team(self) -> TriageStore:
+        from store.triage import TriageStore  # when triage is asked for: `show` reads flags only
+
+        return TriageStore(self.db)
 
     # -- flags ---------------------------------------------------------------
 
@@ -121,6 +129,8 @@ class AnnotationStore:
 
     def check_spec(self, spec: FlagSpec) -> None:
         """FlagSpecError when the spec names a model nothing was found for (see check_flag_model)."""
+        from store.flag_specs import check_flag_model
+
         check_flag_model(self.db, spec)
 
     def flags_for(self, claim_id: int) -> list[Flag]:

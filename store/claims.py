@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from store.database import Database
-
-from store.filters import CompiledFilter, compile_filter
 from store.records import Claim, ClaimImage, Evidence
+
+if TYPE_CHECKING:
+    from store.filters import CompiledFilter
 
 # Sort keys a user can pick, each backed by an index on (column, id).
 SORT_COLUMNS = {
@@ -73,6 +74,8 @@ class ClaimStore:
 
     def compile(self, filter_text: str) -> CompiledFilter:
         """Compile a filter against this database (raises FilterError)."""
+        from store.filters import compile_filter  # here: `show` and resolving a claim need no filters
+
         return compile_filter(filter_text, self.db)
 
     def count(self, filter_text: str = "") -> int:
@@ -137,6 +140,18 @@ class ClaimStore:
             key = (start[-1].sort_value, start[-1].id)
             return self.page(PageRequest(**{**request.__dict__, "after": key, "before": None}))
         return self.page(PageRequest(**{**request.__dict__, "after": None, "before": None}))
+
+    def ids_and_labels(self, claim_ids: list[int]) -> dict[int, tuple[str, str | None]]:
+        """Each claim's (external id, gold label): what a listing of answers shows beside them,
+        without reading every claim whole."""
+        found: dict[int, tuple[str, str | None]] = {}
+        unique = list(dict.fromkeys(claim_ids))
+        for start in range(0, len(unique), 500):  # within SQLite's limit on parameters
+            chunk = unique[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.execute(f"SELECT id, external_id, label FROM claims WHERE id IN ({marks})", chunk).fetchall()
+            found.update((claim_id, (external_id, label)) for claim_id, external_id, label in rows)
+        return found
 
     def get(self, claim_id: int) -> Claim | None:
         """One claim with all its evidence, or None."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
 import sqlite3
 from pathlib import Path
 
@@ -38,6 +37,8 @@ def check_path(path: Path) -> None:
 def missing_database_text(path: str | Path) -> str:
     """What opening the workbench on a file that does not exist says (`workbench tui`,
     `workbench serve` and `python -m workbench.tui` alike): the file is not created."""
+    import shlex  # only to say what to type
+
     return (f"no database at {path}; import a file first (workbench import FILE), try"
             f" `workbench --db {shlex.quote(str(path))} demo`, or pass --db")
 

@@ -224,6 +224,11 @@ class Flag(Record):
     created_at: str | None = None
 
 
+UNATTRIBUTED = "unattributed"
+"""The annotator of labels made before annotators were recorded (migration m015), or
+written without a name."""
+
+
 def now_iso() -> str:
     """The current UTC time as stored in the database (milliseconds: run speeds need them)."""
     return datetime.now(timezone.utc).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"

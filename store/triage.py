@@ -18,11 +18,7 @@ from dataclasses import dataclass, field
 from store.database import Database
 
 from store.label_history import HistoryEntry, claim_history, record_change
-from store.records import now_iso
-
-UNATTRIBUTED = "unattributed"
-"""The annotator of labels made before annotators were recorded (migration m015), or
-written without a name."""
+from store.records import UNATTRIBUTED, now_iso  # noqa: F401 (UNATTRIBUTED: store.triage's name for it too)
 SOURCES = ("tui", "cli", "import", "demo")
 """Where a change came from (label_history.source); an import also names its file."""
 

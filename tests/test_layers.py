@@ -155,6 +155,9 @@ NOT_FOR_READING = ("numpy", "scipy", "pydantic_settings", "openai", "anthropic",
 the TUI, and what validating or migrating needs (importing sqlite-utils or pydantic takes
 longer than these commands take to run: the store reads with sqlite3, the records and the
 settings are LazyModels that call pydantic only for values that need it)."""
+RICH_TO_DRAW = ("rich.console", "rich.table", "rich.text", "rich.panel")
+"""What printing to a pipe does without: workbench/render/plain.py draws the blocks as Rich
+would (importing Rich's console and table takes as long as `workbench --help` itself)."""
 
 
 @pytest.fixture(scope="module")
@@ -191,8 +194,10 @@ def test_the_commands_that_read_load_nothing_heavy(name, demo_with_a_search, tmp
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert result.stdout.strip()  # it printed what it reads
-    loaded = {module.split(".")[0] for module in json.loads(listing.read_text())}
+    modules = set(json.loads(listing.read_text()))
+    loaded = {module.split(".")[0] for module in modules}
     assert loaded & set(NOT_FOR_READING) == set(), name
+    assert modules & set(RICH_TO_DRAW) == set(), name  # its stdout is a pipe: no Rich to draw
 
 
 def test_the_tuis_first_frame_loads_nothing_heavy(demo_with_a_search):

@@ -129,3 +129,9 @@ def test_imports_index_text_in_bulk_and_leave_the_triggers_in_place(store, tmp_p
         import_file(store, bad)
     after = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     assert after == triggers
+
+
+def test_ids_and_labels_are_what_the_whole_claims_hold(demo_store):
+    ids = demo_store.claims.ids("")
+    found = demo_store.claims.ids_and_labels([*ids, ids[0]])  # a repeated id is read once
+    assert found == {i: (c.external_id, c.label) for i in ids for c in [demo_store.claims.get(i)]}

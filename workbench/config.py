@@ -30,7 +30,6 @@ from __future__ import annotations
 import copy
 import datetime
 import functools
-import getpass
 import json
 import os
 import re
@@ -150,6 +149,8 @@ class Settings(LazyModel):
 
 
 def _login_name() -> str:
+    import getpass  # only when no annotator is configured
+
     try:
         return getpass.getuser()
     except Exception:  # no login name in some containers

@@ -6,16 +6,15 @@ import json
 from pathlib import Path
 
 import click
-from rich import box
-from rich.table import Table
 
 from workbench.choices import EXPORT_FORMATS
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
-from workbench.render.console import output_console
-from workbench.render.display import fit_widths, literal, one_line
+from workbench.render.blocks import Table, literal
+from workbench.render.console import reading_console
+from workbench.render.display import fit_widths, one_line
 
-console = output_console()
+console = reading_console()
 
 
 @click.command("datasets")
@@ -28,7 +27,7 @@ def datasets_command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([d.model_dump() for d in datasets], indent=2, ensure_ascii=False))
         return
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table = Table(box="SIMPLE_HEAD", pad_edge=False, show_edge=False, collapse_padding=True)
     table.add_column("name", no_wrap=True, overflow="fold")
     table.add_column("claims", justify="right", no_wrap=True)
     table.add_column("imported", no_wrap=True)
@@ -72,7 +71,7 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
     per_dataset = store.claims.counts_by_dataset(filter_text)  # the page compiled the filter already
     console.print(_claims_table(rows, console.width))
     total = sum(per_dataset.values())
-    console.print(f"{len(rows):,} shown of {total:,} matching{_datasets_note(list(per_dataset))}", markup=False)
+    console.print(f"{len(rows):,} shown of {total:,} matching{_datasets_note(list(per_dataset))}")
 
 
 def _datasets_note(found: list[str]) -> str:
@@ -104,7 +103,7 @@ def _claims_table(rows: list, width: int) -> Table:
     gaps = 2 * len(columns)  # a rule and a space between neighbouring columns
     claim_min = max(24, width * 2 // 5)
     widths = fit_widths(natural, minimum, width - gaps - claim_min)
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table = Table(box="SIMPLE_HEAD", pad_edge=False, show_edge=False, collapse_padding=True)
     for (name, _), w in zip(columns.items(), widths):
         table.add_column(name, no_wrap=True, overflow="ellipsis", width=w)
     claim_width = max(12, width - gaps - sum(widths))
@@ -121,7 +120,7 @@ def _claims_table(rows: list, width: int) -> Table:
 @shared_options
 def show_command(claim_ref: str, as_json: bool) -> None:
     """Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID."""
-    from workbench.render.claims import claim_panels
+    from workbench.render.claim_blocks import claim_panels
 
     store = open_store()
     claim_id = store.claims.resolve(claim_ref)
@@ -132,8 +131,8 @@ def show_command(claim_ref: str, as_json: bool) -> None:
         click.echo(claim.model_dump_json(indent=2))
         return
     dataset = store.datasets.get(claim.dataset)
-    for renderable in claim_panels(claim, dataset, store.annotations.flags_for(claim_id)):
-        console.print(renderable)
+    for block in claim_panels(claim, dataset, store.annotations.flags_for(claim_id)):
+        console.print(block)
 
 
 @click.command("export")
@@ -165,7 +164,7 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
     except OSError as error:  # a missing folder, a directory, no permission: nothing is written
         raise UserError(f"cannot write {output}: {error.strerror or error}") from None
     if output:
-        console.print(f"wrote {written:,} {what} to {output}", markup=False)
+        console.print(f"wrote {written:,} {what} to {output}")
 
 
 @click.command("filter-help")
@@ -193,9 +192,9 @@ def demo_command(no_tui: bool) -> None:
 
     store = open_store(create=True)
     for name, line in load_demo(store).items():
-        console.print(f"{name}: {line}", markup=False)
-    console.print(f"team triage: {load_demo_team(store)}", markup=False)
-    console.print(f"{CLAIMREVIEW_DATASET}: {load_claimreview_demo(store)}", markup=False)
+        console.print(f"{name}: {line}")
+    console.print(f"team triage: {load_demo_team(store)}")
+    console.print(f"{CLAIMREVIEW_DATASET}: {load_claimreview_demo(store)}")
     store.close()
     try:
         from workbench.tui import run_workbench

@@ -9,10 +9,11 @@ import click
 
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
-from workbench.render.console import output_console
-from workbench.render.display import literal, one_line
+from workbench.render.blocks import literal
+from workbench.render.console import reading_console
+from workbench.render.display import one_line
 
-console = output_console()
+console = reading_console()
 
 
 @click.command("import")
@@ -105,7 +106,7 @@ def _print_report(report, show_warnings: bool) -> None:
     from workbench.render.imports import import_summary
 
     for line in import_summary(report, show_warnings):
-        console.print(line, soft_wrap=True)  # one line each: scripts grep them
+        console.rich.print(line, soft_wrap=True)  # one line each: scripts grep them
 
 
 def _report_dict(report) -> dict:
@@ -133,7 +134,7 @@ def _dry_run(request, as_json: bool) -> None:
         }, indent=2, ensure_ascii=False))
         return
     for line in dry_run_lines(preview):
-        console.print(line, soft_wrap=True)
+        console.rich.print(line, soft_wrap=True)
 
 
 def _save(request, name: str) -> None:
@@ -142,7 +143,7 @@ def _save(request, name: str) -> None:
 
     plan = plan_import(request)
     path = save_profile(name, profile_toml(plan.mapping.spec, name, f"saved from {request.path.name}"))
-    console.print(f"saved profile {name} to {path}; next time: workbench import FILE --profile {name}", markup=False)
+    console.print(f"saved profile {name} to {path}; next time: workbench import FILE --profile {name}")
 
 
 @click.command("profiles")
@@ -151,7 +152,7 @@ def _save(request, name: str) -> None:
 @shared_options
 def profiles_command(name: str | None, as_json: bool) -> None:
     """List the import profiles (built-in and your own); with NAME, print that profile."""
-    from workbench.importers.profiles import available, load_profile, user_dir
+    from workbench.importers.profiles import available, load_profile, read_profile, user_dir
 
     if name:
         mapping = load_profile(name)
@@ -159,7 +160,7 @@ def profiles_command(name: str | None, as_json: bool) -> None:
         return
     rows = []
     for profile_name, profile in available().items():
-        mapping = load_profile(profile_name)
+        mapping = read_profile(profile.path)  # the file load_profile(profile_name) would find, found once
         rows.append({"name": profile_name, "builtin": profile.builtin, "path": str(profile.path),
                      "description": mapping.description})
     if as_json:
@@ -169,7 +170,7 @@ def profiles_command(name: str | None, as_json: bool) -> None:
     for row in rows:
         mark = "" if row["builtin"] else "  (yours)"
         console.print(literal(f"{row['name']:<{width}}  {one_line(row['description'], 90)}{mark}"))
-    console.print(f"your own profiles go in {user_dir()}; `workbench profiles NAME` prints one", markup=False)
+    console.print(f"your own profiles go in {user_dir()}; `workbench profiles NAME` prints one")
 
 
 @click.command("import-predictions")
@@ -208,7 +209,7 @@ def import_predictions_command(file, dataset, run_name, model, profile, maps, la
     from workbench.render.imports import predictions_summary
 
     for line in predictions_summary(report, dry_run):
-        console.print(line, soft_wrap=True)
+        console.rich.print(line, soft_wrap=True)
 
 
 def _predictions_dict(report) -> dict:

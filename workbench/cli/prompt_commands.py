@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 
 import click
-from rich.rule import Rule
 
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
-from workbench.render.console import output_console
-from workbench.render.display import literal
+from workbench.render.console import reading_console
 
-console = output_console()
+console = reading_console()
 
 
 @click.command("prompt")
@@ -25,6 +23,9 @@ console = output_console()
 @shared_options
 def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_json: bool) -> None:
     """Print exactly the messages a run would send for one claim."""
+    from rich.rule import Rule
+
+    from workbench.render.display import literal
     from workbench.config import load_settings
     from workbench.prompting import available_templates, load_template
     from workbench.prompting import parse_setting, render
@@ -47,17 +48,17 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
                               indent=2, ensure_ascii=False))
         return
     for message in rendered.messages:
-        console.print(Rule(message["role"], align="left"))
+        console.rich.print(Rule(message["role"], align="left"))
         content = message["content"]
         for part in content if isinstance(content, list) else [{"type": "text", "text": content}]:
             if part["type"] == "text":
-                console.print(literal(part["text"]), soft_wrap=True)  # exact text, no inserted breaks
+                console.rich.print(literal(part["text"]), soft_wrap=True)  # exact text, no inserted breaks
             else:
                 shown = part.get("url") or f"{part.get('mime')} sha256 {part.get('sha256')}"
-                console.print(literal(f"[image: {shown}]", "bold cyan"))
+                console.rich.print(literal(f"[image: {shown}]", "bold cyan"))
     if rendered.json_schema is not None:
-        console.print(Rule("json schema (constrains the answer where the backend can)", align="left"))
-        console.print(json.dumps(rendered.json_schema, ensure_ascii=False), markup=False)
+        console.rich.print(Rule("json schema (constrains the answer where the backend can)", align="left"))
+        console.rich.print(json.dumps(rendered.json_schema, ensure_ascii=False), markup=False)
 
 
 @click.command("prompts")
@@ -89,13 +90,11 @@ def prompts_command(as_json: bool) -> None:
         return
     for r in rows:
         if "error" in r:
-            console.print(f"{r['name']}  (unusable) {r['error']}", markup=False)
+            console.print(f"{r['name']}  (unusable) {r['error']}")
             continue
-        console.print(f"{r['name']}  label space {r['label_space']}, answers in {r['answer']}  ({r['path']})",
-                      markup=False)
+        console.print(f"{r['name']}  label space {r['label_space']}, answers in {r['answer']}  ({r['path']})")
         for key in ("verdicts", "contexts", "evidence"):
-            console.print(f"  {key}: {', '.join(r[key])}", markup=False)
+            console.print(f"  {key}: {', '.join(r[key])}")
         if r["description"]:
-            console.print(f"  {r['description']}", markup=False)
-    console.print("A setting is CONTEXT[+EVIDENCE], e.g. claim+time+pages; evidence none is the default.",
-                  markup=False)
+            console.print(f"  {r['description']}")
+    console.print("A setting is CONTEXT[+EVIDENCE], e.g. claim+time+pages; evidence none is the default.")

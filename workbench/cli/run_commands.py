@@ -5,18 +5,15 @@ from __future__ import annotations
 import json
 
 import click
-from rich import box
-from rich.table import Table
 
 from workbench.choices import RUN_KINDS
 from workbench.cli import UserError, shared_options
-from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
-from workbench.render.console import output_console
-from workbench.render.display import literal, one_line
-from workbench.render.waiting import status
+from workbench.render.blocks import Table, literal
+from workbench.render.console import reading_console
+from workbench.render.display import one_line
 
-console = output_console()
+console = reading_console()
 
 
 @click.command("run")
@@ -86,6 +83,7 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
         report_finished,
         report_sweep,
     )
+    from workbench.render.waiting import status
     from workbench.runs.engine import RunRequest, prepare_run, waiting_message
     from workbench.runs.params import parse_param_pairs
 
@@ -120,19 +118,19 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
     finally:
         store.close()
     for setting, why in skipped:
-        console.print(f"skipped setting {setting}: {why}", markup=False)
+        console.print(f"skipped setting {setting}: {why}")
     for prepared in runs:
         announce(prepared, engine=False)
     announce_engine(runs[0])
     if not any(p.pending_claim_ids for p in runs):
-        console.print("nothing left to do: every claim has an answer", markup=False)
+        console.print("nothing left to do: every claim has an answer")
         return
     if waiting:  # sending those claims again would pay for them twice
         raise UserError(waiting_message(runs[0].run.name, waiting))
     if estimate is not None:
         from workbench.render.usage import estimate_text
 
-        console.print(estimate_text(estimate), markup=False)
+        console.print(estimate_text(estimate))
     if as_batch:
         from workbench.cli.batch_commands import submit_from_cli
 
@@ -189,10 +187,12 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not rows:
+        from workbench.cli.hints import suggested
+
         console.print(f"no {' or '.join(kinds)} runs" if kinds else f"no runs yet: `{suggested('run')}` starts one",
-                      markup=False, soft_wrap=True)
+                      soft_wrap=True)
         return
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = Table(box="SIMPLE_HEAD", pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)
     table.add_column("run", min_width=22, overflow="fold")
     for header in ("total", "ok", "abst", "unpar", "err", "miss", "cache", "it/s"):
@@ -250,20 +250,22 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
     compiled = store.claims.compile(f"run:{run.id}" + (" wrong" if wrong else ""))
     predictions = store.runs.predictions(run.id, compiled.where, list(compiled.params))
     shown = predictions[:limit]
-    claims = {c.id: c for c in (store.claims.get(p.claim_id) for p in shown)}
+    claims = store.claims.ids_and_labels([p.claim_id for p in shown])  # (external id, gold label)
     if as_json:
         for p in shown:
-            claim = claims[p.claim_id]
-            record = {"claim_id": p.claim_id, "external_id": claim.external_id, "gold": claim.label,
+            external_id, gold = claims[p.claim_id]
+            record = {"claim_id": p.claim_id, "external_id": external_id, "gold": gold,
                       **p.model_dump(exclude={"id", "run_id", "claim_id"})}
             click.echo(json.dumps(record, ensure_ascii=False))
         return
-    table = Table("claim", "ext id", "gold", "verdict", "status", "explanation / error")
+    table = Table()
+    for header in ("claim", "ext id", "gold", "verdict", "status", "explanation / error"):
+        table.add_column(header)
     for p in shown:
-        claim = claims[p.claim_id]
+        external_id, gold = claims[p.claim_id]
         note = p.error if p.status == "error" else p.explanation or p.raw_output
-        table.add_row(str(p.claim_id), literal(claim.external_id), literal(claim.label or ""),
+        table.add_row(str(p.claim_id), literal(external_id), literal(gold or ""),
                       literal(p.verdict or p.raw_verdict or ""), p.status + (" (cached)" if p.cached else ""),
                       literal(one_line(note, 70)))
     console.print(table)
-    console.print(f"{len(shown):,} shown of {len(predictions):,}", markup=False)
+    console.print(f"{len(shown):,} shown of {len(predictions):,}")

@@ -13,7 +13,6 @@ written with a leading "=" ("=page", "=true").
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,6 +223,8 @@ def _path(spec: Any, where: str) -> Path:
 
 
 def _close(key: str, known: tuple[str, ...]) -> str:
+    import difflib  # only to suggest a name for a misspelled one
+
     close = difflib.get_close_matches(key, known, n=1)
     return f" (did you mean {close[0]}?)" if close else ""
 

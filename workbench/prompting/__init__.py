@@ -10,58 +10,46 @@ they make for one claim.
     messages.py   one claim rendered into the messages sent, with the answer's JSON schema
 
 What callers use is importable from here (`from workbench.prompting import render`);
-the evidence windows from workbench.prompting.evidence.
+the evidence windows from workbench.prompting.evidence. Each name's module is imported when
+the name is first asked for: `workbench show` needs the evidence windows, not the template
+files and their TOML parser.
 """
 
-from workbench.prompting.files import (
-    BUILTIN_DIR,
-    TemplateError,
-    TemplateFile,
-    available_templates,
-    read_template_file,
-    template_dirs,
-    template_files,
-    template_kind,
-)
-from workbench.prompting.messages import (
-    RenderedPrompt,
-    answer_schema,
-    describe_need,
-    gold_evidence_text,
-    lacks,
-    marked_response,
-    needs,
-    render,
-    with_images,
-)
-from workbench.prompting.settings import (
-    CONTEXTS,
-    EVIDENCE,
-    IMAGE_SUFFIX,
-    PromptError,
-    Setting,
-    all_settings,
-    answer_mode,
-    check_setting,
-    parse_setting,
-    template_settings,
-)
-from workbench.prompting.tasks import (
-    KIND_PLACEHOLDERS,
-    TaskTemplate,
-    TemplatedTask,
-    claim_values,
-    load_task_template,
-    task_messages,
-)
-from workbench.prompting.templates import (
-    CLAIM_FIELDS,
-    DEFAULT_IMAGE_WORDS,
-    Template,
-    load_template,
-    placeholders,
-    read_template,
-)
+from __future__ import annotations
+
+import importlib
+
+_HOMES = {
+    **dict.fromkeys([
+        "BUILTIN_DIR", "TemplateError", "TemplateFile", "available_templates", "read_template_file",
+        "template_dirs", "template_files", "template_kind"
+    ], "files"),
+    **dict.fromkeys([
+        "RenderedPrompt", "answer_schema", "describe_need", "gold_evidence_text", "lacks",
+        "marked_response", "needs", "render", "with_images"
+    ], "messages"),
+    **dict.fromkeys([
+        "CONTEXTS", "EVIDENCE", "IMAGE_SUFFIX", "PromptError", "Setting", "all_settings", "answer_mode",
+        "check_setting", "parse_setting", "template_settings"
+    ], "settings"),
+    **dict.fromkeys([
+        "KIND_PLACEHOLDERS", "TaskTemplate", "TemplatedTask", "claim_values", "load_task_template",
+        "task_messages"
+    ], "tasks"),
+    **dict.fromkeys([
+        "CLAIM_FIELDS", "DEFAULT_IMAGE_WORDS", "Template", "load_template", "placeholders", "read_template"
+    ], "templates"),
+}
+"""Each name -> the module in this package that defines it."""
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BUILTIN_DIR", "CLAIM_FIELDS", "CONTEXTS", "DEFAULT_IMAGE_WORDS", "EVIDENCE", "IMAGE_SUFFIX",

@@ -1,5 +1,5 @@
-"""A claim rendered with Rich, untrusted text literal: as panels for the CLI's `show`, and
-as Text for the TUI's detail and triage screens.
+"""A claim rendered with Rich, untrusted text literal, as Text for the TUI's detail and
+triage screens (the CLI's `show` draws its panels in workbench/render/claim_blocks.py).
 
 Evidence is shown exactly as each input setting presents it to a model (the windows
 come from workbench.prompting.evidence), with the quoted passage highlighted where it lies.
@@ -7,21 +7,16 @@ come from workbench.prompting.evidence), with the quoted passage highlighted whe
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-from rich.console import RenderableType
-from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
-from store import Claim, ClaimJudgment, Dataset, Flag, Prediction, Run
+from store import Claim, ClaimJudgment, Flag, Prediction, Run
 from workbench.prompting.evidence import (
     Window,
     full_window,
     page_windows,
     qa_pairs,
-    qa_text,
     reference_passages,
 )
 from workbench.render.display import literal, printable
@@ -39,77 +34,6 @@ def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse")
     result.append(printable(text[end:]))
     return result
 
-
-def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Iterator[RenderableType]:
-    """Claim, metadata, Q&R context, then each evidence setting's view."""
-    # Titles are Text, never strings: Rich would parse a string title as markup.
-    yield Panel(literal(claim.text), title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"),
-                title_align="left")
-    yield _metadata(claim, dataset, flags)
-    if claim.question or claim.response:
-        span = (claim.claim_start, claim.claim_end) if claim.claim_start is not None else None
-        body = Text.assemble(literal(f"Q: {claim.question or ''}\n\n", "bold"),
-                             highlighted(claim.response or "", span))
-        yield Panel(body, title="question and response", title_align="left")
-    for window in reference_passages(claim):
-        yield Panel(literal(window.text), title="Reference (quoted passage)", title_align="left")
-    full = full_window(claim)
-    if full is not None:
-        title = literal(f"Full ({len(full.text):,} of {full.total_chars:,} chars) {full.url or ''}")
-        yield Panel(highlighted(full.text, full.highlight), title=title, title_align="left")
-    for n, window in enumerate(page_windows(claim), start=1):
-        mark = " CITED" if window.is_cited else ""
-        title = literal(f"Page {n}{mark}: {window.title or ''} {window.url or ''}")
-        yield Panel(highlighted(window.text, window.highlight), title=title, title_align="left")
-    qa = qa_pairs(claim)
-    if qa:
-        yield Panel(literal("\n".join(qa_text(item) for item in qa)), title="question-answer evidence",
-                    title_align="left")
-
-
-def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table:
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold")
-    table.add_column()
-    rows = [
-        ("gold label", claim.label), ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
-        ("label space", ", ".join(dataset.label_space.labels) if dataset else None),
-        ("reference time", claim.reference_time), ("claim date", claim.claim_date),
-        ("importance", claim.importance), ("task", claim.task), ("domain", claim.domain),
-        ("source", claim.source), ("article", claim.article_url),
-        ("justification", claim.justification),
-        ("flags", ", ".join(f"{f.kind} ({f.source}{', ' + f.model if f.model else ''})" for f in flags)),
-    ]
-    rows += [(f"image {n}", image_line(image)) for n, image in enumerate(claim.images, start=1)]
-    for name, value in rows:
-        if value not in (None, "", [], {}):
-            table.add_row(literal(name), literal(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)))
-    for key, value in claim.attributes.items():  # as the file held them: null and "" too
-        shown = value if isinstance(value, str) and value else json.dumps(value, ensure_ascii=False)
-        table.add_row(literal(f"attr.{key}"), literal(shown))
-    return table
-
-
-def image_line(image) -> str:
-    """'photos/flood.png · image/png · 48.2 KB · 640×480 · sha256 1f3a9c0d2b7e'"""
-    parts = [image.source]
-    if image.sha256 is None:
-        parts.append("not stored (an address: nothing is downloaded)" if image.url else "not stored")
-    else:
-        parts += [image.mime, _size(image.bytes), f"{image.width}×{image.height}" if image.width else None,
-                  f"sha256 {image.sha256[:12]}"]
-    if image.caption:
-        parts.append(f"caption: {image.caption}")
-    return " · ".join(part for part in parts if part)
-
-
-def _size(count: int | None) -> str | None:
-    if count is None:
-        return None
-    for unit in ("bytes", "KB", "MB"):
-        if count < 1024 or unit == "MB":
-            return f"{count:,} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
-        count /= 1024
 
 PASSAGE = "bold reverse"
 NONE = Text("(none for this claim)", style="dim italic")

@@ -7,8 +7,10 @@ control character reaches the terminal: escape sequences are shown as visible te
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # C0 controls except tab and newline, DEL, and C1 controls (which include CSI).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -22,6 +24,8 @@ def printable(value: object) -> str:
 
 def literal(value: object, style: str = "") -> Text:
     """A Rich Text holding `value` literally: no markup, no control codes."""
+    from rich.text import Text  # here: the commands that print without Rich never load it
+
     return Text(printable(value), style=style)
 
 

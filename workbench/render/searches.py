@@ -1,20 +1,22 @@
 """How a search run searched, drawn for the CLI, the TUI and reports: searches per claim,
 the domains shown, what the leakage guards dropped, search-leak claims, and the query
-reformulation table (each label's mean count per claim, per subset, with the test)."""
+reformulation table (each label's mean count per claim, per subset, with the test).
+The stats are blocks (workbench/render/blocks.py), which `search-stats` prints without Rich;
+the rest is Rich's."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich import box
-from rich.console import Group
-from rich.table import Table
-from rich.text import Text
-
-from workbench.render.display import literal
+from workbench.render import blocks
+from workbench.render.blocks import literal
 
 if TYPE_CHECKING:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
     from workbench.judging.reformulation import ReformulationTable
     from workbench.reports import RunReport, SearchSummary
     from workbench.search.stats import SearchStats
@@ -40,25 +42,30 @@ def image_line(stats: SearchStats) -> str:
 
 
 def stats_view(stats: SearchStats) -> Group:
+    """stats_block as Rich renders it (the TUI's and `workbench metrics`)."""
+    from workbench.render.rich_blocks import to_rich
+
+    return to_rich(stats_block(stats))
+
+
+def stats_block(stats: SearchStats) -> blocks.Group:
     """The stats line (and the image line), what was dropped and why, the domains shown,
     and the per-claim numbers per subset."""
-    parts: list = [Text(stats_line(stats))]
+    parts: list = [blocks.Styled(stats_line(stats))]
     if stats.searched_images:
-        parts.append(Text(image_line(stats)))
+        parts.append(blocks.Styled(image_line(stats)))
     if stats.subsets:
         parts.append(subset_grid(stats))
     for reason, n in sorted(stats.dropped.items(), key=lambda item: -item[1]):
         parts.append(literal(f"  dropped {n:,}: {reason}"))
     for domain, n in stats.domains:
-        line = literal(f"  {n:>5,}  ")
-        line.append_text(literal(domain))
-        parts.append(line)
-    return Group(*parts)
+        parts.append(literal(f"  {n:>5,}  ").append(literal(domain)))
+    return blocks.Group(parts)
 
 
-def subset_grid(stats: SearchStats) -> Table:
+def subset_grid(stats: SearchStats) -> blocks.Table:
     """Searches and image searches per claim, and image-evidence claims, per subset."""
-    grid = Table(box=box.SIMPLE_HEAD)
+    grid = blocks.Table(box="SIMPLE_HEAD")
     grid.add_column(literal(stats.by or ""))
     for header in ("claims", "searches/claim", "image searches/claim", "image evidence"):
         grid.add_column(header, justify="right")
@@ -70,6 +77,11 @@ def subset_grid(stats: SearchStats) -> Table:
 
 def reformulation_grid(table: ReformulationTable) -> Table:
     """Each label's mean count per claim: all claims, each subset, the second minus the first."""
+    from rich import box
+    from rich.table import Table
+
+    from workbench.render.display import literal
+
     grid = Table("label", "all", box=box.SIMPLE_HEAD)
     for value in table.subsets:  # subset names are data (flag kinds, field values): literal
         grid.add_column(literal(f"{value} ({table.sizes[value]:,})"), justify="right")
@@ -84,6 +96,8 @@ def reformulation_grid(table: ReformulationTable) -> Table:
 
 
 def reformulation_caption(table: ReformulationTable) -> Text:
+    from workbench.render.display import literal
+
     labeller = table.labeller.name if table.labeller else "nobody yet"
     text = literal(f"query reformulations per claim ({count(table.claims, 'claim')}, labelled by {labeller}")
     text.append(f"; {table.unreadable:,} unreadable)" if table.unreadable else ")")
@@ -92,6 +106,9 @@ def reformulation_caption(table: ReformulationTable) -> Text:
 
 def search_view(summary: SearchSummary) -> Group:
     """For `workbench metrics`: the stats, then the reformulation table when labelled."""
+    from rich.console import Group
+    from rich.text import Text
+
     parts: list = [Text("search", style="bold"), stats_view(summary.stats)]
     if summary.reformulations is not None:
         parts += [reformulation_caption(summary.reformulations), reformulation_grid(summary.reformulations)]

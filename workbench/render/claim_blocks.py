@@ -1,0 +1,95 @@
+"""One claim whole, as `workbench show` prints it: the claim, its metadata, the question
+and response, then each evidence setting's view, in panels (blocks: workbench/render/blocks.py).
+
+Evidence is shown exactly as each input setting presents it to a model (the windows come
+from workbench.prompting.evidence), with the quoted passage highlighted where it lies.
+Untrusted text is literal throughout; titles too (a str title would be read as markup).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from store import Claim, Dataset, Flag
+from workbench.prompting.evidence import full_window, page_windows, qa_pairs, qa_text, reference_passages
+from workbench.render.blocks import Panel, Styled, Table, grid, literal
+from workbench.render.display import printable
+
+
+def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse") -> Styled:
+    """Literal text with one span highlighted (the claim in its response, a quote in a page)."""
+    if span is None:
+        return literal(text)
+    start, end = span
+    return Styled().append(printable(text[:start])).append(printable(text[start:end]), style).append(
+        printable(text[end:]))
+
+
+def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Iterator[Panel | Table]:
+    """Claim, metadata, Q&R context, then each evidence setting's view."""
+    yield Panel(literal(claim.text), title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"))
+    yield _metadata(claim, dataset, flags)
+    if claim.question or claim.response:
+        span = (claim.claim_start, claim.claim_end) if claim.claim_start is not None else None
+        body = Styled().append(literal(f"Q: {claim.question or ''}\n\n", "bold")).append(
+            highlighted(claim.response or "", span))
+        yield Panel(body, title="question and response")
+    for window in reference_passages(claim):
+        yield Panel(literal(window.text), title="Reference (quoted passage)")
+    full = full_window(claim)
+    if full is not None:
+        title = literal(f"Full ({len(full.text):,} of {full.total_chars:,} chars) {full.url or ''}")
+        yield Panel(highlighted(full.text, full.highlight), title=title)
+    for n, window in enumerate(page_windows(claim), start=1):
+        mark = " CITED" if window.is_cited else ""
+        title = literal(f"Page {n}{mark}: {window.title or ''} {window.url or ''}")
+        yield Panel(highlighted(window.text, window.highlight), title=title)
+    qa = qa_pairs(claim)
+    if qa:
+        yield Panel(literal("\n".join(qa_text(item) for item in qa)), title="question-answer evidence")
+
+
+def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table:
+    table = grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    rows = [
+        ("gold label", claim.label), ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
+        ("label space", ", ".join(dataset.label_space.labels) if dataset else None),
+        ("reference time", claim.reference_time), ("claim date", claim.claim_date),
+        ("importance", claim.importance), ("task", claim.task), ("domain", claim.domain),
+        ("source", claim.source), ("article", claim.article_url),
+        ("justification", claim.justification),
+        ("flags", ", ".join(f"{f.kind} ({f.source}{', ' + f.model if f.model else ''})" for f in flags)),
+    ]
+    rows += [(f"image {n}", image_line(image)) for n, image in enumerate(claim.images, start=1)]
+    for name, value in rows:
+        if value not in (None, "", [], {}):
+            table.add_row(literal(name), literal(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)))
+    for key, value in claim.attributes.items():  # as the file held them: null and "" too
+        shown = value if isinstance(value, str) and value else json.dumps(value, ensure_ascii=False)
+        table.add_row(literal(f"attr.{key}"), literal(shown))
+    return table
+
+
+def image_line(image) -> str:
+    """'photos/flood.png · image/png · 48.2 KB · 640×480 · sha256 1f3a9c0d2b7e'"""
+    parts = [image.source]
+    if image.sha256 is None:
+        parts.append("not stored (an address: nothing is downloaded)" if image.url else "not stored")
+    else:
+        parts += [image.mime, _size(image.bytes), f"{image.width}×{image.height}" if image.width else None,
+                  f"sha256 {image.sha256[:12]}"]
+    if image.caption:
+        parts.append(f"caption: {image.caption}")
+    return " · ".join(part for part in parts if part)
+
+
+def _size(count: int | None) -> str | None:
+    if count is None:
+        return None
+    for unit in ("bytes", "KB", "MB"):
+        if count < 1024 or unit == "MB":
+            return f"{count:,} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
