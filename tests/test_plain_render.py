@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from workbench.cli.data_commands import datasets_table as datasets_columns
 from workbench.render import blocks, plain
 from workbench.render.blocks import Styled, literal
 from workbench.render.console import WITH_RICH, ReadingConsole, plain_output, plain_width
@@ -34,10 +35,24 @@ one_line_texts = texts().map(lambda text: " ".join(text.split()))
 widths = st.integers(min_value=10, max_value=200)
 
 
+def rich_console(width: int) -> Console:
+    """Rich printing to a file, as to a pipe: no styles."""
+    return Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False)
+
+
 def with_rich(block, width: int) -> str:
-    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False)
+    console = rich_console(width)
     console.print(to_rich(block))
     return console.file.getvalue()
+
+
+def through_reading_console(monkeypatch, block, width: int = 80, soft_wrap: bool = False) -> str:
+    """What ReadingConsole().print(block) writes to a (captured) stdout `width` columns wide."""
+    shown = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", shown)
+    monkeypatch.setenv("COLUMNS", str(width))
+    ReadingConsole().print(block, soft_wrap=soft_wrap)
+    return shown.getvalue()
 
 
 def with_plain(block, width: int) -> str:
@@ -63,18 +78,13 @@ def test_styled_parts_print_as_one_text(first, second, width):
 
 @given(texts(30), widths, st.booleans())
 def test_a_str_prints_as_rich_prints_it_without_markup(text, width, soft_wrap):
-    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False)
+    console = rich_console(width)
     console.print(text, markup=False, soft_wrap=soft_wrap)
     assert plain.render_str(text, width, soft_wrap) == console.file.getvalue()
 
 
 def datasets_table(rows) -> blocks.Table:
-    table = blocks.Table(box="SIMPLE_HEAD", pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("name", no_wrap=True, overflow="fold")
-    table.add_column("claims", justify="right", no_wrap=True)
-    table.add_column("imported", no_wrap=True)
-    table.add_column("format / label space", no_wrap=True)
-    table.add_column("gold labels", ratio=1)
+    table = datasets_columns()
     for row in rows:
         table.add_row(*(literal(cell) for cell in row))
     return table
@@ -181,34 +191,22 @@ def test_what_plain_does_not_draw_rich_prints(block, monkeypatch):
     does not guess."""
     with pytest.raises(plain.Unsupported):
         plain.render(block, 80)
-    shown = io.StringIO()
-    monkeypatch.setattr(sys, "stdout", shown)
-    monkeypatch.setenv("COLUMNS", "80")
-    ReadingConsole().print(block)
-    assert shown.getvalue() == with_rich(block, 80)
+    assert through_reading_console(monkeypatch, block) == with_rich(block, 80)
 
 
 @pytest.mark.parametrize("text", ["fixed :thumbs_up: today", "a carriage\rreturn", "a\ttab"])
 def test_a_str_plain_does_not_draw_rich_prints(text, monkeypatch):
     with pytest.raises(plain.Unsupported):
         plain.render_str(text, 80)
-    shown = io.StringIO()
-    monkeypatch.setattr(sys, "stdout", shown)
-    monkeypatch.setenv("COLUMNS", "80")
-    ReadingConsole().print(text)
-    console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=False, highlight=False)
+    console = rich_console(80)
     console.print(text, markup=False)
-    assert shown.getvalue() == console.file.getvalue()
+    assert through_reading_console(monkeypatch, text) == console.file.getvalue()
 
 
 def test_an_emoji_code_in_a_str_is_rich_s_to_print(monkeypatch):
     with pytest.raises(plain.Unsupported):
         plain.render_str("fixed :thumbs_up: today", 80)
-    shown = io.StringIO()
-    monkeypatch.setattr(sys, "stdout", shown)
-    monkeypatch.setenv("COLUMNS", "80")
-    ReadingConsole().print("fixed :thumbs_up: today")
-    assert "👍" in shown.getvalue()
+    assert "👍" in through_reading_console(monkeypatch, "fixed :thumbs_up: today")
 
 
 @pytest.mark.parametrize(("env", "plain_one"), [
@@ -234,10 +232,6 @@ def test_not_in_a_utf_encoding(monkeypatch):
 def test_a_block_printed_with_soft_wrap_is_rich_s_to_print(monkeypatch):
     """plain.py wraps blocks at the width; soft_wrap (one long line) is Rich's."""
     block = literal("a long line " * 20)
-    shown = io.StringIO()
-    monkeypatch.setattr(sys, "stdout", shown)
-    monkeypatch.setenv("COLUMNS", "40")
-    ReadingConsole().print(block, soft_wrap=True)
-    console = Console(file=io.StringIO(), width=40, color_system=None, force_terminal=False, highlight=False)
+    console = rich_console(40)
     console.print(to_rich(block), soft_wrap=True)
-    assert shown.getvalue() == console.file.getvalue() == block.plain + "\n"
+    assert through_reading_console(monkeypatch, block, 40, soft_wrap=True) == console.file.getvalue() == block.plain + "\n"

@@ -27,12 +27,7 @@ def datasets_command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([d.model_dump() for d in datasets], indent=2, ensure_ascii=False))
         return
-    table = Table(box="SIMPLE_HEAD", pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("name", no_wrap=True, overflow="fold")
-    table.add_column("claims", justify="right", no_wrap=True)
-    table.add_column("imported", no_wrap=True)
-    table.add_column("format / label space", no_wrap=True)
-    table.add_column("gold labels", ratio=1)
+    table = datasets_table()
     for d in datasets:
         space = d.label_space
         gold = ", ".join(space.labels) + (f" (+abstain {space.abstain})" if space.abstain else "")
@@ -45,6 +40,17 @@ def datasets_command(as_json: bool) -> None:
             line = literal(f"{d.name}: curation keeps {store.curation.kept_count(d.id):,} of {d.claim_count:,}"
                            f" claims (`workbench curate {d.name}` shows the funnel)")
             console.print(line)
+
+
+def datasets_table() -> Table:
+    """The datasets listing's columns (its rows are added by the command)."""
+    table = Table(box="SIMPLE_HEAD", pad_edge=False, show_edge=False, collapse_padding=True)
+    table.add_column("name", no_wrap=True, overflow="fold")
+    table.add_column("claims", justify="right", no_wrap=True)
+    table.add_column("imported", no_wrap=True)
+    table.add_column("format / label space", no_wrap=True)
+    table.add_column("gold labels", ratio=1)
+    return table
 
 
 @click.command("claims")
