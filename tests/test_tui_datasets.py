@@ -7,7 +7,7 @@ import re
 
 from store import ArticleRecord
 from tests.claimreview_files import claim_review, write_json
-from tests.test_tui_support import HOSTILE, make_app, screen_text, settle
+from tests.test_tui_support import HOSTILE, make_app, open_with_key, screen_text, settle
 from workbench.curation.steps import CurationRequest, curate
 from workbench.curation.window import window
 from workbench.importers import ImportRequest, run_import
@@ -32,11 +32,7 @@ def counts(lines: list[str], step: str) -> list[str]:
 
 
 async def open_datasets(pilot, app) -> DatasetsScreen:
-    await settle(pilot, app)
-    await pilot.press("D")
-    await settle(pilot, app)
-    assert isinstance(app.screen, DatasetsScreen)
-    return app.screen
+    return await open_with_key(pilot, app, "D", DatasetsScreen)
 
 
 async def test_the_funnel_of_the_highlighted_dataset(store, db_path, tmp_path):

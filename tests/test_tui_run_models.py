@@ -7,18 +7,14 @@ import time
 
 from store import RunProgress
 from tests.test_local_models import hf_model, ollama_model, tiny_gguf
-from tests.test_tui_support import make_app, rendered, settle
+from tests.test_tui_support import make_app, open_with_key, rendered, settle
 from workbench.tui.screens.run_dialog import RunDialog
 from workbench.tui.widgets.run_status import RunState, progress_line
 
 
 async def open_run_dialog(pilot, app) -> RunDialog:
     """The browser settled, r pressed: the run dialog, settled too."""
-    await settle(pilot, app)
-    await pilot.press("r")
-    await settle(pilot, app)
-    assert isinstance(app.screen, RunDialog)
-    return app.screen
+    return await open_with_key(pilot, app, "r", RunDialog)
 
 
 async def test_local_models_are_offered_by_type_ahead_and_resolved_as_typed(demo_store, db_path, tmp_path,

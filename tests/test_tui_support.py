@@ -88,6 +88,15 @@ async def settle(pilot, app) -> None:
     await pilot.pause()
 
 
+async def open_with_key(pilot, app, key: str, screen_type):
+    """The app settled, `key` pressed: the screen it opens (of `screen_type`), settled too."""
+    await settle(pilot, app)
+    await pilot.press(key)
+    await settle(pilot, app)
+    assert isinstance(app.screen, screen_type)
+    return app.screen
+
+
 async def until(pilot, condition, rounds: int = 3000) -> None:
     """Let the app run (timers, workers, messages) until `condition` holds; each round waits
     for the app to go idle, no fixed sleeps."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_tui_support import add_run, make_app, rendered, settle, wrong_label
+from tests.test_tui_support import add_run, make_app, open_with_key, rendered, settle, wrong_label
 from workbench.tui.screens.triage import TriageScreen
 
 
@@ -28,11 +28,7 @@ def panel(app) -> str:
 
 
 async def open_triage(pilot, app) -> TriageScreen:
-    await settle(pilot, app)
-    await pilot.press("t")
-    await settle(pilot, app)
-    assert isinstance(app.screen, TriageScreen)
-    return app.screen
+    return await open_with_key(pilot, app, "t", TriageScreen)
 
 
 async def test_category_keys_toggle_and_counts_follow(demo_store, db_path, run):
