@@ -19,20 +19,16 @@ from workbench.prompting.evidence import (
     qa_pairs,
     reference_passages,
 )
+from workbench.render.claim_blocks import highlighted as highlighted_block
 from workbench.render.display import literal, printable
+from workbench.render.rich_blocks import to_text
 from workbench.render.verdicts import field_line, verdict_line
 
 
 def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse") -> Text:
-    """Literal text with one span highlighted (the claim in its response, a quote in a page)."""
-    result = Text()
-    if span is None:
-        return literal(text)
-    start, end = span
-    result.append(printable(text[:start]))
-    result.append(printable(text[start:end]), style=style)
-    result.append(printable(text[end:]))
-    return result
+    """Literal text with one span highlighted (the claim in its response, a quote in a page),
+    as Rich Text: `show`'s block of the same (claim_blocks.highlighted) made Text."""
+    return to_text(highlighted_block(text, span, style))
 
 
 PASSAGE = "bold reverse"
