@@ -298,6 +298,26 @@ class ClaimStore:
             "SELECT c.external_id, c.label, d.name FROM claims c JOIN datasets d ON d.id = c.dataset_id"
             " WHERE c.id = ?", [claim_id]).fetchone()
 
+    def content_hash(self, claim_ids: list[int]) -> str:
+        """SHA-256 of what these claims hold that a model or a score reads (dataset, id in
+        the benchmark, text, gold label, context, dates, importance, evidence), in id order:
+        two runs with one hash were made on the same data."""
+        import hashlib
+        import json
+
+        digest = hashlib.sha256()
+        rows = self._over_selection(claim_ids, (
+            "SELECT c.id, c.dataset_id, c.external_id, c.text, c.label, c.question, c.response,"
+            " c.reference_time, c.claim_date, c.importance,"
+            " (SELECT group_concat(item, char(30)) FROM (SELECT json_array(e.kind, e.url, e.title, e.text,"
+            "  e.passage, e.question) AS item FROM evidence e WHERE e.claim_id = c.id"
+            "  ORDER BY e.kind, e.rank, e.id))"
+            " FROM claims c {join} ORDER BY c.id"))
+        for row in rows:
+            digest.update(json.dumps(row[1:], ensure_ascii=False).encode())
+            digest.update(b"\n")
+        return digest.hexdigest()
+
     def _over_selection(self, claim_ids: list[int], sql: str, params: list | None = None) -> list[tuple]:
         """Run `sql` over just these claims, held in a temporary table (any number of ids)."""
         conn = self.db.conn

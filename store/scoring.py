@@ -25,7 +25,10 @@ from store.records import LabelSpace
 SEPARATOR = "\x1f"  # between string values; a value holding it sends that field down the slow path
 MAX_CODED_VALUES = 32
 """A column with more distinct values than this is shipped as text (a long CASE costs more)."""
-_COLUMNS = {"importance": "c.importance", "task": "c.task", "domain": "c.domain", "label": "c.label"}
+_COLUMNS = {"importance": "c.importance", "task": "c.task", "domain": "c.domain", "label": "c.label",
+            # what claims cluster by (resampled together): the question or response they came from, ...
+            "question": "c.question", "response": "c.response", "source": "c.source",
+            "article_url": "c.article_url"}
 _INDEXED_COLUMNS = {"task", "domain"}
 """Columns with a (column, id) index: their distinct values come from a loose index scan."""
 
@@ -50,7 +53,7 @@ class FieldSource:
     """Where a breakdown field's raw value comes from, per claim."""
 
     kind: str
-    """column (key: importance, task, domain, label), attribute (key: its name), flag
+    """column (key: importance, task, domain, label, question, response, source, article_url), attribute (key: its name), flag
     (key: a flag spec), cutoff (the claim date) or modality (whether it has an image)."""
     key: str
 

@@ -8,6 +8,9 @@ claimreview: ClaimReview JSON-LD, saved pages, Fact Check Tools API pages, the D
 EXPORT_FORMATS = ("jsonl", "csv")
 REPORT_FORMATS = ("md", "json", "csv")
 
+DATA_VERSION_KEY = "claims-sha256"
+"""Where a run's versions hold the content hash of its claims (recorded when it is made)."""
+
 DEFAULT_RESAMPLES = 1000
 """Bootstrap resamples for the 95% intervals."""
 DEFAULT_SEED = 0

@@ -56,6 +56,7 @@ COMMANDS = {
     "search-stats": "search_commands:search_stats_command",
     "serve": "serve_commands:serve_command",
     "show": "data_commands:show_command",
+    "show-run": "run_commands:show_run_command",
     "trajectory": "search_commands:trajectory_command",
     "triage": "triage_commands:triage",
     "tui": "tui_commands:tui_command",

@@ -25,6 +25,11 @@ _CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per 
                 " adds the before/after breakdown.")
 
 
+_CLUSTER_HELP = ("Resample the claims that share this field together for intervals and paired tests"
+                 " (question, response, source, article_url, task, domain, attr.NAME): claims of one"
+                 " question are not independent.")
+
+
 _JUDGE_HELP = ("The judge run (name, id or judge model) whose explanation scores to show;"
                " default: each run's newest (see `workbench judge`).")
 
@@ -40,18 +45,20 @@ def _scoring_options(f):
                      help="Bootstrap resamples for the 95% intervals (0: none)."),
         click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed."),
         click.option("--judge", metavar="JUDGE_RUN", help=_JUDGE_HELP),
+        click.option("--cluster", metavar="FIELD", help=_CLUSTER_HELP),
     ]
     for option in reversed(options):
         f = option(f)
     return f
 
 
-def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None):
+def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None, cluster=None):
     from workbench.reports import ReportOptions, build_reports
 
     store = open_store()
     try:
-        options = ReportOptions(tuple(by), exclude_flag, resamples=resamples, seed=seed, judge=judge)
+        options = ReportOptions(tuple(by), exclude_flag, resamples=resamples, seed=seed, judge=judge,
+                                cluster=cluster)
         return build_reports(store, list(runs), options, list(cutoffs))
     finally:
         store.close()
@@ -62,7 +69,7 @@ def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None):
 @_scoring_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every number, interval and count).")
 @shared_options
-def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_json) -> None:
+def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, cluster, as_json) -> None:
     """Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate,
     parse-failure and error rates, coverage, confusion matrix, baselines, breakdowns.
 
@@ -71,7 +78,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_
     from workbench.render.reports import report_dict
     from workbench.render.scores import run_report
 
-    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge)
+    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge, cluster)
     if as_json:
         click.echo(json.dumps({"runs": [report_dict(r) for r in reports]}, indent=2, ensure_ascii=False))
         return
@@ -92,18 +99,30 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, as_
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed.")
 @click.option("--judge", metavar="JUDGE_RUN", help="Run A's judge run for the paired EQ (default: its newest);"
               " run B's must share its judge model and template.")
+@click.option("--cluster", metavar="FIELD", help=_CLUSTER_HELP)
+@click.option("--varies", "varies", multiple=True, metavar="PART",
+              help="What differs between the runs on purpose besides the model (template, setting, params,"
+                   " params.KEY, subset, dataset, claims, engine, versions, judge; repeatable or comma-separated):"
+                   " the comparison is like for like when nothing else differs.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, with every flipped claim id.")
 @shared_options
-def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge, as_json) -> None:
+def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge, cluster, varies,
+                    as_json) -> None:
     """Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap
     p-values, McNemar, the correction rate CoR, and the claims that flipped."""
     from workbench.render.reports import comparison_report_dict
     from workbench.render.scores import comparison_view
     from workbench.reports import build_comparison
+    from workbench.runs.manifest import check_varies
 
+    try:
+        varies = check_varies(varies)
+    except ValueError as error:
+        raise UserError(str(error)) from None
     store = open_store()
     try:
-        report = build_comparison(store, run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge)
+        report = build_comparison(store, run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge, cluster,
+                                  varies)
     finally:
         store.close()
     full = report.scores.full
@@ -123,12 +142,12 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, ju
               help="File to write (default: stdout).")
 @_scoring_options
 @shared_options
-def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, seed, judge) -> None:
+def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, seed, judge, cluster) -> None:
     """Write a report to paste into a paper: Markdown tables with the definitions under
     them, JSON with everything, or CSV with one row per run x slice."""
     from workbench.render.reports import write_report
 
-    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge)
+    reports = _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge, cluster)
     text = write_report(reports, format_)
     if output is None:
         click.echo(text, nl=False)

@@ -182,8 +182,11 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
     prices = price_table() if runs else None
     rows = [_run_summary(store, run, prices) for run in runs]
     if as_json:
-        for row in rows:
+        from workbench.runs.manifest import run_manifest
+
+        for run, row in zip(runs, rows):
             row.pop("_usage_line")
+            row["manifest"] = run_manifest(store, run)
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not rows:
@@ -269,3 +272,32 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
                       literal(one_line(note, 70)))
     console.print(table)
     console.print(f"{len(shown):,} shown of {len(predictions):,}")
+
+
+@click.command("show-run")
+@click.argument("run_ref", metavar="RUN")
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+@shared_options
+def show_run_command(run_ref: str, as_json: bool) -> None:
+    """A run's manifest: the data (its content hash), subset, template, setting, parameters,
+    engine, model file or API model, package versions; what `compare` checks is like for like."""
+    from rich.table import Table
+
+    from workbench.render.console import output_console
+    from workbench.render.display import literal
+    from workbench.runs.manifest import run_manifest
+
+    store = open_store()
+    run = store.runs.get(run_ref)
+    if run is None:
+        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+    manifest = run_manifest(store, run)
+    if as_json:
+        click.echo(json.dumps({"run": run.name, "id": run.id, "manifest": manifest}, indent=2, ensure_ascii=False))
+        return
+    table = Table(box=None, show_header=False, pad_edge=False, title=literal(f"run {run.name}"), title_justify="left")
+    table.add_column("part", style="bold", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for key, value in manifest.items():
+        table.add_row(key, literal("—" if value is None else str(value)))
+    output_console().print(table)

@@ -99,6 +99,10 @@ SUMMARIES = {
     ),
     'serve': 'Serve the workbench TUI in a browser on http://127.0.0.1:PORT.',
     'show': 'Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID.',
+    'show-run': (
+        "A run's manifest: the data (its content hash), subset, template, setting, parameters, engine, "
+        'model file or API model, package versions; what `compare` checks is like for like.'
+    ),
     'trajectory': (
         'What a search run did for one claim: each search, read and answer, with the results (those the '
         "leakage guards dropped marked, with the reason), image results with their picture's address, "

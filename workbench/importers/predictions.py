@@ -24,6 +24,7 @@ from typing import Any
 
 from store import LabelSpace, Prediction, Run, Store
 from workbench import labels
+from workbench.choices import DATA_VERSION_KEY
 from workbench.errors import WorkbenchError
 from workbench.importers import values as convert
 from workbench.importers.mapper import RecordMapper, record_shown
@@ -101,7 +102,9 @@ def import_predictions(store: Store, request: PredictionRequest, write: bool = T
             report.run = report.already
             return report
         run.name = store.runs.unique_name(run.name)
-        report.run = store.runs.create_with_predictions(run, [claim_id for claim_id, _ in pairs], predictions)
+        claim_ids = [claim_id for claim_id, _ in pairs]
+        run.versions[DATA_VERSION_KEY] = store.claims.content_hash(claim_ids)  # for comparing runs
+        report.run = store.runs.create_with_predictions(run, claim_ids, predictions)
     return report
 
 

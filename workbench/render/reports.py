@@ -24,7 +24,7 @@ from workbench.render.searches import markdown_search, search_dict
 from workbench.render.usage import cost_text, seconds_text, speed_text, usage_dict
 from workbench.render.triage import breakdown_dict, breakdown_markdown
 from workbench.reports import ComparisonReport, RunReport
-from workbench.scoring.compare import Comparison
+from workbench.scoring.compare import RESOLUTION_ALPHA, RESOLUTION_POWER, Comparison
 from workbench.scoring.runs import RunScores, Scores
 
 DEFINITIONS = """\
@@ -116,6 +116,7 @@ def run_scores_dict(scores: RunScores) -> dict:
         "items": scores.items,
         "excluded_by_label": scores.excluded_by_label,
         "cutoff": scores.cutoff,
+        "cluster": scores.cluster, "clusters": scores.clusters,
         "overall": scores_dict(scores.overall),
         "breakdowns": {
             field: {value: scores_dict(s) for value, s in slices.items()}
@@ -151,6 +152,13 @@ def comparison_dict(comparison: Comparison) -> dict:
                    for n, d in comparison.deltas.items()},
         "paired_bootstrap": {n: {"delta": p.delta, "low": p.low, "high": p.high, "p_value": p.p_value}
                              for n, p in comparison.paired.items()},
+        "resolution": {n: {"standard_error": _clean(r.standard_error), "detectable": _clean(r.detectable),
+                           "alpha": RESOLUTION_ALPHA, "power": RESOLUTION_POWER,
+                           "closed_form_standard_error": _clean(r.closed_form_error)
+                           if r.closed_form_error is not None else None,
+                           "cannot_be_told_apart": r.words is not None, "words": r.words}
+                       for n, r in comparison.resolution.items()},
+        "cluster": comparison.cluster, "clusters": comparison.clusters,
         "mcnemar": test(comparison.mcnemar),
         "correction_rate": comparison.correction_rate, "a_wrong": comparison.a_wrong,
         "right_to_wrong": comparison.right_to_wrong, "wrong_to_right": comparison.wrong_to_right,
@@ -165,6 +173,9 @@ def comparison_dict(comparison: Comparison) -> dict:
 
 def comparison_report_dict(report: ComparisonReport) -> dict:
     return {
+        "comparability": {"like_for_like": report.like_for_like, "varies": list(report.varies),
+                          "differences": [{"key": d.key, "a": d.a, "b": d.b} for d in report.differences],
+                          "unexplained": [d.key for d in report.unexplained]},
         "resamples": report.scores.resamples, "seed": report.scores.seed, "exclude_flag": report.scores.exclude_flag,
         "all": comparison_dict(report.scores.full),
         "filtered": comparison_dict(report.scores.filtered) if report.scores.filtered is not None else None,

@@ -48,6 +48,9 @@ def run_heading(report: RunReport) -> Text:
     if report.scores.exclude_flag:
         line.append(f" · {report.scores.flagged:,} flagged ")
         line.append_text(literal(report.scores.exclude_flag))
+    if full.cluster:
+        line.append(f" · intervals resample {full.clusters:,} clusters by ")
+        line.append_text(literal(full.cluster))
     return line
 
 
@@ -182,7 +185,7 @@ def report_parts(report: RunReport, search: bool = True) -> list[RenderableType]
 
 def comparison_view(report: ComparisonReport) -> RenderableType:
     """Everything `workbench compare` prints."""
-    parts: list[RenderableType] = []
+    parts: list[RenderableType] = [comparability_line(report)]
     scores = report.scores
     for label, comparison in (("all", scores.full), (f"without {scores.exclude_flag}", scores.filtered)):
         if comparison is None:
@@ -203,17 +206,22 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
                        " compare")
         return [heading.append(f" · {subset}") if subset else heading]
     heading.append(f" (B) on {c.shared:,} shared items (deltas are B − A)")
+    if c.cluster:
+        heading.append(f", resampling {c.clusters:,} clusters by ")
+        heading.append_text(literal(c.cluster))
     if subset:
         heading.append(f" · {subset}")
-    table = _table("metric", "A", "B", "Δ", "paired 95% CI", "p")
+    table = _table("metric", "A", "B", "Δ", "paired 95% CI", "p", "detectable")
     for name, label in (("accuracy", "accuracy"), ("macro_f1", "macro-F1"), ("mcc", "MCC"),
                         ("unknown_rate", "Unknown Rate"), ("parse_failure_rate", "parse-failure rate")):
         d = c.deltas[name]
-        paired = c.paired.get(name)
+        paired, resolution = c.paired.get(name), c.resolution.get(name)
         table.add_row(label, number(d.a), number(d.b), _signed(d.delta),
-                      interval_text(paired) if paired else "", number(paired.p_value) if paired else "")
+                      interval_text(paired) if paired else "", number(paired.p_value) if paired else "",
+                      "±" + number(resolution.detectable) if resolution else "")
     test = c.mcnemar
     lines = Text()
+    lines.append_text(_resolution_lines(c))
     lines.append(f"McNemar (accuracy, exact): b = {test.b} (A right, B wrong), c = {test.c} "
                  f"(A wrong, B right), p = {number(test.p_value)}\n")
     cor = number(c.correction_rate) if c.correction_rate is not None else "— (A got none wrong)"
@@ -234,6 +242,50 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
                            number(s.mcnemar.p_value))
         parts.append(slices)
     return parts
+
+
+def comparability_line(report: ComparisonReport) -> Text:
+    """Whether only the model differs between the runs, and if not, exactly what else does."""
+    if not report.differences:
+        return Text("like for like: only the model differs between the runs", style="green")
+    text = Text()
+    unexplained = report.unexplained
+    if unexplained:
+        text.append("not like for like: ", style="bold yellow")
+        _append_differences(text, unexplained)
+        groups = ",".join(dict.fromkeys(d.group for d in unexplained))
+        text.append(f"; if that is intended, say so with --varies {groups}")
+        return text
+    text.append("like for like except what you named: ", style="green")
+    _append_differences(text, list(report.differences))
+    return text
+
+
+def _append_differences(text: Text, found) -> None:
+    for n, difference in enumerate(found):
+        if n:
+            text.append(", ")
+        text.append_text(literal(f"{difference.key} ({_shown(difference.a)} vs {_shown(difference.b)})"))
+
+
+def _shown(value) -> str:
+    text = "—" if value is None else str(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _resolution_lines(c: Comparison) -> Text:
+    """What the benchmark can resolve: the detectable column's meaning, and in words when a
+    paired interval spans zero."""
+    text = Text()
+    if not c.resolution:
+        return text
+    text.append("detectable: the smallest difference these shared items detect (power 0.8, α 0.05)\n", style="dim")
+    for name, label in (("accuracy", "accuracy"), ("macro_f1", "macro-F1")):
+        resolution = c.resolution.get(name)
+        if resolution is not None and resolution.words:
+            text.append(f"{label}: {resolution.words} (Δ {_signed(c.paired[name].delta)}, detectable"
+                        f" ±{number(resolution.detectable)})\n")
+    return text
 
 
 def _signed(value: float) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from store import Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.judging.scores import ExplanationComparison, compare_explanations
+from workbench.runs.manifest import Difference, differences, run_manifest, unexplained
 from workbench.scoring.compare import ScoreComparison, compare_runs
 from workbench.scoring.runs import parse_cutoffs, resolve_run
 
@@ -20,14 +21,33 @@ class ComparisonReport:
     scores: ScoreComparison
     explanations: ExplanationComparison | None = None
     """Paired EQ, when one judge (same model and template) scored both runs."""
+    differences: tuple[Difference, ...] = ()
+    """What differs between the two runs' manifests besides the model."""
+    varies: tuple[str, ...] = ()
+    """What the user said varies on purpose (--varies): those differences are expected."""
+
+    @property
+    def unexplained(self) -> list[Difference]:
+        """Differences besides the model that the user has not named."""
+        return unexplained(list(self.differences), self.varies)
+
+    @property
+    def like_for_like(self) -> bool:
+        """Only the model (and what the user named) differs."""
+        return not self.unexplained
 
 
 def build_comparison(store: Store, run_a: str | int, run_b: str | int, by: str | None = None,
                      exclude_flag: str | None = None, cutoffs: Sequence[str] = (),
                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                     judge: str | None = None) -> ComparisonReport:
-    """The comparison of run B against run A; `cutoffs` as --cutoff takes them."""
+                     judge: str | None = None, cluster: str | None = None,
+                     varies: Sequence[str] = ()) -> ComparisonReport:
+    """The comparison of run B against run A; `cutoffs` as --cutoff takes them; `cluster`:
+    the field whose claims the paired tests resample together."""
     cutoff_for = parse_cutoffs(list(cutoffs))
     runs = [resolve_run(store, reference)[0] for reference in (run_a, run_b)]
-    scores = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs], resamples, seed)
-    return ComparisonReport(scores, compare_explanations(store, run_a, run_b, judge, resamples, seed))
+    scores = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs], resamples, seed,
+                          cluster)
+    found = differences(run_manifest(store, runs[0]), run_manifest(store, runs[1]))
+    return ComparisonReport(scores, compare_explanations(store, run_a, run_b, judge, resamples, seed),
+                            tuple(found), tuple(varies))

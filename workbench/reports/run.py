@@ -46,6 +46,8 @@ class ReportOptions:
     seed: int = DEFAULT_SEED
     judge: str | None = None
     """The judge run whose EQ to show (name, id or judge model); default: the newest."""
+    cluster: str | None = None
+    """The field whose claims the intervals resample together (--cluster)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,8 @@ def build_report(store: Store, run: Run | str | int, options: ReportOptions = Re
     by, resamples, seed = list(options.by), options.resamples, options.seed
     found: dict = {}
     if "scores" in parts:
-        found["scores"] = score_run(store, run.id, by, options.exclude_flag, options.cutoff, resamples, seed)
+        found["scores"] = score_run(store, run.id, by, options.exclude_flag, options.cutoff, resamples, seed,
+                                     options.cluster)
     if "explanations" in parts:
         found["explanations"] = score_explanations(store, run.id, options.judge, by, resamples, seed)
     if "search" in parts:

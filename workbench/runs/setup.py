@@ -34,13 +34,14 @@ from workbench.prompting import (
     load_template,
     parse_setting,
 )
+from workbench.choices import DATA_VERSION_KEY
+from workbench.runs.manifest import VERSIONED_PACKAGES
 from workbench.runs.params import configuration_params
 from workbench.runs.preflight import ModelCall, check_takes_images, model_takes_images, preflight
 from workbench.runs.requirements import check_claims_have
 from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
 from workbench.search.config import SearchConfig
 
-VERSIONED_PACKAGES = ("factcheck-workbench", "llama-cpp-python", "openai", "anthropic")
 
 
 def prepare_run(store: Store, request: RunRequest) -> PreparedRun:
@@ -298,8 +299,8 @@ def _find_or_create(store, request, resuming, key, spec, template, setting, para
     name = store.runs.unique_name(request.name or f"{spec.short_name}-{template.name}-{setting.name}{searched}")
     run = Run(name=name, dataset_id=dataset_id, model=_model_text(spec), model_identity=identity,
               prompt_name=template.name, prompt_hash=template.content_hash, setting=setting.name,
-              params=params, subset_filter=_subset_text(request), config_key=key, versions=package_versions(),
-              engine=engine)
+              params=params, subset_filter=_subset_text(request), config_key=key,
+              versions=package_versions() | data_version(store, claim_ids), engine=engine)
     return store.runs.create(run, claim_ids), False
 
 
@@ -323,6 +324,12 @@ def _subset_text(request: RunRequest) -> str | None:
     parts = [f'dataset:"{request.dataset}"' if request.dataset else "", request.filter or "",
              f"(first {request.limit})" if request.limit else ""]
     return " ".join(p for p in parts if p) or None
+
+
+def data_version(store: Store, claim_ids: list[int]) -> dict[str, str]:
+    """The content hash of the claims a run is made on (its manifest compares it between runs:
+    the same subset of an edited dataset is not the same data)."""
+    return {DATA_VERSION_KEY: store.claims.content_hash(claim_ids)}
 
 
 def package_versions() -> dict[str, str]:

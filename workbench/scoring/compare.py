@@ -22,8 +22,13 @@ from workbench.metrics import (
     accuracy,
     macro_f1,
     mcnemar_from_counts,
-    paired_bootstrap_from_joint,
     summarise_slot_counts,
+)
+from workbench.metrics.clustered import (
+    accuracy_delta_standard_error,
+    clustered_paired_bootstrap,
+    detectable_difference,
+    resolution_words,
 )
 from workbench.scoring.items import RunItems
 from workbench.scoring.runs import (
@@ -31,7 +36,7 @@ from workbench.scoring.runs import (
     DEFAULT_SEED,
     ScoringError,
     parse_fields,
-    read_items,
+    read_clustered,
     without_flagged,
 )
 
@@ -46,6 +51,23 @@ class MetricDelta:
     a: float
     b: float
     delta: float
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What this benchmark size can tell apart, beside one paired delta."""
+
+    standard_error: float
+    """Of the delta: the bootstrap's spread (clustered when the comparison is)."""
+    detectable: float
+    """The smallest true difference detected with power 0.8 at alpha 0.05."""
+    words: str | None
+    """"these runs cannot be told apart at this size" when the interval spans zero."""
+    closed_form_error: float | None = None
+    """For accuracy: the standard error from the discordant pairs (cluster-robust with clusters)."""
+
+
+RESOLUTION_ALPHA, RESOLUTION_POWER = 0.05, 0.8
 
 
 @dataclass(frozen=True)
@@ -80,6 +102,12 @@ class Comparison:
     """Claim ids A got wrong and B got right."""
     by: str | None = None
     slices: list[SliceComparison] = field(default_factory=list)
+    resolution: dict[str, Resolution] = field(default_factory=dict)
+    """For each paired metric: its standard error and the smallest detectable difference."""
+    cluster: str | None = None
+    """The field whose claims were resampled together (None: claim by claim)."""
+    clusters: int = 0
+    """How many clusters the shared claims fall in (with `cluster`)."""
     excluded_flag: str | None = None
     """The flag kind whose claims this comparison leaves out (the filters leave them out too)."""
 
@@ -155,7 +183,8 @@ def compare_items(a: RunItems, b: RunItems, by: str | None = None,
     cells_a, cells_b = a.slots()[pairs.in_a], b.slots()[pairs.in_b]
     summary_a, summary_b = _summary(cells_a, coder), _summary(cells_b, coder)
     shape = (len(coder.classes), len(coder.columns))
-    paired = _paired(cells_a, cells_b, shape, resamples, seed)
+    clusters = None if a.clusters is None else a.clusters[pairs.in_a]
+    paired, spreads = _paired(cells_a, cells_b, shape, resamples, seed, clusters)
     gold = a.gold[pairs.in_a]
     right_a, right_b = a.outcome[pairs.in_a] == gold, b.outcome[pairs.in_b] == gold
     ids = a.claim_ids[pairs.in_a]
@@ -169,7 +198,20 @@ def compare_items(a: RunItems, b: RunItems, by: str | None = None,
         right_to_wrong=ids[right_a & ~right_b].tolist(),
         wrong_to_right=ids[fixed].tolist(),
         by=by, slices=_slices(pairs, by, right_a, right_b) if by else [],
+        resolution=_resolution(paired, spreads, right_a, right_b, clusters),
+        cluster=a.cluster, clusters=0 if clusters is None else len(np.unique(clusters)),
     )
+
+
+def _resolution(paired: dict[str, PairedComparison], spreads: dict[str, float], right_a: np.ndarray,
+                right_b: np.ndarray, clusters: np.ndarray | None) -> dict[str, Resolution]:
+    found = {}
+    for name, test in paired.items():
+        closed = accuracy_delta_standard_error(right_a, right_b, clusters) if name == "accuracy" else None
+        found[name] = Resolution(spreads[name], detectable_difference(spreads[name], RESOLUTION_ALPHA,
+                                                                      RESOLUTION_POWER),
+                                 resolution_words(test), closed)
+    return found
 
 
 def paired_tests(a: RunItems, b: RunItems, resamples: int = DEFAULT_RESAMPLES,
@@ -178,17 +220,20 @@ def paired_tests(a: RunItems, b: RunItems, resamples: int = DEFAULT_RESAMPLES,
     pairs = _pairs(a, b)
     coder = a.coder
     shape = (len(coder.classes), len(coder.columns))
-    return _paired(a.slots()[pairs.in_a], b.slots()[pairs.in_b], shape, resamples, seed)
+    clusters = None if a.clusters is None else a.clusters[pairs.in_a]
+    return _paired(a.slots()[pairs.in_a], b.slots()[pairs.in_b], shape, resamples, seed, clusters)[0]
 
 
 def _paired(cells_a: np.ndarray, cells_b: np.ndarray, shape: tuple[int, int], resamples: int,
-            seed: int) -> dict[str, PairedComparison]:
+            seed: int, clusters: np.ndarray | None = None) -> tuple[dict[str, PairedComparison], dict[str, float]]:
+    """Each paired metric's bootstrap (resampling clusters when given) and its deltas' spread."""
     if not len(cells_a) or resamples <= 0:
-        return {}
-    size = shape[0] * shape[1]
-    joint = np.bincount(cells_a * size + cells_b, minlength=size * size).reshape(size, size)
-    return {name: paired_bootstrap_from_joint(joint, shape, metric, resamples, seed)
-            for name, metric in PAIRED_METRICS.items()}
+        return {}, {}
+    tests, spreads = {}, {}
+    for name, metric in PAIRED_METRICS.items():
+        tests[name], spreads[name] = clustered_paired_bootstrap(cells_a, cells_b, clusters, shape, metric,
+                                                                resamples, seed)
+    return tests, spreads
 
 
 def _summary(cells: np.ndarray, coder) -> MetricSummary:
@@ -233,15 +278,17 @@ def compare_runs(
     cutoffs: Sequence[str | None] = (None, None),
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    cluster: str | None = None,
 ) -> ScoreComparison:
-    """Compare run B against run A (all shared items, and without flagged ones)."""
+    """Compare run B against run A (all shared items, and without flagged ones); with
+    `cluster`, the paired tests resample the claims of each value of that field together."""
     fields = parse_fields([by] if by else [])
     if any(f.kind == "flag" and FlagSpec.parse(f.key).per_run for f in fields):
         raise ScoringError(f"in a comparison, {fields[0].name} could mean either run's model: name the model"
                            " (flag:KIND@MODEL) to break both runs down the same way")
     kinds = [exclude_flag] if exclude_flag else []
-    a = read_items(store, run_a, fields, cutoffs[0], kinds)
-    b = read_items(store, run_b, fields, cutoffs[1], kinds)
+    a = read_clustered(store, run_a, fields, cutoffs[0], kinds, cluster)
+    b = read_clustered(store, run_b, fields, cutoffs[1], kinds, None)
     if a.run.id == b.run.id:
         raise ScoringError(f"compare needs two different runs, not {a.run.name!r} twice")
     name = fields[0].name if fields else None

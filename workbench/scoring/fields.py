@@ -102,6 +102,23 @@ def parse_field(text: str) -> SliceField:
     raise FieldError(f"unknown field {raw!r}{hint} (known: {', '.join(KNOWN_FIELDS)})")
 
 
+CLUSTER_COLUMNS = ("question", "response", "source", "article_url", "task", "domain")
+"""Claim columns whose claims can be resampled together (--cluster); attr.NAME too."""
+
+
+def parse_cluster(text: str) -> SliceField:
+    """A --cluster field: a claim column claims share (question, response, ...) or attr.NAME."""
+    raw = (text or "").strip()
+    lowered = raw.lower()
+    if lowered in CLUSTER_COLUMNS:
+        return SliceField(lowered, "column", lowered)
+    if lowered.startswith("attr.") and _NAME.match(raw[5:] or "!"):
+        return SliceField(f"attr.{raw[5:]}", "attribute", raw[5:])
+    close = difflib.get_close_matches(lowered, CLUSTER_COLUMNS, n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    raise FieldError(f"unknown cluster field {raw!r}{hint} (known: {', '.join(CLUSTER_COLUMNS)}, attr.NAME)")
+
+
 def check_cutoff(text: str) -> str:
     """A cutoff as typed: a date (YYYY-MM-DD), or a model's name, which stands for the day
     after its knowledge cutoff (the table `workbench cutoffs` lists); FieldError otherwise."""

@@ -71,6 +71,10 @@ class RunItems:
     """The newest prediction's created_at when these items were read."""
     settled: bool = False
     """Nothing changes these items any more (a live run's snapshot): derived arrays are kept."""
+    cluster: str | None = None
+    """The field whose claims are resampled together (--cluster), if any."""
+    clusters: np.ndarray | None = None
+    """Each item's cluster number (items without a value stand alone), with `cluster`."""
 
     @cached_property
     def coder(self) -> OutcomeCoder:
@@ -125,4 +129,25 @@ class RunItems:
         return replace(
             self, claim_ids=self.claim_ids[keep], gold=self.gold[keep], outcome=self.outcome[keep],
             fields=fields, flagged={kind: flags[keep] for kind, flags in self.flagged.items()},
+            clusters=None if self.clusters is None else self.clusters[keep],
         )
+
+    def clustered_by(self, name: str, keep_field: bool = False) -> RunItems:
+        """These items with each one's cluster from the field `name` (read with them); an
+        item without a value is a cluster of its own. ValueError if the field holds lists."""
+        column = self.fields[name]
+        if len(np.unique(column.members)) != len(column.members):
+            raise ValueError(f"{name} holds lists for some claims; a cluster needs one value per claim")
+        numbers = np.arange(len(self), dtype=np.int64) + len(column.values)  # alone by default
+        named = np.array([value != NO_VALUE for value in column.values], dtype=bool)[column.codes]
+        numbers[column.members[named]] = column.codes[named]
+        fields = self.fields if keep_field else {k: v for k, v in self.fields.items() if k != name}
+        return replace(self, fields=fields, cluster=name, clusters=numbers)
+
+    def cluster_count(self, positions: np.ndarray | None = None) -> int:
+        """How many clusters the items (at `positions`) fall in; 0 without clustering."""
+        if self.clusters is None:
+            return 0
+        chosen = self.clusters if positions is None else self.clusters[positions]
+        return len(np.unique(chosen))
+

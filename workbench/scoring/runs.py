@@ -26,11 +26,13 @@ from workbench.metrics import (
     bootstrap_cis_from_counts,
     summarise_slot_tallies,
 )
+from workbench.metrics.clustered import clustered_bootstrap_cis
 from workbench.scoring.fields import (
     KNOWN_FIELDS,
     FieldError,
     SliceField,
     check_cutoff,
+    parse_cluster,
     parse_field,
 )
 from workbench.scoring.items import RunItems
@@ -65,6 +67,10 @@ class RunScores:
     """field name -> slice value -> scores, slices in reading order."""
     excluded_by_label: dict[str, int]
     cutoff: str | None = None
+    cluster: str | None = None
+    """The field whose claims the intervals resample together (None: claim by claim)."""
+    clusters: int = 0
+    """How many clusters the scored claims fall in (with `cluster`)."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,24 @@ def read_items(
     return load_run_items(store, run, dataset, space, fields, cutoff, flag_kinds, with_last_seen)
 
 
+def read_clustered(store: Store, reference: str | int, fields: Sequence[SliceField], cutoff: str | None,
+                   flag_kinds: Sequence[str], cluster: str | None) -> RunItems:
+    """read_items, with each item's cluster from the field `cluster` (None: no clusters)."""
+    if cluster is None:
+        return read_items(store, reference, fields, cutoff, flag_kinds)
+    try:
+        cluster_field = parse_cluster(cluster)
+    except FieldError as error:
+        raise ScoringError(str(error)) from None
+    wanted = any(f.name == cluster_field.name for f in fields)
+    extra = [] if wanted else [cluster_field]
+    items = read_items(store, reference, [*fields, *extra], cutoff, flag_kinds)
+    try:
+        return items.clustered_by(cluster_field.name, keep_field=wanted)
+    except ValueError as error:
+        raise ScoringError(str(error)) from None
+
+
 def resolve_for_reading(store: Store, reference: str | int, fields: Sequence[SliceField] = (),
                         cutoff: str | None = None, flag_kinds: Sequence[str] = ()) -> tuple[Run, str, LabelSpace]:
     """resolve_run, and the read's fields and flag kinds checked (ScoringError says why)."""
@@ -218,30 +242,37 @@ def scored_cells(items: RunItems, positions: np.ndarray | None = None) -> np.nda
 
 def intervals(items: RunItems, positions: np.ndarray | None = None,
               resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Interval]:
-    """Percentile bootstrap 95% intervals of accuracy and macro-F1 ({} if nothing scored)."""
-    slots = items.slots()
-    return _intervals_of(slots if positions is None else slots[positions], items, resamples, seed)
+    """Percentile bootstrap 95% intervals of accuracy and macro-F1 ({} if nothing scored);
+    resampling the items' clusters when they have them."""
+    if positions is None:
+        positions = np.arange(len(items))
+    return _intervals_of(positions, items, resamples, seed)
 
 
 def slice_intervals(items: RunItems, field_name: str | None, resamples: int = DEFAULT_RESAMPLES,
                     seed: int = DEFAULT_SEED) -> tuple[dict[str, Interval], dict[str, dict[str, Interval]]]:
     """Intervals overall and for each slice of `field_name` (the items' slots worked out once)."""
-    slots = items.slots()
-    overall = _intervals_of(slots, items, resamples, seed)
+    overall = _intervals_of(np.arange(len(items)), items, resamples, seed)
     column = items.fields.get(field_name) if field_name else None
     if column is None:
         return overall, {}
-    return overall, {value: _intervals_of(slots[column.items_with(value)], items, resamples, seed)
+    return overall, {value: _intervals_of(column.items_with(value), items, resamples, seed)
                      for value in column.values}
 
 
-def _intervals_of(slots: np.ndarray, items: RunItems, resamples: int, seed: int) -> dict[str, Interval]:
-    """Intervals from the slots of some items: only their confusion counts matter."""
+def _intervals_of(positions: np.ndarray, items: RunItems, resamples: int, seed: int) -> dict[str, Interval]:
+    """Intervals from the items at `positions`: only their confusion counts matter, and
+    with clusters, which cluster each scored item is in."""
     coder = items.coder
     shape = (len(coder.classes), len(coder.columns))
-    counts = np.bincount(slots[slots < shape[0] * shape[1]], minlength=shape[0] * shape[1])
-    if counts.sum() == 0 or resamples <= 0:
+    slots = items.slots()[positions]
+    scored = slots < shape[0] * shape[1]
+    if not scored.any() or resamples <= 0:
         return {}
+    if items.clusters is not None:
+        clusters = items.clusters[positions][scored]
+        return clustered_bootstrap_cis(slots[scored], clusters, shape, resamples=resamples, seed=seed)
+    counts = np.bincount(slots[scored], minlength=shape[0] * shape[1])
     return bootstrap_cis_from_counts(counts.reshape(shape), resamples=resamples, seed=seed)
 
 
@@ -258,8 +289,15 @@ def score_items(items: RunItems, resamples: int = DEFAULT_RESAMPLES,
         run=items.run, dataset=items.dataset, items=len(items),
         overall=Scores(overall, intervals(items, None, resamples, seed)),
         breakdowns=scored_breakdowns, excluded_by_label=items.excluded_by_label(),
-        cutoff=items.cutoff,
+        cutoff=items.cutoff, cluster=items.cluster, clusters=items.cluster_count(scored_positions(items)),
     )
+
+
+def scored_positions(items: RunItems) -> np.ndarray:
+    """Positions of the items that are scored (a gold class and a verdict, abstention or
+    parse failure)."""
+    coder = items.coder
+    return np.flatnonzero(items.slots() < len(coder.classes) * len(coder.columns))
 
 
 def without_flagged(items: RunItems, kind: str) -> RunItems:
@@ -275,13 +313,15 @@ def score_run(
     cutoff: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    cluster: str | None = None,
 ) -> ScoreReport:
-    """A run's scores: overall, breakdowns by `by`, and without `exclude_flag`-ged claims."""
+    """A run's scores: overall, breakdowns by `by`, and without `exclude_flag`-ged claims;
+    with `cluster`, intervals resample the claims of each value of that field together."""
     fields = parse_fields(by)
     if cutoff is not None and not any(f.kind == "cutoff" for f in fields):
         fields.append(parse_field("cutoff"))
     kinds = [exclude_flag] if exclude_flag else []
-    items = read_items(store, reference, fields, cutoff, kinds)
+    items = read_clustered(store, reference, fields, cutoff, kinds, cluster)
     full = score_items(items, resamples, seed)
     if not exclude_flag:
         return ScoreReport(full, resamples=resamples, seed=seed)
@@ -298,9 +338,10 @@ def score_runs(
     cutoffs: Sequence[str] = (),
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    cluster: str | None = None,
 ) -> list[ScoreReport]:
     """score_run for each run; `cutoffs` as --cutoff takes them (DATE or RUN=DATE)."""
-    return [score_run(store, run.id, by, exclude_flag, cutoff, resamples, seed)
+    return [score_run(store, run.id, by, exclude_flag, cutoff, resamples, seed, cluster)
             for run, cutoff in runs_with_cutoffs(store, references, by, cutoffs)]
 
 
@@ -321,7 +362,7 @@ def runs_with_cutoffs(store: Store, references: Sequence[str | int], by: Sequenc
 
 __all__ = [
     "DEFAULT_FLAG", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "INTERVAL_METRICS", "KNOWN_FIELDS",
-    "RunItems", "RunScores", "ScoreReport", "Scores", "ScoringError", "SliceField", "intervals",
+    "RunItems", "RunScores", "ScoreReport", "Scores", "ScoringError", "SliceField", "intervals", "read_clustered",
     "slice_intervals", "parse_cutoffs", "parse_fields", "read_items", "resolve_run", "runs_with_cutoffs",
     "score_items", "score_run", "score_runs", "scored_cells", "summaries", "without_flagged",
 ]
