@@ -8,8 +8,11 @@ from workbench.cli import UserError, current_annotator, current_db_path, shared_
 
 
 @click.command("tui")
+@click.option("--compare", nargs=2, metavar="BASE OTHER",
+              help="Open on the flips view: every claim whose verdict flips between run BASE and run OTHER.")
+@click.option("--where", "where", default="", metavar="FILTER", help="With --compare: only the flips matching FILTER.")
 @shared_options
-def tui_command() -> None:
+def tui_command(compare: tuple[str, str] | None, where: str) -> None:
     """Open the workbench TUI: browse claims and evidence, run models, flag, triage.
 
     Keys: ? for help, ctrl+p for the command palette, q to quit. The same runs in a browser
@@ -21,8 +24,27 @@ def tui_command() -> None:
     check_path(path)
     if not path.exists():
         raise UserError(missing_database_text(path))
+    if where and not compare:
+        raise UserError("--where goes with --compare BASE OTHER (the claims browser has its own filter bar: /)")
+    if compare:
+        _check_runs(path, compare, where)
     from workbench.tui import run_workbench
 
-    status = run_workbench(path, current_annotator())  # a DatabaseProblem is printed in one line by the group
+    status = run_workbench(path, current_annotator(), (*compare, where) if compare else None)  # a DatabaseProblem is printed in one line by the group
     if status:
         raise SystemExit(status)
+
+
+def _check_runs(path, compare: tuple[str, str], where: str) -> None:
+    """Refuse unknown runs or a bad filter before the terminal is taken over."""
+    from store import Store
+    from workbench.errors import WorkbenchError
+    from workbench.scoring.flips import read_flips
+
+    store = Store.open(path)
+    try:
+        read_flips(store, compare[0], compare[1], where)
+    except WorkbenchError as error:
+        raise UserError(str(error)) from None
+    finally:
+        store.close()

@@ -103,3 +103,24 @@ def legend() -> Text:
         line.append(look.symbol, style=look.style)
         line.append(f" {look.word}  ")
     return line
+
+
+def flip_pane(claim, answers) -> Text:
+    """A flipped claim read whole: its text and gold label, then each run's verdict and
+    explanation (`answers`: (run, prediction) pairs, the base run first)."""
+    text = Text()
+    text.append_text(literal(claim.external_id, "bold"))
+    text.append("  gold ")
+    text.append_text(literal(claim.label or "—", "bold"))
+    text.append("\n")
+    text.append_text(literal(claim.text))
+    for run, prediction in answers:
+        text.append("\n\n")
+        text.append_text(literal(run.name, "bold underline"))
+        text.append("  ")
+        text.append_text(verdict_line(prediction, claim.label))
+        explanation = prediction.explanation if prediction is not None else None
+        if explanation:
+            text.append("\n")
+            text.append_text(literal(explanation))
+    return text

@@ -9,14 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def run_workbench(db_path: str | Path, annotator: str | None = None) -> int:
+def run_workbench(db_path: str | Path, annotator: str | None = None,
+                  compare: tuple[str, str, str] | None = None) -> int:
     """Open the workbench on a database file (created and migrated if needed) as
     `annotator` (default: the config's); returns the app's exit status (non-zero when it
     stopped on an error).
 
     The database is opened once before the terminal is taken over, so a path that cannot
     be used (store.DatabaseProblem) or a name that cannot be an annotator's
-    (workbench.triage.TriageError) is raised here, with the terminal untouched.
+    (workbench.triage.TriageError) is raised here, with the terminal untouched. `compare`
+    (base run, other run, filter) opens the flips view between two runs.
     """
     from store import Store
     from workbench.config import load_settings
@@ -35,7 +37,7 @@ def run_workbench(db_path: str | Path, annotator: str | None = None) -> int:
         prepare_renderer(settings.images)
     from workbench.tui.app import WorkbenchApp
 
-    app = WorkbenchApp(db_path, settings=settings)
+    app = WorkbenchApp(db_path, settings=settings, compare=compare)
     app.run()
     return app.return_code or 0
 

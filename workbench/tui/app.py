@@ -48,8 +48,10 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     ]
 
     def __init__(self, db_path: str | Path, settings: Settings | None = None,
-                 poll_seconds: float = POLL_SECONDS):
+                 poll_seconds: float = POLL_SECONDS, compare: tuple[str, str, str] | None = None):
         super().__init__()
+        self.compare = compare
+        """(base run, other run, filter): open on the flips view between them."""
         if self.no_color:  # Textual's greys can vanish into the background; ours keep contrast
             self._filters = [LegibleMonochrome() if isinstance(f, Monochrome) else f for f in self._filters]
         self.db_path = Path(db_path)
@@ -71,6 +73,10 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         self._watch_store = Store.open(self.db_path)
         self._data_version = self._watch_store.data_version()
         self.push_screen(ClaimsScreen())  # it asks for the catalogue once its first page is shown
+        if self.compare is not None:
+            from workbench.tui.screens.flips import FlipsScreen
+
+            self.push_screen(FlipsScreen(*self.compare))
         if self._poll_seconds:
             self.set_interval(self._poll_seconds, self.poll_data_version)
         self.set_timer(2.0, self._load_metrics_view)

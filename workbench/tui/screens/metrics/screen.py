@@ -78,6 +78,8 @@ Definitions: docs/metrics.md."""
                 tooltip="A model's training cutoff date, for the before/after breakdown"),
         Binding("R", "reload", "Reload", show=False, id="metrics.reload",
                 tooltip="Read the runs from the database again"),
+        Binding("f", "flips", "Flips", id="metrics.flips",
+                tooltip="Every claim whose verdict flips between the first run (the base) and the second"),
     ]
 
     AUTO_FOCUS = "#metrics-body"
@@ -320,6 +322,15 @@ Definitions: docs/metrics.md."""
 
     def action_edit(self, input_id: str) -> None:
         self.query_one(f"#{input_id}", Input).focus()
+
+    def action_flips(self) -> None:
+        if self.update is None or len(self.update.runs) < 2:
+            self.notify("flips need two runs: mark a second run in the claims browser first", severity="warning")
+            return
+        from workbench.tui.screens.flips import FlipsScreen
+
+        base, other = (numbers.run.name for numbers in self.update.runs[:2])
+        self.app.push_screen(FlipsScreen(base, other))
 
     def action_reload(self) -> None:
         self._step(force=True)
