@@ -197,7 +197,8 @@ def test_workbench_tui_opens_the_app_on_the_database(demo_store, db_path, monkey
     from workbench.cli import main
 
     opened = []
-    monkeypatch.setattr(workbench.tui, "run_workbench", lambda path, annotator: opened.append((path, annotator)))
+    monkeypatch.setattr(workbench.tui, "run_workbench",
+                        lambda path, annotator, compare=None: opened.append((path, annotator)))
     result = CliRunner().invoke(main, ["--db", str(db_path), "tui"])
     assert result.exit_code == 0 and opened == [(db_path, "tester")]
     as_ana = CliRunner().invoke(main, ["--db", str(db_path), "tui", "--annotator", "ana"])

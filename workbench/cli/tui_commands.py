@@ -30,7 +30,7 @@ def tui_command(compare: tuple[str, str] | None, where: str) -> None:
         _check_runs(path, compare, where)
     from workbench.tui import run_workbench
 
-    status = run_workbench(path, current_annotator(), (*compare, where) if compare else None)  # a DatabaseProblem is printed in one line by the group
+    status = run_workbench(path, current_annotator(), compare=(*compare, where) if compare else None)  # a DatabaseProblem is printed in one line by the group
     if status:
         raise SystemExit(status)
 

@@ -254,11 +254,22 @@ def compare_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Group |
             return Text("the first two runs are in different label spaces: no comparison", style="dim")
         return Text("open two runs to compare them", style="dim")
     fresh = intervals is not None and intervals.generation == update.generation
-    parts = [_compare_lines(update.comparison, intervals.paired if intervals else {}, fresh, None)]
+    parts = [_comparability(update.differences),
+             _compare_lines(update.comparison, intervals.paired if intervals else {}, fresh, None)]
     if update.filtered_comparison is not None:
         paired = intervals.filtered_paired if intervals else {}
         parts.append(_compare_lines(update.filtered_comparison, paired, fresh, update.config.flag_kind))
     return Group(*parts)
+
+
+def _comparability(found: tuple) -> Text:
+    """Whether only the model differs between the two runs; else what does (f: the flips)."""
+    if not found:
+        return Text("like for like: only the model differs · f: every flipped claim", style="green")
+    text = Text("not like for like: ", style="bold yellow")
+    text.append_text(literal(", ".join(f"{d.key} ({d.a} vs {d.b})" for d in found)))
+    text.append(" · f: every flipped claim", style="dim")
+    return text
 
 
 def _compare_lines(c: Comparison, paired: dict, fresh: bool, without: str | None) -> Text:

@@ -104,6 +104,8 @@ class PanelUpdate:
     """The breakdown field as shown (e.g. claim-type), None when not loaded."""
     first: bool = False
     """The runs were read afresh (opening the view, another field or flag kind)."""
+    differences: tuple = ()
+    """What differs between the first two runs' manifests besides the model."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,15 @@ def _readers(db_path: Path) -> tuple[ThreadPoolExecutor, ThreadStores]:
     return _READERS, _READER_STORES[path]
 
 
+def _differences(store, runs: list[Run]) -> tuple:
+    """What differs besides the model between the first two runs (their manifests)."""
+    if len(runs) < 2:
+        return ()
+    from workbench.runs.manifest import differences, run_manifest
+
+    return tuple(differences(run_manifest(store, runs[0]), run_manifest(store, runs[1])))
+
+
 class MetricsWatcher:
     """The live runs behind the metrics view; one worker at a time may step it."""
 
@@ -153,6 +164,7 @@ class MetricsWatcher:
         self._versions: dict[int, int] = {}
         self._flags: tuple = ()
         self._statuses: tuple = ()
+        self._differences: tuple = ()
         self._parts = ReportParts()
         self._answers = 0
         """Answers recorded since the runs were read (what the report's parts depend on)."""
@@ -212,6 +224,7 @@ class MetricsWatcher:
         self._lives = load_live_runs(store, self._reader_stores.get, self._readers, config.run_ids, fields,
                                      config.cutoff, kind)
         self._statuses = self._read_statuses(store)
+        self._differences = _differences(store, self._runs())
         self._answers = 0
         self._parts.load(store, self._runs(), config.flag_kind, sum(len(live.items) for live in self._lives))
 
@@ -241,7 +254,8 @@ class MetricsWatcher:
             if config.exclude_flag:
                 filtered = compare_items(without_flagged(snapshots[0], config.flag_kind),
                                          without_flagged(snapshots[1], config.flag_kind), resamples=0)
-        return PanelUpdate(self.generation, config, runs, snapshots, comparison, filtered, field_name, first)
+        return PanelUpdate(self.generation, config, runs, snapshots, comparison, filtered, field_name, first,
+                           self._differences)
 
     def _numbers(self, live: LiveRun, field_name: str | None, status: str | None) -> RunNumbers:
         run = live.run.model_copy(update={"status": status}) if status else live.run
