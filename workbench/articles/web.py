@@ -57,6 +57,9 @@ class FetchSettings:
     """The first retry waits this long, each next one twice as long (a Retry-After wins)."""
     user_agent: str = field(default_factory=default_user_agent)
     robots: bool = True
+    allow_private: bool = False
+    """Private, loopback and link-local addresses may be fetched (the `search_fetch_private`
+    setting: off, a dataset's address cannot make the workbench reach into your own network)."""
     archive_hosts: tuple[str, ...] = ARCHIVE_HOSTS
 
 
