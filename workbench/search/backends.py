@@ -20,7 +20,6 @@ not its JSON, is a SearchError the agent is told about (the claim goes on).
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -32,8 +31,9 @@ import httpx
 from store import Store
 from workbench.backends.base import scrub
 from workbench.config import Settings
+from workbench.dates import utc_day
 from workbench.errors import WorkbenchError
-from workbench.search.dates import published_day
+from workbench.retrying import backoff, with_retries
 
 BACKENDS = ("fts", "searxng", "tavily", "serper")
 IMAGE_BACKENDS = ("searxng", "serper")
@@ -105,15 +105,11 @@ async def cached_search(store: Store, backend: SearchBackend, query: str, limit:
 
 
 async def _with_tries(call):
-    delay = 0.5
-    for attempt in range(TRIES):
-        try:
-            return await call()
-        except _Retryable as error:
-            if attempt == TRIES - 1:
-                raise SearchError(str(error)) from None
-            await asyncio.sleep(delay)
-            delay *= 2
+    try:
+        return await with_retries(call, attempts=TRIES, retry_if=lambda error: isinstance(error, _Retryable),
+                                  wait=backoff(0.5))
+    except _Retryable as error:
+        raise SearchError(str(error)) from None
 
 
 class _Retryable(Exception):
@@ -242,7 +238,7 @@ def _text(value: Any) -> str | None:
 def _day(value: Any) -> str | None:
     """A result's date as YYYY-MM-DD where it can be read, else as given."""
     given = _text(value)
-    return published_day(given) or given
+    return utc_day(given) or given
 
 
 def open_search(name: str, url: str | None, store: Store, settings: Settings) -> SearchBackend:
