@@ -203,7 +203,8 @@ def cli(db_path, *args):
     return CliRunner().invoke(main, ["--db", str(db_path), *map(str, args)], terminal_width=120)
 
 
-def test_the_articles_commands(store, db_path, tmp_path):
+def test_the_articles_commands(store, db_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_SEARCH_FETCH_PRIVATE", "true")  # the site is on 127.0.0.1
     with PageServer() as site:
         site.page("/a", article_html("[bold]A \x1b[31mcheck", PARAGRAPHS))
         site.routes["/gone"] = Route(404, b"gone", {"Content-Type": "text/html"})

@@ -46,7 +46,7 @@ def test_the_fetcher_obeys_longest_match_and_end_anchors(store, db_path, tmp_pat
             site.page(path, article_html("A check", PARAGRAPHS))
         urls = {"a": site.url + "/news/story", "b": site.url + "/news/story.html", "c": site.url + "/other"}
         claims_for(store, tmp_path, urls)
-        fetch(db_path, store, allow_private=True)
+        fetch(db_path, store)
         causes = {key: article(store, url).cause for key, url in urls.items()}
     assert causes == {"a": None, "b": "robots.txt", "c": "robots.txt"}
     assert site.paths().count("/news/story") == 1 and "/other" not in site.paths()
@@ -105,7 +105,7 @@ def test_fetched_pages_in_utf16_and_with_a_bom_are_stored_readable(store, db_pat
         site.routes["/utf16"] = Route(200, html.encode("utf-16"), {"Content-Type": "text/html"})
         urls = {"bom": site.url + "/bom", "utf16": site.url + "/utf16"}
         claims_for(store, tmp_path, urls)
-        fetch(db_path, store, allow_private=True)
+        fetch(db_path, store)
     for url in urls.values():
         found = article(store, url)
         assert found.status == "fetched", found.detail

@@ -80,7 +80,11 @@ async def with_retries(call: Callable[[], Awaitable[Result]], *, attempts: int,
     retrying = tenacity.AsyncRetrying(stop=tenacity.stop_after_attempt(attempts), wait=seconds, reraise=True,
                                       retry=tenacity.retry_if_exception(
                                           lambda error: isinstance(error, Exception) and retry_if(error)))
-    return await retrying(call)
+
+    async def attempt() -> Result:  # a lambda that returns a coroutine is awaited too
+        return await call()
+
+    return await retrying(attempt)
 
 
 __all__ = ["backoff", "retry_after_seconds", "with_retries"]
