@@ -71,14 +71,14 @@ async def with_retries(call: Callable[[], Awaitable[Result]], *, attempts: int,
     import tenacity
 
     def seconds(state: tenacity.RetryCallState) -> float:
-        error = state.outcome.exception()
-        delay = wait(state.attempt_number, error)
+        return wait(state.attempt_number, state.outcome.exception())
+
+    def before_sleep(state: tenacity.RetryCallState) -> None:  # only when another call will be made
         if on_wait is not None:
-            on_wait(delay, error)
-        return delay
+            on_wait(state.next_action.sleep, state.outcome.exception())
 
     retrying = tenacity.AsyncRetrying(stop=tenacity.stop_after_attempt(attempts), wait=seconds, reraise=True,
-                                      retry=tenacity.retry_if_exception(
+                                      before_sleep=before_sleep, retry=tenacity.retry_if_exception(
                                           lambda error: isinstance(error, Exception) and retry_if(error)))
 
     async def attempt() -> Result:  # a lambda that returns a coroutine is awaited too

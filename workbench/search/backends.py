@@ -33,12 +33,14 @@ from workbench.backends.base import scrub
 from workbench.config import Settings
 from workbench.dates import utc_day
 from workbench.errors import WorkbenchError
-from workbench.retrying import backoff, with_retries
+from workbench.retrying import backoff, retry_after_seconds, with_retries
 
 BACKENDS = ("fts", "searxng", "tavily", "serper")
 IMAGE_BACKENDS = ("searxng", "serper")
 """The backends with image search."""
 TRIES = 3
+MAX_WAIT_S = 30.0
+"""The longest Retry-After a search waits for (the model's turn is waiting)."""
 TIMEOUT_S = 20.0
 
 
@@ -105,15 +107,19 @@ async def cached_search(store: Store, backend: SearchBackend, query: str, limit:
 
 
 async def _with_tries(call):
+    def again(error: BaseException) -> bool:
+        return isinstance(error, _Retryable) and (error.retry_after or 0) <= MAX_WAIT_S
+
     try:
-        return await with_retries(call, attempts=TRIES, retry_if=lambda error: isinstance(error, _Retryable),
-                                  wait=backoff(0.5))
+        return await with_retries(call, attempts=TRIES, retry_if=again, wait=backoff(0.5))
     except _Retryable as error:
         raise SearchError(str(error)) from None
 
 
 class _Retryable(Exception):
-    pass
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class FtsSearch:
@@ -164,7 +170,10 @@ class _HttpSearch:
         except httpx.HTTPError as error:
             raise _Retryable(f"{self.name} could not be reached ({type(error).__name__})") from None
         if response.status_code == 429 or response.status_code >= 500:
-            raise _Retryable(f"{self.name} answered HTTP {response.status_code}")
+            wait = retry_after_seconds(response.headers)
+            raise _Retryable(f"{self.name} answered HTTP {response.status_code}"
+                             + (f" (it asked to wait {wait:g} s)" if wait is not None and wait > MAX_WAIT_S else ""),
+                             wait)
         if response.status_code >= 400:
             hint = self.hints.get(response.status_code)
             said = self._said(response)
