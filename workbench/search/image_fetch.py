@@ -8,9 +8,10 @@ Refused, with the reason stored and told to the model: an address that is not ht
 redirect to another scheme, a redirect loop or more than MAX_REDIRECTS, an address in a
 private network (loopback, LAN; unless `search_fetch_private` is set), an HTML page, an
 SVG drawing, anything over MAX_IMAGE_BYTES, and bytes that are not a whole image (a
-truncated PNG). Timeouts, 429 and 5xx are tried three times and not remembered (a later
-run may fetch the image); everything else is remembered, so a re-run is identical and
-fetches nothing.
+truncated PNG). The redirects, the address checks and the size limit are the guarded GET's
+(workbench.articles.guarded), the same as articles'. Timeouts, 429 and 5xx are tried three
+times (a Retry-After up to MAX_WAIT_S waited for) and not remembered (a later run may fetch
+the image); everything else is remembered, so a re-run is identical and fetches nothing.
 """
 
 from __future__ import annotations
