@@ -1,7 +1,8 @@
 """Fetching pages from the web, politely: robots.txt obeyed, at most `per_site` requests at a
 time to one site (and `concurrency` in all), a Crawl-delay kept, retries with backoff on
 429, 5xx, timeouts and dropped connections (a Retry-After is honoured, up to `max_wait`),
-redirects followed up to a limit (each hop checked against its site's robots.txt), a size
+redirects followed up to a limit (each hop checked against its site's robots.txt, and
+refused when its address is private unless allowed: workbench.articles.guarded), a size
 limit enforced while the page streams in, binary downloads refused before their bytes are
 read, and a clear User-Agent naming the workbench. Wayback Machine addresses are asked
 for the page as saved (the id_ form, without the archive's toolbar).
