@@ -91,7 +91,7 @@ def bench_fetch(folder: Path, sites: int = 8, per_site_pages: int = 200, latency
         db_path = folder / "fetch.db"
         store = Store.open(db_path)
         make_claims(store, "fetch", [f"{base}/checks/{page}" for base in bases for page in range(per_site_pages)])
-        settings = FetchSettings()
+        settings = FetchSettings(allow_private=True)  # the sites are on 127.0.0.1
         import asyncio
 
         bare = asyncio.run(bare_httpx(bases, per_site_pages, settings.per_site))

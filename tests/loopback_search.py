@@ -27,7 +27,9 @@ class SearchServer:
                  images=lambda query: [], lens=lambda url: [], key: str | None = None):
         self.kind, self.results, self.slow_seconds, self.latency = kind, results, slow_seconds, latency
         self.images, self.lens, self.key = images, lens, key
-        self.faults: deque[str] = deque()  # "401", "403", "429", "500", "slow", "malformed", "shapeless", "echo"
+        self.faults: deque[str] = deque()
+        """"401", "403", "429", "500", "503" ("429 wait 2": with Retry-After: 2), "slow", "malformed",
+        "shapeless", "echo"."""
         self.queries: list[str] = []
         self.paths: list[str] = []
         self.headers: list[dict] = []
@@ -103,9 +105,11 @@ def _handler(owner: SearchServer):
             fault = owner.faults.popleft() if owner.faults else None
             if fault == "slow":
                 time.sleep(owner.slow_seconds)
-            if fault in ("429", "500", "403", "401"):
-                self._send(int(fault), json.dumps({"message": "Unauthorized." if fault in ("401", "403") else "busy",
-                                                   "statusCode": int(fault)}).encode())
+            if fault and fault.split(" wait ")[0] in ("429", "500", "503", "403", "401"):
+                status, _, wait = fault.partition(" wait ")  # "429 wait 1": with a Retry-After
+                self._send(int(status), json.dumps({"message": "Unauthorized." if status in ("401", "403") else "busy",
+                                                    "statusCode": int(status)}).encode(),
+                           {"Retry-After": wait} if wait else {})
                 return
             if fault == "echo":  # a careless server repeating the key it was given
                 self._send(403, json.dumps({"message": f"bad key {headers.get('x-api-key')}"}).encode())
@@ -121,8 +125,10 @@ def _handler(owner: SearchServer):
                 return
             self._send(200, json.dumps(owner.body(query, path, images)).encode())
 
-        def _send(self, status: int, body: bytes) -> None:
+        def _send(self, status: int, body: bytes, headers: dict | None = None) -> None:
             self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()

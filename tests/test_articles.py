@@ -8,36 +8,13 @@ from __future__ import annotations
 import json
 from collections import deque
 
-import pytest
 from click.testing import CliRunner
 
-from store import ArticleRecord, Store
-from tests.claimreview_files import claim_review, write_json
+from tests.article_fetching import FAST, PARAGRAPHS, article, claims_for, fetch
 from tests.loopback_pages import PageServer, Route, article_html
 from workbench.articles.fetching import FetchRequest, fetch_articles, plan_fetch
 from workbench.articles.web import FetchSettings
 from workbench.cli import main
-from workbench.importers import ImportRequest, run_import
-
-PARAGRAPHS = ["The council's budget papers put the bridge at 40 million crowns, not 90 million.",
-              "A spokesperson for the council confirmed the figure on Tuesday and shared the tender documents.",
-              "The 90 million figure first appeared in a post that doubled the cost of two bridges."]
-FAST = dict(backoff=0.01, timeout=5.0)
-
-
-def claims_for(store, tmp_path, urls: dict[str, str], name: str = "cr") -> None:
-    reviews = [claim_review(f"Claim {key}.", "False", url) for key, url in urls.items()]
-    run_import(store, ImportRequest(write_json(tmp_path / f"{name}.json", reviews)))
-
-
-def fetch(db_path, store, dataset="cr", **settings):
-    request = FetchRequest(dataset, settings=FetchSettings(**{**FAST, **settings}))
-    plan = plan_fetch(store, request)
-    return plan, fetch_articles(db_path, plan)
-
-
-def article(store, url) -> ArticleRecord:
-    return store.articles.get(url)
 
 
 def test_articles_are_fetched_with_their_main_text_and_provenance(store, db_path, tmp_path):
@@ -226,7 +203,8 @@ def cli(db_path, *args):
     return CliRunner().invoke(main, ["--db", str(db_path), *map(str, args)], terminal_width=120)
 
 
-def test_the_articles_commands(store, db_path, tmp_path):
+def test_the_articles_commands(store, db_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_SEARCH_FETCH_PRIVATE", "true")  # the site is on 127.0.0.1
     with PageServer() as site:
         site.page("/a", article_html("[bold]A \x1b[31mcheck", PARAGRAPHS))
         site.routes["/gone"] = Route(404, b"gone", {"Content-Type": "text/html"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -77,6 +78,17 @@ async def test_retry_after_is_honoured(store, db_path, server, many):
     first, second = server.requests[:2]
     assert first.fault == "status" and second.fault is None
     assert second.at - first.at >= 1.0
+    assert store.runs.prediction(prepared.run_id, many[0]).attempts == 2
+
+
+async def test_retry_after_as_an_http_date_is_honoured(store, db_path, server, many):
+    from email.utils import formatdate
+
+    server.faults.append(Fault("status", 503, {"Retry-After": formatdate(time.time() + 3, usegmt=True)}))
+    prepared, progress, _ = await run_it(store, db_path, api_request(server, claim_ids=many[:1]))
+    first, second = server.requests[:2]
+    assert first.fault == "status" and second.fault is None
+    assert second.at - first.at >= 1.0  # the date (whole seconds), not the 0.5 s backoff
     assert store.runs.prediction(prepared.run_id, many[0]).attempts == 2
 
 

@@ -403,12 +403,13 @@ def test_searxng_asks_its_images_category(photos, db_path):
 def test_dates_are_read_as_the_guards_need_them():
     from datetime import datetime, timezone
 
-    from workbench.search.dates import published_day
+    from workbench.dates import utc_day as published_day
 
     now = datetime(2025, 3, 10, tzinfo=timezone.utc)
     assert published_day("Mar 4, 2024") == "2024-03-04" and published_day("4 March 2024") == "2024-03-04"
     assert published_day("2024-06-01T10:00:00Z") == "2024-06-01"
-    assert published_day("3 days ago", now) == "2025-03-07" and published_day("an hour ago", now) == "2025-03-10"
+    # An hour before midnight is the day before (the old reader counted hours as no days).
+    assert published_day("3 days ago", now) == "2025-03-07" and published_day("an hour ago", now) == "2025-03-09"
     assert published_day("2 weeks ago", now) == "2025-02-24"
     assert published_day("Feb 30, 2024") is None and published_day("sometime") is None
 

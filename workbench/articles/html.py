@@ -3,11 +3,9 @@ archive addresses (shared by the article fetcher and the ClaimReview page reader
 
 from __future__ import annotations
 
-import codecs
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _SAVED_FROM = re.compile(r"<!--\s*saved from url=\(\d+\)\s*(\S+?)\s*-->", re.I)
 _CANONICAL = re.compile(r"""<link\b[^>]*\brel\s*=\s*["']?canonical["']?[^>]*>""", re.I)
 _OG_URL = re.compile(r"""<meta\b[^>]*\bproperty\s*=\s*["']og:url["'][^>]*>""", re.I)
@@ -19,19 +17,25 @@ ARCHIVE_HOSTS = ("web.archive.org",)
 TRACKING = re.compile(r"^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid|ref_src)$", re.I)
 
 
-def decode_html(data: bytes, charset: str | None = None) -> str:
-    """A page's text: the charset its HTTP headers name, else the one its <meta> names,
-    else UTF-8, else Windows-1252 (the web's usual mislabelled Latin-1)."""
-    head = _META_CHARSET.search(data[:4096])
-    for name in (charset, head.group(1).decode("ascii", "replace") if head else None, "utf-8"):
-        if not name:
-            continue
-        try:
-            codecs.lookup(name)
-            return data.decode(name)
-        except (LookupError, UnicodeDecodeError):
-            continue
-    return data.decode("cp1252", errors="replace")
+def decode_html(data: bytes, content_type: str | None = None) -> str:
+    """A page's text, decoded as a browser would (w3lib): a byte-order mark first, then the
+    charset the HTTP Content-Type names (a header, or a bare charset name), then the one its
+    <meta> or XML declaration names; with none, UTF-8 if the bytes are UTF-8, else
+    Windows-1252 (the web's usual unlabelled Latin-1)."""
+    from w3lib.encoding import html_to_unicode
+
+    if content_type and "/" not in content_type and "=" not in content_type:
+        content_type = f"text/html; charset={content_type}"  # a bare charset name
+    return html_to_unicode(content_type, data, auto_detect_fun=_utf8_or_cp1252)[1]
+
+
+def _utf8_or_cp1252(data: bytes) -> str:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start < len(data) - 3:  # not merely a character cut off at the end
+            return "cp1252"
+    return "utf-8"
 
 
 def for_lxml(text: str) -> str:

@@ -18,7 +18,7 @@ from store import ArticleRecord
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
-_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
 _LOOKS_HTML = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S)
 
 
@@ -51,11 +51,6 @@ def is_html(content_type: str | None, head: bytes) -> bool:
     return bool(_LOOKS_HTML.match(head[:2048]))
 
 
-def charset(content_type: str | None) -> str | None:
-    found = re.search(r"charset\s*=\s*\"?([A-Za-z0-9_.:-]+)", content_type or "", re.I)
-    return found.group(1) if found else None
-
-
 def article_record(url: str, page: Page, source: str, max_bytes: int = DEFAULT_MAX_BYTES,
                    attempts: int = 1) -> ArticleRecord:
     """The stored result of one page: fetched with its main text, or failed with the cause."""
@@ -68,7 +63,7 @@ def article_record(url: str, page: Page, source: str, max_bytes: int = DEFAULT_M
         return failed(url, source, "not HTML", f"the page is {shown}", page, attempts)
     if len(page.body) > max_bytes:
         return failed(url, source, "too big", f"{len(page.body):,} bytes; the limit is {max_bytes:,}", page, attempts)
-    title, text = main_text(page.body, page.final_url, charset(page.content_type))
+    title, text = main_text(page.body, page.final_url, page.content_type)
     digest = hashlib.sha256(page.body).hexdigest()
     if not text:
         record = failed(url, source, "no text", "the extractor found no main text in the page", page, attempts)
@@ -79,21 +74,20 @@ def article_record(url: str, page: Page, source: str, max_bytes: int = DEFAULT_M
                          html_bytes=len(page.body), attempts=attempts)
 
 
-def main_text(body: bytes, url: str | None, declared_charset: str | None = None) -> tuple[str | None, str | None]:
-    """(title, main text) of a page, read by trafilatura (boilerplate, menus and comments left out)."""
+def main_text(body: bytes, url: str | None, content_type: str | None = None) -> tuple[str | None, str | None]:
+    """(title, main text) of a page, read by trafilatura (boilerplate, menus and comments left
+    out); `content_type`: the HTTP header, whose charset wins over the page's own <meta>."""
+    import html
+
     import trafilatura
 
     from workbench.articles.html import decode_html, for_lxml
 
-    text = for_lxml(decode_html(body, declared_charset))
+    text = for_lxml(decode_html(body, content_type))
     extracted = trafilatura.extract(text, url=url, include_comments=False, include_tables=True)
-    found = _TITLE.search(body[:200_000])
-    title = None
-    if found:
-        import html
-
-        title = " ".join(html.unescape(found.group(1).decode("utf-8", "replace")).split()) or None
+    found = _TITLE.search(text[:200_000])
+    title = " ".join(html.unescape(found.group(1)).split()) or None if found else None
     return title, (extracted.strip() or None) if extracted else None
 
 
-__all__ = ["DEFAULT_MAX_BYTES", "Page", "article_record", "charset", "failed", "is_html", "main_text", "media_type"]
+__all__ = ["DEFAULT_MAX_BYTES", "Page", "article_record", "failed", "is_html", "main_text", "media_type"]

@@ -1,6 +1,7 @@
 """robots.txt, read once per site (scheme, host and port) and obeyed, as RFC 9309 says:
 
-- a robots.txt that is there is parsed (urllib.robotparser) for our product token;
+- a robots.txt that is there is parsed by protego (RFC 9309: the longest matching rule wins,
+  `*` and `$` in paths, the group naming our product token replaces the `*` group);
 - one the server says is unavailable (a 4xx answer) allows everything;
 - one that cannot be reached (a 5xx answer, a timeout, a refused connection) forbids
   everything until it can be: the site may be down, and a crawler must not guess.
@@ -12,8 +13,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-from urllib.robotparser import RobotFileParser
+
+if TYPE_CHECKING:
+    from protego import Protego
 
 ROBOTS_MAX_BYTES = 512 * 1024
 """RFC 9309: a crawler must read at least the first 500 KiB."""
@@ -21,7 +25,7 @@ ROBOTS_MAX_BYTES = 512 * 1024
 
 @dataclass
 class SiteRules:
-    parser: RobotFileParser | None
+    parser: Protego | None
     """None: no rules (everything allowed) or `forbid_all`."""
     forbid_all: bool = False
     why: str = ""
@@ -32,7 +36,7 @@ class SiteRules:
     def allows(self, url: str, agent: str) -> bool:
         if self.forbid_all:
             return False
-        return self.parser is None or self.parser.can_fetch(agent, url)
+        return self.parser is None or self.parser.can_fetch(url, agent)
 
 
 def site_of(url: str) -> str:
@@ -48,8 +52,9 @@ def rules_from(status: int | None, body: bytes, agent: str, error: str | None = 
         return SiteRules(None, True, f"robots.txt answered {status}: treated as forbidding everything")
     if status >= 400:
         return SiteRules(None)
-    parser = RobotFileParser()
-    parser.parse(body[:ROBOTS_MAX_BYTES].decode("utf-8", "replace").splitlines())
+    from protego import Protego
+
+    parser = Protego.parse(body[:ROBOTS_MAX_BYTES].decode("utf-8", "replace"))
     delay = parser.crawl_delay(agent)
     return SiteRules(parser, crawl_delay=float(delay) if delay else None)
 

@@ -7,15 +7,14 @@ mapping serves both; each backend passes its SDK module.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import socket
 import ssl
-import time
 from types import ModuleType
 from urllib.parse import urlsplit
 
 from workbench.backends.base import BackendError, scrub
+from workbench.retrying import retry_after_seconds
 
 MESSAGE_CHARS = 400
 # Statuses worth another try: rate limited, timed out server-side, overloaded or broken.
@@ -129,25 +128,3 @@ def _body_message(error) -> str:
 def malformed(detail: str, secrets: list[str | None]) -> BackendError:
     """A garbled answer: worth a few more tries, then an error that says what was wrong."""
     return BackendError(scrub(f"malformed response: {detail}", secrets)[:MESSAGE_CHARS], retryable=True)
-
-
-def retry_after_seconds(headers) -> float | None:
-    """Retry-After (seconds or an HTTP date) or retry-after-ms, as seconds; None if absent."""
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None:
-        try:
-            return max(float(milliseconds) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return max(moment.timestamp() - time.time(), 0.0)

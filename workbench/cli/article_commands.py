@@ -48,7 +48,9 @@ def fetch_command(dataset, filter_text, sources, refetch, concurrency, per_site,
                   as_json) -> None:
     """Fetch the claims' articles: robots.txt obeyed, PER_SITE requests at a time to a site,
     retries with backoff (Retry-After honoured), redirects and Wayback addresses followed,
-    binary files and oversized pages refused; the main text extracted with trafilatura.
+    binary files and oversized pages refused, private and loopback addresses refused on every
+    hop (search_fetch_private = true in the config allows them); the main text extracted
+    with trafilatura.
     Every result is stored as it comes, failures with their cause; running it again fetches
     only what is missing or failed."""
     from workbench.articles.fetching import FetchRequest, fetch_articles, plan_fetch
@@ -56,9 +58,10 @@ def fetch_command(dataset, filter_text, sources, refetch, concurrency, per_site,
     from workbench.cli.cancellable import run_cancellable
     from workbench.config import load_settings
 
+    config = load_settings()
     settings = FetchSettings(concurrency=concurrency, per_site=per_site, timeout=timeout, attempts=attempts,
-                             max_bytes=int(max_mb * 1024 * 1024))
-    agent = user_agent or load_settings().fetch_user_agent
+                             max_bytes=int(max_mb * 1024 * 1024), allow_private=config.search_fetch_private)
+    agent = user_agent or config.fetch_user_agent
     if agent:
         settings.user_agent = agent
     request = FetchRequest(dataset, filter_text, refetch, list(sources), settings)

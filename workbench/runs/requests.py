@@ -10,10 +10,10 @@ import json
 from store import Claim, Prediction, Store
 from store.records import to_json
 from workbench.backends import Completion, CompletionRequest, ToolCall
-from workbench.backends.images import ImageData
 from workbench.parsing import parse_answer
-from workbench.prompting import PromptError, RenderedPrompt, render
+from workbench.prompting import RenderedPrompt, render
 from workbench.runs.types import PreparedRun
+from workbench.search.shown_images import image_bytes
 
 
 def cache_key(identity: dict, request: CompletionRequest) -> str:
@@ -48,20 +48,6 @@ def verdict_request(prepared: PreparedRun, claim: Claim, store: Store | None = N
     return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
                              params.get("seed"), rendered.json_schema,
                              images=image_bytes(store, rendered.messages) if store is not None else {})
-
-
-def image_bytes(store: Store, messages: list[dict]) -> dict[str, ImageData]:
-    """The images the messages name, by sha256, read from the store."""
-    found = {}
-    for message in messages:
-        content = message.get("content")
-        for part in content if isinstance(content, list) else []:
-            if part.get("type") == "image" and part.get("sha256") and part["sha256"] not in found:
-                data = store.claims.image_data(part["sha256"])
-                if data is None:
-                    raise PromptError(f"image {part['sha256'][:12]}… is missing from the database")
-                found[part["sha256"]] = ImageData(part.get("mime") or "image/png", data)
-    return found
 
 
 def spent(completion: Completion) -> dict:

@@ -1,4 +1,5 @@
-"""Calling a backend with retries: exponential backoff with jitter, Retry-After honoured.
+"""Calling a backend with retries (workbench.retrying): exponential backoff with jitter,
+Retry-After honoured, garbled answers tried only a few times.
 
 When a server says "retry after N seconds", every worker of the run holds back until
 then (a shared gate), not just the one that was told: the limit is the server's, not the
@@ -13,13 +14,13 @@ in that lockstep for the whole run, each waiting for the CPU work of the others.
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 from workbench.backends import BackendError, Completion
+from workbench.retrying import backoff, with_retries
 
 MAX_MALFORMED = 3  # garbled bodies are retried a few times, not for the whole budget
 PACE_FRACTION = 0.0
@@ -82,36 +83,38 @@ class RetryGate:
                 return
 
 
-def backoff_delay(policy: RetryPolicy, failures: int, retry_after: float | None) -> float:
-    """Seconds to wait after the `failures`-th failed call."""
-    if retry_after is not None:
-        # At least what the server asked, plus a little so the workers don't stampede.
-        return retry_after + random.uniform(0, min(0.1 * retry_after, 1.0))
-    ceiling = min(policy.max_delay, policy.base_delay * 2 ** (failures - 1))
-    return random.uniform(ceiling / 2, ceiling)
-
-
 async def call_with_retries(call: Callable[[], Awaitable[Completion]], policy: RetryPolicy,
                             gate: RetryGate) -> CallOutcome:
     """Call until an answer, a non-retryable error, or the attempts run out."""
     calls, malformed = 0, 0
-    while True:
+
+    async def once() -> Completion:
+        nonlocal calls, malformed
         await gate.wait()
         calls += 1
         started = time.monotonic()
         try:
             completion = await call()
-            gate.observe(time.monotonic() - started)
-            return CallOutcome(completion, calls, None)
         except BackendError as error:
             malformed += error.message.startswith("malformed response")
-            out_of_tries = calls >= policy.attempts or malformed >= MAX_MALFORMED
-            if not error.retryable or error.fatal or out_of_tries:
-                if error.retryable and out_of_tries:  # an unreachable server stops the run
-                    error = BackendError(f"{error.message} (gave up after {calls} attempts)", retryable=True,
-                                         fatal=error.unreachable, unreachable=error.unreachable)
-                return CallOutcome(None, calls, error)
-            delay = backoff_delay(policy, calls, error.retry_after)
-            if error.retry_after is not None:
-                gate.hold(delay)
-            await asyncio.sleep(delay)
+            raise
+        gate.observe(time.monotonic() - started)
+        return completion
+
+    def again(error: BaseException) -> bool:
+        return isinstance(error, BackendError) and error.retryable and not error.fatal and malformed < MAX_MALFORMED
+
+    def hold(seconds: float, error: BaseException) -> None:
+        if getattr(error, "retry_after", None) is not None:
+            gate.hold(seconds)  # the server's limit holds back every worker of the run
+
+    try:
+        completion = await with_retries(once, attempts=policy.attempts, retry_if=again, on_wait=hold,
+                                        wait=backoff(policy.base_delay, policy.max_delay, jitter=True))
+    except BackendError as error:
+        if error.retryable and (calls >= policy.attempts or malformed >= MAX_MALFORMED):
+            # Out of tries; an unreachable server stops the run.
+            error = BackendError(f"{error.message} (gave up after {calls} attempts)", retryable=True,
+                                 fatal=error.unreachable, unreachable=error.unreachable)
+        return CallOutcome(None, calls, error)
+    return CallOutcome(completion, calls, None)

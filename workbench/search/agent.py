@@ -21,7 +21,8 @@ from workbench.prompting import PromptError, render
 from workbench.search.config import SearchConfig
 from workbench.search.backends import SearchBackend, SearchError, SearchResult, cached_search
 from workbench.search.guards import LEAK, Guards, LeakCheck
-from workbench.search.image_steps import ImageSteps, image_instructions, pictures_in
+from workbench.search.image_steps import ImageSteps, image_instructions
+from workbench.search.shown_images import image_bytes
 from workbench.search.protocol import (
     READ_CHARS,
     Action,
@@ -46,7 +47,7 @@ class SearchAgent:
         prepared = self.engine.prepared
         try:
             rendered = render(claim, prepared.template, prepared.setting, prepared.json_answer)
-            pictures = pictures_in(self.engine.store, rendered.messages)  # the claim's own, with +image
+            pictures = image_bytes(self.engine.store, rendered.messages)  # the claim's own, with +image
         except PromptError as error:
             self.engine._finish_with_error(claim.id, str(error), before)
             return

@@ -20,7 +20,6 @@ not its JSON, is a SearchError the agent is told about (the claim goes on).
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -32,13 +31,16 @@ import httpx
 from store import Store
 from workbench.backends.base import scrub
 from workbench.config import Settings
+from workbench.dates import utc_day
 from workbench.errors import WorkbenchError
-from workbench.search.dates import published_day
+from workbench.retrying import backoff, retry_after_seconds, with_retries
 
 BACKENDS = ("fts", "searxng", "tavily", "serper")
 IMAGE_BACKENDS = ("searxng", "serper")
 """The backends with image search."""
 TRIES = 3
+MAX_WAIT_S = 30.0
+"""The longest Retry-After a search waits for (the model's turn is waiting)."""
 TIMEOUT_S = 20.0
 
 
@@ -105,19 +107,19 @@ async def cached_search(store: Store, backend: SearchBackend, query: str, limit:
 
 
 async def _with_tries(call):
-    delay = 0.5
-    for attempt in range(TRIES):
-        try:
-            return await call()
-        except _Retryable as error:
-            if attempt == TRIES - 1:
-                raise SearchError(str(error)) from None
-            await asyncio.sleep(delay)
-            delay *= 2
+    def again(error: BaseException) -> bool:
+        return isinstance(error, _Retryable) and (error.retry_after or 0) <= MAX_WAIT_S
+
+    try:
+        return await with_retries(call, attempts=TRIES, retry_if=again, wait=backoff(0.5))
+    except _Retryable as error:
+        raise SearchError(str(error)) from None
 
 
 class _Retryable(Exception):
-    pass
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class FtsSearch:
@@ -168,7 +170,10 @@ class _HttpSearch:
         except httpx.HTTPError as error:
             raise _Retryable(f"{self.name} could not be reached ({type(error).__name__})") from None
         if response.status_code == 429 or response.status_code >= 500:
-            raise _Retryable(f"{self.name} answered HTTP {response.status_code}")
+            wait = retry_after_seconds(response.headers)
+            raise _Retryable(f"{self.name} answered HTTP {response.status_code}"
+                             + (f" (it asked to wait {wait:g} s)" if wait is not None and wait > MAX_WAIT_S else ""),
+                             wait)
         if response.status_code >= 400:
             hint = self.hints.get(response.status_code)
             said = self._said(response)
@@ -242,7 +247,7 @@ def _text(value: Any) -> str | None:
 def _day(value: Any) -> str | None:
     """A result's date as YYYY-MM-DD where it can be read, else as given."""
     given = _text(value)
-    return published_day(given) or given
+    return utc_day(given) or given
 
 
 def open_search(name: str, url: str | None, store: Store, settings: Settings) -> SearchBackend:

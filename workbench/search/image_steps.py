@@ -10,7 +10,7 @@ model gets each image's title and where it is, and no tool to look.
 
 from __future__ import annotations
 
-from store import Step, Store, StoredResult
+from store import Step, StoredResult
 from workbench.backends.images import ImageData
 from workbench.search.backends import SearchError, cached_search
 from workbench.search.guards import DROPPED_FACT_CHECKER
@@ -31,22 +31,6 @@ def image_instructions(wording: Wording, native: bool, config, by_image: bool) -
     if by_image:
         parts.append(wording.images[f"by_image_{style}"])
     return "\n".join(parts)
-
-
-def pictures_in(store: Store, messages: list[dict]) -> dict[str, ImageData]:
-    """The bytes of the images the messages show (a claim's own, in a +image setting)."""
-    from workbench.prompting import PromptError
-
-    found = {}
-    for message in messages:
-        content = message.get("content")
-        for part in content if isinstance(content, list) else []:
-            if part.get("type") == "image" and part.get("sha256") and part["sha256"] not in found:
-                data = store.claims.image_data(part["sha256"])
-                if data is None:
-                    raise PromptError(f"image {part['sha256'][:12]}… is missing from the database")
-                found[part["sha256"]] = ImageData(part.get("mime") or "image/png", data)
-    return found
 
 
 class ImageSteps:

@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 
+from workbench.dates import utc_day
 from workbench.search.backends import SearchError, SearchResult, _HttpSearch, _text
-from workbench.search.dates import published_day
 
 SERPER_URL = "https://google.serper.dev"
 MAX_RESULTS = 100
@@ -82,4 +82,4 @@ def _image(row: dict) -> SearchResult:
 
 def _dated(value: Any, now: datetime | None = None) -> str | None:
     given = _text(value)
-    return published_day(given, now) or given
+    return utc_day(given, now) or given
