@@ -42,7 +42,7 @@ _EXPORTS = {
     "store.judging": "PERSON_PREFIX ClaimJudgment Judged JudgeRepeat JudgingStore",
     "store.label_history": "HistoryEntry",
     "store.problems": "DatabaseProblem as_problem",
-    "store.records": "Claim ClaimImage Dataset Evidence Flag LabelSpace Prediction Run",
+    "store.records": "Claim ClaimImage Dataset Evidence Flag LabelSpace Prediction Run as_dict validated",
     "store.runs": "CachedResponse RunProgress RunStore",
     "store.scoring": "ScoringStore",
     "store.search": "FetchRecord SearchStore Step StoredResult",

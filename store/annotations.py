@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from store.database import Database
-from store.records import UNATTRIBUTED, Flag, now_iso
+from store.records import UNATTRIBUTED, Flag, as_dict, now_iso
 
 if TYPE_CHECKING:
     from store.flag_specs import FlagSpec
@@ -162,7 +162,7 @@ class AnnotationStore:
         return rows.fetchall()
 
     def _insert(self, flag: Flag, keep_id: bool = False) -> int:
-        values = flag.model_dump(exclude=None if keep_id else {"id"})
+        values = as_dict(flag, exclude=None if keep_id else {"id"})
         values["created_at"] = values["created_at"] or now_iso()
         cursor = self.db.conn.execute(
             f"INSERT OR REPLACE INTO flags ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
@@ -173,7 +173,7 @@ class AnnotationStore:
     def _select_flags(self, where: str, params: list) -> list[Flag]:
         cursor = self.db.execute(f"SELECT * FROM flags WHERE {where} ORDER BY id", params)
         names = [d[0] for d in cursor.description]
-        return [Flag.from_store(dict(zip(names, row))) for row in cursor]
+        return [Flag(**dict(zip(names, row))) for row in cursor]
 
     # -- failure categories and triage ----------------------------------------
 

@@ -169,7 +169,7 @@ class ClaimStore:
             values.pop(unwanted)
         values["evidence"] = self.evidence(claim_id)
         values["images"] = self.images(claim_id)
-        return Claim.from_store(values)
+        return Claim(**values)
 
     def images(self, claim_id: int) -> list[ClaimImage]:
         """The claim's images in rank order, with what is known of each (not the bytes)."""
@@ -178,7 +178,7 @@ class ClaimStore:
             " FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
             " WHERE ci.claim_id = ? ORDER BY ci.rank, ci.id", [claim_id]).fetchall()
         names = ("rank", "source", "url", "sha256", "mime", "bytes", "width", "height", "caption")
-        return [ClaimImage.from_store(dict(zip(names, row))) for row in rows]
+        return [ClaimImage(**dict(zip(names, row))) for row in rows]
 
     def image_data(self, sha256: str) -> bytes | None:
         """An image's bytes, by content hash."""
@@ -207,7 +207,7 @@ class ClaimStore:
             row.pop("id"), row.pop("claim_id")
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row["is_cited"] = bool(row["is_cited"])
-            items.append(Evidence.from_store(row))
+            items.append(Evidence(**row))
         return items
 
     def resolve(self, reference: str) -> int | None:

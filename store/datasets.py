@@ -12,7 +12,7 @@ from typing import Any, Union
 
 from store.database import Database
 
-from store.records import Claim, Dataset, LabelSpace, now_iso, to_json
+from store.records import Claim, Dataset, LabelSpace, as_dict, now_iso, to_json, validated
 
 _CLAIM_COLUMNS = [
     "text", "label", "raw_label", "question", "response", "claim_start", "claim_end",
@@ -90,8 +90,8 @@ class DatasetStore:
         ).fetchone()
         if row is None:
             return None
-        return LabelSpace.from_store({"name": row[0], "labels": json.loads(row[1]), "abstain": row[2],
-                                     "excluded": json.loads(row[3])})
+        return LabelSpace(name=row[0], labels=json.loads(row[1]), abstain=row[2],
+                          excluded=json.loads(row[3]))
 
     def _select(self, where: str, params: list) -> list[Dataset]:
         rows = self.db.query(
@@ -150,7 +150,7 @@ class DatasetStore:
         for item in claims:
             claim, digest = item if isinstance(item, tuple) else (item, None)
             fields = _fields(claim)
-            digest = digest or claim_hash(claim if isinstance(claim, Claim) else Claim.model_validate(claim))
+            digest = digest or claim_hash(validated(Claim, claim))
             external_id = fields["external_id"]
             known = existing.get(external_id)
             if known and known[1] == digest:
@@ -193,8 +193,8 @@ class DatasetStore:
             [dataset.name],
         ).fetchone()
         if row is not None:
-            stored = LabelSpace.from_store(
-                {"name": row[1], "labels": json.loads(row[2]), "abstain": row[3], "excluded": json.loads(row[4])}
+            stored = LabelSpace(
+                name=row[1], labels=json.loads(row[2]), abstain=row[3], excluded=json.loads(row[4])
             )
             if stored.labels != space.labels or stored.abstain != space.abstain:
                 raise DatasetConflict(
@@ -258,12 +258,12 @@ def claim_hash(claim: Claim) -> str:
     """A digest of everything imported for a claim (to tell updated from unchanged)."""
     import hashlib  # on imports only (loading OpenSSL's hashes costs a reading command a few ms)
 
-    payload = claim.model_dump(exclude={"id", "dataset"}, mode="json")
+    payload = as_dict(claim, exclude={"id", "dataset"})
     return hashlib.sha256(to_json(payload).encode()).hexdigest()[:32]
 
 
 def _fields(record: ClaimData) -> Mapping[str, Any]:
-    """A record's fields without copying: a mapping as is, a pydantic model's __dict__."""
+    """A record's fields without copying: a mapping as is, a record's __dict__."""
     return record if isinstance(record, Mapping) else record.__dict__
 
 
@@ -298,14 +298,14 @@ def _json_or_empty(value: dict | None) -> str:
 
 
 def _dataset(row: dict) -> Dataset:
-    space = LabelSpace.from_store({
-        "name": row["label_space"],
-        "labels": json.loads(row["labels"]),
-        "abstain": row["abstain_label"],
-        "excluded": json.loads(row["excluded_labels"]),
-    })
-    return Dataset.from_store({
-        "id": row["id"], "name": row["name"], "source_format": row["source_format"], "label_space": space,
-        "source_path": row["source_path"], "imported_at": row["imported_at"], "notes": row["notes"],
-        "claim_count": row["claim_count"],
-    })
+    space = LabelSpace(
+        name=row["label_space"],
+        labels=json.loads(row["labels"]),
+        abstain=row["abstain_label"],
+        excluded=json.loads(row["excluded_labels"]),
+    )
+    return Dataset(
+        id=row["id"], name=row["name"], source_format=row["source_format"], label_space=space,
+        source_path=row["source_path"], imported_at=row["imported_at"], notes=row["notes"],
+        claim_count=row["claim_count"],
+    )

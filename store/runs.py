@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from store.database import Database
 
-from store.records import Claim, ClaimImage, Evidence, Prediction, Run, now_iso, to_json
+from store.records import Claim, ClaimImage, Evidence, Prediction, Run, as_dict, now_iso, to_json
 
 _RUN_JSON = ("model_identity", "params", "versions", "engine")
 BATCH_OWNER = "batch"
@@ -71,7 +71,7 @@ class RunStore:
 
     def create(self, run: Run, claim_ids: list[int]) -> Run:
         """Record a run and the exact claims it covers, in order."""
-        values = run.model_dump(exclude={"id"})
+        values = as_dict(run, exclude={"id"})
         for key in _RUN_JSON:
             values[key] = to_json(values[key])
         values["created_at"] = values["created_at"] or now_iso()
@@ -94,7 +94,7 @@ class RunStore:
             created = self.create(run, claim_ids)
             rows = []
             for prediction in predictions:
-                values = prediction.model_dump(exclude={"id"})
+                values = as_dict(prediction, exclude={"id"})
                 values.update(run_id=created.id, created_at=values["created_at"] or now_iso(),
                               parsed=None if values["parsed"] is None else to_json(values["parsed"]))
                 rows.append([values[c] for c in _PREDICTION_COLUMNS])
@@ -210,7 +210,7 @@ class RunStore:
         `cache` = (key, model identity, response): remember the response it came from in
         the same transaction (one commit per answer instead of two).
         """
-        values = prediction.model_dump(exclude={"id"})
+        values = as_dict(prediction, exclude={"id"})
         values["parsed"] = None if values["parsed"] is None else to_json(values["parsed"])
         values["created_at"] = values["created_at"] or now_iso()
         with self.db.atomic():
@@ -311,14 +311,14 @@ class RunStore:
             row.pop("id")
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row["is_cited"] = bool(row["is_cited"])
-            evidence[claim_id].append(Evidence.from_store(row))
+            evidence[claim_id].append(Evidence(**row))
         images: dict[int, list[ClaimImage]] = {claim_id: [] for claim_id in claim_ids}
         cursor = self.db.execute(
             "SELECT ci.claim_id, ci.rank, ci.source, ci.url, ci.sha256, i.mime, i.bytes, i.width, i.height,"
             " ci.caption FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
             f" WHERE ci.claim_id IN ({marks}) ORDER BY ci.claim_id, ci.rank, ci.id", claim_ids)
         for row in _dicts(cursor):
-            images[row.pop("claim_id")].append(ClaimImage.from_store(row))
+            images[row.pop("claim_id")].append(ClaimImage(**row))
         cursor = self.db.execute(
             "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id"
             f" WHERE c.id IN ({marks})", claim_ids,
@@ -329,7 +329,7 @@ class RunStore:
             row.pop("dataset_id"), row.pop("content_hash")
             row["evidence"] = evidence[row["id"]]
             row["images"] = images[row["id"]]
-            found[row["id"]] = Claim.from_store(row)
+            found[row["id"]] = Claim(**row)
         return [found[claim_id] for claim_id in claim_ids if claim_id in found]
 
 
@@ -345,7 +345,7 @@ def _run(row: dict) -> Run:
         row["status"] = "batched"
     elif row["status"] == "running" and _owner_gone(row.get("owner")):
         row["status"] = "interrupted"
-    return Run.from_store(row)
+    return Run(**row)
 
 
 def _host() -> str:
@@ -375,5 +375,5 @@ def _owner_gone(owner: str | None) -> bool:
 
 def _prediction(row: dict) -> Prediction:
     row["parsed"] = None if row["parsed"] is None else json.loads(row["parsed"])
-    row["cached"] = bool(row["cached"])
-    return Prediction.from_store(row)
+    row["cached"], row["batched"] = bool(row["cached"]), bool(row["batched"])
+    return Prediction(**row)

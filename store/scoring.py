@@ -172,8 +172,8 @@ class ScoringStore:
             "SELECT d.name, d.label_space, d.labels, d.abstain_label, d.excluded_labels FROM datasets d"
             f" WHERE {where} ORDER BY d.name", params,
         ).fetchall()
-        return [(name, LabelSpace.from_store({"name": space, "labels": json.loads(labels), "abstain": abstain,
-                                              "excluded": json.loads(excluded)}))
+        return [(name, LabelSpace(name=space, labels=json.loads(labels), abstain=abstain,
+                                         excluded=json.loads(excluded)))
                 for name, space, labels, abstain, excluded in rows]
 
     def column_values(self, key: str) -> list[str] | None:

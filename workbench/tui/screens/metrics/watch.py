@@ -11,6 +11,7 @@ worker, and may lag.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -244,7 +245,7 @@ class MetricsWatcher:
         return PanelUpdate(self.generation, config, runs, snapshots, comparison, filtered, field_name, first)
 
     def _numbers(self, live: LiveRun, field_name: str | None, status: str | None) -> RunNumbers:
-        run = live.run.model_copy(update={"status": status}) if status else live.run
+        run = dataclasses.replace(live.run, status=status) if status else live.run
         exclude = self._config.exclude_flag
         flags = live.items.flagged.get(self._config.flag_kind)
         return RunNumbers(
