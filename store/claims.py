@@ -6,10 +6,11 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from store.database import Database
+from store.connection import rows_as_dicts
 from store.records import Claim, ClaimImage, Evidence
 
 if TYPE_CHECKING:
+    from sqlite3 import Connection
     from store.filters import CompiledFilter
 
 # Sort keys a user can pick, each backed by an index on (column, id).
@@ -69,7 +70,7 @@ class PageRequest:
 class ClaimStore:
     """Queries over claims and their evidence."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def compile(self, filter_text: str) -> CompiledFilter:
@@ -201,9 +202,9 @@ class ClaimStore:
     def evidence(self, claim_id: int) -> list[Evidence]:
         """The claim's evidence in rank order."""
         items = []
-        for row in self.db.query(
+        for row in rows_as_dicts(self.db.execute(
             "SELECT * FROM evidence WHERE claim_id = ? ORDER BY rank, id", [claim_id]
-        ):
+        )):
             row.pop("id"), row.pop("claim_id")
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row["is_cited"] = bool(row["is_cited"])
@@ -300,7 +301,7 @@ class ClaimStore:
 
     def _over_selection(self, claim_ids: list[int], sql: str, params: list | None = None) -> list[tuple]:
         """Run `sql` over just these claims, held in a temporary table (any number of ids)."""
-        conn = self.db.conn
+        conn = self.db
         caller_transaction = conn.in_transaction
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS selected_claims (id INTEGER PRIMARY KEY)")
         conn.executemany("INSERT OR IGNORE INTO temp.selected_claims (id) VALUES (?)", ((i,) for i in claim_ids))

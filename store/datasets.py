@@ -8,11 +8,13 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from store.database import Database
-
+from store.connection import atomic, rows_as_dicts
 from store.records import Claim, Dataset, LabelSpace, as_dict, now_iso, to_json, validated
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 _CLAIM_COLUMNS = [
     "text", "label", "raw_label", "question", "response", "claim_start", "claim_end",
@@ -64,7 +66,7 @@ class ImportCounts:
 class DatasetStore:
     """Datasets and the claims inside them."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def list(self) -> list[Dataset]:
@@ -94,12 +96,12 @@ class DatasetStore:
                           excluded=json.loads(row[3]))
 
     def _select(self, where: str, params: list) -> list[Dataset]:
-        rows = self.db.query(
+        cursor = self.db.execute(
             "SELECT d.*, (SELECT count(*) FROM claims c WHERE c.dataset_id = d.id) AS claim_count"
             f" FROM datasets d WHERE {where} ORDER BY d.name",
             params,
         )
-        return [_dataset(row) for row in rows]
+        return [_dataset(row) for row in rows_as_dicts(cursor)]
 
     def label_counts(self, dataset_id: int) -> dict[str, int]:
         """How many claims carry each gold label."""
@@ -119,7 +121,7 @@ class DatasetStore:
         The iterable may still be reading its file: an error it raises rolls everything back.
         External ids must be unique within one call (the importer checks them first).
         """
-        conn = self.db.conn
+        conn = self.db
         conn.execute("BEGIN IMMEDIATE")
         try:
             with _full_text_indexed_in_bulk(conn):
@@ -175,7 +177,7 @@ class DatasetStore:
         return counts
 
     def _flush(self, inserts, updates, stale_evidence, evidence, images: _Images) -> None:
-        conn = self.db.conn
+        conn = self.db
         conn.executemany(_INSERT_CLAIM, inserts)
         conn.executemany(_UPDATE_CLAIM, updates)
         conn.executemany("DELETE FROM evidence WHERE claim_id = ?", stale_evidence)
@@ -202,7 +204,7 @@ class DatasetStore:
                     f" this file's labels are {_listed(space)}. Import it under another --dataset name."
                 )
             return row[0]
-        cursor = self.db.conn.execute(
+        cursor = self.db.execute(
             "INSERT INTO datasets (name, source_format, label_space, labels, abstain_label,"
             " excluded_labels, source_path, imported_at, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
@@ -215,7 +217,7 @@ class DatasetStore:
 
     def delete(self, name: str) -> bool:
         """Remove a dataset with its claims, evidence, runs and flags."""
-        with self.db.atomic():
+        with atomic(self.db):
             cursor = self.db.execute("DELETE FROM datasets WHERE name = ?", [name])
         return cursor.rowcount > 0
 
