@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from store.migration_registry import migration
-from store.triage import UNATTRIBUTED
+from store.records import UNATTRIBUTED
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
