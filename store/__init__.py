@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from store.database import Database
+    from sqlite3 import Connection
+
+    from sqlite_utils import Database
     from store.annotations import AnnotationStore
     from store.articles import ArticleStore
     from store.assignments import AssignmentStore
@@ -42,7 +44,7 @@ _EXPORTS = {
     "store.judging": "PERSON_PREFIX ClaimJudgment Judged JudgeRepeat JudgingStore",
     "store.label_history": "HistoryEntry",
     "store.problems": "DatabaseProblem as_problem",
-    "store.records": "Claim ClaimImage Dataset Evidence Flag LabelSpace Prediction Run",
+    "store.records": "Claim ClaimImage Dataset Evidence Flag LabelSpace Prediction Run as_dict validated",
     "store.runs": "CachedResponse RunProgress RunStore",
     "store.scoring": "ScoringStore",
     "store.search": "FetchRecord SearchStore Step StoredResult",
@@ -72,79 +74,87 @@ class Store:
     """The database, migrated on open, with one attribute per area of the schema (each made,
     and its module imported, when first used)."""
 
-    def __init__(self, db: Database):
-        self.db = db
-        migrate(db)
+    def __init__(self, conn: Connection):
+        self.conn = conn
+        migrate(conn)
+
+    @cached_property
+    def db(self) -> Database:
+        """sqlite-utils' Database over the same connection (scripts, tests and benchmarks use
+        its table objects); the store itself reads through `conn`."""
+        from store.connection import sqlite_utils_database
+
+        return sqlite_utils_database(self.conn)
 
     @cached_property
     def datasets(self) -> DatasetStore:
         from store.datasets import DatasetStore
-        return DatasetStore(self.db)
+        return DatasetStore(self.conn)
 
     @cached_property
     def claims(self) -> ClaimStore:
         from store.claims import ClaimStore
-        return ClaimStore(self.db)
+        return ClaimStore(self.conn)
 
     @cached_property
     def runs(self) -> RunStore:
         from store.runs import RunStore
-        return RunStore(self.db)
+        return RunStore(self.conn)
 
     @cached_property
     def annotations(self) -> AnnotationStore:
         from store.annotations import AnnotationStore
-        return AnnotationStore(self.db)
+        return AnnotationStore(self.conn)
 
     @cached_property
     def batches(self) -> BatchStore:
         from store.batches import BatchStore
-        return BatchStore(self.db)
+        return BatchStore(self.conn)
 
     @cached_property
     def contamination(self) -> ContaminationStore:
         from store.contamination import ContaminationStore
-        return ContaminationStore(self.db)
+        return ContaminationStore(self.conn)
 
     @cached_property
     def scoring(self) -> ScoringStore:
         from store.scoring import ScoringStore
-        return ScoringStore(self.db)
+        return ScoringStore(self.conn)
 
     @cached_property
     def judging(self) -> JudgingStore:
         from store.judging import JudgingStore
-        return JudgingStore(self.db, self.runs)
+        return JudgingStore(self.conn, self.runs)
 
     @cached_property
     def search(self) -> SearchStore:
         from store.search import SearchStore
-        return SearchStore(self.db)
+        return SearchStore(self.conn)
 
     @cached_property
     def triage(self) -> TriageStore:
         from store.triage import TriageStore
-        return TriageStore(self.db)
+        return TriageStore(self.conn)
 
     @cached_property
     def assignments(self) -> AssignmentStore:
         from store.assignments import AssignmentStore
-        return AssignmentStore(self.db)
+        return AssignmentStore(self.conn)
 
     @cached_property
     def articles(self) -> ArticleStore:
         from store.articles import ArticleStore
-        return ArticleStore(self.db)
+        return ArticleStore(self.conn)
 
     @cached_property
     def curation(self) -> CurationStore:
         from store.curation import CurationStore
-        return CurationStore(self.db)
+        return CurationStore(self.conn)
 
     @cached_property
     def usage(self) -> UsageStore:
         from store.usage import UsageStore
-        return UsageStore(self.db)
+        return UsageStore(self.conn)
 
     @classmethod
     def open(cls, path: str | Path, closed_elsewhere: bool = False) -> "Store":
@@ -156,14 +166,14 @@ class Store:
         from store.connection import open_database
         from store.problems import DatabaseProblem, as_problem
 
-        db = open_database(path, closed_elsewhere)
+        conn = open_database(path, closed_elsewhere)
         try:
-            return cls(db)
+            return cls(conn)
         except DatabaseProblem as problem:  # named as the user gave it, not as SQLite resolved it
-            db.close()
+            conn.close()
             raise DatabaseProblem(path, problem.what) from None
         except sqlite3.Error as error:  # a migration met a lock or a read-only file
-            db.close()
+            conn.close()
             problem = as_problem(error, path)
             if problem is None:
                 raise
@@ -171,27 +181,28 @@ class Store:
 
     def transaction(self):
         """A context in which every write commits together (or, on an exception, none does)."""
-        return self.db.atomic()
+        from store.connection import atomic
+
+        return atomic(self.conn)
 
     def data_version(self) -> int:
         """Changes when another connection commits (what live views poll)."""
         from store.connection import data_version
 
-        return data_version(self.db)
+        return data_version(self.conn)
 
     def close(self) -> None:
-        self.db.close()
+        self.conn.close()
 
 
-def migrate(db) -> None:
-    """Bring the schema up to date. A database that has every migration this version knows is
-    told apart with sqlite3 alone; only one that needs migrating (or refusing) loads them."""
-    from store.migration_names import schema_is_current
+def migrate(conn) -> None:
+    """Bring the schema up to date. A database that has every migration is told apart with
+    sqlite3 alone (the list of them is the registered functions'); sqlite-utils' Migrations
+    load only when there is something to apply or refuse."""
+    from store.migrations import apply_migrations, schema_is_current
 
-    if not schema_is_current(db.conn):
-        from store.migrations import apply_migrations
-
-        apply_migrations(db)
+    if not schema_is_current(conn):
+        apply_migrations(conn)
 
 
 __all__ = [

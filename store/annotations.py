@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from store.database import Database
-from store.records import UNATTRIBUTED, Flag, now_iso
+from store.connection import atomic
+from store.records import UNATTRIBUTED, Flag, as_dict, now_iso
 
 if TYPE_CHECKING:
+    from sqlite3 import Connection
     from store.flag_specs import FlagSpec
     from store.triage import TriageStore
 
@@ -43,7 +44,7 @@ class FlagChange:
 class AnnotationStore:
     """Flags on claims; triage on predictions."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     @cached_property
@@ -66,9 +67,9 @@ class AnnotationStore:
         stamp = now_iso()
         if source == "manual":
             who = who or UNATTRIBUTED
-        with self.db.atomic():
+        with atomic(self.db):
             for claim_id in claim_ids:
-                cursor = self.db.conn.execute(
+                cursor = self.db.execute(
                     f"INSERT OR IGNORE INTO flags ({', '.join(_FLAG_COLUMNS)})"
                     f" VALUES ({', '.join('?' * len(_FLAG_COLUMNS))})",
                     [claim_id, kind, source, model, metric, score, threshold, note, who, stamp],
@@ -86,7 +87,7 @@ class AnnotationStore:
 
     def set_pipeline_flags(self, flags: list[Flag], kind: str, model: str, metric: str) -> FlagChange:
         """Replace the pipeline's flags of one kind/model/metric with `flags`."""
-        with self.db.atomic():
+        with atomic(self.db):
             removed = self._select_flags(
                 "kind = ? AND source = 'pipeline' AND model = ? AND metric = ?", [kind, model, metric]
             )
@@ -103,7 +104,7 @@ class AnnotationStore:
         `who`'s, when given)."""
         where = "claim_id = ? AND kind = ?" + (" AND source = ?" if source else "") + (" AND who = ?" if who else "")
         removed = []
-        with self.db.atomic():
+        with atomic(self.db):
             for claim_id in claim_ids:
                 params = [claim_id, kind] + ([source] if source else []) + ([who] if who else [])
                 gone = self._select_flags(where, params)
@@ -116,7 +117,7 @@ class AnnotationStore:
 
     def undo(self, change: FlagChange) -> None:
         """Reverse a flag / unflag exactly (the history keeps both the change and its undoing)."""
-        with self.db.atomic():
+        with atomic(self.db):
             for flag in self._select_flags(f"id IN ({', '.join('?' * len(change.added_ids))})",
                                            change.added_ids) if change.added_ids else []:
                 self.db.execute("DELETE FROM flags WHERE id = ?", [flag.id])
@@ -162,9 +163,9 @@ class AnnotationStore:
         return rows.fetchall()
 
     def _insert(self, flag: Flag, keep_id: bool = False) -> int:
-        values = flag.model_dump(exclude=None if keep_id else {"id"})
+        values = as_dict(flag, exclude=None if keep_id else {"id"})
         values["created_at"] = values["created_at"] or now_iso()
-        cursor = self.db.conn.execute(
+        cursor = self.db.execute(
             f"INSERT OR REPLACE INTO flags ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
             list(values.values()),
         )
@@ -173,7 +174,7 @@ class AnnotationStore:
     def _select_flags(self, where: str, params: list) -> list[Flag]:
         cursor = self.db.execute(f"SELECT * FROM flags WHERE {where} ORDER BY id", params)
         names = [d[0] for d in cursor.description]
-        return [Flag.from_store(dict(zip(names, row))) for row in cursor]
+        return [Flag(**dict(zip(names, row))) for row in cursor]
 
     # -- failure categories and triage ----------------------------------------
 
@@ -195,7 +196,7 @@ class AnnotationStore:
             raise ValueError(f"a category named {name!r} already exists")
         if key and any(c.key == key for c in existing):
             raise ValueError(f"key {key!r} is already taken by another category")
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute(
                 "INSERT INTO failure_categories (slug, name, key, description, builtin, created_at)"
                 " VALUES (?, ?, ?, ?, 0, ?)",

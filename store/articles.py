@@ -8,10 +8,13 @@ everything it finished and a second fetch asks only for what is missing or faile
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
-from store.database import Database
-
+from store.connection import atomic
 from store.records import now_iso
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 _CHUNK = 500
 
@@ -65,14 +68,14 @@ class ArticleCounts:
 class ArticleStore:
     """Fetched articles by address, and which claims still need one."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def save(self, record: ArticleRecord) -> bool:
         """Insert or replace the row for the record's address (one transaction); False when a
         failure was not stored because the address has a fetched article already."""
         values = {**record.__dict__, "fetched_at": record.fetched_at or now_iso()}
-        with self.db.atomic():
+        with atomic(self.db):
             cursor = self.db.execute(_UPSERT, [values[c] for c in _COLUMNS])
         return cursor.rowcount > 0
 

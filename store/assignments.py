@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-
-from store.database import Database
+from typing import TYPE_CHECKING
 
 from store.filters import compile_filter
 from store.records import now_iso
 from store.triage import write_lock
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class Progress:
 class AssignmentStore:
     """Rounds, assignments and queues."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def create_round(self, run_id: int, filter_text: str, annotators: list[str], overlap: float, per_item: int,
@@ -68,7 +70,7 @@ class AssignmentStore:
         left as they were. Returns the round and how many items each annotator got."""
         given: dict[str, int] = {name: 0 for name in annotators}
         with write_lock(self.db):
-            cursor = self.db.conn.execute(
+            cursor = self.db.execute(
                 "INSERT INTO triage_rounds (run_id, filter, annotators, overlap, per_item, seed, blind, created_by,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_id, filter_text, json.dumps(annotators, ensure_ascii=False), overlap, per_item, seed, int(blind),
@@ -84,7 +86,7 @@ class AssignmentStore:
                 rows.append((prediction_id, annotator, run_id, round_id, next_position[annotator], prediction_id,
                              annotator))
                 next_position[annotator] += 1
-            self.db.conn.executemany(
+            self.db.executemany(
                 "INSERT OR IGNORE INTO triage_assignments (prediction_id, annotator, run_id, round_id, position, done)"
                 " VALUES (?, ?, ?, ?, ?, coalesce((SELECT reviewed FROM triage_reviews"
                 " WHERE prediction_id = ? AND annotator = ?), 0))", rows)

@@ -10,10 +10,13 @@ can mark a batch they no longer want to wait for `forgotten`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from store.database import Database
-
+from store.connection import atomic
 from store.records import now_iso
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 OPEN = ("submitting", "submitted")
 """A batch in these states still holds its run's claims."""
@@ -42,12 +45,12 @@ class RunBatch:
 
 
 class BatchStore:
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def reserve(self, run_id: int, provider: str, sizes: list[int]) -> list[RunBatch]:
         """One `submitting` row per batch about to be sent; BatchBusy if the run has one out."""
-        conn = self.db.conn
+        conn = self.db
         conn.execute("BEGIN IMMEDIATE")  # the check and the insert, with no writer in between
         try:
             waiting = self._select(f"run_id = ? AND status IN {OPEN}", [run_id])
@@ -64,19 +67,19 @@ class BatchStore:
 
     def submitted(self, row_id: int, batch_id: str) -> RunBatch:
         """The provider accepted the batch under `batch_id`."""
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute("UPDATE run_batches SET status = 'submitted', batch_id = ? WHERE id = ?",
                             [batch_id, row_id])
         return self.get(row_id)
 
     def annotate(self, row_id: int, note: str) -> None:
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute("UPDATE run_batches SET note = ? WHERE id = ?", [note, row_id])
 
     def release(self, row_ids: list[int]) -> None:
         """Reservations whose requests were never sent (the submit failed before them)."""
-        with self.db.atomic():
-            self.db.conn.executemany("DELETE FROM run_batches WHERE id = ? AND status = 'submitting'",
+        with atomic(self.db):
+            self.db.executemany("DELETE FROM run_batches WHERE id = ? AND status = 'submitting'",
                                      [(row_id,) for row_id in row_ids])
 
     def get(self, row_id: int) -> RunBatch:
@@ -94,7 +97,7 @@ class BatchStore:
 
     def close(self, row_id: int, status: str, provider_status: str | None, note: str | None = None) -> None:
         """The batch is done with: its results were read (collected) or it failed as a whole."""
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute("UPDATE run_batches SET status = ?, provider_status = ?, note = ?, collected_at = ?"
                             " WHERE id = ?", [status, provider_status, note, now_iso(), row_id])
 

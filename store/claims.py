@@ -6,10 +6,11 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from store.database import Database
+from store.connection import rows_as_dicts
 from store.records import Claim, ClaimImage, Evidence
 
 if TYPE_CHECKING:
+    from sqlite3 import Connection
     from store.filters import CompiledFilter
 
 # Sort keys a user can pick, each backed by an index on (column, id).
@@ -69,7 +70,7 @@ class PageRequest:
 class ClaimStore:
     """Queries over claims and their evidence."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def compile(self, filter_text: str) -> CompiledFilter:
@@ -169,7 +170,7 @@ class ClaimStore:
             values.pop(unwanted)
         values["evidence"] = self.evidence(claim_id)
         values["images"] = self.images(claim_id)
-        return Claim.from_store(values)
+        return Claim(**values)
 
     def images(self, claim_id: int) -> list[ClaimImage]:
         """The claim's images in rank order, with what is known of each (not the bytes)."""
@@ -178,7 +179,7 @@ class ClaimStore:
             " FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
             " WHERE ci.claim_id = ? ORDER BY ci.rank, ci.id", [claim_id]).fetchall()
         names = ("rank", "source", "url", "sha256", "mime", "bytes", "width", "height", "caption")
-        return [ClaimImage.from_store(dict(zip(names, row))) for row in rows]
+        return [ClaimImage(**dict(zip(names, row))) for row in rows]
 
     def image_data(self, sha256: str) -> bytes | None:
         """An image's bytes, by content hash."""
@@ -201,13 +202,13 @@ class ClaimStore:
     def evidence(self, claim_id: int) -> list[Evidence]:
         """The claim's evidence in rank order."""
         items = []
-        for row in self.db.query(
+        for row in rows_as_dicts(self.db.execute(
             "SELECT * FROM evidence WHERE claim_id = ? ORDER BY rank, id", [claim_id]
-        ):
+        )):
             row.pop("id"), row.pop("claim_id")
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row["is_cited"] = bool(row["is_cited"])
-            items.append(Evidence.from_store(row))
+            items.append(Evidence(**row))
         return items
 
     def resolve(self, reference: str) -> int | None:
@@ -320,7 +321,7 @@ class ClaimStore:
 
     def _over_selection(self, claim_ids: list[int], sql: str, params: list | None = None) -> list[tuple]:
         """Run `sql` over just these claims, held in a temporary table (any number of ids)."""
-        conn = self.db.conn
+        conn = self.db
         caller_transaction = conn.in_transaction
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS selected_claims (id INTEGER PRIMARY KEY)")
         conn.executemany("INSERT OR IGNORE INTO temp.selected_claims (id) VALUES (?)", ((i,) for i in claim_ids))

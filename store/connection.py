@@ -1,18 +1,29 @@
-"""Opening the SQLite file the way every part of the workbench needs it."""
+"""Opening the SQLite file the way every part of the workbench needs it.
+
+The store reads through the standard library's sqlite3 connection itself (importing
+sqlite-utils would load numpy with it: longer than a reading command takes). Writes that are
+one statement commit at once (the connection is in SQLite's autocommit mode, as sqlite-utils
+expects); several writes together go through sqlite-utils' own `atomic()` over the same
+connection, and the migrations through its `Migrations`.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from store.database import Database
 from store.problems import BUSY_TIMEOUT_MS, DatabaseProblem, as_problem, check_path
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 MMAP_BYTES = 1 << 30
 """How much of the file SQLite may map into memory (a big database is read through the map)."""
 
 
-def open_database(path: str | Path, closed_elsewhere: bool = False) -> Database:
+def open_database(path: str | Path, closed_elsewhere: bool = False) -> sqlite3.Connection:
     """Open (or create) the database file with WAL, foreign keys and a busy timeout.
 
     A path that cannot hold the database (a folder, a missing folder, a file that is not
@@ -25,9 +36,9 @@ def open_database(path: str | Path, closed_elsewhere: bool = False) -> Database:
     check_path(path)
     conn = None
     try:
-        conn = sqlite3.connect(path, check_same_thread=not closed_elsewhere)
-        db = Database(conn)
-        conn.execute("PRAGMA recursive_triggers = ON")  # as sqlite-utils set it (the schema was made so)
+        # isolation_level=None: SQLite's autocommit (a lone write commits; BEGIN opens a transaction).
+        conn = sqlite3.connect(path, check_same_thread=not closed_elsewhere, isolation_level=None)
+        conn.execute("PRAGMA recursive_triggers = ON")  # as sqlite-utils sets it (the schema was made so)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # WAL lets the TUI read while a run in another process writes.
         conn.execute("PRAGMA journal_mode = WAL")
@@ -46,21 +57,42 @@ def open_database(path: str | Path, closed_elsewhere: bool = False) -> Database:
         if problem is None:
             raise
         raise problem from None
-    return db
+    return conn
 
 
-def database_path(db: Database) -> str:
+def sqlite_utils_database(conn: sqlite3.Connection) -> sqlite_utils.Database:
+    """sqlite-utils' Database over the store's connection (for transactions, migrations and
+    its table objects); imported on the first use."""
+    import sqlite_utils
+
+    return sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+
+
+def atomic(conn: sqlite3.Connection) -> AbstractContextManager:
+    """Every write inside commits together, or none does; nested, a savepoint (sqlite-utils'
+    `atomic()`)."""
+    return sqlite_utils_database(conn).atomic()
+
+
+def rows_as_dicts(cursor: sqlite3.Cursor) -> list[dict]:
+    """A cursor's rows as dicts, column name -> value."""
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor]
+
+
+def database_path(conn: sqlite3.Connection) -> str:
     """The file a connection is open on (for messages)."""
-    rows = db.execute("PRAGMA database_list").fetchall()
+    rows = conn.execute("PRAGMA database_list").fetchall()
     return next((row[2] for row in rows if row[1] == "main"), "") or "the database"
 
 
-def data_version(db: Database) -> int:
+def data_version(conn: sqlite3.Connection) -> int:
     """SQLite's counter that changes when another connection commits.
 
     The TUI polls this to notice a run writing from another terminal.
     """
-    return db.execute("PRAGMA data_version").fetchone()[0]
+    return conn.execute("PRAGMA data_version").fetchone()[0]
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "DatabaseProblem", "data_version", "database_path", "open_database"]
+__all__ = ["BUSY_TIMEOUT_MS", "DatabaseProblem", "atomic", "data_version", "database_path", "open_database",
+           "rows_as_dicts", "sqlite_utils_database"]

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from store.database import Database
-
+from store.connection import atomic
 from store.records import now_iso
 from store.scoring import FieldSource
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 _CHUNK = 500
 """Claim ids per IN (...) list (SQLite allows 32,766 variables; smaller lists plan well)."""
@@ -62,7 +65,7 @@ class ScoreGroup:
 class ContaminationStore:
     """Stored claim scores per (target model, extractor, metric), and pipeline flag reads."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def save_scores(self, rows: list[ScoreRow]) -> None:
@@ -71,8 +74,8 @@ class ContaminationStore:
         values = [[r.claim_id, r.target_model, r.extractor_model, r.metric, r.score, int(r.scorable), r.n_oracle,
                    r.n_generated, json.dumps(r.pairs), r.article_run_id, r.oracle_run_id, r.generated_run_id,
                    stamp] for r in rows]
-        with self.db.atomic():
-            self.db.conn.executemany(_UPSERT, values)
+        with atomic(self.db):
+            self.db.executemany(_UPSERT, values)
 
     def score_rows(self, target: str | None = None, metric: str | None = None, extractor: str | None = None,
                    claim_id: int | None = None, scorable_only: bool = False,

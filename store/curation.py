@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from store.database import Database
-
+from store.connection import atomic
 from store.records import now_iso
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 CURATED_OUT = "curated-out"
 """The flag kind every curation step's flags are a sub-kind of."""
@@ -63,7 +66,7 @@ class DuplicateLink:
 class CurationStore:
     """Curation steps, their flags and the duplicate links of one dataset at a time."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def claims(self, dataset_id: int, leaving_out: list[str] = ()) -> list[CurationRow]:
@@ -87,15 +90,15 @@ class CurationStore:
         `duplicates` replaces the dataset's duplicate links too.
         """
         kind, stamp = step_kind(step), now_iso()
-        with self.db.atomic():
+        with atomic(self.db):
             self._delete_flags(dataset_id, kind)
-            self.db.conn.executemany(
+            self.db.executemany(
                 "INSERT OR REPLACE INTO flags (claim_id, kind, source, model, metric, note, who, created_at)"
                 " VALUES (?, ?, 'pipeline', '', '', ?, 'curate', ?)",
                 [(claim_id, kind, note, stamp) for claim_id, note in removed.items()])
             if duplicates is not None:
                 self._delete_links(dataset_id)
-                self.db.conn.executemany(
+                self.db.executemany(
                     "INSERT INTO claim_duplicates (claim_id, kept_id, similarity, method) VALUES (?, ?, ?, ?)",
                     [(d.claim_id, d.kept_id, d.similarity, d.method) for d in duplicates])
             self.db.execute(
@@ -105,7 +108,7 @@ class CurationStore:
 
     def clear_step(self, dataset_id: int, step: str) -> int:
         """Take a step's flags (and record, and duplicate links) off the dataset; returns the claims freed."""
-        with self.db.atomic():
+        with atomic(self.db):
             freed = self._delete_flags(dataset_id, step_kind(step))
             if step == "duplicate":
                 self._delete_links(dataset_id)

@@ -8,11 +8,13 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from store.database import Database
+from store.connection import atomic, rows_as_dicts
+from store.records import Claim, Dataset, LabelSpace, as_dict, now_iso, to_json, validated
 
-from store.records import Claim, Dataset, LabelSpace, now_iso, to_json
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 _CLAIM_COLUMNS = [
     "text", "label", "raw_label", "question", "response", "claim_start", "claim_end",
@@ -64,7 +66,7 @@ class ImportCounts:
 class DatasetStore:
     """Datasets and the claims inside them."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def list(self) -> list[Dataset]:
@@ -90,16 +92,16 @@ class DatasetStore:
         ).fetchone()
         if row is None:
             return None
-        return LabelSpace.from_store({"name": row[0], "labels": json.loads(row[1]), "abstain": row[2],
-                                     "excluded": json.loads(row[3])})
+        return LabelSpace(name=row[0], labels=json.loads(row[1]), abstain=row[2],
+                          excluded=json.loads(row[3]))
 
     def _select(self, where: str, params: list) -> list[Dataset]:
-        rows = self.db.query(
+        cursor = self.db.execute(
             "SELECT d.*, (SELECT count(*) FROM claims c WHERE c.dataset_id = d.id) AS claim_count"
             f" FROM datasets d WHERE {where} ORDER BY d.name",
             params,
         )
-        return [_dataset(row) for row in rows]
+        return [_dataset(row) for row in rows_as_dicts(cursor)]
 
     def label_counts(self, dataset_id: int) -> dict[str, int]:
         """How many claims carry each gold label."""
@@ -119,7 +121,7 @@ class DatasetStore:
         The iterable may still be reading its file: an error it raises rolls everything back.
         External ids must be unique within one call (the importer checks them first).
         """
-        conn = self.db.conn
+        conn = self.db
         conn.execute("BEGIN IMMEDIATE")
         try:
             with _full_text_indexed_in_bulk(conn):
@@ -150,7 +152,7 @@ class DatasetStore:
         for item in claims:
             claim, digest = item if isinstance(item, tuple) else (item, None)
             fields = _fields(claim)
-            digest = digest or claim_hash(claim if isinstance(claim, Claim) else Claim.model_validate(claim))
+            digest = digest or claim_hash(validated(Claim, claim))
             external_id = fields["external_id"]
             known = existing.get(external_id)
             if known and known[1] == digest:
@@ -175,7 +177,7 @@ class DatasetStore:
         return counts
 
     def _flush(self, inserts, updates, stale_evidence, evidence, images: _Images) -> None:
-        conn = self.db.conn
+        conn = self.db
         conn.executemany(_INSERT_CLAIM, inserts)
         conn.executemany(_UPDATE_CLAIM, updates)
         conn.executemany("DELETE FROM evidence WHERE claim_id = ?", stale_evidence)
@@ -193,8 +195,8 @@ class DatasetStore:
             [dataset.name],
         ).fetchone()
         if row is not None:
-            stored = LabelSpace.from_store(
-                {"name": row[1], "labels": json.loads(row[2]), "abstain": row[3], "excluded": json.loads(row[4])}
+            stored = LabelSpace(
+                name=row[1], labels=json.loads(row[2]), abstain=row[3], excluded=json.loads(row[4])
             )
             if stored.labels != space.labels or stored.abstain != space.abstain:
                 raise DatasetConflict(
@@ -202,7 +204,7 @@ class DatasetStore:
                     f" this file's labels are {_listed(space)}. Import it under another --dataset name."
                 )
             return row[0]
-        cursor = self.db.conn.execute(
+        cursor = self.db.execute(
             "INSERT INTO datasets (name, source_format, label_space, labels, abstain_label,"
             " excluded_labels, source_path, imported_at, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
@@ -215,7 +217,7 @@ class DatasetStore:
 
     def delete(self, name: str) -> bool:
         """Remove a dataset with its claims, evidence, runs and flags."""
-        with self.db.atomic():
+        with atomic(self.db):
             cursor = self.db.execute("DELETE FROM datasets WHERE name = ?", [name])
         return cursor.rowcount > 0
 
@@ -258,12 +260,12 @@ def claim_hash(claim: Claim) -> str:
     """A digest of everything imported for a claim (to tell updated from unchanged)."""
     import hashlib  # on imports only (loading OpenSSL's hashes costs a reading command a few ms)
 
-    payload = claim.model_dump(exclude={"id", "dataset"}, mode="json")
+    payload = as_dict(claim, exclude={"id", "dataset"})
     return hashlib.sha256(to_json(payload).encode()).hexdigest()[:32]
 
 
 def _fields(record: ClaimData) -> Mapping[str, Any]:
-    """A record's fields without copying: a mapping as is, a pydantic model's __dict__."""
+    """A record's fields without copying: a mapping as is, a record's __dict__."""
     return record if isinstance(record, Mapping) else record.__dict__
 
 
@@ -298,14 +300,14 @@ def _json_or_empty(value: dict | None) -> str:
 
 
 def _dataset(row: dict) -> Dataset:
-    space = LabelSpace.from_store({
-        "name": row["label_space"],
-        "labels": json.loads(row["labels"]),
-        "abstain": row["abstain_label"],
-        "excluded": json.loads(row["excluded_labels"]),
-    })
-    return Dataset.from_store({
-        "id": row["id"], "name": row["name"], "source_format": row["source_format"], "label_space": space,
-        "source_path": row["source_path"], "imported_at": row["imported_at"], "notes": row["notes"],
-        "claim_count": row["claim_count"],
-    })
+    space = LabelSpace(
+        name=row["label_space"],
+        labels=json.loads(row["labels"]),
+        abstain=row["abstain_label"],
+        excluded=json.loads(row["excluded_labels"]),
+    )
+    return Dataset(
+        id=row["id"], name=row["name"], source_format=row["source_format"], label_space=space,
+        source_path=row["source_path"], imported_at=row["imported_at"], notes=row["notes"],
+        claim_count=row["claim_count"],
+    )

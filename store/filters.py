@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
-
-from store.database import Database
+from typing import TYPE_CHECKING
 
 from store.filter_terms import FilterError, Term, parse_terms
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 FILTER_HELP = """\
 Terms are combined with AND; put - in front of a term to negate it.
@@ -93,7 +95,7 @@ class CompiledFilter:
         return self.where == "1"
 
 
-def compile_filter(text: str, db: Database | None = None) -> CompiledFilter:
+def compile_filter(text: str, db: Connection | None = None) -> CompiledFilter:
     """Compile a filter to SQL; `db` resolves run, dataset and category names."""
     compiler = _Compiler(db)
     for term in parse_terms(text or ""):
@@ -102,7 +104,7 @@ def compile_filter(text: str, db: Database | None = None) -> CompiledFilter:
 
 
 class _Compiler:
-    def __init__(self, db: Database | None):
+    def __init__(self, db: Connection | None):
         self.db = db
         self.clauses: list[tuple[str, list]] = []
         """(SQL, parameters) per term, ANDed."""

@@ -8,12 +8,15 @@ score lives in `judgments`, keyed by the scored prediction and `person:NAME`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from store.database import Database
-
+from store.connection import atomic
 from store.records import Run, now_iso
 from store.runs import RunStore
 from store.triage import TriageStore, write_lock
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 PERSON_PREFIX = "person:"
 
@@ -61,7 +64,7 @@ class JudgeRepeat:
 class JudgingStore:
     """Judge runs and judgments."""
 
-    def __init__(self, db: Database, runs: RunStore):
+    def __init__(self, db: Connection, runs: RunStore):
         self.db = db
         self.runs = runs
         self.team = TriageStore(db)
@@ -119,7 +122,7 @@ class JudgingStore:
 
     def record_repeat(self, repeat: JudgeRepeat) -> None:
         """One repeat's outcome, committed at once (asked again, it replaces the row)."""
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute(
                 "INSERT OR REPLACE INTO judge_repeats (run_id, claim_id, repeat, status, score, justification,"
                 " raw_output, error, cached, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-
-from store.database import Database
+from typing import TYPE_CHECKING
 
 from store.records import now_iso
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,7 @@ class HistoryEntry:
     changed_at: str
 
 
-def record_change(db: Database, prediction_id: int | None, kind: str, annotator: str, changed_by: str, old, new,
+def record_change(db: Connection, prediction_id: int | None, kind: str, annotator: str, changed_by: str, old, new,
                   source: str, stamp: str | None = None, claim_id: int | None = None) -> None:
     """One change to a label of an answer (prediction_id) or of a claim (claim_id)."""
     run_id = run_name = None
@@ -39,7 +41,7 @@ def record_change(db: Database, prediction_id: int | None, kind: str, annotator:
         row = db.execute("SELECT p.claim_id, p.run_id, r.name FROM predictions p JOIN runs r ON r.id = p.run_id"
                          " WHERE p.id = ?", [prediction_id]).fetchone()
         claim_id, run_id, run_name = row
-    db.conn.execute(
+    db.execute(
         "INSERT INTO label_history (claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by,"
         " old, new, source, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by,
@@ -47,7 +49,7 @@ def record_change(db: Database, prediction_id: int | None, kind: str, annotator:
          None if new is None else json.dumps(new, ensure_ascii=False), source, stamp or now_iso()])
 
 
-def claim_history(db: Database, claim_id: int, limit: int = 500) -> list[HistoryEntry]:
+def claim_history(db: Connection, claim_id: int, limit: int = 500) -> list[HistoryEntry]:
     """A claim's label changes, newest first."""
     rows = db.execute(
         "SELECT id, claim_id, prediction_id, run_name, kind, annotator, changed_by, old, new, source, changed_at"

@@ -7,12 +7,15 @@ upgrades a database made with only the first migrations and checks nothing is lo
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+import sqlite3
+from typing import TYPE_CHECKING
 
-from store.connection import database_path
-from store.database import sqlite_utils_database
-from store.migration_registry import KNOWN, migration, migrations
+from store.connection import database_path, sqlite_utils_database
+from store.migration_registry import KNOWN, MIGRATION_SET, migration, workbench_migrations
 from store.problems import DatabaseProblem
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 BUILTIN_FAILURE_CATEGORIES = [
     # slug, name, key, description
@@ -337,14 +340,30 @@ def m008_run_batches(db: Database) -> None:
 from store import migrations_later  # noqa: E402,F401
 
 
-def apply_migrations(db: Database, stop_before: str | None = None) -> None:
-    """Bring the schema up to date (or up to just before `stop_before`, for tests).
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    """The workbench's migrations the database has had, in the order applied (read from
+    sqlite-utils' _sqlite_migrations table with sqlite3; none for a new database)."""
+    try:
+        rows = conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid",
+                            [MIGRATION_SET]).fetchall()
+    except sqlite3.OperationalError:  # no such table: a new database
+        return []
+    return [name for (name,) in rows]
+
+
+def schema_is_current(conn: sqlite3.Connection) -> bool:
+    """True when the database has had exactly the migrations this version registers."""
+    return set(applied_migrations(conn)) == set(KNOWN)
+
+
+def apply_migrations(conn: sqlite3.Connection, stop_before: str | None = None) -> None:
+    """Bring the schema up to date (or up to just before `stop_before`, for tests) with
+    sqlite-utils' Migrations, which records each in _sqlite_migrations.
 
     A database a newer version has upgraded is refused: this version would misread it.
     """
-    db = sqlite_utils_database(db)  # the migrations use sqlite-utils' table objects
-    unknown = [m.name for m in migrations.applied(db) if m.name not in KNOWN]
+    unknown = [name for name in applied_migrations(conn) if name not in KNOWN]
     if unknown:
-        raise DatabaseProblem(database_path(db), f"was upgraded by a newer version of the workbench (its schema has"
+        raise DatabaseProblem(database_path(conn), f"was upgraded by a newer version of the workbench (its schema has"
                               f" {unknown[-1]}; this version knows up to {KNOWN[-1]}): upgrade the workbench")
-    migrations.apply(db, stop_before=stop_before)
+    workbench_migrations().apply(sqlite_utils_database(conn), stop_before=stop_before)

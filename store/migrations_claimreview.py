@@ -7,9 +7,12 @@ deletes a claim, so every filter and score can include or leave out what it remo
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from store.migration_registry import migration
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @migration

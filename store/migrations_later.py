@@ -1,12 +1,15 @@
 """The schema, continued: migrations from m009 on (store/migrations.py holds the first eight
-and applies them all, in order). Never edit one that has shipped: add the next number, and
-its name to store/migration_names.py (opening a database reads that list, not this code)."""
+and applies them all, in order). Never edit one that has shipped: add the next number with
+@migration, after the last one registered."""
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from store.migration_registry import migration
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def _outcome_of(status: str, verdict: str, claim_id: str) -> str:

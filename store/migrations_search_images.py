@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from store.migration_registry import migration
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @migration

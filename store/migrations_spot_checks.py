@@ -3,9 +3,12 @@ llama.cpp, provider-cached and batch-priced tokens, and the engine settings of a
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from store.migration_registry import migration
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @migration

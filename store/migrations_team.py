@@ -10,10 +10,13 @@ is lost or becomes anonymous.
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from store.migration_registry import migration
-from store.triage import UNATTRIBUTED
+from store.records import UNATTRIBUTED
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 _AUTHOR = f"coalesce(nullif(trim(who), ''), '{UNATTRIBUTED}')"
 

@@ -1,18 +1,19 @@
-"""The records the store reads and writes, declared as pydantic models.
+"""The records the store reads and writes: plain dataclasses.
 
-Importers validate incoming data against these before anything touches the database,
-so a bad record is caught with its field name and nothing is half-written. They are
-LazyModels (store/lazy_model.py): pydantic validates them when they are built from outside
-data, while the store builds the records it reads back without importing pydantic.
+The store builds them from rows it wrote itself (checked when written), so reading needs no
+validation. Where data comes from outside (a file being imported), `validated()` checks it
+with pydantic against the same declarations (field types, no unknown field), naming the
+field that is wrong, before anything touches the database.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Literal
-
-from store.lazy_model import Field, LazyModel, field_validator
+from typing import Annotated, Any, Literal, TypeVar
 
 EvidenceKind = Literal["passage", "page", "qa", "article"]
 Importance = Literal["Main", "Sub", "Irrelevant"]
@@ -24,11 +25,33 @@ run marked running whose process on this machine is gone (killed, crashed, power
 "batched" is read too: a run whose requests wait in a provider's batch API."""
 
 
-class Record(LazyModel):
-    model_config = {"use_attribute_docstrings": True, "extra": "forbid"}
+class NotBlank:
+    """A text that must not be blank, checked by pydantic when outside data is validated
+    (pydantic's protocol for a check carried in `Annotated`; pydantic is imported only then)."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __get_pydantic_core_schema__(self, source, handler):
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(self._checked, handler(source))
+
+    def _checked(self, value: str) -> str:
+        if not value.strip():
+            raise ValueError(self.message)
+        return value
 
 
-class LabelSpace(Record):
+record = dataclass(kw_only=True)
+"""A record's declaration: keyword-only fields (a required one may follow one with a default)."""
+
+_PYDANTIC_CONFIG = {"extra": "forbid", "use_attribute_docstrings": True}
+"""How pydantic checks outside data against a record (read by pydantic, a plain dict here)."""
+
+
+@record
+class LabelSpace:
     """The labels a dataset is scored in."""
 
     name: str
@@ -37,7 +60,7 @@ class LabelSpace(Record):
     """The gold classes, in display order."""
     abstain: str | None = None
     """The label a model gives when it cannot decide (e.g. 'unknown'); never a gold class."""
-    excluded: list[str] = Field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
     """Gold labels kept on claims but left out of scoring (e.g. Unevaluable, Unclear)."""
 
     @property
@@ -46,7 +69,8 @@ class LabelSpace(Record):
         return self.labels + self.excluded
 
 
-class Evidence(Record):
+@record
+class Evidence:
     """One piece of evidence attached to a claim."""
 
     kind: EvidenceKind
@@ -66,10 +90,11 @@ class Evidence(Record):
     answer_type: str | None = None
     explanation: str | None = None
     """For Boolean question-answer evidence: the explanation of the yes/no."""
-    attributes: dict[str, Any] = Field(default_factory=dict)
+    attributes: dict[str, Any] = field(default_factory=dict)
 
 
-class ClaimImage(Record):
+@record
+class ClaimImage:
     """An image that is part of a claim (a photo, a chart, a screenshot of a post)."""
 
     rank: int = 0
@@ -86,7 +111,8 @@ class ClaimImage(Record):
     caption: str | None = None
 
 
-class Claim(Record):
+@record
+class Claim:
     """A claim with its gold label, context and evidence."""
 
     id: int | None = None
@@ -94,7 +120,7 @@ class Claim(Record):
     dataset: str | None = None
     external_id: str
     """The claim's id in its benchmark."""
-    text: str
+    text: Annotated[str, NotBlank("claim text is empty")]
     label: str | None = None
     """Gold label, normalised into the dataset's label space."""
     raw_label: str | None = None
@@ -113,19 +139,14 @@ class Claim(Record):
     article_url: str | None = None
     article_text: str | None = None
     justification: str | None = None
-    attributes: dict[str, Any] = Field(default_factory=dict)
-    evidence: list[Evidence] = Field(default_factory=list)
-    images: list[ClaimImage] = Field(default_factory=list)
-
-    @field_validator("text")
-    @classmethod
-    def text_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("claim text is empty")
-        return value
+    attributes: dict[str, Any] = field(default_factory=dict)
+    evidence: list[Evidence] = field(default_factory=list)
+    images: list[ClaimImage] = field(default_factory=list)
 
 
-class Dataset(Record):
+
+@record
+class Dataset:
     """A benchmark loaded into the store."""
 
     id: int | None = None
@@ -138,7 +159,8 @@ class Dataset(Record):
     claim_count: int = 0
 
 
-class Run(Record):
+@record
+class Run:
     """One model configuration applied to a fixed list of claims."""
 
     id: int | None = None
@@ -147,30 +169,31 @@ class Run(Record):
     """verdict (fact-checking), article / extract (contamination steps), judge."""
     dataset_id: int | None = None
     model: str
-    model_identity: dict[str, Any] = Field(default_factory=dict)
+    model_identity: dict[str, Any] = field(default_factory=dict)
     prompt_name: str | None = None
     prompt_hash: str | None = None
     setting: str | None = None
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     subset_filter: str | None = None
     config_key: str | None = None
     status: RunStatus = "pending"
     created_at: str | None = None
     started_at: str | None = None
     finished_at: str | None = None
-    versions: dict[str, Any] = Field(default_factory=dict)
+    versions: dict[str, Any] = field(default_factory=dict)
     notes: str | None = None
     owner: str | None = None
     """host:pid of the process executing the run while it is running; BATCH_OWNER while its
     requests wait in a provider's batch API."""
     target_run_id: int | None = None
     """A judge run: the verdict run whose explanations it scores."""
-    engine: dict[str, Any] = Field(default_factory=dict)
+    engine: dict[str, Any] = field(default_factory=dict)
     """A local model's engine settings when the run was created (threads, batch size, the
     llama.cpp build's CPU features): what a reproduction has to match."""
 
 
-class Prediction(Record):
+@record
+class Prediction:
     """A model's finished answer for one claim in one run."""
 
     id: int | None = None
@@ -208,7 +231,8 @@ class Prediction(Record):
     is not, error for an API error."""
 
 
-class Flag(Record):
+@record
+class Flag:
     """A mark on a claim: contaminated, checked-not-contaminated, or a user's own kind."""
 
     id: int | None = None
@@ -237,3 +261,43 @@ def now_iso() -> str:
 def to_json(value: Any) -> str:
     """Compact, key-sorted JSON (stable for hashing and for diffs)."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+for _record in (LabelSpace, Evidence, ClaimImage, Claim, Dataset, Run, Prediction, Flag):
+    _record.__pydantic_config__ = _PYDANTIC_CONFIG
+
+RecordType = TypeVar("RecordType")
+
+
+def validated(kind: type[RecordType], data: Any) -> RecordType:
+    """`data` (a mapping from outside) checked by pydantic as a `kind` record, nested records
+    built too; pydantic's ValidationError names each field that is wrong. A record is kept."""
+    if isinstance(data, kind):
+        return data
+    return _adapter(kind).validate_python(data)
+
+
+@functools.cache
+def _adapter(kind: type):
+    from pydantic import TypeAdapter  # only where outside data comes in: it costs a reading command 80 ms
+
+    return TypeAdapter(kind)
+
+
+def as_dict(item: Any, *, include: set[str] | None = None, exclude: set[str] | None = None,
+            exclude_none: bool = False) -> dict[str, Any]:
+    """A record's fields as a new dict (nested records as dicts, lists and tables copied), some
+    left out on request; `exclude_none` leaves out fields that are None, nested records' too."""
+    return {f.name: _plain(getattr(item, f.name), exclude_none) for f in dataclasses.fields(item)
+            if (include is None or f.name in include) and not (exclude and f.name in exclude)
+            and not (exclude_none and getattr(item, f.name) is None)}
+
+
+def _plain(value: Any, exclude_none: bool) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return as_dict(value, exclude_none=exclude_none)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item, exclude_none) for item in value)
+    if isinstance(value, dict):
+        return {key: _plain(item, exclude_none) for key, item in value.items()}
+    return value

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from store.database import Database
+from store.connection import atomic, rows_as_dicts
+from store.records import Claim, ClaimImage, Evidence, Prediction, Run, as_dict, now_iso, to_json
 
-from store.records import Claim, ClaimImage, Evidence, Prediction, Run, now_iso, to_json
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 _RUN_JSON = ("model_identity", "params", "versions", "engine")
 BATCH_OWNER = "batch"
@@ -66,22 +69,22 @@ class CachedResponse:
 class RunStore:
     """Creating runs, recording predictions, reading them back."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def create(self, run: Run, claim_ids: list[int]) -> Run:
         """Record a run and the exact claims it covers, in order."""
-        values = run.model_dump(exclude={"id"})
+        values = as_dict(run, exclude={"id"})
         for key in _RUN_JSON:
             values[key] = to_json(values[key])
         values["created_at"] = values["created_at"] or now_iso()
-        with self.db.atomic():
-            cursor = self.db.conn.execute(
+        with atomic(self.db):
+            cursor = self.db.execute(
                 f"INSERT INTO runs ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
                 list(values.values()),
             )
             run_id = cursor.lastrowid
-            self.db.conn.executemany(
+            self.db.executemany(
                 "INSERT INTO run_claims (run_id, claim_id, position) VALUES (?, ?, ?)",
                 [(run_id, claim_id, n) for n, claim_id in enumerate(claim_ids)],
             )
@@ -90,15 +93,15 @@ class RunStore:
     def create_with_predictions(self, run: Run, claim_ids: list[int], predictions: list[Prediction]) -> Run:
         """A finished run made elsewhere: the run, its claims and every answer, in one
         transaction (an imported predictions file: all of it, or nothing)."""
-        with self.db.atomic():
+        with atomic(self.db):
             created = self.create(run, claim_ids)
             rows = []
             for prediction in predictions:
-                values = prediction.model_dump(exclude={"id"})
+                values = as_dict(prediction, exclude={"id"})
                 values.update(run_id=created.id, created_at=values["created_at"] or now_iso(),
                               parsed=None if values["parsed"] is None else to_json(values["parsed"]))
                 rows.append([values[c] for c in _PREDICTION_COLUMNS])
-            self.db.conn.executemany(_UPSERT_PREDICTION, rows)
+            self.db.executemany(_UPSERT_PREDICTION, rows)
         return self.get(created.id)
 
     def get(self, reference: int | str) -> Run | None:
@@ -107,7 +110,7 @@ class RunStore:
             "SELECT * FROM runs WHERE CAST(id AS TEXT) = ? OR name = ? ORDER BY name = ? DESC LIMIT 1",
             [str(reference), str(reference), str(reference)],
         )
-        rows = _dicts(row)
+        rows = rows_as_dicts(row)
         return _run(rows[0]) if rows else None
 
     def list(self, kind: str | None = "verdict") -> list[Run]:
@@ -115,7 +118,7 @@ class RunStore:
         sql, params = "SELECT * FROM runs", []
         if kind:
             sql, params = sql + " WHERE kind = ?", [kind]
-        return [_run(r) for r in _dicts(self.db.execute(sql + " ORDER BY id DESC", params))]
+        return [_run(r) for r in rows_as_dicts(self.db.execute(sql + " ORDER BY id DESC", params))]
 
     def latest_with_config(self, config_key: str) -> Run | None:
         """The newest run made with the same configuration (for re-running a command)."""
@@ -125,7 +128,7 @@ class RunStore:
     def with_config(self, config_key: str, limit: int = 100) -> list[Run]:
         """Runs made with one configuration, newest first."""
         sql = "SELECT * FROM runs WHERE config_key = ? ORDER BY id DESC LIMIT ?"
-        return [_run(row) for row in _dicts(self.db.execute(sql, [config_key, limit]))]
+        return [_run(row) for row in rows_as_dicts(self.db.execute(sql, [config_key, limit]))]
 
     def unique_name(self, base: str) -> str:
         """`base`, or `base-2`, `base-3`... whichever is free."""
@@ -142,7 +145,7 @@ class RunStore:
         stamp = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at",
                  "failed": "finished_at"}.get(status)
         owner = f"{_host()}:{os.getpid()}" if status == "running" else None
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute("UPDATE runs SET status = ?, owner = ? WHERE id = ?", [status, owner, run_id])
             if stamp:
                 self.db.execute(f"UPDATE runs SET {stamp} = ? WHERE id = ?", [now_iso(), run_id])
@@ -160,7 +163,7 @@ class RunStore:
 
     def set_batched(self, run_id: int) -> None:
         """Mark a run as waiting on a provider's batch API: it reads "batched", never "interrupted"."""
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute("UPDATE runs SET status = 'running', owner = ?, started_at = coalesce(started_at, ?)"
                             " WHERE id = ?", [BATCH_OWNER, now_iso(), run_id])
 
@@ -210,11 +213,11 @@ class RunStore:
         `cache` = (key, model identity, response): remember the response it came from in
         the same transaction (one commit per answer instead of two).
         """
-        values = prediction.model_dump(exclude={"id"})
+        values = as_dict(prediction, exclude={"id"})
         values["parsed"] = None if values["parsed"] is None else to_json(values["parsed"])
         values["created_at"] = values["created_at"] or now_iso()
-        with self.db.atomic():
-            self.db.conn.execute(_UPSERT_PREDICTION, [values[c] for c in _PREDICTION_COLUMNS])
+        with atomic(self.db):
+            self.db.execute(_UPSERT_PREDICTION, [values[c] for c in _PREDICTION_COLUMNS])
             if cache is not None:
                 self._insert_cached(*cache, values["created_at"])
 
@@ -238,12 +241,12 @@ class RunStore:
 
     def judge_runs(self, run_id: int) -> list[Run]:
         """The judge runs that scored this run's explanations, oldest first."""
-        rows = _dicts(self.db.execute("SELECT * FROM runs WHERE target_run_id = ? ORDER BY id", [run_id]))
+        rows = rows_as_dicts(self.db.execute("SELECT * FROM runs WHERE target_run_id = ? ORDER BY id", [run_id]))
         return [_run(r) for r in rows]
 
     def predictions(self, run_id: int, where: str = "1", params: list | None = None) -> list[Prediction]:
         """A run's predictions in run order; `where` narrows them (SQL over `p` and `c`)."""
-        rows = _dicts(
+        rows = rows_as_dicts(
             self.db.execute(
                 "SELECT p.* FROM predictions p JOIN claims c ON c.id = p.claim_id"
                 " JOIN run_claims rc ON rc.run_id = p.run_id AND rc.claim_id = p.claim_id"
@@ -255,14 +258,14 @@ class RunStore:
 
     def prediction(self, run_id: int, claim_id: int) -> Prediction | None:
         """One run's answer for one claim."""
-        rows = _dicts(
+        rows = rows_as_dicts(
             self.db.execute("SELECT * FROM predictions WHERE run_id = ? AND claim_id = ?", [run_id, claim_id])
         )
         return _prediction(rows[0]) if rows else None
 
     def predictions_for_claim(self, claim_id: int) -> list[tuple[Run, Prediction]]:
         """Every run's answer for a claim, oldest run first (the side-by-side view)."""
-        rows = _dicts(self.db.execute(
+        rows = rows_as_dicts(self.db.execute(
             "SELECT p.* FROM predictions p JOIN runs r ON r.id = p.run_id"
             " WHERE p.claim_id = ? AND r.kind = 'verdict' ORDER BY r.id",
             [claim_id],
@@ -271,7 +274,7 @@ class RunStore:
 
     def delete(self, run_id: int) -> None:
         """Remove a run and everything it produced."""
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute("DELETE FROM runs WHERE id = ?", [run_id])
 
     def cached_response(self, key: str) -> CachedResponse | None:
@@ -283,11 +286,11 @@ class RunStore:
 
     def cache_response(self, key: str, model_identity: str, response: CachedResponse) -> None:
         """Remember a model response (never any credential: the key is a hash)."""
-        with self.db.atomic():
+        with atomic(self.db):
             self._insert_cached(key, model_identity, response, now_iso())
 
     def _insert_cached(self, key: str, model_identity: str, response: CachedResponse, created_at: str) -> None:
-        self.db.conn.execute(
+        self.db.execute(
             "INSERT OR REPLACE INTO response_cache"
             " (key, model_identity, text, tokens_in, tokens_out, finish_reason, tool_calls, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -306,36 +309,31 @@ class RunStore:
         cursor = self.db.execute(
             f"SELECT * FROM evidence WHERE claim_id IN ({marks}) ORDER BY claim_id, rank, id", claim_ids
         )
-        for row in _dicts(cursor):
+        for row in rows_as_dicts(cursor):
             claim_id = row.pop("claim_id")
             row.pop("id")
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row["is_cited"] = bool(row["is_cited"])
-            evidence[claim_id].append(Evidence.from_store(row))
+            evidence[claim_id].append(Evidence(**row))
         images: dict[int, list[ClaimImage]] = {claim_id: [] for claim_id in claim_ids}
         cursor = self.db.execute(
             "SELECT ci.claim_id, ci.rank, ci.source, ci.url, ci.sha256, i.mime, i.bytes, i.width, i.height,"
             " ci.caption FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
             f" WHERE ci.claim_id IN ({marks}) ORDER BY ci.claim_id, ci.rank, ci.id", claim_ids)
-        for row in _dicts(cursor):
-            images[row.pop("claim_id")].append(ClaimImage.from_store(row))
+        for row in rows_as_dicts(cursor):
+            images[row.pop("claim_id")].append(ClaimImage(**row))
         cursor = self.db.execute(
             "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id"
             f" WHERE c.id IN ({marks})", claim_ids,
         )
         found = {}
-        for row in _dicts(cursor):
+        for row in rows_as_dicts(cursor):
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row.pop("dataset_id"), row.pop("content_hash")
             row["evidence"] = evidence[row["id"]]
             row["images"] = images[row["id"]]
-            found[row["id"]] = Claim.from_store(row)
+            found[row["id"]] = Claim(**row)
         return [found[claim_id] for claim_id in claim_ids if claim_id in found]
-
-
-def _dicts(cursor) -> list[dict]:
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor]
 
 
 def _run(row: dict) -> Run:
@@ -345,7 +343,7 @@ def _run(row: dict) -> Run:
         row["status"] = "batched"
     elif row["status"] == "running" and _owner_gone(row.get("owner")):
         row["status"] = "interrupted"
-    return Run.from_store(row)
+    return Run(**row)
 
 
 def _host() -> str:
@@ -375,5 +373,5 @@ def _owner_gone(owner: str | None) -> bool:
 
 def _prediction(row: dict) -> Prediction:
     row["parsed"] = None if row["parsed"] is None else json.loads(row["parsed"])
-    row["cached"] = bool(row["cached"])
-    return Prediction.from_store(row)
+    row["cached"], row["batched"] = bool(row["cached"]), bool(row["batched"])
+    return Prediction(**row)

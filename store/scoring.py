@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-
-from store.database import Database
+from typing import TYPE_CHECKING
 
 from store.flag_specs import FlagSpec
 from store.records import LabelSpace
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 SEPARATOR = "\x1f"  # between string values; a value holding it sends that field down the slow path
 MAX_CODED_VALUES = 32
@@ -161,7 +163,7 @@ def outcome_ranges(codes: OutcomeCodes) -> list[tuple[str, list, int]]:
 class ScoringStore:
     """Reads for scores: a run's items, the predictions changed since a moment, label spaces."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def label_spaces_of_run(self, run_id: int, dataset_id: int | None) -> list[tuple[str, LabelSpace]]:
@@ -175,8 +177,8 @@ class ScoringStore:
             "SELECT d.name, d.label_space, d.labels, d.abstain_label, d.excluded_labels FROM datasets d"
             f" WHERE {where} ORDER BY d.name", params,
         ).fetchall()
-        return [(name, LabelSpace.from_store({"name": space, "labels": json.loads(labels), "abstain": abstain,
-                                              "excluded": json.loads(excluded)}))
+        return [(name, LabelSpace(name=space, labels=json.loads(labels), abstain=abstain,
+                                         excluded=json.loads(excluded)))
                 for name, space, labels, abstain, excluded in rows]
 
     def column_values(self, key: str) -> list[str] | None:

@@ -11,11 +11,14 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from store.database import Database
-
+from store.connection import atomic
 from store.records import now_iso
 from store.search_images import FetchRecord, SearchImages  # noqa: F401 (FetchRecord: store's API)
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 """A word as the full-text tokenizer (unicode61) cuts them: letters and digits, `_` between."""
@@ -101,7 +104,7 @@ def fts_query(words: list[str]) -> str | None:
 class SearchStore(SearchImages):
     """Search corpus, cache and trajectories (and the images of search runs: search_images.py)."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
         self._pages: dict[str, dict[str, int]] = {}
         """Per full-text table, how many pages hold a word (asked once per word)."""
@@ -165,14 +168,14 @@ class SearchStore(SearchImages):
         document the dataset has already (same claim, address and text) is not added twice.
         Returns how many were added."""
         self._pages.pop("documents_fts", None)
-        with self.db.atomic():
+        with atomic(self.db):
             added = 0
             for claim, url, title, text, published in rows:
                 if self.db.execute("SELECT 1 FROM documents WHERE dataset_id = ? AND url IS ?"
                                    " AND claim_external_id IS ? AND text = ? LIMIT 1",
                                    [dataset_id, url, claim, text]).fetchone():
                     continue
-                self.db.conn.execute(
+                self.db.execute(
                     "INSERT INTO documents (dataset_id, claim_external_id, url, title, text, published)"
                     " VALUES (?, ?, ?, ?, ?, ?)", [dataset_id, claim, url, title, text, published])
                 added += 1
@@ -185,7 +188,7 @@ class SearchStore(SearchImages):
         return json.loads(row[0]) if row else None
 
     def cache(self, key: str, backend: str, query: str, results: list[dict]) -> None:
-        with self.db.atomic():
+        with atomic(self.db):
             self.db.execute("INSERT OR REPLACE INTO search_cache (key, backend, query, results, created_at)"
                             " VALUES (?, ?, ?, ?, ?)", [key, backend, query, json.dumps(results), now_iso()])
 
@@ -193,14 +196,14 @@ class SearchStore(SearchImages):
 
     def record_step(self, run_id: int, claim_id: int, step: Step) -> None:
         """Keep one step (and its results) unless the claim's trajectory has it already."""
-        with self.db.atomic():
-            cursor = self.db.conn.execute(
+        with atomic(self.db):
+            cursor = self.db.execute(
                 "INSERT OR IGNORE INTO search_steps (run_id, claim_id, step, kind, text, tool, arguments, query,"
                 " note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_id, claim_id, step.step, step.kind, step.text, step.tool, step.arguments, step.query,
                  step.note, now_iso()])
             if cursor.rowcount:
-                self.db.conn.executemany(
+                self.db.executemany(
                     "INSERT INTO search_results (step_id, rank, url, title, snippet, published, dropped, image_url,"
                     " source, sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(cursor.lastrowid, r.rank, r.url, r.title, r.snippet, r.published, r.dropped, r.image_url,

@@ -5,10 +5,13 @@ image search. Mixed into SearchStore."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from store.database import Database
-
+from store.connection import atomic
 from store.records import now_iso
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 IMAGE_SEARCH_TOOLS = ("search_images", "search_by_image")
 VIEW_TOOL = "view_image"
@@ -29,7 +32,7 @@ class FetchRecord:
 
 
 class SearchImages:
-    db: Database
+    db: Connection
 
     def fetched_image(self, url: str) -> FetchRecord | None:
         """The stored outcome of fetching `url`, if it was fetched."""
@@ -41,12 +44,12 @@ class SearchImages:
     def record_fetch(self, url: str, final_url: str | None, image: dict | None, error: str | None) -> None:
         """Keep a fetch's outcome: the image (sha256, mime, bytes, width, height, data) once
         per content, or the reason it was refused."""
-        with self.db.atomic():
+        with atomic(self.db):
             if image is not None:
-                self.db.conn.execute(
+                self.db.execute(
                     "INSERT OR IGNORE INTO images (sha256, mime, bytes, width, height, data) VALUES (?, ?, ?, ?, ?, ?)",
                     [image["sha256"], image["mime"], image["bytes"], image["width"], image["height"], image["data"]])
-            self.db.conn.execute(
+            self.db.execute(
                 "INSERT OR REPLACE INTO image_fetches (url, final_url, sha256, error, fetched_at) VALUES (?, ?, ?, ?, ?)",
                 [url, final_url, image["sha256"] if image else None, error, now_iso()])
 

@@ -14,11 +14,14 @@ import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from store.database import Database
-
+from store.connection import atomic
 from store.label_history import HistoryEntry, claim_history, record_change
 from store.records import UNATTRIBUTED, now_iso  # noqa: F401 (UNATTRIBUTED: store.triage's name for it too)
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 SOURCES = ("tui", "cli", "import", "demo")
 """Where a change came from (label_history.source); an import also names its file."""
 
@@ -95,26 +98,26 @@ class LabelImportCounts:
 
 
 @contextmanager
-def write_lock(db: Database) -> Iterator[None]:
+def write_lock(db: Connection) -> Iterator[None]:
     """A transaction that holds the write lock from its first statement (BEGIN IMMEDIATE):
     what it reads cannot change under it before it writes. Nested: a savepoint."""
-    if db.conn.in_transaction:
-        with db.atomic():
+    if db.in_transaction:
+        with atomic(db):
             yield
         return
-    db.conn.execute("BEGIN IMMEDIATE")
+    db.execute("BEGIN IMMEDIATE")
     try:
         yield
     except BaseException:
-        db.conn.rollback()
+        db.rollback()
         raise
-    db.conn.execute("COMMIT")
+    db.execute("COMMIT")
 
 
 class TriageStore:
     """Labels per annotator, adjudications and the label history."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     # -- reading labels ---------------------------------------------------------------
@@ -283,7 +286,7 @@ class TriageStore:
         if after == before:
             return LabelChange(before, after)
         stamp = now_iso()
-        conn = self.db.conn
+        conn = self.db
         if after.category_ids != before.category_ids:
             removed, added = before.category_ids - after.category_ids, after.category_ids - before.category_ids
             conn.executemany("DELETE FROM triage_entries WHERE prediction_id = ? AND annotator = ? AND category_id = ?",
@@ -351,7 +354,7 @@ class TriageStore:
                 raise AdjudicationConflict(current)
             version = (current.version if current else 0) + 1
             stamp = now_iso()
-            self.db.conn.execute(
+            self.db.execute(
                 "INSERT INTO triage_adjudications (prediction_id, categories, note, adjudicator, version, decided_at)"
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (prediction_id) DO UPDATE SET categories = excluded.categories,"
                 " note = excluded.note, adjudicator = excluded.adjudicator, version = excluded.version,"

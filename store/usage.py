@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
-from store.database import Database
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 
 class UsageStore:
     """Sums and walks over predictions for time and money (workbench.usage reads these)."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Connection):
         self.db = db
 
     def spending(self, run_id: int) -> dict:

@@ -9,6 +9,7 @@ writer starts at once), then labels COUNT items (category key 1, then r).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 
 from tests.test_tui_support import make_app, settle
@@ -16,7 +17,7 @@ from workbench.config import load_settings
 
 
 async def label(db_path: str, annotator: str, run_name: str, count: int) -> None:
-    settings = load_settings().model_copy(update={"annotator": annotator})
+    settings = dataclasses.replace(load_settings(), annotator=annotator)
     app = make_app(db_path, settings=settings)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)

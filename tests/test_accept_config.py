@@ -3,10 +3,15 @@ traceback, and never repeats a value (it may be an API key)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from workbench.cli import main
+from workbench.config import Settings
 
 
 @pytest.mark.parametrize("text,message", [
@@ -50,3 +55,46 @@ def test_a_broken_variable_is_one_line_without_the_value(monkeypatch, variable, 
     assert result.exit_code == 1
     assert result.output.startswith("Error: ") and message in result.output
     assert "SECRET" not in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("text,message", [
+    ('annotater = "ana"\n', ", line 1: annotater: not a setting here (did you mean annotator?)"),
+    ('annotator = "ana"\nthme = "x"\n', ", line 2: thme: not a setting here (did you mean theme?)"),
+    ('theme = "nord"\n\n[themez]\ndark = true\n', ", line 3: themez: not a setting here (did you mean theme?)"),
+    ('[keymap]\n"claims.flag" = "ctrl+f"\n[prices."openai:gpt-4o"]\ninptu = 2.5\noutput = 10\n',
+     ', line 4: prices."openai:gpt-4o".inptu: not a setting here (did you mean input?)'),
+    ('prices.m.output = 1\nprices.m.input = 1\nprices.m.cached = 1\n',
+     ", line 3: prices.m.cached: not a setting here (did you mean cached_input?)"),
+    ('zzz = 1\n', ", line 1: zzz: not a setting here (a typo?)"),
+])
+def test_an_unknown_key_at_any_level_is_named_with_its_line(tmp_path, monkeypatch, text, message):
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
+    result = CliRunner().invoke(main, ["prompts"])
+    assert result.exit_code == 1
+    assert result.output == f"Error: {config}{message}\n"
+
+
+SETTING_LINES = ['annotator = "ana"', 'theme = "nord"', 'searxng_url = "http://127.0.0.1:8888"',
+                 'images = "off"', 'models_dirs = ["~/models"]', 'search_fetch_private = true']
+KNOWN = {field.name for field in dataclasses.fields(Settings)}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.permutations(SETTING_LINES), at=st.integers(0, len(SETTING_LINES)),
+       key=st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True).filter(lambda key: key not in KNOWN),
+       table=st.booleans())
+def test_any_unknown_key_is_refused_at_its_line(tmp_path, monkeypatch, lines, at, key, table):
+    """Whatever the key and wherever it stands among real settings (a value or a table at the
+    end), the file is refused naming that key and the line it is on."""
+    from workbench.config import ConfigError, load_settings
+
+    written = [*lines[:at], f"{key} = 1", *lines[at:]] if not table else [*lines, f"[{key}]", "a = 1"]
+    config = tmp_path / "config.toml"
+    config.write_text("\n".join(written) + "\n", encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
+    with pytest.raises(ConfigError) as refused:
+        load_settings()
+    line = len(lines) + 1 if table else at + 1
+    assert str(refused.value).startswith(f"{config}, line {line}: {key}: not a setting here (")

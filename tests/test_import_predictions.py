@@ -9,6 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from store import as_dict
 from tests.conftest import AVERITEC_BASELINE, AVERITEC_DEV, require_shared
 from tests.test_import_profiles import FIXTURES
 from workbench.cli import main
@@ -103,8 +104,8 @@ def test_the_cli_imports_a_run_that_metrics_compare_and_export_treat_like_any(tm
 
     store = Store.open(db)
     keep = ("status", "verdict", "raw_verdict", "explanation", "raw_output", "parsed")
-    before = [p.model_dump(include=set(keep) | {"claim_id"}) for p in store.runs.predictions(store.runs.get("sys-b").id)]
-    after = [p.model_dump(include=set(keep) | {"claim_id"}) for p in store.runs.predictions(store.runs.get("sys-b-again").id)]
+    before = [as_dict(p, include=set(keep) | {"claim_id"}) for p in store.runs.predictions(store.runs.get("sys-b").id)]
+    after = [as_dict(p, include=set(keep) | {"claim_id"}) for p in store.runs.predictions(store.runs.get("sys-b-again").id)]
     assert after == before
 
 

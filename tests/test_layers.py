@@ -153,8 +153,10 @@ NOT_FOR_READING = ("numpy", "scipy", "pydantic_settings", "openai", "anthropic",
                    "sqlite_utils", "pydantic")
 """What the commands that read and print must not import: the numeric and model packages,
 the TUI, and what validating or migrating needs (importing sqlite-utils or pydantic takes
-longer than these commands take to run: the store reads with sqlite3, the records and the
-settings are LazyModels that call pydantic only for values that need it)."""
+longer than these commands take to run: the store reads with sqlite3 into plain dataclasses).
+With a config file, pydantic is what checks it (every command does): VALIDATING_CONFIG."""
+VALIDATING_CONFIG = ("pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection")
+"""What checking a config file with pydantic imports; without a file none of it is loaded."""
 RICH_TO_DRAW = ("rich.console", "rich.table", "rich.text", "rich.panel")
 """What printing to a pipe does without: workbench/render/plain.py draws the blocks as Rich
 would (importing Rich's console and table takes as long as `workbench --help` itself)."""
@@ -177,26 +179,32 @@ def demo_with_a_search(tmp_path_factory):
     return path
 
 
+@pytest.mark.parametrize("with_config", [False, True], ids=["no config file", "a config file"])
 @pytest.mark.parametrize("name", sorted(READ_COMMANDS))
-def test_the_commands_that_read_load_nothing_heavy(name, demo_with_a_search, tmp_path):
-    """Each command in a fresh process, as a user runs it, with a config file that sets the
-    usual things: the modules loaded when it exits."""
+def test_the_commands_that_read_load_nothing_heavy(name, with_config, demo_with_a_search, tmp_path):
+    """Each command in a fresh process, as a user runs it, with no config file or with one that
+    sets the usual things (checked by pydantic): the modules loaded when it exits."""
     config = tmp_path / "config.toml"
-    config.write_text('annotator = "ana"\ntheme = "nord"\n[keys]\nopenai = "sk-test"\n'
-                      '[keymap]\n"claims.flag" = "ctrl+f"\n')
+    if with_config:
+        config.write_text('annotator = "ana"\ntheme = "nord"\n[keys]\nopenai = "sk-test"\n'
+                          '[keymap]\n"claims.flag" = "ctrl+f"\n')
     listing = tmp_path / "modules.json"
     code = ("import atexit, json, sys\n"
             f"atexit.register(lambda: open({str(listing)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n"
             "from workbench.cli import main\n"
             f"sys.argv = ['workbench', '--db', {str(demo_with_a_search)!r}, *{READ_COMMANDS[name]!r}]\n"
             "main()\n")
-    env = {**os.environ, "WORKBENCH_CONFIG": str(config)}
+    env = {name: value for name, value in os.environ.items() if not name.upper().startswith("WORKBENCH_")}
+    env["WORKBENCH_CONFIG"] = str(config)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert result.stdout.strip()  # it printed what it reads
     modules = set(json.loads(listing.read_text()))
     loaded = {module.split(".")[0] for module in modules}
-    assert loaded & set(NOT_FOR_READING) == set(), name
+    allowed = set(VALIDATING_CONFIG) if with_config else set()
+    assert loaded & set(NOT_FOR_READING) - allowed == set(), name
+    if not with_config:
+        assert loaded & set(VALIDATING_CONFIG) - {"typing_extensions"} == set(), name
     assert modules & set(RICH_TO_DRAW) == set(), name  # its stdout is a pipe: no Rich to draw
 
 

@@ -4,6 +4,7 @@ whose dataset gave only an article address."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -36,7 +37,7 @@ def fetched(store, tmp_path):
 def test_the_oracle_article_is_the_claims_own_else_the_fetched_one(fetched):
     claim = fetched.claims.get(fetched.claims.resolve("mini:m2"))
     assert claim.article_text is None and oracle_article(fetched, claim) == ARTICLE
-    with_own = claim.model_copy(update={"article_text": "its own"})
+    with_own = dataclasses.replace(claim, article_text="its own")
     assert oracle_article(fetched, with_own) == "its own"
     other = fetched.claims.get(fetched.claims.resolve("mini:m3"))
     assert oracle_article(fetched, other) is None

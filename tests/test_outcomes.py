@@ -9,7 +9,7 @@ import json
 import pytest
 
 from store import PageRequest, Prediction, Run, Store, open_database
-from store.migrations import apply_migrations, migrations
+from store.migrations import KNOWN, applied_migrations, apply_migrations
 from workbench.importers import import_file
 from workbench.scoring.runs import read_items
 
@@ -114,7 +114,7 @@ def test_a_run_keyword_that_implies_the_run_needs_no_membership_set(answered):
 
 
 def test_upgrading_fills_the_outcome_of_every_existing_prediction(db_path):
-    names = [m.name for m in migrations._migrations]
+    names = list(KNOWN)
     old = open_database(db_path)
     apply_migrations(old, stop_before="m009_prediction_outcomes")
     old.execute("INSERT INTO datasets (name, source_format, label_space, labels, excluded_labels, imported_at)"
@@ -127,10 +127,9 @@ def test_upgrading_fills_the_outcome_of_every_existing_prediction(db_path):
         old.execute("INSERT INTO run_claims (run_id, claim_id, position) VALUES (1, ?, ?)", [n, n])
         old.execute("INSERT INTO predictions (run_id, claim_id, status, verdict, created_at)"
                     " VALUES (1, ?, ?, ?, '2024-01-01')", [n, status, verdict])
-    old.conn.commit()
     old.close()
     store = Store.open(db_path)
-    assert [m.name for m in migrations.applied(store.db)] == names
+    assert applied_migrations(store.conn) == names
     assert [row[0] for row in store.db.execute("SELECT outcome FROM predictions ORDER BY claim_id")] == [
         "correct", "wrong", "unscored"]
     assert store.claims.count("run:r wrong") == 1

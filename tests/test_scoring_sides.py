@@ -3,6 +3,7 @@ the claims, and every run's items are exactly what reading it whole gives."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -84,11 +85,11 @@ def test_runs_over_the_same_claims_read_them_once_and_match_whole_reads(demo_sto
 def test_a_run_missing_answers_or_over_other_claims_is_still_exact(demo_store, db_path, runs, monkeypatch):
     ids, a, _ = runs
     # The same lowest and highest claim, one claim fewer in between: read whole after all.
-    fewer = demo_store.runs.create(a.model_copy(update={"id": None, "name": "fewer"}), ids[:5] + ids[6:])
+    fewer = demo_store.runs.create(dataclasses.replace(a, id=None, name="fewer"), ids[:5] + ids[6:])
     for claim in ids[:5] + ids[6:]:
         demo_store.runs.record(Prediction(run_id=fewer.id, claim_id=claim, status="ok", verdict="Refuted"))
     # The same claims, some unanswered: its claim ids come from the run, not its answers.
-    pending = demo_store.runs.create(a.model_copy(update={"id": None, "name": "pending"}), ids)
+    pending = demo_store.runs.create(dataclasses.replace(a, id=None, name="pending"), ids)
     for claim in ids[::2]:
         demo_store.runs.record(Prediction(run_id=pending.id, claim_id=claim, status="ok", verdict="Supported"))
     calls = counting(monkeypatch)

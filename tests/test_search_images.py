@@ -426,7 +426,7 @@ def test_trajectory_text_shows_hostile_image_titles_literally(photos, db_path):
 
 def test_upgrading_keeps_older_trajectories_and_adds_the_image_columns(db_path):
     from store import Store
-    from store.migrations import apply_migrations, migrations
+    from store.migrations import applied_migrations, apply_migrations
     from store.connection import open_database
 
     old = open_database(db_path)
@@ -438,11 +438,10 @@ def test_upgrading_keeps_older_trajectories_and_adds_the_image_columns(db_path):
     old.execute("INSERT INTO search_steps (run_id, claim_id, step, kind, query, created_at)"
                 " VALUES (1, 1, 1, 'search', 'bridges', '2024-01-01')")
     old.execute("INSERT INTO search_results (step_id, rank, url, title) VALUES (1, 0, 'https://a.example.org', 'A')")
-    old.conn.commit()
     old.close()
     store = Store.open(db_path)
     try:
-        assert "m017_search_images" in [m.name for m in migrations.applied(store.db)]
+        assert "m017_search_images" in applied_migrations(store.conn)
         (step,) = store.search.trajectory(1, 1)
         assert step.query == "bridges" and step.results[0].url == "https://a.example.org"
         assert (step.results[0].image_url, step.results[0].sha256) == (None, None)

@@ -8,7 +8,8 @@ import sqlite3
 import pytest
 
 from store import PageRequest, Prediction, Run, Store, open_database
-from store.migrations import apply_migrations, migrations
+from store.connection import sqlite_utils_database
+from store.migrations import KNOWN, applied_migrations, apply_migrations
 from workbench.importers import import_file
 
 
@@ -29,20 +30,35 @@ def test_database_is_wal_with_foreign_keys(db_path):
     assert store.db.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
 
 
+def test_a_new_database_records_every_migration_and_reopening_it_writes_nothing(db_path):
+    """sqlite-utils' _sqlite_migrations table holds the workbench's migrations in order (as
+    databases made by earlier versions hold them); an up-to-date file opened again is only
+    read: another connection sees no commit."""
+    Store.open(db_path).close()
+    with sqlite3.connect(db_path) as watcher:
+        names = [row[0] for row in watcher.execute(
+            "SELECT name FROM _sqlite_migrations WHERE migration_set = 'workbench' ORDER BY id")]
+        assert names == KNOWN
+        before = watcher.execute("PRAGMA data_version").fetchone()[0]
+        store = Store.open(db_path)
+        store.claims.page(PageRequest(limit=5))
+        store.close()
+        assert watcher.execute("PRAGMA data_version").fetchone()[0] == before
+
+
 def test_upgrade_from_the_first_migration_keeps_data_and_indexes_it(db_path):
-    names = [m.name for m in migrations._migrations]
+    names = list(KNOWN)
     old = open_database(db_path)
     apply_migrations(old, stop_before=names[1])
-    assert "claims_fts" not in old.table_names() and "flags" not in old.table_names()
+    assert {"claims_fts", "flags"} & set(sqlite_utils_database(old).table_names()) == set()
     old.execute("INSERT INTO datasets (name, source_format, label_space, labels, imported_at)"
                 " VALUES ('old', 'jsonl', 'jsfactcheck', '[\"Supported\"]', '2024-01-01')")
     old.execute("INSERT INTO claims (dataset_id, external_id, text, label, content_hash)"
                 " VALUES (1, 'x', 'an old claim about lighthouses', 'Supported', 'h')")
-    old.conn.commit()
     old.close()
 
     store = Store.open(db_path)
-    assert [m.name for m in migrations.applied(store.db)] == names
+    assert applied_migrations(store.conn) == names
     assert store.claims.count("lighthouses") == 1  # the FTS index covers rows from before it existed
     assert len(store.annotations.categories()) == 6
     assert store.claims.get(1).text == "an old claim about lighthouses"

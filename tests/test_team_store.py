@@ -8,7 +8,7 @@ import json
 import pytest
 
 from store import AdjudicationConflict, ImportedLabel, Store, UNATTRIBUTED, open_database
-from store.migrations import apply_migrations, migrations
+from store.migrations import KNOWN, applied_migrations, apply_migrations
 from tests.test_tui_support import add_claims, add_run
 
 
@@ -131,7 +131,7 @@ def test_a_queue_serves_the_next_item_not_done_and_counts_progress(answered):
 
 
 def test_upgrading_a_single_voice_database_attributes_every_label(db_path):
-    names = [m.name for m in migrations._migrations]
+    names = list(KNOWN)
     old = open_database(db_path)
     apply_migrations(old, stop_before="m015_team_triage")
     old.executescript("""
@@ -150,10 +150,9 @@ def test_upgrading_a_single_voice_database_attributes_every_label(db_path):
             (1, 'contaminated', 'manual', NULL, '2024-03-01'), (2, 'contaminated', 'pipeline', NULL, '2024-03-01');
         INSERT INTO judgments (prediction_id, judge_model, score, created_at) VALUES (1, 'person:ana', 7, '2024-04-01');
     """)
-    old.conn.commit()
     old.close()
     store = Store.open(db_path)
-    assert [m.name for m in migrations.applied(store.db)] == names
+    assert applied_migrations(store.conn) == names
     first, second = store.triage.labels(1), store.triage.labels(2)
     assert first["ana"].category_ids == {1, 2} and first["ana"].done and first["ana"].note == "old note"
     assert second[UNATTRIBUTED].category_ids == {3} and second[UNATTRIBUTED].note == "nobody signed"

@@ -18,26 +18,26 @@ The config file is `$WORKBENCH_CONFIG`, else `~/.config/workbench/config.toml`:
     [ratings]              # fact-checkers' ratings, beside the built-in rating map
     "Bogus" = "false"
 
-Every command checks the file and the WORKBENCH_* variables. Values plainly of their
-setting's type (a string for a string, a table of strings for a table of strings) are taken
-as they are; anything else goes to pydantic, which converts it or names what is wrong. So a
-command pays for pydantic only when a setting needs it (importing it costs more than most
-commands take to run).
+Every command checks the file and the WORKBENCH_* variables with pydantic (types, limits,
+no unknown key at any level: a typo is named with its line and the setting meant). With no
+file and no variable there is nothing to check, and pydantic is not imported (it costs a
+reading command about as much as its own work).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime
 import functools
 import json
 import os
 import re
 import typing
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from store.lazy_model import Field, LazyModel
 from workbench.errors import WorkbenchError
 
 ENV_PREFIX = "WORKBENCH_"
@@ -54,9 +54,8 @@ def config_path() -> Path:
 
 class SecretStr:
     """An API key as the settings hold it: never shown (repr and str are stars), read with
-    get_secret_value(). pydantic validates it as a string."""
+    get_secret_value(). pydantic validates it as a string (its core-schema hook below)."""
 
-    plain_from_str = True  # a string is a valid one (taken without pydantic: store/lazy_model.py)
     __slots__ = ("_value",)
 
     def __init__(self, value: str):
@@ -86,38 +85,65 @@ class SecretStr:
             serialization=core_schema.plain_serializer_function_ser_schema(str))
 
 
-class ModelPrice(LazyModel):
+_FORBID_UNKNOWN = {"extra": "forbid"}
+"""pydantic's config for the settings' tables (a plain dict: pydantic reads it when it checks)."""
+
+class AtLeast:
+    """A number's lower bound, checked by pydantic's own `ge` when a value is validated
+    (pydantic's core-schema hook: annotated_types' Ge would cost every command 60 ms to import)."""
+
+    def __init__(self, bound: float):
+        self.bound = bound
+
+    def __get_pydantic_core_schema__(self, source, handler):
+        from pydantic_core import core_schema
+
+        return core_schema.float_schema(ge=self.bound)
+
+
+Dollars = Annotated[float, AtLeast(0)]
+
+_UNKNOWN_KEY = {"extra_forbidden", "unexpected_keyword_argument"}
+"""pydantic's error types for a key no setting has (the second: a dataclass's)."""
+
+_MESSAGES = {"missing_argument": "Field required"}
+"""pydantic's words for a dataclass's missing key, said as for its models' (as always here)."""
+
+
+@dataclass(kw_only=True)
+class ModelPrice:
     """A model's price in US dollars per million tokens (a [prices."MODEL"] table of the
     config; the built-in table is checked without pydantic, by workbench/usage/prices.py)."""
 
-    model_config = {"extra": "forbid"}
+    __pydantic_config__ = _FORBID_UNKNOWN
 
-    input: float = Field(ge=0)
+    input: Dollars
     """Prompt tokens."""
-    output: float = Field(ge=0)
+    output: Dollars
     """Generated tokens."""
-    cached_input: float | None = Field(default=None, ge=0)
+    cached_input: Dollars | None = None
     """Prompt tokens served from the provider's prompt cache (missing: the input price)."""
-    batch_input: float | None = Field(default=None, ge=0)
+    batch_input: Dollars | None = None
     """Prompt tokens through the provider's batch API (missing: the input price)."""
-    batch_output: float | None = Field(default=None, ge=0)
+    batch_output: Dollars | None = None
     """Generated tokens through the batch API (missing: the output price)."""
     as_of: datetime.date | None = None
     """When the price was read off the provider's page."""
 
 
-class Settings(LazyModel):
-    """Everything a user can configure (declared as a pydantic model: store/lazy_model.py)."""
+@dataclass(kw_only=True)
+class Settings:
+    """Everything a user can configure (checked by pydantic when there is a value to check)."""
 
-    model_config = {"extra": "ignore"}
+    __pydantic_config__ = _FORBID_UNKNOWN
 
-    annotator: str = Field(default_factory=lambda: _login_name())
+    annotator: str = field(default_factory=lambda: _login_name())
     """Name recorded on flags and triage entries."""
     theme: str | None = None
     """A Textual theme name (the command palette lists them)."""
-    keymap: dict[str, str] = Field(default_factory=dict)
+    keymap: dict[str, str] = field(default_factory=dict)
     """Binding id -> comma-separated keys, overriding the defaults."""
-    keys: dict[str, SecretStr] = Field(default_factory=dict)
+    keys: dict[str, SecretStr] = field(default_factory=dict)
     """API keys from the config file, by provider (openai, anthropic)."""
     prompts_dir: Path | None = None
     """An extra folder of prompt templates (added to the built-in ones)."""
@@ -130,18 +156,18 @@ class Settings(LazyModel):
     search_fetch_private: bool = False
     """Let a search run fetch images from private and loopback addresses (off: a search
     result cannot make the workbench reach into your own network)."""
-    model_cutoffs: dict[str, str] = Field(default_factory=dict)
+    model_cutoffs: dict[str, str] = field(default_factory=dict)
     """Model name -> knowledge cutoff (2025-03 or 2025-03-31), added to the built-in table
     (`workbench cutoffs`); --cutoff and `curate --after-cutoff` take these names."""
-    ratings: dict[str, str] = Field(default_factory=dict)
+    ratings: dict[str, str] = field(default_factory=dict)
     """Fact-checkers' textual ratings -> a rating class (false, mostly-false, mixed, misleading,
     mostly-true, true, unproven, excluded), added to the built-in rating map (`workbench ratings`)."""
     fetch_user_agent: str | None = None
     """The User-Agent `workbench articles fetch` sends (default: the workbench's own, naming it)."""
-    models_dirs: list[Path] = Field(default_factory=list)
+    models_dirs: list[Path] = field(default_factory=list)
     """Folders of GGUF files to list beside the Hugging Face cache, LM Studio and Ollama
     (`workbench models`; `--model gguf:NAME` finds them by name)."""
-    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    prices: dict[str, ModelPrice] = field(default_factory=dict)
     """Model spec -> price, over the built-in table (workbench/usage/prices.toml)."""
     images: str = "auto"
     """How the TUI draws claims' images: auto (Kitty or Sixel graphics where the terminal
@@ -169,14 +195,37 @@ def load_settings() -> Settings:
     """Settings from the config file, overridden by WORKBENCH_* variables."""
     path = config_path()
     values = _merged(_file_values(path), _environment_values())
-    try:
-        return Settings.model_validate(values)
-    except ValueError as error:  # pydantic's ValidationError (pydantic is loaded only if a value needs it)
-        from pydantic import ValidationError
+    if not values:  # nothing to check: the defaults, without importing pydantic
+        return Settings()
+    from pydantic import ValidationError
 
-        if not isinstance(error, ValidationError):
-            raise
-        raise ConfigError(f"{path} (or a WORKBENCH_* variable): {validation_problems(error)}") from None
+    try:
+        return _settings_adapter().validate_python(values)
+    except ValidationError as error:
+        raise ConfigError(_problems_in(path, error)) from None
+
+
+@functools.cache
+def _settings_adapter():
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Settings)
+
+
+def _problems_in(path: Path, error) -> str:
+    """One line: keys nobody knows first, each with its line in the file and the setting
+    meant; else each problem as validation_problems gives it."""
+    unknown = [problem["loc"] for problem in error.errors() if problem["type"] in _UNKNOWN_KEY]
+    if not unknown:
+        return f"{path} (or a WORKBENCH_* variable): {validation_problems(error)}"
+    text = _file_text(path)
+    found = sorted(((key_line(text, loc) if text else None, loc) for loc in unknown),
+                   key=lambda pair: (pair[0] is None, pair[0] or 0))
+    problems = [(f"line {line}: " if line and n else "") + f"{_key_path(loc)}: not a setting here{_did_you_mean(loc)}"
+                for n, (line, loc) in enumerate(found)]
+    first_line = found[0][0]
+    where = f"{path}, line {first_line}" if first_line else f"{path} (or a WORKBENCH_* variable)"
+    return f"{where}: {'; '.join(problems)}"
 
 
 def validation_problems(error) -> str:
@@ -184,11 +233,98 @@ def validation_problems(error) -> str:
     not bare words quoted, as TOML writes them: prices."openai:gpt-4o".inptu), never the value."""
     problems = []
     for problem in error.errors():
-        key = ".".join(part if re.fullmatch(r"[A-Za-z0-9_-]+", str(part)) else f'"{part}"'
-                       for part in problem["loc"]) or "settings"
-        message = "not a setting here (a typo?)" if problem["type"] == "extra_forbidden" else problem["msg"]
-        problems.append(f"{key}: {message}")
+        message = "not a setting here (a typo?)" if problem["type"] in _UNKNOWN_KEY else \
+            _MESSAGES.get(problem["type"], problem["msg"])
+        problems.append(f"{_key_path(problem['loc'])}: {message}")
     return "; ".join(problems)
+
+
+def _key_path(loc: tuple) -> str:
+    return ".".join(part if re.fullmatch(r"[A-Za-z0-9_-]+", str(part)) else f'"{part}"' for part in loc) or "settings"
+
+
+def _did_you_mean(loc: tuple) -> str:
+    """` (did you mean X?)` for the known key nearest an unknown one, else ` (a typo?)`."""
+    import difflib
+
+    known = _known_keys(loc[:-1])
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else " (a typo?)"
+
+
+def _known_keys(loc: tuple) -> list[str]:
+    """The keys a table of the settings takes (its dataclass fields), found by following
+    `loc` down from Settings; a table of free keys (a dict) is stepped over by its key."""
+    kind: Any = Settings
+    parts = list(loc)
+    while True:
+        kind = _without_none(kind)
+        if dataclasses.is_dataclass(kind):
+            if not parts:
+                return [f.name for f in dataclasses.fields(kind)]
+            kind = _field_types(kind)[parts.pop(0)]
+        elif typing.get_origin(kind) is dict and parts:
+            parts.pop(0)
+            kind = typing.get_args(kind)[1]
+        else:
+            return []
+
+
+def _without_none(kind: Any) -> Any:
+    if typing.get_origin(kind) in (typing.Union, type(int | None)):
+        kinds = [k for k in typing.get_args(kind) if k is not type(None)]
+        return kinds[0] if len(kinds) == 1 else kind
+    return kind
+
+
+@functools.cache
+def _field_types(kind: type) -> dict[str, Any]:
+    return typing.get_type_hints(kind)
+
+
+def key_line(text: str, loc: tuple) -> int | None:
+    """The line (from 1) of the TOML text where the key at `loc` is written: a `[table]`
+    header, a `key = value` (dotted keys too) inside the table it belongs to, else the line
+    of the nearest enclosing key (an inline table)."""
+    import tomllib
+
+    table: tuple = ()
+    wanted = tuple(str(part) for part in loc)
+    nearest, nearest_depth = None, 0  # an inline table holding the key: the line it starts on
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        header = re.fullmatch(r"\[\[?(.+?)\]\]?\s*(#.*)?", stripped)
+        try:
+            if header:
+                table = _dotted(tomllib.loads(f"{header.group(1)} = 0"))
+                found = table
+            elif "=" in stripped and not stripped.startswith("#"):
+                found = table + _dotted(tomllib.loads(f"{stripped.split('=', 1)[0]} = 0"))
+            else:
+                continue
+        except tomllib.TOMLDecodeError:  # a line inside a multi-line value
+            continue
+        if found[:len(wanted)] == wanted:
+            return number
+        if wanted[:len(found)] == found and len(found) > nearest_depth:
+            nearest, nearest_depth = number, len(found)
+    return nearest
+
+
+def _dotted(parsed: dict) -> tuple:
+    """The key path of {"a": {"b": 0}}: ("a", "b")."""
+    path: tuple = ()
+    while isinstance(parsed, dict):
+        (key, parsed), = parsed.items()
+        path += (key,)
+    return path
+
+
+def _file_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _file_values(path: Path) -> dict[str, Any]:
@@ -222,7 +358,7 @@ def _environment_values() -> dict[str, Any]:
     table takes it as JSON (WORKBENCH_KEYMAP='{"claims.flag": "ctrl+f"}')."""
     given = {name.lower(): value for name, value in os.environ.items() if name.upper().startswith(ENV_PREFIX)}
     values = {}
-    for name in Settings.field_names():
+    for name in _field_types(Settings):
         variable = f"{ENV_PREFIX}{name}".lower()
         if variable not in given:
             continue
@@ -240,7 +376,7 @@ def _environment_values() -> dict[str, Any]:
 
 
 def _takes_json(name: str) -> bool:
-    annotation = Settings.field_type(name)
+    annotation = _field_types(Settings)[name]
     kinds = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, type(int | None)) \
         else (annotation,)
     return any((typing.get_origin(kind) or kind) in (dict, list, set, tuple, frozenset) for kind in kinds)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from store import LabelSpace
@@ -91,8 +92,8 @@ def with_excluded(space: LabelSpace, excluded: list[str]) -> LabelSpace:
     more = [label for label in named if label not in space.excluded]
     if not more:
         return space
-    return space.model_copy(update={"labels": [label for label in space.labels if label not in more],
-                                    "excluded": [*space.excluded, *more]})
+    return dataclasses.replace(space, labels=[label for label in space.labels if label not in more],
+                               excluded=[*space.excluded, *more])
 
 
 def detect_space(raw_labels: set[str]) -> LabelSpace | None:

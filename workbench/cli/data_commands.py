@@ -25,7 +25,9 @@ def datasets_command(as_json: bool) -> None:
     store = open_store()
     datasets = store.datasets.list()
     if as_json:
-        click.echo(json.dumps([d.model_dump() for d in datasets], indent=2, ensure_ascii=False))
+        from store import as_dict
+
+        click.echo(json.dumps([as_dict(d) for d in datasets], indent=2, ensure_ascii=False))
         return
     table = datasets_table()
     for d in datasets:
@@ -134,7 +136,9 @@ def show_command(claim_ref: str, as_json: bool) -> None:
         raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
     claim = store.claims.get(claim_id)
     if as_json:
-        click.echo(claim.model_dump_json(indent=2))
+        from store import as_dict
+
+        click.echo(json.dumps(as_dict(claim), indent=2, ensure_ascii=False))
         return
     dataset = store.datasets.get(claim.dataset)
     for block in claim_panels(claim, dataset, store.annotations.flags_for(claim_id)):

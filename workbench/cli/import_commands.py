@@ -110,11 +110,13 @@ def _print_report(report, show_warnings: bool) -> None:
 
 
 def _report_dict(report) -> dict:
+    from store import as_dict
+
     plan, counts = report.plan, report.counts
     return {"dataset": report.dataset.name, "profile": plan.mapping.name, "picked": plan.how_picked,
             "format": plan.source.format, "files": [str(path) for path in plan.source.files],
             "added": counts.added, "updated": counts.updated, "unchanged": counts.unchanged,
-            "claims": report.dataset.claim_count, "label_space": report.dataset.label_space.model_dump(),
+            "claims": report.dataset.claim_count, "label_space": as_dict(report.dataset.label_space),
             "labels": {str(k): v for k, v in report.label_counts.items()},
             "warnings": [w.__dict__ for w in report.warnings.items], "notes": report.warnings.notes}
 
@@ -125,11 +127,13 @@ def _dry_run(request, as_json: bool) -> None:
 
     preview = dry_run(request)
     if as_json:
+        from store import as_dict
+
         click.echo(json.dumps({
             "profile": preview.plan.mapping.name, "picked": preview.plan.how_picked,
             "format": preview.plan.source.format, "dataset": preview.plan.name, "claims": preview.claims,
-            "label_space": preview.space.model_dump(), "labels": {str(k): v for k, v in preview.label_counts.items()},
-            "first": [claim.model_dump(exclude_none=True) for claim in preview.first],
+            "label_space": as_dict(preview.space), "labels": {str(k): v for k, v in preview.label_counts.items()},
+            "first": [as_dict(claim, exclude_none=True) for claim in preview.first],
             "warnings": [w.__dict__ for w in preview.warnings.items], "notes": preview.warnings.notes,
         }, indent=2, ensure_ascii=False))
         return

@@ -255,10 +255,12 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
     shown = predictions[:limit]
     claims = store.claims.ids_and_labels([p.claim_id for p in shown])  # (external id, gold label)
     if as_json:
+        from store import as_dict
+
         for p in shown:
             external_id, gold = claims[p.claim_id]
             record = {"claim_id": p.claim_id, "external_id": external_id, "gold": gold,
-                      **p.model_dump(exclude={"id", "run_id", "claim_id"})}
+                      **as_dict(p, exclude={"id", "run_id", "claim_id"})}
             click.echo(json.dumps(record, ensure_ascii=False))
         return
     table = Table()

@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from store import Claim, LabelSpace, Run, Store
+from store import Claim, LabelSpace, Run, Store, as_dict
 from workbench.labels import normalise_gold
 
 _CLAIM_CSV_COLUMNS = ["id", "claim", "label", "question", "response", "claim_start", "claim_end",
@@ -50,7 +50,7 @@ def claim_record(claim: Claim, image_paths: dict[str, str] | None = None, space:
 
 
 def _evidence_record(item) -> dict:
-    record = item.model_dump(exclude={"rank", "is_cited", "attributes"}, exclude_none=True)
+    record = as_dict(item, exclude={"rank", "is_cited", "attributes"}, exclude_none=True)
     if item.is_cited:
         record["cited"] = True
     if item.attributes:
@@ -105,7 +105,7 @@ def export_claims(store: Store, filter_text: str, format: str, output: Path | No
     def with_article(claim: Claim) -> Claim:
         if not with_articles or claim.article_text:
             return claim
-        return claim.model_copy(update={"article_text": store.articles.text_for_claim(claim.id)})
+        return dataclasses.replace(claim, article_text=store.articles.text_for_claim(claim.id))
 
     records = (claim_record(with_article(c), images.paths(c) if images else None, space_of(c))
                for c in iter_claims(store, filter_text))
@@ -165,7 +165,7 @@ def export_predictions(store: Store, runs: list[Run], filter_text: str, format: 
                 claim = store.claims.reference(p.claim_id)
                 record = {"run": run.name, "model": run.model, "setting": run.setting, "prompt": run.prompt_name,
                           "claim_id": p.claim_id, "dataset": claim[2], "external_id": claim[0], "gold": claim[1],
-                          **p.model_dump(include=set(_PREDICTION_COLUMNS))}
+                          **as_dict(p, include=set(_PREDICTION_COLUMNS))}
                 if searched:  # a search run's steps and results go with each answer
                     steps = [dataclasses.asdict(step) for step in store.search.trajectory(run.id, p.claim_id)]
                     record["trajectory"] = steps if format != "csv" else json.dumps(steps, ensure_ascii=False)

@@ -105,10 +105,10 @@ def dry_run(request: ImportRequest, show: int = 3) -> DryRun:
 def _claim(fields: dict) -> Claim:
     """A claim record from what was read (image bytes stay with the import: the record
     carries their facts)."""
-    from store import Claim
+    from store import Claim, validated
 
     images = [{key: value for key, value in image.items() if key != "data"} for image in fields.get("images") or []]
-    return Claim.model_validate({**fields, "images": images})
+    return validated(Claim, {**fields, "images": images})
 
 
 def _dataset(plan: ImportPlan, reader: LabelReader) -> Dataset:

@@ -8,6 +8,7 @@ from collections import Counter
 
 from rich.text import Text
 
+from store import as_dict
 from workbench.render.display import literal, one_line
 
 FIRST_TEXT_CHARS = 160
@@ -37,7 +38,7 @@ def dry_run_lines(preview) -> list[Text]:
              literal(f"claims: {preview.claims:,}"), _labels_line(preview.space, preview.label_counts)]
     for number, claim in enumerate(preview.first, start=1):
         lines.append(Text(f"claim {number} as stored:", style="bold"))
-        lines.append(literal(json.dumps(_shortened(claim.model_dump(exclude_none=True, exclude={"id"})),
+        lines.append(literal(json.dumps(_shortened(as_dict(claim, exclude_none=True, exclude={"id"})),
                                         ensure_ascii=False, indent=1)))
     return lines + _notes(plan.warnings) + _warnings(plan.warnings, show_all=True)
 

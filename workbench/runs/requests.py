@@ -4,6 +4,7 @@ cache's key (tool calls kept with a cached answer)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 
@@ -106,7 +107,7 @@ def item_prediction(prepared: PreparedRun, claim_id: int, completion: Completion
     """One answer read into a prediction: parsed into the label space, or by the task."""
     if prepared.task is None:
         prediction = verdict_prediction(prepared, claim_id, completion, attempts, cached)
-        return prediction.model_copy(update={"batched": batched}) if batched else prediction
+        return dataclasses.replace(prediction, batched=batched) if batched else prediction
     parsed = prepared.task.parse(completion.text)
     return Prediction(
         run_id=prepared.run.id, claim_id=claim_id, status=parsed.status, explanation=parsed.explanation,

@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from store import FilterError, LabelSpace, Run, Store
-from store.records import to_json
+from store.records import as_dict, to_json
 from workbench.backends import (
     ModelSpec,
     ModelSpecError,
@@ -228,7 +228,7 @@ def _label_space(store: Store, claim_ids: list[int]) -> tuple[LabelSpace, int | 
     spaces, dataset_ids = {}, []
     for dataset_id in sorted(store.claims.dataset_ids(claim_ids)):
         dataset = store.datasets.by_id(dataset_id)
-        spaces[to_json(dataset.label_space.model_dump())] = (dataset.name, dataset.label_space)
+        spaces[to_json(as_dict(dataset.label_space))] = (dataset.name, dataset.label_space)
         dataset_ids.append(dataset.id)
     if len(spaces) > 1:
         names = "; ".join(f"{name} ({space.name})" for name, space in spaces.values())

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 
@@ -25,7 +26,7 @@ def run_workbench(db_path: str | Path, annotator: str | None = None,
     from workbench.triage.people import check_annotator
 
     settings = load_settings()
-    settings = settings.model_copy(update={"annotator": check_annotator(annotator or settings.annotator)})
+    settings = dataclasses.replace(settings, annotator=check_annotator(annotator or settings.annotator))
     store = Store.open(db_path)
     try:
         pictures = settings.images != "off" and store.claims.have_images()

@@ -7,6 +7,7 @@ and everything computed from it says so instead of showing 0.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 import tomllib
@@ -94,7 +95,7 @@ def built_in_prices(text: str | None = None, name: str = "workbench/usage/prices
 def _built_in_entry(entry: dict, as_of, where: str) -> ModelPrice:
     """One entry of our table, checked as ModelPrice would check it but without pydantic
     (whose import would double the time of `workbench runs`)."""
-    known = set(ModelPrice.field_names())
+    known = {f.name for f in dataclasses.fields(ModelPrice)}
     for key, value in entry.items():
         if key not in known:
             raise ConfigError(f"{where}: {key}: not a setting here (a typo?)")
@@ -104,7 +105,7 @@ def _built_in_entry(entry: dict, as_of, where: str) -> ModelPrice:
         if key not in entry:
             raise ConfigError(f"{where}: {key}: Field required")
     values = {key: float(value) for key, value in entry.items() if key != "as_of"}
-    return ModelPrice.model_construct(as_of=entry.get("as_of", as_of), **values)
+    return ModelPrice(as_of=entry.get("as_of", as_of), **values)
 
 
 def _price(model: str, entry: ModelPrice, source: str) -> Price:

@@ -11,6 +11,7 @@ the import, listed with its count and where it first appears.
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 import unicodedata
 from dataclasses import dataclass, field
@@ -141,7 +142,7 @@ def rating_reader(plan, existing: LabelSpace | None, drafts) -> LabelReader | No
             folded[rating] = label
             how.append((label, rating, found.count, why))
     if any(label == EXCLUDED_LABEL for label in folded.values()) and EXCLUDED_LABEL not in space.all_gold:
-        space = space.model_copy(update={"excluded": [*space.excluded, EXCLUDED_LABEL]})
+        space = dataclasses.replace(space, excluded=[*space.excluded, EXCLUDED_LABEL])
     if unmapped:
         raise _unmapped(unmapped, space)
     _note(plan, how, space)

@@ -11,6 +11,7 @@ worker, and may lag.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -258,7 +259,7 @@ class MetricsWatcher:
                            self._differences)
 
     def _numbers(self, live: LiveRun, field_name: str | None, status: str | None) -> RunNumbers:
-        run = live.run.model_copy(update={"status": status}) if status else live.run
+        run = dataclasses.replace(live.run, status=status) if status else live.run
         exclude = self._config.exclude_flag
         flags = live.items.flagged.get(self._config.flag_kind)
         return RunNumbers(
