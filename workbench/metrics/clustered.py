@@ -25,14 +25,14 @@ import numpy as np
 
 from workbench.metrics.confusion import macro_f1
 from workbench.metrics.resampling import (
-    _TIE_SLACK,
     DEFAULT_METRICS,
     Interval,
     MetricOfCounts,
     PairedComparison,
     _percentiles,
     bootstrap_cis_from_cells,
-    paired_bootstrap_from_cells,
+    paired_comparison,
+    paired_deltas_from_joint,
 )
 
 _HASH_SALTS = (0x9E3779B97F4A7C15, 0x2545F4914F6CDD1D)
@@ -90,13 +90,27 @@ def _sum_uint64(owner: np.ndarray, term: np.ndarray, size: int) -> np.ndarray:
 
 
 def _draw_clusters(types: np.ndarray, multiplicity: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """(resamples, width) counts: each resample draws as many clusters as there are."""
+    """(resamples, width) counts: each resample draws as many clusters as there are,
+    uniformly with replacement, and adds up the drawn clusters' count vectors.
+
+    Clusters are drawn as indices (a multinomial over thousands of kinds, one binomial per
+    kind, is slower than the indices themselves), counted per kind, then multiplied out."""
     clusters = int(multiplicity.sum())
     if clusters == 0:
         raise ValueError("cannot resample an empty set of items")
     rng = np.random.default_rng(seed)
-    draws = rng.multinomial(clusters, multiplicity / clusters, size=resamples)
-    return draws @ types
+    kinds = len(multiplicity)
+    kind_of = np.repeat(np.arange(kinds, dtype=np.int64), multiplicity)  # cluster number -> its kind
+    stack = np.empty((resamples, types.shape[1]), dtype=np.int64)
+    weights = types.astype(np.float64)  # BLAS multiplies floats; counts stay exact far below 2**53
+    step = max(1, 4_000_000 // max(clusters, kinds))  # bounds the index matrix's memory
+    for start in range(0, resamples, step):
+        rows = min(step, resamples - start)
+        picks = kind_of[rng.integers(0, clusters, size=(rows, clusters), dtype=np.int32)]
+        picks += (np.arange(rows) * kinds)[:, None]  # keeps the resamples' counts apart
+        counts = np.bincount(picks.ravel(), minlength=rows * kinds).reshape(rows, kinds)
+        stack[start: start + rows] = np.rint(counts.astype(np.float64) @ weights).astype(np.int64)
+    return stack
 
 
 def clustered_bootstrap_cis(
@@ -144,10 +158,10 @@ def clustered_paired_bootstrap(
     if len(cells_a) != len(cells_b):
         raise ValueError("both runs must cover the same items")
     size = shape[0] * shape[1]
-    if clusters is None or _all_distinct(clusters):
-        found = paired_bootstrap_from_cells(cells_a, cells_b, shape, metric, resamples, seed, level)
-        spread = _paired_spread(cells_a, cells_b, shape, metric, resamples, seed)
-        return found, spread
+    if clusters is None or _all_distinct(clusters):  # the claim bootstrap, exactly
+        joint = np.bincount(cells_a * size + cells_b, minlength=size * size).reshape(size, size)
+        delta, deltas = paired_deltas_from_joint(joint, shape, metric, resamples, seed)
+        return paired_comparison(delta, deltas, level), float(np.std(deltas, ddof=1))
     types, multiplicity = _cluster_vectors(np.asarray(clusters), [cells_a, cells_b], [size, size])
     drawn = _draw_clusters(types, multiplicity, resamples, seed)
     stack_a, stack_b = drawn[:, :size].reshape(resamples, *shape), drawn[:, size:].reshape(resamples, *shape)
@@ -155,24 +169,7 @@ def clustered_paired_bootstrap(
     counts_b = np.bincount(cells_b, minlength=size).reshape(shape)
     delta = float(metric(counts_b) - metric(counts_a))
     deltas = metric(stack_b) - metric(stack_a)
-    low, high = _percentiles(deltas, level)
-    extreme = np.abs(deltas - delta) >= abs(delta) - _TIE_SLACK
-    return PairedComparison(delta, low, high, float(extreme.mean())), float(np.std(deltas, ddof=1))
-
-
-def _paired_spread(cells_a, cells_b, shape, metric, resamples, seed) -> float:
-    """The standard deviation of resampled deltas under the claim bootstrap: one claim is a
-    cluster, so the types are the occupied joint cells (A's cell, B's cell)."""
-    size = shape[0] * shape[1]
-    joint = np.bincount(cells_a * size + cells_b, minlength=size * size)
-    occupied = np.flatnonzero(joint)
-    types = np.zeros((len(occupied), 2 * size), dtype=np.int64)
-    types[np.arange(len(occupied)), occupied // size] = 1
-    types[np.arange(len(occupied)), size + occupied % size] = 1
-    multiplicity = joint[occupied]
-    drawn = _draw_clusters(types, multiplicity, resamples, seed)
-    deltas = metric(drawn[:, size:].reshape(resamples, *shape)) - metric(drawn[:, :size].reshape(resamples, *shape))
-    return float(np.std(deltas, ddof=1))
+    return paired_comparison(delta, deltas, level), float(np.std(deltas, ddof=1))
 
 
 def _all_distinct(clusters) -> bool:

@@ -238,6 +238,14 @@ def paired_bootstrap_from_joint(
     p = share of resampled deltas, centred on the observed delta, at least as far from
     zero as the observed delta (two-sided). Identical runs give delta 0 and p = 1.
     """
+    delta, deltas = paired_deltas_from_joint(joint, shape, metric, resamples, seed)
+    return paired_comparison(delta, deltas, level)
+
+
+def paired_deltas_from_joint(joint: np.ndarray, shape: tuple[int, int], metric: MetricOfCounts,
+                             resamples: int, seed: int) -> tuple[float, np.ndarray]:
+    """The observed delta metric(B) - metric(A) and the resampled deltas of the paired
+    bootstrap (what `paired_bootstrap_from_joint` summarises)."""
     joint = np.asarray(joint, dtype=np.int64)
     size = shape[0] * shape[1]
     counts_a, counts_b = joint.sum(axis=1).reshape(shape), joint.sum(axis=0).reshape(shape)
@@ -245,7 +253,11 @@ def paired_bootstrap_from_joint(
     flat = joint.ravel()
     stack_a, stack_b = _draw_joint(flat, [np.arange(flat.size) // size, np.arange(flat.size) % size],
                                    shape, resamples, seed)
-    deltas = metric(stack_b) - metric(stack_a)
+    return delta, metric(stack_b) - metric(stack_a)
+
+
+def paired_comparison(delta: float, deltas: np.ndarray, level: float = 0.95) -> PairedComparison:
+    """The percentile interval of resampled deltas and the two-sided p of the observed one."""
     low, high = _percentiles(deltas, level)
     extreme = np.abs(deltas - delta) >= abs(delta) - _TIE_SLACK
     return PairedComparison(delta, low, high, float(extreme.mean()))

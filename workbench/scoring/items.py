@@ -136,7 +136,7 @@ class RunItems:
         """These items with each one's cluster from the field `name` (read with them); an
         item without a value is a cluster of its own. ValueError if the field holds lists."""
         column = self.fields[name]
-        if len(np.unique(column.members)) != len(column.members):
+        if len(column.members) != len(self):  # a list-valued field puts an item in several slices
             raise ValueError(f"{name} holds lists for some claims; a cluster needs one value per claim")
         numbers = np.arange(len(self), dtype=np.int64) + len(column.values)  # alone by default
         named = np.array([value != NO_VALUE for value in column.values], dtype=bool)[column.codes]
@@ -149,5 +149,5 @@ class RunItems:
         if self.clusters is None:
             return 0
         chosen = self.clusters if positions is None else self.clusters[positions]
-        return len(np.unique(chosen))
+        return int(np.count_nonzero(np.bincount(chosen))) if len(chosen) else 0
 
