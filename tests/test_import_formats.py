@@ -196,7 +196,7 @@ def test_a_mapping_naming_a_field_no_record_has_lists_the_fields(db, tmp_path):
 
 def test_a_list_path_applied_to_a_scalar_names_record_and_path(db):
     line = one_line_error(run("--db", db, "import", FIXTURES / "fever.jsonl", "--profile", "workbench",
-                              "--map", "evidence=claim[]"))
+                              "--map", "explode=claim[]"))
     assert "fever.jsonl:1" in line and "'claim[]' takes each element of a list" in line and "str" in line
 
 

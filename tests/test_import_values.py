@@ -1,0 +1,126 @@
+"""Values as real files give them (issue 31, items 2, 3, 6): evidence of any shape kept as
+evidence, labels kept as the file spells them unless a built-in space takes them (every
+fold listed), and nothing lost on the way (empty cells, missing images, sentences without
+claims, the latest import's profile)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from store import Store
+from workbench.importers import ImportRequest, run_import
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def claims_of(store, dataset: str) -> dict:
+    return {claim.external_id: claim for claim in
+            (store.claims.get(i) for i in store.claims.ids(f'dataset:"{dataset}"'))}
+
+
+def kinds(report) -> list[str]:
+    return [warning.kind for warning in report.warnings.items]
+
+
+# -- evidence of any shape ----------------------------------------------------------------------
+
+POINTERS = [[[92206, 104971, "Nikolaj_Coster-Waldau", 7], [92206, 104971, "Fox_Broadcasting_Company", 0]],
+            [[92207, None, None, None]]]
+
+
+@pytest.mark.parametrize("evidence, texts, attributes, warned", [
+    ("The river floods every spring.", ["The river floods every spring."], {}, []),
+    (["First passage.", "Second passage."], ["First passage.", "Second passage."], {}, []),
+    ([{"text": "An object's text.", "url": "https://e.org/a"}], ["An object's text."], {}, []),
+    (POINTERS, [], {"evidence": POINTERS}, []),
+    ([3, 17], [], {"evidence": [3, 17]}, []),
+    ({"text": "One object, not a list."}, ["One object, not a list."], {}, []),
+    ("", [], {}, []),
+    ([], [], {}, []),
+    (None, [], {}, []),
+    (["Kept.", "", "  "], ["Kept."], {}, ["empty evidence item dropped"] * 2),
+], ids=["string", "strings", "objects", "pointers", "numbers", "one-object", "empty-string", "empty-list", "null",
+        "blank-strings"])
+def test_evidence_of_each_shape_is_kept_as_evidence(store, tmp_path, evidence, texts, attributes, warned):
+    path = write_jsonl(tmp_path / "shapes.jsonl", [{"id": "a", "claim": "A claim.", "label": "true",
+                                                    "evidence": evidence}])
+    report = run_import(store, ImportRequest(path))
+    claim = claims_of(store, "shapes")["a"]
+    assert [item.text for item in claim.evidence] == texts
+    assert claim.attributes == attributes
+    assert kinds(report) == warned
+    if attributes:  # pointers are said in the notes, with where they are kept
+        assert any("pointers" in note and "attr.evidence" in note for note in report.warnings.notes)
+
+
+def test_an_item_that_holds_something_is_not_called_empty(store, tmp_path):
+    path = write_jsonl(tmp_path / "held.jsonl", [{"id": "a", "claim": "x", "label": "true", "evidence": [
+        {"text": "kept"}, {"text": "", "url": "", "rating": 3}, {"text": "", "url": None}]}])
+    report = run_import(store, ImportRequest(path))
+    assert kinds(report) == ["evidence item without text", "empty evidence item dropped"]
+    held, empty = report.warnings.items
+    assert "rating" in held.message and "kept" in held.message and held.field == "evidence[1].text"
+    assert empty.field == "evidence[2].text"
+    items = claims_of(store, "held")["a"].evidence
+    assert [(item.text, item.attributes) for item in items] == [("kept", {}), (None, {"rating": 3})]
+
+
+def test_map_evidence_on_a_string_field_keeps_the_passage(store, tmp_path):
+    path = write_jsonl(tmp_path / "mapped.jsonl", [
+        {"uid": "1", "statement": "A.", "verdict": "true", "evidence": "The passage."},
+        {"uid": "2", "statement": "B.", "verdict": "false", "evidence": ["One.", "Two."]}])
+    report = run_import(store, ImportRequest(path, maps=["id=uid", "claim=statement", "label=verdict",
+                                                         "evidence=evidence"]))
+    claims = claims_of(store, "mapped")
+    assert [item.text for item in claims["1"].evidence] == ["The passage."]
+    assert [item.text for item in claims["2"].evidence] == ["One.", "Two."]
+    assert kinds(report) == [] and claims["1"].attributes == {}
+
+
+def test_a_csv_evidence_column_of_plain_text_imports_with_no_flags(store, tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text('id,claim,label,evidence\n1,A.,true,"The passage, quoted."\n2,B.,false,\n', encoding="utf-8")
+    report = run_import(store, ImportRequest(path))
+    claims = claims_of(store, "rows")
+    assert [item.text for item in claims["1"].evidence] == ["The passage, quoted."]
+    assert claims["2"].evidence == [] and kinds(report) == []
+
+
+texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=20)
+pointer_arrays = st.lists(st.lists(st.one_of(st.integers(0, 10**6), st.none(), texts), min_size=4, max_size=4),
+                          min_size=1, max_size=2)
+items = st.one_of(texts, st.none(), pointer_arrays,
+                  st.fixed_dictionaries({"text": texts}, optional={"url": texts, "rating": st.integers(0, 5)}))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(evidence=st.one_of(texts, st.lists(items, max_size=5)))
+def test_only_a_really_empty_item_is_called_empty_and_no_text_is_lost(tmp_path_factory, evidence):
+    folder = tmp_path_factory.mktemp("shape")
+    path = write_jsonl(folder / "any.jsonl", [{"id": "a", "claim": "A claim.", "label": "true",
+                                               "evidence": evidence}])
+    store = Store.open(folder / "w.db")
+    try:
+        report = run_import(store, ImportRequest(path))
+        claim = claims_of(store, "any")["a"]
+    finally:
+        store.close()
+    listed = evidence if isinstance(evidence, list) else [evidence]
+    stored = [item.text for item in claim.evidence]
+    wanted = [value if isinstance(value, str) else value["text"] for value in listed
+              if isinstance(value, str) and value.strip() or isinstance(value, dict) and value["text"].strip()]
+    assert [text for text in stored if text is not None] == wanted
+    pointers = [value for value in listed if isinstance(value, list)]
+    assert claim.attributes.get("evidence") == (pointers or None)
+    empty = [value for value in listed if isinstance(value, str) and not value.strip()
+             or isinstance(value, dict) and not any(str(v).strip() for v in value.values())]
+    if isinstance(evidence, str):
+        empty = []  # a blank field is no evidence, not an empty item
+    assert kinds(report).count("empty evidence item dropped") == len(empty)
