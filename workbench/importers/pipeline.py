@@ -246,7 +246,9 @@ def _decode_json_cells(located: Located, plan: ImportPlan) -> None:
     record = located.value
     for key in keys:
         value = record.get(key)
-        if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
+        if isinstance(value, str) and not value.strip():
+            record[key] = None  # an empty cell where a list or object is read: none
+        elif isinstance(value, str) and value.lstrip().startswith(("[", "{")):
             record[key] = decode_json(located.path or plan.source.path, value, located.line, field=key)
 
 
