@@ -108,7 +108,7 @@ def test_tsv_with_a_header_and_csv_without_one(store, tmp_path):
         run_import(store, ImportRequest(headerless))
     report = run_import(store, ImportRequest(headerless, columns=["id", "claim", "label"]))
     assert store.claims.get(store.claims.resolve("rows:a1")).text == "The ferry, as always, is late."
-    assert report.dataset.label_space.name == "realfactbench"  # yes/no are its true/false
+    assert report.dataset.label_space.labels == ["no", "yes"]  # yes/no are no verdicts: its own labels
 
 
 def test_json_objects_keyed_by_id_or_holding_a_list(store, tmp_path):

@@ -124,3 +124,94 @@ def test_only_a_really_empty_item_is_called_empty_and_no_text_is_lost(tmp_path_f
     if isinstance(evidence, str):
         empty = []  # a blank field is no evidence, not an empty item
     assert kinds(report).count("empty evidence item dropped") == len(empty)
+
+
+# -- labels kept as the file spells them --------------------------------------------------------
+
+
+def run_cli(db, *args):
+    from click.testing import CliRunner
+
+    from workbench.cli import main
+
+    return CliRunner().invoke(main, ["--db", str(db), *map(str, args)], terminal_width=200)
+
+
+def test_yes_and_no_are_the_files_own_labels_and_every_message_agrees(tmp_path):
+    path = write_jsonl(tmp_path / "checkworthy.jsonl", [{"id": n, "claim": f"Claim {n}.", "label": label}
+                                                       for n, label in enumerate(["Yes", "No", "No", "Yes", "No"])])
+    plain = run_cli(tmp_path / "w.db", "import", path)
+    assert plain.exit_code == 0, plain.output
+    assert "label space checkworthy (the file's own): Yes 2, No 3" in plain.output
+    assert "realfactbench" not in plain.output.replace("--label-space realfactbench", "")
+    assert "no built-in label space takes the labels (Yes, No)" in plain.output
+    asked = run_cli(tmp_path / "w.db", "import", path, "--label-space", "own", "--dataset", "own")
+    assert asked.exit_code == 0, asked.output
+    assert "label space own (the file's own): Yes 2, No 3" in asked.output
+    assert "as --label-space own asks: Yes, No" in asked.output and "no built-in" not in asked.output
+    told = run_cli(tmp_path / "w.db", "import", path, "--label-space", "realfactbench", "--dataset", "told")
+    assert "label space realfactbench (built-in): true 2, false 3" in told.output
+    assert "labels folded into realfactbench: 'Yes' as true 2, 'No' as false 3" in told.output
+
+
+def spelt(word: str):
+    """The word in any case, with spaces around it."""
+    return st.tuples(st.lists(st.booleans(), min_size=len(word), max_size=len(word)), st.sampled_from(["", " "])).map(
+        lambda cased: "".join(c.upper() if up else c for c, up in zip(word, cased[0])) + cased[1])
+
+
+@settings(max_examples=15, deadline=None)
+@given(raw=st.lists(st.one_of(spelt("true"), spelt("false")), min_size=1, max_size=12))
+def test_true_and_false_in_any_case_fold_into_realfactbench_with_every_fold_listed(tmp_path_factory, raw):
+    folder = tmp_path_factory.mktemp("labels")
+    path = write_jsonl(folder / "tf.jsonl", [{"id": n, "claim": f"Claim {n}.", "label": label}
+                                             for n, label in enumerate(raw)])
+    store = Store.open(folder / "w.db")
+    try:
+        report = run_import(store, ImportRequest(path))
+        claims = claims_of(store, "tf")
+    finally:
+        store.close()
+    assert report.dataset.label_space.name == "realfactbench"
+    assert [claims[str(n)].label for n in range(len(raw))] == [label.strip().lower() for label in raw]
+    assert [claims[str(n)].raw_label for n in range(len(raw))] == raw
+    folded = {label: raw.count(label) for label in raw if label != label.strip().lower()}
+    notes = [note for note in report.warnings.notes if note.startswith("labels folded into realfactbench")]
+    if not folded:
+        assert notes == []
+    else:
+        (note,) = notes
+        for label, count in folded.items():
+            assert f"{label!r} as {label.strip().lower()} {count:,}" in note
+
+
+@settings(max_examples=15, deadline=None)
+@given(raw=st.lists(st.sampled_from(["Yes", "yes", "NO", "no", "Maybe", "maybe "]), min_size=1, max_size=10))
+def test_own_labels_keep_their_first_spelling_and_list_the_others(tmp_path_factory, raw):
+    folder = tmp_path_factory.mktemp("own")
+    path = write_jsonl(folder / "own.jsonl", [{"id": n, "claim": f"Claim {n}.", "label": label}
+                                              for n, label in enumerate(raw)])
+    store = Store.open(folder / "w.db")
+    try:
+        report = run_import(store, ImportRequest(path))
+    finally:
+        store.close()
+    first: dict[str, str] = {}
+    for label in raw:
+        first.setdefault(label.strip().lower(), label)
+    assert report.dataset.label_space.labels == list(first.values())
+    for label in set(raw):
+        if label != first[label.strip().lower()]:
+            assert any(f"{label!r} as {first[label.strip().lower()]} {raw.count(label)}" in note
+                       for note in report.warnings.notes)
+
+
+def test_the_docs_list_every_synonym_a_space_is_detected_by():
+    from tests.conftest import REPO
+    from workbench import labels
+
+    table = (REPO / "docs" / "formats.md").read_text(encoding="utf-8")
+    for name in labels.BUILTIN_SPACES:
+        for label, spellings in labels.synonyms(name).items():
+            row = next(line for line in table.splitlines() if line.startswith(f"| `{name}` | {label} |"))
+            assert all(spelling in row for spelling in spellings), (name, label)

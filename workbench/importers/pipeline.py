@@ -357,13 +357,26 @@ def label_reader(plan: ImportPlan, existing: LabelSpace | None = None) -> LabelR
         raise BadInput(plan.source.path, "no claim has a gold label (a test split?): say which labels they are"
                        " checked in with --label-space NAME (averitec, jsfactcheck, realfactbench), or pick a"
                        " --profile")
-    mapped = list(dict.fromkeys(plan_labels.map.get(raw, raw) for raw in found))
+    mapped = labels.distinct(plan_labels.map.get(raw, raw) for raw in found)
     space = None if declared == "own" else labels.detect_space(set(mapped))
     if space is not None:
         return LabelReader(labels.with_excluded(space, excluded), plan_labels.map)
-    plan.warnings.note(f"no built-in label space fits the labels ({', '.join(mapped[:8])}"
-                       f"{', ...' if len(mapped) > 8 else ''}): the file's own labels are its label space {name!r}")
+    plan.warnings.note(own_space_note(plan, name, mapped, declared == "own"))
     return LabelReader(own_space(name, mapped, plan_labels.abstain, plan_labels.excluded), plan_labels.map, own=True)
+
+
+def own_space_note(plan: ImportPlan, name: str, found: list[str], asked: bool) -> str:
+    """Why the file's own labels are its label space: asked for, or no built-in space takes them."""
+    listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
+    if asked:
+        how = "--label-space own" if plan.request.label_space == "own" else f"the profile {plan.mapping.name}"
+        return f"the file's own labels are its label space {name!r}, as {how} asks: {listed}"
+    note = (f"no built-in label space takes the labels ({listed}) by its names or documented synonyms: the"
+            f" file's own labels, as the file spells them, are its label space {name!r}")
+    if {labels.squash(label) for label in found} & labels.ANSWER_WORDS:
+        note += "; yes and no answer a question rather than name a verdict (--label-space realfactbench reads" \
+                " them as true and false)"
+    return note
 
 
 def file_labels(plan: ImportPlan) -> Counter:
