@@ -215,3 +215,74 @@ def test_the_docs_list_every_synonym_a_space_is_detected_by():
         for label, spellings in labels.synonyms(name).items():
             row = next(line for line in table.splitlines() if line.startswith(f"| `{name}` | {label} |"))
             assert all(spelling in row for spelling in spellings), (name, label)
+
+
+# -- nothing lost --------------------------------------------------------------------------------
+
+
+def test_empty_csv_cells_are_kept_as_empty_strings(store, tmp_path):
+    path = tmp_path / "cells.csv"
+    path.write_text("id,claim,label,topic,speaker\n1,A.,true,,Bo\n2,B.,false,health,\n", encoding="utf-8")
+    run_import(store, ImportRequest(path))
+    claims = claims_of(store, "cells")
+    assert claims["1"].attributes == {"topic": "", "speaker": "Bo"}
+    assert claims["2"].attributes == {"topic": "health", "speaker": ""}
+    assert claims["1"].question is None  # a mapped field reads an empty cell as no value
+
+
+def test_the_fields_an_error_lists_include_columns_with_only_empty_cells(tmp_path):
+    path = tmp_path / "headlines.csv"
+    path.write_text("title,news_url,label\nA headline.,,real\nAnother.,,fake\n", encoding="utf-8")
+    result = run_cli(tmp_path / "w.db", "import", path)
+    assert result.exit_code == 1
+    assert "the file's fields are label, news_url, title" in result.output
+
+
+def test_a_missing_image_keeps_its_path_with_a_located_warning(store, tmp_path):
+    path = tmp_path / "data" / "pictures.jsonl"
+    path.parent.mkdir()
+    write_jsonl(path, [{"id": "r1", "claim": "A photo of a flood.", "label": "false",
+                        "images": ["photos/gone.png", "https://example.org/kept.png"]}])
+    report = run_import(store, ImportRequest(path))
+    claim = claims_of(store, "pictures")["r1"]
+    assert claim.attributes["images_not_read"] == ["photos/gone.png"]
+    assert [image.url for image in claim.images] == ["https://example.org/kept.png"]
+    (warning,) = report.warnings.items
+    assert (warning.line, warning.field) == (1, "images") and "'photos/gone.png'" in warning.message
+    assert "attr.images_not_read" in warning.message
+
+
+def factcheck_bench_record(sentences: dict) -> dict:
+    return {"prompt": "Who built the bridge?", "response": "Ilse Marr built it. It is long.",
+            "sentences": sentences}
+
+
+def sentence(text: str, claims: list[str]) -> dict:
+    return {"text": text, "claims": claims, "claims_factuality_label": [True] * len(claims),
+            "sentence_checkworthiness": "yes" if claims else "no"}
+
+
+def test_a_factcheck_bench_sentence_with_no_claims_is_kept_on_the_responses_claims(store, tmp_path):
+    path = write_jsonl(tmp_path / "fcb.jsonl", [
+        factcheck_bench_record({"sentence1": sentence("Ilse Marr built it.", ["Ilse Marr built the bridge."]),
+                                "sentence2": sentence("It is long.", [])}),
+        factcheck_bench_record({"sentence1": sentence("Nothing to check.", [])})])
+    report = run_import(store, ImportRequest(path, profile="factcheck-bench"))
+    (claim,) = claims_of(store, "fcb").values()
+    kept = claim.attributes["sentences_without_claims"]
+    assert kept == {"sentence2": sentence("It is long.", [])}
+    (warning,) = report.warnings.items
+    assert (warning.line, warning.field, warning.kind) == (2, "sentences.sentence1.claims", "response without claims")
+
+
+def test_datasets_shows_the_profile_and_options_of_the_latest_import(tmp_path):
+    path = write_jsonl(tmp_path / "bench.jsonl", [{"id": "1", "claim": "A.", "label": "SUPPORTS", "title": "T"},
+                                                  {"id": "2", "claim": "B.", "label": "REFUTES", "title": "U"}])
+    db = tmp_path / "w.db"
+    assert run_cli(db, "import", path, "--dataset", "bench").exit_code == 0
+    again = run_cli(db, "import", path, "--dataset", "bench", "--profile", "workbench", "--map", "claim=title",
+                    "--label-map", "SUPPORTS=Supported")
+    assert again.exit_code == 0, again.output
+    (listed,) = json.loads(run_cli(db, "datasets", "--json").output)
+    assert listed["source_format"] == "workbench+map --map claim=title --label-map SUPPORTS=Supported"
+    assert "workbench+map --map claim=title" in run_cli(db, "datasets").output
