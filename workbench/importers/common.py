@@ -62,6 +62,20 @@ def own_space(name: str, classes: list[str], abstain: str | None = None,
     return LabelSpace(name=name, labels=gold, abstain=abstain, excluded=excluded)
 
 
+def own_space_note(name: str, found: list[str], asked: str | None) -> str:
+    """Why the file's own labels are its label space: `asked` by an option or a profile, or
+    because no built-in space takes them (then yes/no get a word: they are no verdicts)."""
+    listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
+    if asked:
+        return f"the file's own labels are its label space {name!r}, as {asked} asks: {listed}"
+    note = (f"no built-in label space takes the labels ({listed}) by its names or documented synonyms: the"
+            f" file's own labels, as the file spells them, are its label space {name!r}")
+    if {labels.squash(label) for label in found} & labels.ANSWER_WORDS:
+        note += ("; yes and no answer a question rather than name a verdict (--label-space realfactbench reads"
+                 " them as true and false)")
+    return note
+
+
 def check_claims(drafts: Iterable[DraftClaim], reader: LabelReader | None, warnings: ImportWarnings,
                  counts: Counter, path) -> Iterator[tuple[dict, str]]:
     """Gold labels into the space, duplicate ids refused, each claim with its digest.

@@ -11,8 +11,10 @@ what it finds there may be:
   of the claim under the file's name for it, and the import's notes say so;
 - nothing (null, an empty string or list): no items, and nothing to warn about.
 
-    contexts = item_contexts(group.each, context, where)   # the items to read
-    pointer(value, group)                                  # True: keep it whole, not as an item
+    contexts, whole = item_contexts(group.each, context, where, "evidence")  # the items to read
+    passage(item.value, group.parts)    # True: a string item, the item's text
+    pointer(item.value, group.parts)    # True: keep it whole as an attribute, not as an item
+    empty(item.value)                   # True: only then may a warning call the item empty
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from typing import Any
 from workbench.importers import values as convert
 from workbench.importers.paths import MISSING, Context, Path
 
-POINTERS_NOTE = ("{name}: evidence given as pointers, not passages (FEVER's [annotation id, evidence id, page,"
-                 " sentence] arrays, numbers or nested lists), kept whole as attr.{key} on the claims that have"
+POINTERS_NOTE = ("{name} holds evidence as pointers, not passages (FEVER's [annotation id, evidence id, page,"
+                 " sentence] arrays, numbers or nested lists): kept whole as attr.{key} on the claims that have"
                  " them")
 
 

@@ -8,10 +8,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from workbench.importers import evidence_shapes as shapes
 from workbench.importers import values as convert
 from workbench.importers.common import DraftClaim
 from workbench.importers.coverage import ReadTree
-from workbench.importers import evidence_shapes as shapes
 from workbench.importers.images import image_references
 from workbench.importers.mapping import EVIDENCE_KINDS, EvidenceMapping, FieldMapping, Value
 from workbench.importers.paths import MISSING, Context, PathError

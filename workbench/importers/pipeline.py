@@ -18,7 +18,7 @@ from pathlib import Path
 from store import LabelSpace
 from workbench import labels
 from workbench.importers import values as convert
-from workbench.importers.common import DraftClaim, LabelReader, check_claims, own_space
+from workbench.importers.common import DraftClaim, LabelReader, check_claims, own_space, own_space_note
 from workbench.importers.formats import ReadOptions, read_records
 from workbench.importers.images import attach_images
 from workbench.importers.mapper import RecordMapper, fields_listing, record_shown
@@ -361,22 +361,10 @@ def label_reader(plan: ImportPlan, existing: LabelSpace | None = None) -> LabelR
     space = None if declared == "own" else labels.detect_space(set(mapped))
     if space is not None:
         return LabelReader(labels.with_excluded(space, excluded), plan_labels.map)
-    plan.warnings.note(own_space_note(plan, name, mapped, declared == "own"))
+    asked = None if declared != "own" else (
+        "--label-space own" if plan.request.label_space == "own" else f"the profile {plan.mapping.name}")
+    plan.warnings.note(own_space_note(name, mapped, asked))
     return LabelReader(own_space(name, mapped, plan_labels.abstain, plan_labels.excluded), plan_labels.map, own=True)
-
-
-def own_space_note(plan: ImportPlan, name: str, found: list[str], asked: bool) -> str:
-    """Why the file's own labels are its label space: asked for, or no built-in space takes them."""
-    listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
-    if asked:
-        how = "--label-space own" if plan.request.label_space == "own" else f"the profile {plan.mapping.name}"
-        return f"the file's own labels are its label space {name!r}, as {how} asks: {listed}"
-    note = (f"no built-in label space takes the labels ({listed}) by its names or documented synonyms: the"
-            f" file's own labels, as the file spells them, are its label space {name!r}")
-    if {labels.squash(label) for label in found} & labels.ANSWER_WORDS:
-        note += "; yes and no answer a question rather than name a verdict (--label-space realfactbench reads" \
-                " them as true and false)"
-    return note
 
 
 def file_labels(plan: ImportPlan) -> Counter:
