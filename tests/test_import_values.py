@@ -84,6 +84,14 @@ def test_map_evidence_on_a_string_field_keeps_the_passage(store, tmp_path):
     assert kinds(report) == [] and claims["1"].attributes == {}
 
 
+def test_a_mapping_that_reads_the_list_itself_still_makes_one_page(store, tmp_path):
+    path = write_jsonl(tmp_path / "sentences.jsonl", [{"id": "1", "claim": "A.", "label": "true",
+                                                       "sentences": ["First line.", "Second line."]}])
+    run_import(store, ImportRequest(path, maps=["evidence=sentences", "evidence.text=.", "evidence.kind==page"]))
+    (page,) = claims_of(store, "sentences")["1"].evidence
+    assert (page.kind, page.text) == ("page", "First line.\nSecond line.")
+
+
 def test_a_csv_evidence_column_of_plain_text_imports_with_no_flags(store, tmp_path):
     path = tmp_path / "rows.csv"
     path.write_text('id,claim,label,evidence\n1,A.,true,"The passage, quoted."\n2,B.,false,\n', encoding="utf-8")

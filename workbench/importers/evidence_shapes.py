@@ -11,7 +11,7 @@ what it finds there may be:
   of the claim under the file's name for it, and the import's notes say so;
 - nothing (null, an empty string or list): no items, and nothing to warn about.
 
-    contexts, whole = item_contexts(group.each, context, where, "evidence")  # the items to read
+    contexts, whole = item_contexts(group.each, context, where, "evidence", group.parts)
     passage(item.value, group.parts)    # True: a string item, the item's text
     pointer(item.value, group.parts)    # True: keep it whole as an attribute, not as an item
     empty(item.value)                   # True: only then may a warning call the item empty
@@ -29,14 +29,16 @@ POINTERS_NOTE = ("{name} holds evidence as pointers, not passages (FEVER's [anno
                  " them")
 
 
-def item_contexts(each: Path, context: Context, where: convert.Where, name: str) -> tuple[list[Context], bool]:
+def item_contexts(each: Path, context: Context, where: convert.Where, name: str,
+                  parts: dict) -> tuple[list[Context], bool]:
     """The context of each evidence item `each` reaches, and whether the one item is the
     field itself. Where a list was expected (the last `[]`) and the value is not one (a
     string, an object, a number), that value is the one item; a list where a single value
-    was expected (`--map evidence=evidence`) gives its elements; an absent value (null, "",
-    NaN: said once) gives none."""
+    was expected (`--map evidence=evidence`) gives its elements, unless the mapping reads
+    the list itself (`text = "."`: a list of sentences made one page); an absent value
+    (null, "", NaN: said once) gives none."""
     found = each.first(context) if not each.fans_out else holder(each, context)
-    if found is MISSING or (each.fans_out and isinstance(found, list)):
+    if found is MISSING or (isinstance(found, list) and (each.fans_out or reads_itself(parts))):
         return each.items(context), False
     if isinstance(found, list):
         return _elements(found, each, context), False

@@ -168,8 +168,8 @@ class RecordMapper:
         items: list[dict] = []
         for index, group in enumerate(self.mapping.evidence):
             name = shapes.list_name(group.each) if group.each is not None else "evidence"
-            contexts, whole = (shapes.item_contexts(group.each, context, where, name) if group.each is not None
-                               else ([context], False))
+            contexts, whole = (shapes.item_contexts(group.each, context, where, name, group.parts)
+                               if group.each is not None else ([context], False))
             for item_context in contexts:
                 if group.each is not None and shapes.pointer(item_context.value, group.parts):
                     if pointers is not None:
