@@ -203,6 +203,12 @@ class DatasetStore:
                     f"dataset {dataset.name!r} already exists with labels {_listed(stored)};"
                     f" this file's labels are {_listed(space)}. Import it under another --dataset name."
                 )
+            # The latest import says how the dataset was read (its profile and options) and when.
+            self.db.conn.execute(
+                "UPDATE datasets SET source_format = ?, source_path = ?, imported_at = ?,"
+                " notes = coalesce(?, notes) WHERE id = ?",
+                [dataset.source_format, dataset.source_path, now_iso(), dataset.notes, row[0]],
+            )
             return row[0]
         cursor = self.db.execute(
             "INSERT INTO datasets (name, source_format, label_space, labels, abstain_label,"

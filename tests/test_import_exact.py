@@ -159,7 +159,7 @@ def test_a_question_object_without_its_question_is_a_warning(store, tmp_path):
 
 def test_an_evidence_item_with_nothing_in_it_is_a_warning(store, tmp_path):
     path = write_jsonl(tmp_path / "ev.jsonl", [{"id": "a", "claim": "x", "label": "true", "evidence": [
-        {"text": "kept"}, {"text": "", "url": "", "rating": 3}]}])
+        {"text": "kept"}, {"text": "", "url": "", "rating": None}]}])
     report = run_import(store, ImportRequest(path))
     (warning,) = report.warnings.items
     assert warning.kind == "empty evidence item dropped" and "rating" in warning.message

@@ -108,7 +108,7 @@ def test_tsv_with_a_header_and_csv_without_one(store, tmp_path):
         run_import(store, ImportRequest(headerless))
     report = run_import(store, ImportRequest(headerless, columns=["id", "claim", "label"]))
     assert store.claims.get(store.claims.resolve("rows:a1")).text == "The ferry, as always, is late."
-    assert report.dataset.label_space.name == "realfactbench"  # yes/no are its true/false
+    assert report.dataset.label_space.labels == ["no", "yes"]  # yes/no are no verdicts: its own labels
 
 
 def test_json_objects_keyed_by_id_or_holding_a_list(store, tmp_path):
@@ -196,7 +196,7 @@ def test_a_mapping_naming_a_field_no_record_has_lists_the_fields(db, tmp_path):
 
 def test_a_list_path_applied_to_a_scalar_names_record_and_path(db):
     line = one_line_error(run("--db", db, "import", FIXTURES / "fever.jsonl", "--profile", "workbench",
-                              "--map", "evidence=claim[]"))
+                              "--map", "explode=claim[]"))
     assert "fever.jsonl:1" in line and "'claim[]' takes each element of a list" in line and "str" in line
 
 

@@ -47,6 +47,12 @@ _SYNONYMS = {
 }
 
 
+ANSWER_WORDS = frozenset({"yes", "no"})
+"""Spellings a model's verdict may use (yes, it is true) that a file's gold labels do not
+mean by themselves: a check-worthiness file's Yes/No are not true/false. A space is never
+detected from them; `--label-space realfactbench` still reads them as true/false."""
+
+
 def squash(label: str) -> str:
     """Case, spacing and punctuation removed: 'Not Enough-Info ' -> 'notenoughinfo'."""
     return re.sub(r"[^0-9a-z]+", "", label.lower())
@@ -98,7 +104,8 @@ def with_excluded(space: LabelSpace, excluded: list[str]) -> LabelSpace:
 
 def detect_space(raw_labels: set[str]) -> LabelSpace | None:
     """The built-in space whose own label names spell every label (case and spacing aside),
-    else the first in which every label is a valid gold label through synonyms.
+    else the first in which every label is a valid gold label through its documented
+    synonyms (docs/formats.md; yes and no are not among them: see ANSWER_WORDS).
 
     Names first: TRUE / FALSE are RealFactBench's labels, not synonyms of Supported /
     Refuted, and "Not Enough Evidence" is AVeriTeC's.
@@ -107,10 +114,26 @@ def detect_space(raw_labels: set[str]) -> LabelSpace | None:
     for space in BUILTIN_SPACES.values():
         if squashed <= {squash(name) for name in space.labels + space.excluded}:
             return space
+    if squashed & ANSWER_WORDS:
+        return None
     for space in BUILTIN_SPACES.values():
         if all(normalise_gold(label, space) for label in raw_labels):
             return space
     return None
+
+
+def distinct(raw_labels) -> list[str]:
+    """Labels in order of first appearance, one per spelling that squashes alike (the first
+    spelling names it: Yes, then yes, gives Yes)."""
+    found: dict[str, str] = {}
+    for label in raw_labels:
+        found.setdefault(squash(label), label)
+    return list(found.values())
+
+
+def synonyms(space_name: str) -> dict[str, list[str]]:
+    """Canonical label -> the squashed spellings read as it in a built-in space (for the docs)."""
+    return {label: list(spellings) for label, spellings in _SYNONYMS.get(space_name, {}).items()}
 
 
 def space_from_header(value: object) -> LabelSpace:

@@ -115,8 +115,29 @@ def _dataset(plan: ImportPlan, reader: LabelReader) -> Dataset:
     from store import Dataset
 
     notes = (plan.header or {}).get("notes")
-    return Dataset(name=plan.name, source_format=plan.mapping.name, label_space=reader.space,
-                   source_path=str(plan.source.path), notes=str(notes) if notes else None)
+    return Dataset(name=plan.name, source_format=" ".join([plan.mapping.name, *import_options(plan.request)]),
+                   label_space=reader.space, source_path=str(plan.source.path), notes=str(notes) if notes else None)
+
+
+def import_options(request: ImportRequest) -> list[str]:
+    """The options that shaped how a file was read, as the command line spells them (the
+    datasets listing shows them beside the profile)."""
+    import shlex
+
+    from workbench.importers.sources import FILE_FORMATS
+
+    options = ["--format", request.format] if request.format in FILE_FORMATS else []
+    pairs = [("--map", request.maps), ("--label-map", request.label_maps), ("--exclude-label", request.excluded),
+             ("--label-space", [request.label_space] if isinstance(request.label_space, str) else []),
+             ("--abstain-label", [request.abstain] if request.abstain else []),
+             ("--columns", [",".join(request.columns)] if request.columns else []),
+             ("--split", [request.split] if request.split else []),
+             ("--with", [f"{name}={path}" for name, path in request.extra_files.items() if name != "ratings"]),
+             ("--rating-map", [request.extra_files["ratings"]] if "ratings" in request.extra_files else [])]
+    for flag, values in pairs:
+        for value in values:
+            options += [flag, value]
+    return [shlex.quote(str(option)) for option in options]
 
 
 def import_file(store: Store, path: Path, format: str = "auto", dataset_name: str | None = None,

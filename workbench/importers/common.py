@@ -35,6 +35,8 @@ class LabelReader:
     """File label -> label, before the space's own spellings (keys compared squashed)."""
     own: bool = False
     """The space is the file's own labels (no synonyms: only case and spacing are forgiven)."""
+    folds_noted: bool = False
+    """Its folds are listed in the notes already (a ClaimReview import lists its ratings')."""
 
     def __post_init__(self):
         self._map = {labels.squash(key): value for key, value in self.map.items()}
@@ -42,10 +44,14 @@ class LabelReader:
 
     def gold(self, raw: str) -> str | None:
         """The gold label for a file label, or None when the space has no place for it."""
-        mapped = self.map.get(raw) or self._map.get(labels.squash(raw), raw)
+        mapped = self.mapped(raw)
         if self.own:
             return self._own.get(labels.squash(mapped))
         return labels.normalise_gold(mapped, self.space)
+
+    def mapped(self, raw: str) -> str:
+        """The label after --label-map (the file's own when no map names it)."""
+        return self.map.get(raw) or self._map.get(labels.squash(raw), raw)
 
 
 def own_space(name: str, classes: list[str], abstain: str | None = None,
@@ -54,6 +60,20 @@ def own_space(name: str, classes: list[str], abstain: str | None = None,
     excluded = [label for label in (excluded or []) if label]
     gold = [label for label in classes if label not in excluded and label != abstain]
     return LabelSpace(name=name, labels=gold, abstain=abstain, excluded=excluded)
+
+
+def own_space_note(name: str, found: list[str], asked: str | None) -> str:
+    """Why the file's own labels are its label space: `asked` by an option or a profile, or
+    because no built-in space takes them (then yes/no get a word: they are no verdicts)."""
+    listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
+    if asked:
+        return f"the file's own labels are its label space {name!r}, as {asked} asks: {listed}"
+    note = (f"no built-in label space takes the labels ({listed}) by its names or documented synonyms: the"
+            f" file's own labels, as the file spells them, are its label space {name!r}")
+    if {labels.squash(label) for label in found} & labels.ANSWER_WORDS:
+        note += ("; yes and no answer a question rather than name a verdict (--label-space realfactbench reads"
+                 " them as true and false)")
+    return note
 
 
 def check_claims(drafts: Iterable[DraftClaim], reader: LabelReader | None, warnings: ImportWarnings,
@@ -68,6 +88,7 @@ def check_claims(drafts: Iterable[DraftClaim], reader: LabelReader | None, warni
     unknown: Counter[str] = Counter()
     first_unknown: dict[str, DraftClaim] = {}
     unlabelled: list[ImportWarning] = []
+    folds: Counter[tuple[str, str]] = Counter()
     total = 0
     for draft in drafts:
         total += 1
@@ -84,6 +105,8 @@ def check_claims(drafts: Iterable[DraftClaim], reader: LabelReader | None, warni
                 first_unknown.setdefault(raw, draft)
                 continue
             _note_recased(draft, raw, gold, reader, warnings)
+            if gold != raw:
+                folds[raw, gold] += 1
             draft.fields["label"] = gold
             counts[gold] += 1
         yield draft.fields, content_hash(draft.fields)
@@ -91,9 +114,21 @@ def check_claims(drafts: Iterable[DraftClaim], reader: LabelReader | None, warni
         raise BadInput(path, "no claims in the file")
     if unknown:
         raise _unknown_labels(unknown, first_unknown, reader)
+    if folds and not reader.folds_noted:
+        warnings.note(folds_note(folds, reader))
     if unlabelled and len(unlabelled) < total:
         for warning in unlabelled:  # some claims have a label and these do not: an oddity each
             warnings.add(warning)
+
+
+def folds_note(folds: Counter, reader: LabelReader) -> str:
+    """Every spelling of the file read as another label of the space, with its count:
+    "labels folded into realfactbench: 'True' as true 81, 'FALSE' as false 119"."""
+    order = {label: n for n, label in enumerate(reader.space.all_gold)}
+    listed = sorted(folds.items(), key=lambda item: (order.get(item[0][1], len(order)), -item[1], item[0][0]))
+    shown = [f"{raw!r} as {gold} {count:,}" + (" (--label-map)" if reader.mapped(raw) != raw else "")
+             for (raw, gold), count in listed]  # all of them: a spelling not listed would be lost
+    return f"labels folded into {reader.space.name}: {', '.join(shown)}"
 
 
 def _no_label(draft: DraftClaim) -> ImportWarning:

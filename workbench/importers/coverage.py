@@ -144,8 +144,15 @@ def leftovers(value: Any, node: Node, name: str = "") -> Iterator[tuple[str, Any
             child = each or node.children.get(("index", position)) or node.children.get(
                 ("index", position - len(value)))
             yield from _unread(item, child, f"{name}[{position}]")
-    elif node.children and name:
+    elif node.children and name and not _items_of_their_own(node):
         yield name, value  # not the shape the mapping looked into: kept whole
+
+
+def _items_of_their_own(node: Node) -> bool:
+    """A list whose elements are read on their own (evidence items): a value there that is
+    not a list is one item too, or kept whole by the mapper (evidence_shapes.py)."""
+    each = node.children.get(EACH)
+    return len(node.children) == 1 and each is not None and each.own
 
 
 def _unread(value: Any, node: Node | None, name: str) -> Iterator[tuple[str, Any]]:

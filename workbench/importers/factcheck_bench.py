@@ -60,18 +60,34 @@ def factcheck_bench(located: Located, context) -> list[DraftClaim]:
                           located)
     shared = {key: convert.attribute_value(value, where, key) for key, value in record.items()
               if key not in RECORD_FIELDS}
-    drafts = []
+    drafts, without_claims = [], {}
     for sentence_key, sentence in sentences.items():
         if not isinstance(sentence, dict):
             raise reader.fail(f"sentences.{sentence_key}", "must be an object")
         claims = sentence.get("claims") or []
         if not isinstance(claims, list):
             raise reader.fail(f"sentences.{sentence_key}.claims", "must be a list of claims")
+        if not claims:
+            without_claims[sentence_key] = convert.attribute_value(sentence, where, f"sentences.{sentence_key}")
         for index, text in enumerate(claims):
             draft = _claim(reader, where, located, sentence_key, sentence, index, len(claims), shared)
             if draft is not None:
                 drafts.append(draft)
+    _keep_sentences_without_claims(drafts, without_claims, where)
     return drafts
+
+
+def _keep_sentences_without_claims(drafts: list[DraftClaim], sentences: dict, where: convert.Where) -> None:
+    """A sentence with no claims goes with every claim of its response (attribute
+    sentences_without_claims, keyed sentence1, ...); a response with no claim at all is named
+    in a warning, sentence by sentence."""
+    for draft in drafts:
+        if sentences:
+            draft.fields["attributes"]["sentences_without_claims"] = sentences
+    if not drafts:
+        for key in sentences:
+            where.warn(f"sentences.{key}.claims", "a sentence with no claims, in a response with none (not kept:"
+                       " a claim is what the import keeps)", "response without claims")
 
 
 def _claim(reader: RecordReader, where: convert.Where, located: Located, key: str, sentence: dict, index: int,

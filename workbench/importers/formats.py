@@ -175,7 +175,8 @@ def _header(path: Path, row: list[str], line: int) -> list[str]:
 
 
 def _cells(path: Path, row: list[str], names: list[str], line: int, options: ReadOptions) -> dict:
-    """A row as {column: cell}; empty cells are left out (an empty CSV cell is no value)."""
+    """A row as {column: cell}; an empty cell is "" (a mapped field reads it as no value, an
+    unmapped column keeps it as an "" attribute)."""
     if len(row) > len(names):
         if options.columns is None:
             raise BadInput(path, f"this row has {len(row)} cells; the header has {len(names)}", line=line)
@@ -187,7 +188,7 @@ def _cells(path: Path, row: list[str], names: list[str], line: int, options: Rea
         options.warnings.add(ImportWarning(
             str(path), f"{len(row)} cells where {len(names)} columns are named; the rest left empty", line=line,
             kind="row with too few cells"))
-    return {name: cell for name, cell in zip(names, row) if cell != "" and name}
+    return {name: cell for name, cell in zip(names, row) if name}
 
 
 class _LineCounter:

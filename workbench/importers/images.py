@@ -48,19 +48,33 @@ def image_references(value: Any, where: convert.Where, field: str) -> list[str]:
     return references
 
 
+NOT_READ = "images_not_read"
+"""The attribute that keeps the paths of images that could not be read, as the file gives them."""
+
+
 def attach_images(draft: DraftClaim, folder: Path, where: convert.Where) -> None:
-    """Replace the draft's image references by what was read of each (`where`: its record)."""
+    """Replace the draft's image references by what was read of each (`where`: its record);
+    a path that cannot be read (missing, outside the folder, not an image) is kept in the
+    attribute images_not_read, and its warning says why."""
     references = draft.fields.get(FIELD) or []
     if not references:
         return
     field = draft.source_names.get(FIELD, FIELD)
-    found = []
+    found, not_read = [], []
     for reference in references:
         image = read_image(reference, folder, where, field)
-        if image is not None:
+        if image is None:
+            not_read.append(reference)
+        else:
             image["rank"] = len(found)
             found.append(image)
     draft.fields[FIELD] = found
+    if not_read:
+        attributes = draft.fields.setdefault("attributes", {})
+        key = NOT_READ
+        while key in attributes:  # the file's own attribute of that name stays
+            key += "'"
+        attributes[key] = not_read
 
 
 def read_image(reference: str, folder: Path, where: convert.Where, field: str) -> dict | None:
@@ -69,26 +83,31 @@ def read_image(reference: str, folder: Path, where: convert.Where, field: str) -
         return {"source": reference, "url": reference}
     path = _inside(reference, folder)
     if path is None:
-        where.warn(field, f"image path {reference!r} leads outside the data folder (not read)", "image outside the folder")
+        where.warn(field, f"image path {reference!r} leads outside the data folder (not read); {_KEPT}",
+                   "image outside the folder")
         return None
     try:
         data = path.read_bytes() if path.stat().st_size <= MAX_IMAGE_BYTES else None
     except OSError as error:
-        where.warn(field, f"image {reference!r}: {error.strerror or 'cannot be read'}", "image not readable")
+        where.warn(field, f"image {reference!r}: {error.strerror or 'cannot be read'}; {_KEPT}", "image not readable")
         return None
     if data is None:
-        where.warn(field, f"image {reference!r} is over {MAX_IMAGE_BYTES // 2**20} MB (not stored)", "image too big")
+        where.warn(field, f"image {reference!r} is over {MAX_IMAGE_BYTES // 2**20} MB (not stored); {_KEPT}",
+                   "image too big")
         return None
     if not data:
-        where.warn(field, f"image {reference!r} is an empty file", "image not readable")
+        where.warn(field, f"image {reference!r} is an empty file; {_KEPT}", "image not readable")
         return None
     described = describe_image(data)
     if isinstance(described, str):
-        where.warn(field, f"image {reference!r} {described}", "image not readable")
+        where.warn(field, f"image {reference!r} {described}; {_KEPT}", "image not readable")
         return None
     mime, width, height = described
     return {"source": reference, "sha256": hashlib.sha256(data).hexdigest(), "mime": mime, "bytes": len(data),
             "width": width, "height": height, "data": data}
+
+
+_KEPT = f"its path kept as attr.{NOT_READ}"
 
 
 def describe_image(data: bytes) -> tuple[str, int, int] | str:

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from workbench.importers import evidence_shapes as shapes
 from workbench.importers import values as convert
 from workbench.importers.common import DraftClaim
 from workbench.importers.coverage import ReadTree
@@ -91,10 +92,12 @@ class RecordMapper:
             **{name: convert.date(value.get(context), where, self.names[name], self.mapping.date_formats)
                for name, value in self.dates},
             "images": image_references(self._get("images", context), where, self._name("images")),
-            "attributes": self._attributes(context, where, fields.get("attributes"), self.mapping.attributes,
-                                           exploded),
-            "evidence": self.evidence_items(context, where),
         }
+        pointers: dict[str, Any] = {}
+        claim["evidence"] = self.evidence_items(context, where, pointers)
+        claim["attributes"] = self._attributes(context, where, fields.get("attributes"), self.mapping.attributes,
+                                               exploded)
+        self._keep_pointers(claim["attributes"], pointers, where)
         locate_claim(claim)
         reader = RecordReader(located.path or self.path, located, show_record=record_shown(located) is not None)
         return DraftClaim(reader, claim, {"text": self._name("claim"), "raw_label": self._name("label"),
@@ -158,15 +161,35 @@ class RecordMapper:
         attributes[key] = convert.attribute_value(value, where, name)
         self.kept_unknown[name.split(".")[0].split("[")[0]] += 1
 
-    def evidence_items(self, context: Context, where: convert.Where) -> list[dict]:
+    def evidence_items(self, context: Context, where: convert.Where, pointers: dict | None = None) -> list[dict]:
+        """The claim's evidence items, whatever shape the file gives them (evidence_shapes.py);
+        values that are no passage (pointer arrays, numbers) go into `pointers`, under the
+        file's name for their list, for the caller to keep."""
         items: list[dict] = []
         for index, group in enumerate(self.mapping.evidence):
-            contexts = group.each.items(context) if group.each is not None else [context]
+            name = shapes.list_name(group.each) if group.each is not None else "evidence"
+            contexts, whole = (shapes.item_contexts(group.each, context, where, name, group.parts)
+                               if group.each is not None else ([context], False))
             for item_context in contexts:
+                if group.each is not None and shapes.pointer(item_context.value, group.parts):
+                    if pointers is not None:
+                        pointers.setdefault(name, []).append(item_context.value)
+                    continue
                 item = self._item(group, item_context, where, len(items), index)
                 if item is not None:
                     items.append(item)
+            if pointers and whole and name in pointers:
+                (pointers[name],) = pointers[name]  # the field itself, not a list of it
         return items
+
+    def _keep_pointers(self, attributes: dict, pointers: dict, where: convert.Where) -> None:
+        """Evidence that is no passage, kept whole as an attribute (beside one of the same name)."""
+        for name, value in pointers.items():
+            key = name
+            while key in attributes:
+                key += "'"
+            attributes[key] = convert.attribute_value(value, where, name)
+            self.warnings.note(shapes.POINTERS_NOTE.format(name=name, key=key))
 
     def _item(self, group: EvidenceMapping, context: Context, where: convert.Where, rank: int,
               index: int) -> dict | None:
@@ -180,6 +203,8 @@ class RecordMapper:
         question_value = get("question")
         text_part = "answer" if "answer" in parts else "text"
         answer_value = get(text_part)
+        if answer_value is MISSING and group.each is not None and shapes.passage(context.value, parts):
+            text_part, answer_value = ".", context.value  # a string item is one passage
         item = {
             "kind": _kind(get("kind"), question_value, at, "kind"),
             "rank": rank,
@@ -201,8 +226,11 @@ class RecordMapper:
         if starts is not None:  # sentences with line breaks of their own: where each one starts
             item["attributes"]["sentence_starts"] = starts
         if not (item["text"] or item["question"] or item["url"] or item["title"] or item["passage"]):
-            _note_empty_item(context, at, text_part, item["attributes"])
-            return None
+            if shapes.empty(context.value):
+                _note_empty_item(context, at, text_part, item["attributes"])
+                return None
+            at.warn(text_part, "an evidence item with no text, question, url, title or passage (kept for its"
+                    f" {', '.join(shapes.held(context.value)) or 'value'})", "evidence item without text")
         if context.value is MISSING and item["kind"] == "qa":
             item["attributes"]["no_answers"] = True  # a question with an empty list of answers
         _note_oddities(item, question_value, context, at, text_part, "question" in parts)
@@ -296,6 +324,8 @@ class _ItemWhere(convert.Where):
 
     def _full(self, part: str) -> str:
         name = _item_name(self.group, self.context, self.rank)
+        if part == ".":  # the item's own value (a string item)
+            return name
         return _part_name(name, self.group.parts.get(part), part)
 
     def error(self, field, message):

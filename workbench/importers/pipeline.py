@@ -18,7 +18,7 @@ from pathlib import Path
 from store import LabelSpace
 from workbench import labels
 from workbench.importers import values as convert
-from workbench.importers.common import DraftClaim, LabelReader, check_claims, own_space
+from workbench.importers.common import DraftClaim, LabelReader, check_claims, own_space, own_space_note
 from workbench.importers.formats import ReadOptions, read_records
 from workbench.importers.images import attach_images
 from workbench.importers.mapper import RecordMapper, fields_listing, record_shown
@@ -246,7 +246,9 @@ def _decode_json_cells(located: Located, plan: ImportPlan) -> None:
     record = located.value
     for key in keys:
         value = record.get(key)
-        if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
+        if isinstance(value, str) and not value.strip():
+            record[key] = None  # an empty cell where a list or object is read: none
+        elif isinstance(value, str) and value.lstrip().startswith(("[", "{")):
             record[key] = decode_json(located.path or plan.source.path, value, located.line, field=key)
 
 
@@ -355,12 +357,13 @@ def label_reader(plan: ImportPlan, existing: LabelSpace | None = None) -> LabelR
         raise BadInput(plan.source.path, "no claim has a gold label (a test split?): say which labels they are"
                        " checked in with --label-space NAME (averitec, jsfactcheck, realfactbench), or pick a"
                        " --profile")
-    mapped = list(dict.fromkeys(plan_labels.map.get(raw, raw) for raw in found))
+    mapped = labels.distinct(plan_labels.map.get(raw, raw) for raw in found)
     space = None if declared == "own" else labels.detect_space(set(mapped))
     if space is not None:
         return LabelReader(labels.with_excluded(space, excluded), plan_labels.map)
-    plan.warnings.note(f"no built-in label space fits the labels ({', '.join(mapped[:8])}"
-                       f"{', ...' if len(mapped) > 8 else ''}): the file's own labels are its label space {name!r}")
+    asked = None if declared != "own" else (
+        "--label-space own" if plan.request.label_space == "own" else f"the profile {plan.mapping.name}")
+    plan.warnings.note(own_space_note(name, mapped, asked))
     return LabelReader(own_space(name, mapped, plan_labels.abstain, plan_labels.excluded), plan_labels.map, own=True)
 
 

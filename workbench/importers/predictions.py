@@ -162,6 +162,7 @@ class _Reader:
     def _answer(self, context: Context, where: convert.Where, record: dict) -> dict:
         raw = convert.label(self._get("verdict", context), where, self._name("verdict"))
         stored = {name: self._get(name, context) for name in ("status", "raw_verdict", "raw_output", "parsed", "error")}
+        stored = {name: MISSING if value == "" else value for name, value in stored.items()}  # an empty CSV cell
         if isinstance(stored["parsed"], str) and stored["parsed"].lstrip().startswith(("{", "[")):
             stored["parsed"] = convert.attribute_cell(stored["parsed"])  # JSON in a CSV cell
         explanation = convert.text(self._get("explanation", context), where, self._name("explanation"), long=True)

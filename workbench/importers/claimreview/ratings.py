@@ -146,7 +146,7 @@ def rating_reader(plan, existing: LabelSpace | None, drafts) -> LabelReader | No
     if unmapped:
         raise _unmapped(unmapped, space)
     _note(plan, how, space)
-    return LabelReader(space, folded)
+    return LabelReader(space, folded, folds_noted=True)
 
 
 def _space(plan, existing: LabelSpace | None) -> LabelSpace | None:
