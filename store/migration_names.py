@@ -34,6 +34,7 @@ MIGRATION_NAMES = (
     "m016b_run_engine",
     "m016c_answer_seconds_index",
     "m017_search_images",
+    "m018_substring_search",
 )
 
 

@@ -1,0 +1,90 @@
+"""Text terms of the filter language: which index answers them, and where they match.
+
+Two kinds of script, two ways to search (docs/browsing.md tells the user the same):
+
+- Scripts that put spaces between words (Latin, Cyrillic, Greek, Arabic, ...): the word index
+  (FTS5 unicode61, m002). `vaccine` finds the word, `vacc*` a word's beginning, case and
+  diacritics folded (resume finds résumé).
+- Scripts written without spaces (Han, Hiragana, Katakana, Hangul, Thai, ...): a substring,
+  exactly as `LIKE '%...%'` would find it. Three characters or more go to the trigram index
+  (m018); one or two are shorter than a trigram and are a LIKE scan, which the claims' page
+  order lets stop after a page of matches (BENCHMARKS.md measures both).
+
+Why trigrams and not a Japanese segmenter (fugashi/SudachiPy): a segmenter finds a query only
+where its dictionary cuts the text the same way (士山 in 富士山, or a name it does not know,
+is never found), is Japanese-only (Chinese would need another), and weighs 50-70 MB
+installed; trigrams find every substring in every script for an index of about
+BENCHMARKS.md's size.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from store.filter_terms import FilterError, Term, parse_terms
+
+TRIGRAM = 3
+"""The trigram index's token length: a shorter substring has no token of its own."""
+
+
+@lru_cache(maxsize=1)
+def _unspaced():
+    import regex  # its Unicode script tables; loaded only for filters that need them
+
+    return regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}"
+                         r"\p{Myanmar}\p{Tibetan}\p{Yi}\u30fc\u3005\u3006]")
+
+
+def is_unspaced(value: str) -> bool:
+    """True when the text holds a character of a script written without spaces between words
+    (or 々 and ー, which belong to Japanese text though their script is "common")."""
+    return value.isascii() is False and _unspaced().search(value) is not None
+
+
+def claim_text_clause(term: Term) -> tuple[str, list]:
+    """SQL over `claims c` for a substring of claim text (one term, not negated)."""
+    value = _substring(term)
+    if len(value) >= TRIGRAM:
+        return "c.id IN (SELECT rowid FROM claims_trigram WHERE claims_trigram MATCH ?)", [_quoted(value)]
+    return "c.text LIKE ? ESCAPE '\\'", [_like(value)]
+
+
+def evidence_clause(term: Term) -> tuple[str, list]:
+    """SQL over `claims c` for `evidence:VALUE`: a word (phrase, prefix) or a substring."""
+    if not is_unspaced(term.value):
+        return ("c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN "
+                "(SELECT rowid FROM evidence_fts WHERE evidence_fts MATCH ?))", [fts_phrase(term)])
+    value = _substring(term)
+    if len(value) >= TRIGRAM:
+        return ("c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN "
+                "(SELECT rowid FROM evidence_trigram WHERE evidence_trigram MATCH ?))", [_quoted(value)])
+    return ("EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id"
+            " AND (e.title LIKE ? ESCAPE '\\' OR e.text LIKE ? ESCAPE '\\'))"), [_like(value)] * 2
+
+
+def fts_phrase(term: Term) -> str:
+    """One FTS5 phrase: the user's words as a literal string (FTS syntax never leaks in)."""
+    value = term.value
+    prefix = value.endswith("*") and not term.quoted
+    value = value.rstrip("*") if prefix else value
+    if not any(ch.isalnum() for ch in value):
+        raise FilterError(f"nothing to search for in {term.value!r}", term.start, term.end)
+    return _quoted(value) + ("*" if prefix else "")
+
+
+def _substring(term: Term) -> str:
+    # A trailing * asks for a beginning; every substring search finds beginnings already.
+    value = term.value if term.quoted else term.value.rstrip("*")
+    if not value.strip():
+        raise FilterError(f"nothing to search for in {term.value!r}", term.start, term.end)
+    return value
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'
+
+
+def _like(value: str) -> str:
+    return "%" + re.sub(r"([\\%_])", r"\\\1", value) + "%"
