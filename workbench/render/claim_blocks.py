@@ -12,9 +12,11 @@ import json
 from collections.abc import Iterator
 
 from store import Claim, Dataset, Flag
+from store.text_matches import text_matcher
 from workbench.prompting.evidence import full_window, page_windows, qa_pairs, qa_text, reference_passages
 from workbench.render.blocks import Panel, Styled, Table, grid, literal
 from workbench.render.display import printable
+from workbench.render.search_marks import marked
 
 
 def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse") -> Styled:
@@ -26,9 +28,12 @@ def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse")
         printable(text[end:]))
 
 
-def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Iterator[Panel | Table]:
-    """Claim, metadata, Q&R context, then each evidence setting's view."""
-    yield Panel(literal(claim.text), title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"))
+def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag],
+                 find: str = "") -> Iterator[Panel | Table]:
+    """Claim, metadata, Q&R context, then each evidence setting's view; what the filter
+    `find` searches for is marked in the claim."""
+    text = marked(claim.text, text_matcher(find).spans(claim.text))
+    yield Panel(text, title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"))
     yield _metadata(claim, dataset, flags)
     if claim.question or claim.response:
         span = (claim.claim_start, claim.claim_end) if claim.claim_start is not None else None

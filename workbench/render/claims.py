@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from store import Claim, ClaimJudgment, Flag, Prediction, Run
+from store.text_matches import text_matcher
 from workbench.prompting.evidence import (
     Window,
     full_window,
@@ -22,6 +23,7 @@ from workbench.prompting.evidence import (
 from workbench.render.claim_blocks import highlighted as highlighted_block
 from workbench.render.display import literal, printable
 from workbench.render.rich_blocks import to_text
+from workbench.render.search_marks import marked
 from workbench.render.verdicts import field_line, verdict_line
 
 
@@ -46,10 +48,11 @@ def claim_header(claim: Claim) -> Text:
     return line
 
 
-def claim_body(claim: Claim, flags: list[Flag]) -> Text:
-    """The claim, its metadata and attributes, then the question and the full response."""
+def claim_body(claim: Claim, flags: list[Flag], find: str = "") -> Text:
+    """The claim, its metadata and attributes, then the question and the full response; what
+    the filter `find` searches for is marked in the claim."""
     body = Text()
-    body.append_text(literal(claim.text, "bold"))
+    body.append_text(to_text(marked(claim.text, text_matcher(find).spans(claim.text), "bold")))
     body.append("\n\n")
     rows = [
         ("gold label", claim.label), ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
