@@ -143,7 +143,7 @@ class _Compiler:
 
     def _text(self, term: Term) -> None:
         if is_unspaced(term.value):  # no spaces between words: a substring, not a word
-            sql, params = claim_text_clause(term)
+            sql, params = claim_text_clause(term, self.db)
             self.clauses.append((f"NOT ({sql})" if term.negated else f"({sql})", params))
             return
         phrase = fts_phrase(term)
@@ -193,7 +193,7 @@ class _Compiler:
 
     def _f_evidence(self, term: Term) -> tuple[str, list]:
         _require_op(term, ":")
-        return evidence_clause(term)
+        return evidence_clause(term, self.db)
 
     def _f_flagged(self, term: Term) -> tuple[str, list]:
         _require_op(term, ":")

@@ -6,9 +6,12 @@ Two kinds of script, two ways to search (docs/browsing.md tells the user the sam
   (FTS5 unicode61, m002). `vaccine` finds the word, `vacc*` a word's beginning, case and
   diacritics folded (resume finds résumé).
 - Scripts written without spaces (Han, Hiragana, Katakana, Hangul, Thai, ...): a substring,
-  exactly as `LIKE '%...%'` would find it. Three characters or more go to the trigram index
-  (m018); one or two are shorter than a trigram and are a LIKE scan, which the claims' page
-  order lets stop after a page of matches (BENCHMARKS.md measures both).
+  exactly as `LIKE '%...%'` would find it. Three characters or more are a phrase of the
+  trigram index (m018). One or two are shorter than a trigram: every occurrence begins one
+  (m018 indexes each text with two characters after it), so the claims holding a rare short
+  query are the documents of a range of the index's terms; a common one (more than
+  SHORT_FROM_INDEX claims) is a LIKE scan instead, which finds a page of matches in the
+  first few thousand claims. BENCHMARKS.md measures both.
 
 Why trigrams and not a Japanese segmenter (fugashi/SudachiPy): a segmenter finds a query only
 where its dictionary cuts the text the same way (士山 in 富士山, or a name it does not know,
@@ -27,6 +30,13 @@ from store.filter_terms import FilterError, Term, parse_terms
 
 TRIGRAM = 3
 """The trigram index's token length: a shorter substring has no token of its own."""
+SHORT_FROM_INDEX = 5_000
+"""Up to this many matching documents a short query is read from the index's terms; past
+it, a scan finds a page sooner (BENCHMARKS.md: about 3 µs per place in the index against
+a scan that meets a match every N / matches rows)."""
+TERMS_AT_MOST = 200
+"""A short query beginning more terms than this is common: no need to count its documents."""
+_LAST = "\U0010ffff"
 
 
 @lru_cache(maxsize=1)
@@ -43,15 +53,20 @@ def is_unspaced(value: str) -> bool:
     return value.isascii() is False and _unspaced().search(value) is not None
 
 
-def claim_text_clause(term: Term) -> tuple[str, list]:
-    """SQL over `claims c` for a substring of claim text (one term, not negated)."""
+def claim_text_clause(term: Term, db=None) -> tuple[str, list]:
+    """SQL over `claims c` for a substring of claim text (one term, not negated); `db` lets a
+    rare short query be read from the index (without it, a scan)."""
     value = _substring(term)
     if len(value) >= TRIGRAM:
         return "c.id IN (SELECT rowid FROM claims_trigram WHERE claims_trigram MATCH ?)", [_quoted(value)]
-    return "c.text LIKE ? ESCAPE '\\'", [_like(value)]
+    like = "c.text LIKE ? ESCAPE '\\'"
+    if _rare(db, "claims_trigram_terms", value):
+        return (f"c.id IN (SELECT doc FROM claims_trigram_places WHERE term >= ? AND term < ?) AND {like}",
+                [value, value + _LAST, _like(value)])
+    return like, [_like(value)]
 
 
-def evidence_clause(term: Term) -> tuple[str, list]:
+def evidence_clause(term: Term, db=None) -> tuple[str, list]:
     """SQL over `claims c` for `evidence:VALUE`: a word (phrase, prefix) or a substring."""
     if not is_unspaced(term.value):
         return ("c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN "
@@ -60,8 +75,22 @@ def evidence_clause(term: Term) -> tuple[str, list]:
     if len(value) >= TRIGRAM:
         return ("c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN "
                 "(SELECT rowid FROM evidence_trigram WHERE evidence_trigram MATCH ?))", [_quoted(value)])
-    return ("EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id"
-            " AND (e.title LIKE ? ESCAPE '\\' OR e.text LIKE ? ESCAPE '\\'))"), [_like(value)] * 2
+    like = "(e.title LIKE ? ESCAPE '\\' OR e.text LIKE ? ESCAPE '\\')"
+    if _rare(db, "evidence_trigram_terms", value):
+        return ("c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN (SELECT doc FROM"
+                f" evidence_trigram_places WHERE term >= ? AND term < ?) AND {like})",
+                [value, value + _LAST] + [_like(value)] * 2)
+    return f"EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND {like})", [_like(value)] * 2
+
+
+def _rare(db, terms: str, value: str) -> bool:
+    """Whether few enough documents hold the short `value` to read them from the index. Only
+    for text without case: the index's terms are case folded, and LIKE's folding differs."""
+    if db is None or value.lower() != value.upper():
+        return False
+    sql = f"SELECT count(*), sum(doc) FROM (SELECT doc FROM {terms} WHERE term >= ? AND term < ? LIMIT ?)"
+    found, documents = db.execute(sql, [value, value + _LAST, TERMS_AT_MOST + 1]).fetchone()
+    return found <= TERMS_AT_MOST and (documents or 0) <= SHORT_FROM_INDEX
 
 
 def fts_phrase(term: Term) -> str:

@@ -242,3 +242,32 @@ def test_show_and_the_listing_mark_what_was_searched_for(scripts, db_path):
     assert mark not in run("show", "scripts:fuji")  # nothing searched, nothing marked
     listed = run("claims", "--where", "メートル")
     assert listed.count(f"{mark}メートル\x1b[0m") == 2
+
+
+def test_every_character_searched_as_a_substring_is_indexed():
+    """The index holds the texts with a character of an unspaced script (m018's GLOB ranges);
+    every character the filter searches for as a substring lies in those ranges."""
+    from store.migrations_substring import UNSPACED_RANGES
+    from store.text_search import is_unspaced
+
+    missing = [hex(point) for point in range(0x110000) if not 0xD800 <= point <= 0xDFFF
+               and is_unspaced(chr(point)) and not any(lo <= point <= hi for lo, hi in UNSPACED_RANGES)]
+    assert missing == []
+
+
+UNSPACED_CHARACTERS = st.characters(min_codepoint=0x0E00, max_codepoint=0x3FFFF).filter(
+    lambda ch: __import__("store.text_search", fromlist=["x"]).is_unspaced(ch))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(character=UNSPACED_CHARACTERS, where=st.sampled_from(["{}", "a{}", "{}b", "a {} b", "{}{}"]))
+def test_one_character_of_any_unspaced_script_is_found_wherever_it_lies(recall_store, character, where):
+    from store import Claim, Dataset
+    from workbench.labels import JSFACTCHECK
+
+    name = f"c{next(_datasets)}"
+    recall_store.datasets.import_claims(Dataset(name=name, source_format="jsonl", label_space=JSFACTCHECK),
+                                        [Claim(external_id="1", text=where.format(character, character)),
+                                         Claim(external_id="2", text="nothing here")])
+    assert [row.external_id for row in recall_store.claims.page(
+        PageRequest(filter=f"dataset:{name} {_quoted(character)}"))] == ["1"]
