@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from store import PageRequest, Store  # noqa: E402
+from store import PageRequest, Store
 
 REPEATS = 15
 BATCH = 50_000
@@ -109,8 +109,8 @@ def median_ms(action) -> float:
 QUERIES = [
     # name, filter, the bare page, the bare count (same search, plain SQL)
     ("English word", "vaccine",
-     "SELECT id, text FROM claims WHERE id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH '\"vaccine\"')"
-     " ORDER BY id LIMIT 50",
+     ("SELECT id, text FROM claims WHERE id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH '\"vaccine\"')"
+      " ORDER BY id LIMIT 50"),
      "SELECT count(*) FROM claims_fts WHERE claims_fts MATCH '\"vaccine\"'"),
     ("Japanese, 2 characters", "東京",
      "SELECT id, text FROM claims WHERE text LIKE '%東京%' ORDER BY id LIMIT 50",
@@ -135,10 +135,10 @@ def measure(path: Path) -> None:
         assert [r.id for r in rows] == [r[0] for r in bare.execute(page_sql)], name
         matches = store.claims.count(text)
         assert matches == bare.execute(count_sql).fetchone()[0], name
-        page = median_ms(lambda: store.claims.page(PageRequest(filter=text, limit=50)))
-        bare_page = median_ms(lambda: bare.execute(page_sql).fetchall())
-        count = median_ms(lambda: store.claims.count(text))
-        bare_count = median_ms(lambda: bare.execute(count_sql).fetchone())
+        page = median_ms(lambda text=text: store.claims.page(PageRequest(filter=text, limit=50)))
+        bare_page = median_ms(lambda sql=page_sql: bare.execute(sql).fetchall())
+        count = median_ms(lambda text=text: store.claims.count(text))
+        bare_count = median_ms(lambda sql=count_sql: bare.execute(sql).fetchone())
         english_page = english_page or page
         print(f"{name + ' ' + text:32} {matches:8,} {page:8.2f} {bare_page:8.2f} {page / bare_page:6.2f}"
               f" {count:9.1f} {bare_count:8.1f} {count / bare_count:6.2f} {page / english_page:14.2f}x")
