@@ -162,6 +162,7 @@ def test_an_older_database_is_upgraded_saying_how_far_it_has_got(db_path, capfd)
     from store.connection import open_database
     from store.migration_progress import SHOW_FROM
     from store.migrations import apply_migrations, migrations
+    from store.text_search import SHORT_FROM_INDEX
 
     old = open_database(db_path)
     apply_migrations(old, stop_before="m018_substring_search")
@@ -169,7 +170,7 @@ def test_an_older_database_is_upgraded_saying_how_far_it_has_got(db_path, capfd)
                 " VALUES ('old', 'jsonl', 'jsfactcheck', '[\"Supported\"]', '2024-01-01')")
     claims = SHOW_FROM + 1000
     old.conn.executemany("INSERT INTO claims (id, dataset_id, external_id, text, content_hash) VALUES (?, 1, ?, ?, 'h')",
-                         [(n, str(n), f"{n}番目の主張：富士山の高さについて" if n % 1000 == 0 else f"Claim {n}.")
+                         [(n, str(n), f"{n}番目の主張：富士山の高さについて" if n % 1000 == 0 else f"Claim {n}, 主張.")
                           for n in range(1, claims + 1)])
     old.execute("INSERT INTO evidence (claim_id, kind, rank, title, text) VALUES (7, 'page', 0, '記事', '東京タワーの記事')")
     old.conn.commit()
@@ -187,6 +188,10 @@ def test_an_older_database_is_upgraded_saying_how_far_it_has_got(db_path, capfd)
         assert store.claims.count("士山の") == claims // 1000
         assert store.claims.ids("evidence:タワー") == [7]
         assert store.claims.count("claim") == claims - claims // 1000  # the word index, as it was
+        # Two characters: in few claims, read from the index's terms; in many, a scan.
+        assert store.claims.count("番目") == claims // 1000
+        assert store.claims.count("主張") == claims > SHORT_FROM_INDEX
+        assert len(store.claims.page(PageRequest(filter="主張", limit=50))) == 50
     finally:
         store.close()
     Store.open(db_path).close()  # opened again: nothing to do, nothing said
