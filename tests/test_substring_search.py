@@ -248,6 +248,20 @@ def test_show_and_the_listing_mark_what_was_searched_for(scripts, db_path):
     assert mark not in run("show", "scripts:fuji")  # nothing searched, nothing marked
     listed = run("claims", "--where", "メートル")
     assert listed.count(f"{mark}メートル\x1b[0m") == 2
+    in_evidence = run("show", "scripts:fuji", "--find", "evidence:標高")
+    assert f"{mark}標高" in in_evidence  # in the page's windows
+    assert "高い山で、標高は" in in_evidence and f"、{mark}" not in in_evidence  # not in the claim
+
+
+def test_the_detail_marks_what_an_evidence_search_found(scripts):
+    from workbench.render.claims import full_body, pages_body, reference_body
+    from workbench.render.search_marks import SEARCH_MATCH
+
+    claim = scripts.claims.get(scripts.claims.resolve("scripts:fuji"))
+    for body in (full_body(claim, "evidence:標高"), pages_body(claim, "evidence:標高")):
+        assert [body.plain[s.start:s.end] for s in body.spans if s.style == SEARCH_MATCH] == ["標高"]
+    assert not [s for s in full_body(claim, "標高").spans if s.style == SEARCH_MATCH]  # a claim term
+    assert not [s for s in reference_body(claim, "evidence:標高").spans if s.style == SEARCH_MATCH]
 
 
 def test_every_character_searched_as_a_substring_is_indexed():

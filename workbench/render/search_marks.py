@@ -13,11 +13,15 @@ from workbench.render.display import printable
 SEARCH_MATCH = "bold underline black on yellow"
 
 
-def marked(text: str, spans: list[tuple[int, int]], style: str = "", mark: str = SEARCH_MATCH) -> Styled:
-    """Literal `text` in `style`, each (start, end) span in `mark` as well."""
+def marked(text: str, spans: list[tuple[int, int]], style: str = "", mark: str = SEARCH_MATCH,
+           passage: tuple[int, int] | None = None, passage_style: str = "reverse") -> Styled:
+    """Literal `text` in `style`, each (start, end) span in `mark` as well, and the quoted
+    `passage` (if any) in `passage_style` beneath the marks."""
+    cuts = sorted({0, len(text), *(edge for span in spans for edge in span), *(passage or ())})
     block = Styled(style=style)
-    position = 0
-    for start, end in spans:
-        block.append(printable(text[position:start])).append(printable(text[start:end]), mark)
-        position = end
-    return block.append(printable(text[position:]))
+    for start, end in zip(cuts, cuts[1:]):
+        styles = [passage_style] if passage and passage[0] <= start < passage[1] else []
+        if any(a <= start < b for a, b in spans):
+            styles.append(mark)
+        block.append(printable(text[start:end]), " ".join(styles))
+    return block
