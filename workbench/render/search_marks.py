@@ -7,6 +7,8 @@ visible with NO_COLOR and on a monochrome terminal.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from workbench.render.blocks import Styled
 from workbench.render.display import printable
 
@@ -19,7 +21,7 @@ def marked(text: str, spans: list[tuple[int, int]], style: str = "", mark: str =
     `passage` (if any) in `passage_style` beneath the marks."""
     cuts = sorted({0, len(text), *(edge for span in spans for edge in span), *(passage or ())})
     block = Styled(style=style)
-    for start, end in zip(cuts, cuts[1:]):
+    for start, end in pairwise(cuts):
         styles = [passage_style] if passage and passage[0] <= start < passage[1] else []
         if any(a <= start < b for a, b in spans):
             styles.append(mark)
