@@ -130,7 +130,8 @@ def _claims_table(rows: list, width: int, find: str = "") -> Table:
 @click.argument("claim_ref")
 @click.option("--json", "as_json", is_flag=True, help="Print the claim and its evidence as JSON.")
 @click.option("--find", default="", metavar="FILTER",
-              help="Mark in the claim what this filter's words find (富士山, vacc*, \"a phrase\").")
+              help="Mark what this filter's text terms find: in the claim (富士山, vacc*, \"a phrase\"),"
+              " in the evidence (evidence:標高).")
 @shared_options
 def show_command(claim_ref: str, as_json: bool, find: str) -> None:
     """Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID."""
