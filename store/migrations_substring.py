@@ -46,6 +46,7 @@ END = "char(31, 31)"
 """Two unit separators after every indexed text (the filter language refuses control
 characters, so no query holds one)."""
 
+
 @migration
 def m018_substring_search(db: Database) -> None:
     """Trigram indexes of claim text and evidence (title, text) in unspaced scripts, kept in

@@ -291,3 +291,23 @@ def test_one_character_of_any_unspaced_script_is_found_wherever_it_lies(recall_s
                                          Claim(external_id="2", text="nothing here")])
     assert [row.external_id for row in recall_store.claims.page(
         PageRequest(filter=f"dataset:{name} {_quoted(character)}"))] == ["1"]
+
+
+def test_the_index_follows_claims_changed_and_deleted(scripts, tmp_path):
+    """A re-import that changes texts (Japanese to English, English to Chinese) and drops the
+    Japanese evidence, then the dataset deleted: the index finds what is there, never what was.
+    (Replacing evidence and then deleting the dataset fails on the word index alone, before
+    this index existed: reported, not covered here.)"""
+    records = [{"_dataset": {"name": "scripts", "label_space": "jsfactcheck"}},
+               {"id": "fuji", "claim": "Mount Fuji is high.", "label": "Supported"},
+               {"id": "english", "claim": "芝加哥的疫苗试验提前结束。", "label": "Refuted"}]
+    path = tmp_path / "again.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
+    import_file(scripts, path)
+    assert found(scripts, "富士山") == [] and found(scripts, "evidence:標高") == []
+    assert found(scripts, "芝加哥") == ["chicago", "chicago-2", "english"]
+    assert found(scripts, "疫苗") == ["english"] and found(scripts, "Fuji") == ["fuji"]
+    assert scripts.datasets.delete("scripts")
+    assert [found(scripts, q) for q in ("芝加哥", "疫苗", "メートル", "山")] == [[], [], [], []]
+    import_file(scripts, path)  # the same ids again: nothing stale comes back
+    assert found(scripts, "芝加哥") == ["english"] and found(scripts, "メートル") == []
