@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING
 
 from store.filter_terms import FilterError, Term, parse_terms
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
+from store.text_search import claim_text_clause, evidence_clause, fts_phrase, is_unspaced
 
 if TYPE_CHECKING:
     from sqlite3 import Connection
 
 FILTER_HELP = """\
 Terms are combined with AND; put - in front of a term to negate it.
-  word  "a phrase"  vacc*     full-text search in the claim text
+  word  "a phrase"  vacc*     full-text search in the claim text (words; in Japanese,
+                              Chinese and other unspaced scripts any substring: 富士山)
   label:Refuted               gold label (also importance: task: domain: source: ext:)
   dataset:demo                claims of one dataset
   id:42  id>100               the store's claim id
@@ -142,7 +144,11 @@ class _Compiler:
         return CompiledFilter(where, [value for _, params in clauses for value in params], self.run_ids)
 
     def _text(self, term: Term) -> None:
-        phrase = _fts_phrase(term)
+        if is_unspaced(term.value):  # no spaces between words: a substring, not a word
+            sql, params = claim_text_clause(term, self.db)
+            self.clauses.append((f"NOT ({sql})" if term.negated else f"({sql})", params))
+            return
+        phrase = fts_phrase(term)
         if term.negated:
             self.clauses.append(("c.id NOT IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)", [phrase]))
         else:
@@ -189,11 +195,7 @@ class _Compiler:
 
     def _f_evidence(self, term: Term) -> tuple[str, list]:
         _require_op(term, ":")
-        sql = (
-            "c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN "
-            "(SELECT rowid FROM evidence_fts WHERE evidence_fts MATCH ?))"
-        )
-        return sql, [_fts_phrase(term)]
+        return evidence_clause(term, self.db)
 
     def _f_flagged(self, term: Term) -> tuple[str, list]:
         _require_op(term, ":")
@@ -284,16 +286,6 @@ _RUN_KEYWORD_SQL = {
         " WHERE r.prediction_id = p.id AND r.reviewed = 1))"
     ),
 }
-
-
-def _fts_phrase(term: Term) -> str:
-    """One FTS5 phrase: the user's words as a literal string (FTS syntax never leaks in)."""
-    value = term.value
-    prefix = value.endswith("*") and not term.quoted
-    value = value.rstrip("*") if prefix else value
-    if not any(ch.isalnum() for ch in value):
-        raise FilterError(f"nothing to search for in {term.value!r}", term.start, term.end)
-    return '"' + value.replace('"', '""') + '"' + ("*" if prefix else "")
 
 
 def _date(term: Term, column: str) -> tuple[str, list]:

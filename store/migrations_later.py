@@ -175,3 +175,4 @@ from store import migrations_claimreview  # noqa: E402,F401  (m014: ClaimReview 
 from store import migrations_team  # noqa: E402,F401  (m015: triage as a team)
 from store import migrations_spot_checks  # noqa: E402,F401  (m016: timings, prices, engine)
 from store import migrations_search_images  # noqa: E402,F401  (m017: images in search runs)
+from store import migrations_substring  # noqa: E402,F401  (m018: search inside unspaced scripts)

@@ -77,7 +77,7 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
             click.echo(json.dumps(record, ensure_ascii=False))
         return
     per_dataset = store.claims.counts_by_dataset(filter_text)  # the page compiled the filter already
-    console.print(_claims_table(rows, console.width))
+    console.print(_claims_table(rows, console.width, filter_text))
     total = sum(per_dataset.values())
     console.print(f"{len(rows):,} shown of {total:,} matching{_datasets_note(list(per_dataset))}")
 
@@ -91,9 +91,14 @@ def _datasets_note(found: list[str]) -> str:
     return f" (dataset{'s' if len(found) > 1 else ''} {', '.join(names)}{more})"
 
 
-def _claims_table(rows: list, width: int) -> Table:
+def _claims_table(rows: list, width: int, find: str = "") -> Table:
     """One line per claim; columns that are empty (or one dataset throughout) are left out,
-    and the short columns give way before the claim text drops below a readable width."""
+    and the short columns give way before the claim text drops below a readable width. What
+    the filter `find` searches for is marked in the claim text."""
+    from store.text_matches import text_matcher
+    from workbench.render.search_marks import marked
+
+    matcher = text_matcher(find)
     columns = {
         "id": [str(r.id) for r in rows],
         "dataset": [one_line(r.dataset) for r in rows],
@@ -118,15 +123,19 @@ def _claims_table(rows: list, width: int) -> Table:
     table.add_column("claim", no_wrap=True, width=claim_width)
     for n, row in enumerate(rows):
         cells = [literal(cells[n]) for cells in columns.values()]
-        table.add_row(*cells, literal(one_line(row.text, claim_width)))
+        shown = one_line(row.text, claim_width)
+        table.add_row(*cells, marked(shown, matcher.spans(shown)))
     return table
 
 
 @click.command("show")
 @click.argument("claim_ref")
 @click.option("--json", "as_json", is_flag=True, help="Print the claim and its evidence as JSON.")
+@click.option("--find", default="", metavar="FILTER",
+              help="Mark what this filter's text terms find: in the claim (富士山, vacc*, \"a phrase\"),"
+              " in the evidence (evidence:標高).")
 @shared_options
-def show_command(claim_ref: str, as_json: bool) -> None:
+def show_command(claim_ref: str, as_json: bool, find: str) -> None:
     """Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID."""
     from workbench.render.claim_blocks import claim_panels
 
@@ -141,7 +150,7 @@ def show_command(claim_ref: str, as_json: bool) -> None:
         click.echo(json.dumps(as_dict(claim), indent=2, ensure_ascii=False))
         return
     dataset = store.datasets.get(claim.dataset)
-    for block in claim_panels(claim, dataset, store.annotations.flags_for(claim_id)):
+    for block in claim_panels(claim, dataset, store.annotations.flags_for(claim_id), find):
         console.print(block)
 
 

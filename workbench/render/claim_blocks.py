@@ -12,9 +12,11 @@ import json
 from collections.abc import Iterator
 
 from store import Claim, Dataset, Flag
+from store.text_matches import text_matcher
 from workbench.prompting.evidence import full_window, page_windows, qa_pairs, qa_text, reference_passages
 from workbench.render.blocks import Panel, Styled, Table, grid, literal
 from workbench.render.display import printable
+from workbench.render.search_marks import marked
 
 
 def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse") -> Styled:
@@ -26,9 +28,13 @@ def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse")
         printable(text[end:]))
 
 
-def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Iterator[Panel | Table]:
-    """Claim, metadata, Q&R context, then each evidence setting's view."""
-    yield Panel(literal(claim.text), title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"))
+def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag],
+                 find: str = "") -> Iterator[Panel | Table]:
+    """Claim, metadata, Q&R context, then each evidence setting's view; what the filter
+    `find` searches for is marked in the claim (its evidence: terms, in the evidence)."""
+    text = marked(claim.text, text_matcher(find).spans(claim.text))
+    in_evidence = text_matcher(find, "evidence")
+    yield Panel(text, title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"))
     yield _metadata(claim, dataset, flags)
     if claim.question or claim.response:
         span = (claim.claim_start, claim.claim_end) if claim.claim_start is not None else None
@@ -36,15 +42,15 @@ def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> It
             highlighted(claim.response or "", span))
         yield Panel(body, title="question and response")
     for window in reference_passages(claim):
-        yield Panel(literal(window.text), title="Reference (quoted passage)")
+        yield Panel(marked(window.text, in_evidence.spans(window.text)), title="Reference (quoted passage)")
     full = full_window(claim)
     if full is not None:
         title = literal(f"Full ({len(full.text):,} of {full.total_chars:,} chars) {full.url or ''}")
-        yield Panel(highlighted(full.text, full.highlight), title=title)
+        yield Panel(marked(full.text, in_evidence.spans(full.text), passage=full.highlight), title=title)
     for n, window in enumerate(page_windows(claim), start=1):
         mark = " CITED" if window.is_cited else ""
         title = literal(f"Page {n}{mark}: {window.title or ''} {window.url or ''}")
-        yield Panel(highlighted(window.text, window.highlight), title=title)
+        yield Panel(marked(window.text, in_evidence.spans(window.text), passage=window.highlight), title=title)
     qa = qa_pairs(claim)
     if qa:
         yield Panel(literal("\n".join(qa_text(item) for item in qa)), title="question-answer evidence")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from store import Claim, ClaimJudgment, Flag, Prediction, Run
+from store.text_matches import text_matcher
 from workbench.prompting.evidence import (
     Window,
     full_window,
@@ -22,6 +23,7 @@ from workbench.prompting.evidence import (
 from workbench.render.claim_blocks import highlighted as highlighted_block
 from workbench.render.display import literal, printable
 from workbench.render.rich_blocks import to_text
+from workbench.render.search_marks import SEARCH_MATCH, marked
 from workbench.render.verdicts import field_line, verdict_line
 
 
@@ -46,10 +48,11 @@ def claim_header(claim: Claim) -> Text:
     return line
 
 
-def claim_body(claim: Claim, flags: list[Flag]) -> Text:
-    """The claim, its metadata and attributes, then the question and the full response."""
+def claim_body(claim: Claim, flags: list[Flag], find: str = "") -> Text:
+    """The claim, its metadata and attributes, then the question and the full response; what
+    the filter `find` searches for is marked in the claim."""
     body = Text()
-    body.append_text(literal(claim.text, "bold"))
+    body.append_text(to_text(marked(claim.text, text_matcher(find).spans(claim.text), "bold")))
     body.append("\n\n")
     rows = [
         ("gold label", claim.label), ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
@@ -101,41 +104,50 @@ def _source_line(number: int, url: str | None, title: str | None, cited: bool) -
     return line
 
 
-def reference_body(claim: Claim) -> Text:
-    """The Reference setting: the annotators' quoted passages (or a dataset's snippets)."""
+def reference_body(claim: Claim, find: str = "") -> Text:
+    """The Reference setting: the annotators' quoted passages (or a dataset's snippets); what
+    the `evidence:` terms of the filter `find` search for is marked."""
     windows = reference_passages(claim)
     if not windows:
         return NONE.copy()
     body = Text()
     for n, window in enumerate(windows, start=1):
         body.append_text(_source_line(n, window.url, window.title, window.is_cited))
-        body.append_text(literal(window.text))
+        body.append_text(_found(literal(window.text), find))
         body.append("\n\n")
     return body
 
 
-def full_body(claim: Claim) -> Text:
-    """The Full setting: the cited page's window around the passage, passage highlighted."""
+def full_body(claim: Claim, find: str = "") -> Text:
+    """The Full setting: the cited page's window around the passage, passage highlighted (and
+    what `find`'s evidence: terms search for marked)."""
     window = full_window(claim)
     if window is None:
         return NONE.copy()
     body = _source_line(1, window.url, window.title, window.is_cited)
     body.append(f"characters {window.start:,}–{window.end:,} of {window.total_chars:,}"
                 " (the window a model sees; the quoted passage highlighted)\n\n", style="dim")
-    body.append_text(_window_text(window))
+    body.append_text(_window_text(window, find))
     return body
 
 
-def _window_text(window: Window) -> Text:
+def _window_text(window: Window, find: str = "") -> Text:
     """A window's text, passage highlighted, with … where the window cuts the page (as a model sees)."""
     text = Text("…", style="dim") if window.clipped_before else Text()
-    text.append_text(highlighted(window.text, window.highlight, PASSAGE))
+    text.append_text(_found(highlighted(window.text, window.highlight, PASSAGE), find))
     if window.clipped_after:
         text.append("…", style="dim")
     return text
 
 
-def pages_body(claim: Claim) -> Text:
+def _found(text: Text, find: str) -> Text:
+    """`text` with what the filter's evidence: terms search for marked (over the passage's style)."""
+    for start, end in text_matcher(find, "evidence").spans(text.plain):
+        text.stylize(SEARCH_MATCH, start, end)
+    return text
+
+
+def pages_body(claim: Claim, find: str = "") -> Text:
     """The Pages setting: every candidate page's window, the cited one marked."""
     windows = page_windows(claim)
     if not windows:
@@ -143,7 +155,7 @@ def pages_body(claim: Claim) -> Text:
     body = Text()
     for n, window in enumerate(windows, start=1):
         body.append_text(_source_line(n, window.url, window.title, window.is_cited))
-        body.append_text(_window_text(window))
+        body.append_text(_window_text(window, find))
         body.append("\n\n")
     return body
 

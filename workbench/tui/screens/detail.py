@@ -153,8 +153,9 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
         self.bundle = bundle
         claim = bundle.claim
         self.query_one("#claim-header", Label).update(claim_header(claim))
-        bodies = {"claim": claim_body(claim, bundle.flags), "reference": reference_body(claim),
-                  "full": full_body(claim), "pages": pages_body(claim), "qa": qa_body(claim),
+        found = self.app.browser.table.good_query.filter  # what the browser searched for, marked
+        bodies = {"claim": claim_body(claim, bundle.flags, found), "reference": reference_body(claim, found),
+                  "full": full_body(claim, found), "pages": pages_body(claim, found), "qa": qa_body(claim),
                   "history": history_body(bundle, self.app.settings.annotator)}
         for key, body in bodies.items():
             self.query_one(f"#text-{key}", EvidenceText).show(body)

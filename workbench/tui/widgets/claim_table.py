@@ -15,6 +15,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from store import ClaimRow, FilterError
+from store.text_matches import text_matcher
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.paging import PAGE_SIZE, ClaimQuery, ClaimWindow, PageCache, Where, read_page
 from workbench.tui.widgets.columns import COLUMN_SORTS, Column, column_at, header_text, layout, row_text
@@ -381,12 +382,13 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
 
     def _row_strip(self, row: ClaimRow, width: int) -> Strip:
         """A row's line, unstyled, from a cache (like Toolong's): scrolling redraws cost little."""
-        key = (row.id, row.id in self.marked, width)
+        key = (row.id, row.id in self.marked, width, self.good_query.filter)
         strip = self._lines.get(key)
         if strip is None:
             if len(self._lines) > 2000:
                 self._lines.clear()
-            text = row_text(row, self._columns, self.query.run_ids, row.id in self.marked, self.scored)
+            text = row_text(row, self._columns, self.query.run_ids, row.id in self.marked, self.scored,
+                            text_matcher(self.good_query.filter))
             strip = self._lines[key] = self._strip(text, width)
         return strip
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from store import ClaimRow, Run
+from store.text_matches import TextMatcher
 from workbench.render.display import one_line, printable
+from workbench.render.search_marks import SEARCH_MATCH
 from workbench.render.verdicts import flag_marks, verdict_mark
 
 IMPORTANCE_SHORT = {"Main": "Main", "Sub": "Sub", "Irrelevant": "Irr"}
@@ -90,8 +92,9 @@ def header_text(columns: list[Column], sort: str, descending: bool) -> Text:
 
 
 def row_text(row: ClaimRow, columns: list[Column], run_ids: tuple[int, ...], marked: bool,
-             scored: dict[str, set[str]]) -> Text:
-    """One claim as a table line."""
+             scored: dict[str, set[str]], matcher: TextMatcher | None = None) -> Text:
+    """One claim as a table line; what `matcher` (the filter's text terms) finds in the claim
+    text is highlighted."""
     line = Text(no_wrap=True, overflow="crop")
     runs = iter(run_ids)
     for column in columns:
@@ -120,6 +123,9 @@ def row_text(row: ClaimRow, columns: list[Column], run_ids: tuple[int, ...], mar
             line.append_text(verdict_mark(status, verdict, row.label, scored.get(row.dataset)))
             line.append(" ")
         else:
-            line.append(fit(row.text, column.width))
+            shown, start = fit(row.text, column.width), len(line)
+            line.append(shown)
+            for begin, end in matcher.spans(shown) if matcher else ():
+                line.stylize(SEARCH_MATCH, start + begin, start + end)
         line.append(" ")
     return line

@@ -1,0 +1,29 @@
+"""What a search found, marked where it lies in a text (the claims table, the detail, `show`).
+
+The places come from store.text_matches (the same rules as the SQL a filter compiles to);
+this module only draws them. Bold and underlined as well as coloured, so the mark stays
+visible with NO_COLOR and on a monochrome terminal.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from workbench.render.blocks import Styled
+from workbench.render.display import printable
+
+SEARCH_MATCH = "bold underline black on yellow"
+
+
+def marked(text: str, spans: list[tuple[int, int]], style: str = "", mark: str = SEARCH_MATCH,
+           passage: tuple[int, int] | None = None, passage_style: str = "reverse") -> Styled:
+    """Literal `text` in `style`, each (start, end) span in `mark` as well, and the quoted
+    `passage` (if any) in `passage_style` beneath the marks."""
+    cuts = sorted({0, len(text), *(edge for span in spans for edge in span), *(passage or ())})
+    block = Styled(style=style)
+    for start, end in pairwise(cuts):
+        styles = [passage_style] if passage and passage[0] <= start < passage[1] else []
+        if any(a <= start < b for a, b in spans):
+            styles.append(mark)
+        block.append(printable(text[start:end]), " ".join(styles))
+    return block
