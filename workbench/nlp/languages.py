@@ -18,16 +18,26 @@ _identifier = None
 _lock = threading.Lock()
 
 
+MACROLANGUAGES = {"wuu": "zh", "yue": "zh", "ary": "ar", "arz": "ar", "uzs": "uz"}
+"""py3langid's individual languages folded into the ISO 639-1 code users filter by: it reads
+much Mandarin as Wu (wuu), so without this `--language zh` removed Chinese claims."""
+
+
 def detect(text: str) -> tuple[str, float]:
-    """(language code, probability) of a text."""
+    """(ISO 639-1 language code where there is one, probability) of a text; the probabilities
+    of the individual languages of a macrolanguage (zh: wuu, yue) are added together."""
     global _identifier
     with _lock:
         if _identifier is None:
             from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
             _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-        code, probability = _identifier.classify(text)
-    return code, float(probability)
+        ranked = _identifier.rank(text)
+    totals: Counter[str] = Counter()
+    for code, probability in ranked:
+        totals[MACROLANGUAGES.get(code, code)] += float(probability)
+    code, probability = totals.most_common(1)[0]
+    return code, probability
 
 
 def main_language(texts: list[str]) -> str | None:
