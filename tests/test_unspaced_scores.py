@@ -102,3 +102,14 @@ def test_the_language_step_tells_japanese_from_chinese():
     assert all(why.startswith("language zh (detected from the claim") for why in removed.values())
     removed, _ = other_languages(rows, ["zh"])
     assert set(removed) == {0, 1, 2}
+
+
+def test_the_averitec_evidence_score_refuses_japanese_gold_evidence():
+    from workbench.contamination.averitec_scorer import EvidenceDataError, score_evidence
+
+    gold = [{"label": "Refuted", "questions": [{"question": "みさきラインの利用者は何人か?",
+                                                "answers": [{"answer": "半年で延べ約120万人。", "answer_type": "Extractive"}]}]}]
+    predicted = [{"pred_label": "Refuted", "evidence": [{"question": "利用者数は?", "answer": "120万人", "url": ""}]}]
+    with pytest.raises(EvidenceDataError, match=r"gold: 1 of 1 gold evidence texts are written without spaces.*"
+                                                r"--metric embedding:ORG/NAME"):
+        score_evidence(gold, predicted)
