@@ -72,6 +72,12 @@ def test_a_run_with_the_japanese_template_reads_japanese_verdicts(demo_store, db
         assert result.exit_code == 0, result.output
         assert "hint:" not in result.output
         sent = server.answer_arrivals()[0].body["messages"][-1]["content"]
+        english = CliRunner().invoke(main, [
+            "--db", str(db_path), "run", "--model", "openai-compatible:loop", "--base-url", server.url,
+            "--dataset", "demo-ja", "--prompt", "jsfactcheck", "--limit", "2", "--name", "en-loop"])
+        assert english.exit_code == 0, english.output
+        assert "hint: these claims are in Japanese" in english.output
+        assert "--prompt jsfactcheck-ja asks in Japanese" in english.output
     assert "判定: <支持、反駁、情報不足のいずれか>" in sent
     predictions = CliRunner().invoke(main, ["--db", str(db_path), "predictions", "ja-loop", "--json"])
     rows = [json.loads(line) for line in predictions.output.splitlines()]

@@ -44,10 +44,19 @@ def test_meteor_accepts_spaced_scripts():
     check_meteor_applies(["The bridge opened in 1911.", "A ponte foi inaugurada em 1911.", "افتتح الجسر عام 1911"])
 
 
-@given(st.text(st.characters(codec="utf-8", categories=["Lu", "Ll", "Nd", "Zs", "Po"]), max_size=40))
-def test_latin_and_other_spaced_letters_are_never_taken_for_japanese(text):
-    if not any("CJK" in __import__("unicodedata").name(c, "") for c in text):
-        assert is_unspaced(text) is False or any(ord(c) > 0x0E00 for c in text)
+SPACED_LETTERS = st.characters(min_codepoint=0x41, max_codepoint=0x6FF, categories=["Lu", "Ll", "Lo"])
+
+
+@given(words=st.lists(st.text(SPACED_LETTERS, min_size=1, max_size=9), min_size=1, max_size=8),
+       kanji=st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x4FFF), max_size=2))
+def test_spaced_scripts_are_never_taken_for_unspaced_ones(words, kanji):
+    """Latin, Greek, Cyrillic, Armenian, Hebrew and Arabic words, with a stray kanji or two
+    among at least ten letters, stay scorable by METEOR."""
+    text = " ".join(words)
+    letters = sum(1 for char in text if char.isalpha())
+    assert not is_unspaced(text)
+    if letters >= 10:
+        assert not is_unspaced(f"{text} {kanji}")
 
 
 @pytest.fixture

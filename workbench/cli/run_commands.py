@@ -133,7 +133,7 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
     for prepared in runs:
         announce(prepared, engine=False)
     if hint:
-        console.print(f"hint: {hint}", markup=False)
+        console.print(f"hint: {hint}")  # a str is printed literally
     announce_engine(runs[0])
     if not any(p.pending_claim_ids for p in runs):
         console.print("nothing left to do: every claim has an answer")
