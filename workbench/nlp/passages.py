@@ -20,6 +20,7 @@ differs in case is a different quote).
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 
 def folded(text: str) -> tuple[str, list[int]]:
@@ -28,13 +29,23 @@ def folded(text: str) -> tuple[str, list[int]]:
     chars: list[str] = []
     origins: list[int] = []
     for offset, char in enumerate(text):
-        for part in unicodedata.normalize("NFKD", char):
-            if not part.isspace():
-                chars.append(part)
-                origins.append(offset)
+        parts = _parts(char)
+        if len(parts) == 1:  # most characters: one part (or none, for whitespace)
+            chars.append(parts[0])
+            origins.append(offset)
+        else:
+            chars.extend(parts)
+            origins.extend([offset] * len(parts))
     return "".join(chars), origins
 
 
+@lru_cache(maxsize=8192)
+def _parts(char: str) -> tuple[str, ...]:
+    """A character's compatibility decomposition without whitespace (looked up once per character)."""
+    return tuple(part for part in unicodedata.normalize("NFKD", char) if not part.isspace())
+
+
+@lru_cache(maxsize=64)  # a window of a passage not in its page is drawn again and again
 def find_passage(page: str, passage: str) -> tuple[int, int] | None:
     """(start, end) of `passage` in `page`, as offsets into `page` as written; None if absent.
 
