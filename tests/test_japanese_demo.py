@@ -95,3 +95,21 @@ def test_japanese_claims_get_the_hint_english_ones_do_not(demo_store, db_path):
     assert chosen.exit_code == 0 and "hint:" not in chosen.stderr
     english = runner.invoke(main, ["--db", str(db_path), "prompt", "demo:js-001"])
     assert english.exit_code == 0 and "hint:" not in english.stderr
+
+
+@pytest.mark.parametrize("command, shown", [
+    (["show", "demo-ja:ja-015"], "充電中に本体が異常に熱く"), (["claims", "--where", "dataset:demo-ja"], "充電中に本体が"),
+    (["predictions", "demo-checker-ja"], "報告されたのは発")])
+def test_japanese_listings_and_show_fit_80_cells(demo_store, db_path, command, shown):
+    from rich.cells import cell_len
+
+    from workbench.cli.demo import load_demo_team
+
+    load_demo_team(demo_store)
+    result = CliRunner().invoke(main, ["--db", str(db_path), *command], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines and max(cell_len(line) for line in lines) <= 80
+    boxed = [line for line in lines if line.startswith("│")]
+    assert all(cell_len(line) == 80 and line.endswith("│") for line in boxed)  # right borders line up
+    assert any(shown in line for line in lines)
