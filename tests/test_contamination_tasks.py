@@ -128,7 +128,8 @@ def test_contamination_prompts_are_their_own_kind_and_can_be_overridden(tmp_path
     from workbench.prompting import TemplateError, available_templates
 
     listed = json.loads(CliRunner().invoke(main, ["prompts", "--json"]).output)
-    assert {r["name"] for r in listed} == {"averitec", "jsfactcheck", "jsfactcheck-claim-first", "realfactbench"}
+    assert {r["name"] for r in listed} == {"averitec", "jsfactcheck", "jsfactcheck-claim-first", "jsfactcheck-ja",
+                                           "realfactbench"}
     assert set(available_templates(kind="extract")) == {"contamination_extract"}
     folder = tmp_path / "mine"
     folder.mkdir()

@@ -124,10 +124,11 @@ def test_demo_files_all_import(store):
         pytest.fail("the bundled demo data is missing from workbench/demo_data")
     load_demo(store)
     names = {d.name: d for d in store.datasets.list()}
-    assert set(names) == {"demo", "demo-realfact", "demo-averitec"}
-    assert sum(d.claim_count for d in names.values()) >= 55
+    assert set(names) == {"demo", "demo-realfact", "demo-averitec", "demo-ja"}
+    assert sum(d.claim_count for d in names.values()) >= 75
     assert {names["demo"].label_space.name, names["demo-realfact"].label_space.name,
             names["demo-averitec"].label_space.name} == {"jsfactcheck", "realfactbench", "averitec"}
+    assert names["demo-ja"].label_space.name == "jsfactcheck" and names["demo-ja"].claim_count == 20
     assert store.claims.count("dataset:demo importance:Main") > 0
     assert store.claims.count("dataset:demo has:pages") == names["demo"].claim_count
 

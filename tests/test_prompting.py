@@ -107,7 +107,7 @@ def test_a_claim_without_the_evidence_a_setting_shows_is_refused(mini):
 def test_unknown_settings_and_templates_say_what_exists():
     with pytest.raises(PromptError, match="CONTEXT one of claim, claim"):
         parse_setting("claims+web")
-    with pytest.raises(TemplateError, match="available: averitec, jsfactcheck, jsfactcheck-claim-first, realfactbench"):
+    with pytest.raises(TemplateError, match="available: averitec, jsfactcheck, jsfactcheck-claim-first, jsfactcheck-ja, realfactbench"):
         load_template("nope")
 
 

@@ -43,7 +43,7 @@ def workbench_process(db_path, *args) -> subprocess.Popen:
     (["--model", "anthropic:claude-x"], "no API key for anthropic: set ANTHROPIC_API_KEY"),
     (["--model", "openai-compatible:x"], "needs --base-url"),
     (["--setting", "claim+internet"], "unknown setting 'claim+internet'"),
-    (["--prompt", "fancy"], "no prompt template 'fancy'; available: averitec, jsfactcheck, jsfactcheck-claim-first, realfactbench"),
+    (["--prompt", "fancy"], "no prompt template 'fancy'; available: averitec, jsfactcheck, jsfactcheck-claim-first, jsfactcheck-ja, realfactbench"),
     (["--dataset", "mini", "--setting", "claim+full"], "2 of 4 selected claims have no cited page"),
     (["--param", "temperature"], "--param wants key=value, not 'temperature'"),
     (["--param", "top_k=3"], "unknown --param 'top_k'"),

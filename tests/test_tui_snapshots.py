@@ -178,3 +178,21 @@ def test_adjudication_80x24(snap_compare, snapshot_app):
 
 def test_datasets_80x24(snap_compare, snapshot_app):
     assert at_80x24(snap_compare, snapshot_app, "D")
+
+
+# Japanese rows, a long Japanese claim wrapped, a Japanese evidence window: double-width
+# characters stay whole and the columns stay aligned at 80x24 (the table once padded by
+# characters, not cells, and pushed every column after 交通 two cells right).
+JAPANESE = ("slash", *"dataset:demo-ja", "enter")
+
+
+def test_japanese_claims_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, *JAPANESE)
+
+
+def test_japanese_long_claim_wrapped_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, *JAPANESE, *["down"] * 14, "enter")
+
+
+def test_japanese_evidence_window_80x24(snap_compare, snapshot_app):
+    assert at_80x24(snap_compare, snapshot_app, *JAPANESE, *["down"] * 14, "enter", "3")

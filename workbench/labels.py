@@ -80,7 +80,7 @@ def _build_lookup(space: LabelSpace) -> dict[str, str]:
 
 def normalise(label: str, space: LabelSpace) -> str | None:
     """The canonical label in `space` (gold class, excluded or abstain), or None."""
-    return _lookup(space).get(squash(label))
+    return _lookup(space).get(squash(label)) or japanese_label(label, space)
 
 
 def normalise_gold(label: str, space: LabelSpace) -> str | None:
@@ -150,3 +150,43 @@ def space_from_header(value: object) -> LabelSpace:
             excluded=list(value.get("excluded", [])),
         )
     raise ValueError("label_space must be a built-in name or an object with 'labels'")
+
+
+# Japanese spellings of the built-in spaces' labels (the jsfactcheck-ja template asks for
+# 支持 / 反駁 / 情報不足; the others are words models and annotators write for the same verdicts).
+# squash() keeps only ASCII, so these are looked up by their own key (japanese_key).
+_JAPANESE = {
+    "Supported": ["支持", "支持される", "正しい", "正確", "真", "事実"],
+    "Refuted": ["反駁", "反証", "反証される", "誤り", "誤っている", "不正確", "偽", "虚偽"],
+    "NotEnoughInfo": ["情報不足", "判断不能", "判定不能", "検証不能", "証拠不十分", "根拠不十分", "不明"],
+}
+_JAPANESE_SPACES = {
+    "jsfactcheck": _JAPANESE,
+    "averitec": {"Supported": _JAPANESE["Supported"], "Refuted": _JAPANESE["Refuted"],
+                 "Not Enough Evidence": _JAPANESE["NotEnoughInfo"],
+                 "Conflicting Evidence/Cherrypicking": ["証拠が矛盾", "矛盾する証拠", "チェリーピッキング"]},
+    "realfactbench": {"true": ["真", "正しい", "事実", "支持"], "false": ["偽", "誤り", "虚偽", "反駁"],
+                      "unknown": ["不明", "情報不足", "判断不能", "判定不能", "検証不能"]},
+}
+
+
+def japanese_key(label: str) -> str:
+    """A Japanese label with width forms folded (NFKC) and spaces, brackets and punctuation
+    removed: '「支持」' and ' 支持。' -> '支持'."""
+    import unicodedata
+
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", label))
+
+
+def japanese_spellings(space: LabelSpace) -> dict[str, str]:
+    """Japanese spelling -> canonical label, for the space's labels (empty for other spaces)."""
+    names = set(space.labels + space.excluded + ([space.abstain] if space.abstain else []))
+    return {spelling: canonical for canonical, spellings in _JAPANESE_SPACES.get(space.name, {}).items()
+            if canonical in names for spelling in spellings}
+
+
+def japanese_label(label: str, space: LabelSpace) -> str | None:
+    """The canonical label a Japanese spelling stands for in `space`, or None."""
+    if label.isascii():
+        return None
+    return japanese_spellings(space).get(japanese_key(label))

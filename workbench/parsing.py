@@ -2,6 +2,9 @@
 
 JSON first (the whole text, a ``` fence, or an object with text around it), then
 tolerant reading ("Verdict: Refuted", a half-written JSON object, a leading label word).
+Japanese answers are read the same way (判定：反駁, {"判定": "支持"}, an answer opening with
+情報不足。): a Japanese label counts only when what follows it ends the word (punctuation, a
+line end, a copula such as です), so 「支持されない」 in an explanation is never the verdict 支持.
 The verdict is normalised into the dataset's label space. Three outcomes, never merged:
 ok (a verdict in the space), abstain (the space's abstain label), parse_failure (the raw
 text is kept for a person to read). API errors are the run engine's fourth state.
@@ -15,11 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from store import LabelSpace
-from workbench.labels import normalise
+from workbench.labels import japanese_spellings, normalise
 
 VERDICT_KEYS = ("verdict", "label", "answer", "prediction", "classification", "rating", "judgement",
-                "judgment", "decision", "conclusion")
-EXPLANATION_KEYS = ("explanation", "reason", "reasoning", "rationale", "justification", "why")
+                "judgment", "decision", "conclusion", "判定", "評価", "結論", "判断", "回答")
+EXPLANATION_KEYS = ("explanation", "reason", "reasoning", "rationale", "justification", "why", "説明", "理由",
+                    "根拠")
 MAX_JSON_STARTS = 50  # object starts tried per answer: keeps a brace-heavy answer cheap
 MAX_LABEL_WORDS = 6
 
@@ -28,11 +32,20 @@ _LABELLED = re.compile(
     r"(?im)^[\s>*#_\-]*(?:final\s+|overall\s+)?(?:verdict|label|answer|classification|rating|conclusion|decision)"
     r"[\s*_]*[:=\-]\s*[*_\"'`]*([^\n]*)")
 _HEDGE = re.compile(r"\s*(?:or\b|/|\|)\s*", re.I)
-_HALF_JSON = re.compile(r"\"(?:verdict|label|answer|prediction)\"\s*:\s*\"([^\"\n]*)")
+_HALF_JSON = re.compile(r"\"(?:verdict|label|answer|prediction|判定)\"\s*:\s*\"([^\"\n]*)")
 _HALF_EXPLANATION = re.compile(
-    r'"(?:explanation|reason|reasoning|rationale|justification)"\s*:\s*"((?:[^"\\]|\\.)*)')
-_EXPLAINED = re.compile(r"(?ims)^[\s>*#_\-]*(?:explanation|reason|reasoning|rationale|justification)"
-                        r"[\s*_]*[:=\-]\s*(.+)")
+    r'"(?:explanation|reason|reasoning|rationale|justification|説明|理由)"\s*:\s*"((?:[^"\\]|\\.)*)')
+_EXPLAINED = re.compile(r"(?ims)^[\s>*#_\-【\[]*(?:explanation|reason|reasoning|rationale|justification|説明|理由|根拠)"
+                        r"(?:[\s*_]*[:=\-：]|[\s*_]*[】\]][:：]?)\s*(.+)")
+# 判定：反駁 / 【判定】反駁 / 最終判定は「支持」です: a Japanese verdict word, then the verdict.
+_JA_LABELLED = re.compile(r"(?:最終)?(?:判定|結論|評価|判断)(?:結果)?[\s*_]*(?:[:：=]|は|】|\]|］)[\s*_]*")
+_JA_OPENING = "「『【［[（(\"'`*_ \u3000"
+_JA_STRIP = _JA_OPENING + "」』】］])）。、"
+# What may follow a Japanese label and still leave it the verdict: a copula or "(is) judged".
+_JA_AFTER = re.compile(r"[」』】］\])）\"'*_]*(?:です|である|だ|と(?:判定|判断|評価|結論)(?:します|する|されます|した)?|となります)?"
+                       r"(?![^\W\d_])")
+_JA_TAIL = re.compile(r"[」』】］\])）\"'*_]*(?:です|である|だ|と(?:判定|判断|評価|結論)\w*|となります)?$")
+_JA_HEDGE = re.compile(r"\s*(?:[/／|｜・]|または|もしくは|あるいは|か、?)\s*")
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,9 @@ def parse_answer(text: str, space: LabelSpace, verdict_keys: tuple[str, ...] = (
         return _judged(raw, match_label(raw, space, allowed)[0], explanation, space, obj)
     raw = _labelled_verdict(text)
     explanation = _explanation(text)
+    if raw is None:
+        raw, around = _japanese_labelled(text, space, allowed)
+        explanation = explanation or around
     if raw is not None:
         return _judged(raw, match_label(raw, space, allowed)[0], explanation, space, None)
     # Last resort: the answer opens with a label ("Refuted. The study found ...").
@@ -72,8 +88,14 @@ def parse_answer(text: str, space: LabelSpace, verdict_keys: tuple[str, ...] = (
     verdict, used = match_label(opening, space, allowed)
     if verdict is None:
         return ParsedAnswer("parse_failure", None, None, explanation, None)
-    rest = opening[used:].lstrip(" \t*_.,:;!-\"'`])").strip()
-    return _judged(opening[:used].strip().strip("*_"), verdict, explanation or rest or None, space, None)
+    rest = opening[used:].lstrip(" \t*_.,:;!-\"'`])" + _JA_STRIP).strip()
+    return _judged(_bare(opening[:used]), verdict, explanation or rest or None, space, None)
+
+
+def _bare(raw: str) -> str:
+    """The label as written, without the brackets and copula around a Japanese one (「支持」です -> 支持)."""
+    raw = raw.strip().strip("*_" + _JA_STRIP)
+    return raw if raw.isascii() else _JA_TAIL.sub("", raw).strip(_JA_STRIP)
 
 
 def _judged(raw: str | None, verdict: str | None, explanation: str | None, space: LabelSpace,
@@ -99,7 +121,36 @@ def match_label(raw: str | None, space: LabelSpace, allowed: list[str]) -> tuple
             if found not in allowed or _hedged(raw[label_end:], found, space, allowed):
                 return None, 0
             return found, end
+    return _japanese_label(raw, space, allowed)
+
+
+def _japanese_label(raw: str, space: LabelSpace, allowed: list[str]) -> tuple[str | None, int]:
+    """A Japanese label `raw` opens with, ended by punctuation, a line end or a copula
+    (支持。 支持です 「反駁」), and how many characters it took; (None, 0) otherwise."""
+    spellings = japanese_spellings(space)
+    if not spellings or raw.isascii():
+        return None, 0
+    opening = len(raw) - len(raw.lstrip(_JA_OPENING))
+    for spelling in sorted(spellings, key=len, reverse=True):
+        if not raw.startswith(spelling, opening):
+            continue
+        after = _JA_AFTER.match(raw, opening + len(spelling))
+        if after is None:
+            return None, 0  # 支持されない: the word goes on, so it is not the label
+        found = spellings[spelling]
+        if found not in allowed or _japanese_hedge(raw[opening + len(spelling):], found, space, allowed):
+            return None, 0
+        return found, after.end()
     return None, 0
+
+
+def _japanese_hedge(rest: str, found: str, space: LabelSpace, allowed: list[str]) -> bool:
+    rest = rest.lstrip("」』】］])）")
+    hedge = _JA_HEDGE.match(rest)
+    if hedge is None:
+        return False
+    other, _ = _japanese_label(rest[hedge.end():], space, allowed)
+    return other is not None and other != found
 
 
 def _hedged(rest: str, found: str, space: LabelSpace, allowed: list[str]) -> bool:
@@ -157,6 +208,21 @@ def _labelled_verdict(text: str) -> str | None:
         return None
     value = match.group(1).strip().strip("*_\"'`[]().").strip()
     return value or None
+
+
+def _japanese_labelled(text: str, space: LabelSpace, allowed: list[str]) -> tuple[str | None, str | None]:
+    """The verdict after a Japanese verdict word (判定：反駁), the first that reads as a label,
+    and the text around it (the explanation when none is labelled); (None, None) if none reads
+    (「専門家の判断は分かれている」 is no verdict: the answer's opening may be)."""
+    if text.isascii() or not japanese_spellings(space):
+        return None, None
+    for match in _JA_LABELLED.finditer(text):
+        line, _, after = text[match.end():].partition("\n")
+        verdict, used = _japanese_label(line.strip(), space, allowed)
+        if verdict is not None:
+            around = (text[:match.start()].strip() + "\n" + after.strip()).strip()
+            return _bare(line.strip()[:used]), around or None
+    return None, None
 
 
 def _explanation(text: str) -> str | None:

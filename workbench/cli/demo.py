@@ -16,6 +16,7 @@ DEMO_FILES = [
     ("jsfactcheck.jsonl", "jsfactcheck", "demo"),
     ("realfactbench.json", "realfactbench", "demo-realfact"),
     ("averitec.json", "averitec", "demo-averitec"),
+    ("jsfactcheck_ja.jsonl", "jsfactcheck", "demo-ja"),
 ]
 DEMO_KNOWLEDGE = ("knowledge.jsonl", "demo-realfact")
 """Pages the offline search backend finds for demo-realfact's search runs (some for the
@@ -24,6 +25,10 @@ DEMO_TEAM = ("team_checker.jsonl", "demo", "demo-checker", "team_labels.csv")
 """An invented fact-checker's answers to the demo claims (a run), and two invented
 annotators' (ana's and ben's) failure categories for its wrong answers: the agreement
 panel and `workbench triage agreement demo-checker` have numbers to show."""
+DEMO_JAPANESE_RUN = ("team_checker_ja.jsonl", "demo-ja", "demo-checker-ja")
+"""demo-ja is an invented JSFactCheckBench-shaped Japanese dataset (five made-up stories, four
+claims each, the quoted passages often written in other width forms than their pages); this
+invented checker answered it in Japanese (支持 / 反駁 / 情報不足, as jsfactcheck-ja asks)."""
 
 
 def load_demo(store: Store) -> dict[str, str]:
@@ -50,7 +55,10 @@ def load_demo_team(store: Store) -> str:
     if run is None:
         run = import_predictions(store, PredictionRequest(DEMO_DIR / answers, dataset, run_name=run_name)).run
     counts = import_labels_file(store, DEMO_DIR / labels, run_name, by="demo").counts
-    return f"run {run.name}; {counts.added} labels added, {counts.unchanged} unchanged"
+    answers, dataset, run_name = DEMO_JAPANESE_RUN
+    if store.runs.get(run_name) is None:
+        import_predictions(store, PredictionRequest(DEMO_DIR / answers, dataset, run_name=run_name))
+    return f"runs {run.name}, {run_name}; {counts.added} labels added, {counts.unchanged} unchanged"
 
 
 CLAIMREVIEW_DIR = DEMO_DIR / "claimreview"

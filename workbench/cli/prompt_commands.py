@@ -28,7 +28,7 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
     from workbench.render.display import literal
     from workbench.config import load_settings
     from workbench.prompting import available_templates, load_template
-    from workbench.prompting import parse_setting, render
+    from workbench.prompting import language_hint, parse_setting, render
 
     store = open_store()
     claim_id = store.claims.resolve(claim_ref)
@@ -43,9 +43,11 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
                         f" {space.name!r} template; pass --prompt NAME (`workbench prompts` lists them)")
     template = load_template(space.name if prompt == "auto" else prompt, prompts_dir)
     rendered = render(claim, template, parse_setting(setting), json_answer)
+    hint = language_hint(template, [claim.text], prompts_dir)
     if as_json:
         click.echo(json.dumps({"messages": rendered.messages, "json_schema": rendered.json_schema},
                               indent=2, ensure_ascii=False))
+        _say_hint(hint)
         return
     for message in rendered.messages:
         console.rich.print(Rule(message["role"], align="left"))
@@ -59,6 +61,13 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
     if rendered.json_schema is not None:
         console.rich.print(Rule("json schema (constrains the answer where the backend can)", align="left"))
         console.rich.print(json.dumps(rendered.json_schema, ensure_ascii=False), markup=False)
+    _say_hint(hint)
+
+
+def _say_hint(hint: str | None) -> None:
+    """A hint goes to stderr: stdout stays exactly the messages (and a pipe reads only them)."""
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
 
 
 @click.command("prompts")

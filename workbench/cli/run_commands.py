@@ -16,6 +16,16 @@ from workbench.render.display import one_line
 console = reading_console()
 
 
+def _language_hint(store, prepared) -> str | None:
+    """A template in the claims' own language, when there is one (jsfactcheck-ja for Japanese claims)."""
+    from workbench.config import load_settings
+    from workbench.prompting import SAMPLE_CLAIMS, language_hint
+
+    claims = (store.claims.get(claim_id) for claim_id in prepared.pending_claim_ids[:SAMPLE_CLAIMS])
+    texts = [claim.text for claim in claims if claim is not None]
+    return language_hint(prepared.template, texts, load_settings().prompts_dir) if texts else None
+
+
 @click.command("run")
 @click.option("--dataset", help="Only claims of this dataset.")
 @click.option("--where", "filter_text", default="", help="Filter the claims (see `workbench filter-help`).")
@@ -115,12 +125,15 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
                 runs = [prepare_run(store, request)]
         waiting = store.batches.waiting(runs[0].run.id) if len(runs) == 1 else []
         budget, estimate = _plan(store, runs, max_cost)
+        hint = _language_hint(store, runs[0])
     finally:
         store.close()
     for setting, why in skipped:
         console.print(f"skipped setting {setting}: {why}")
     for prepared in runs:
         announce(prepared, engine=False)
+    if hint:
+        console.print(f"hint: {hint}")  # a str is printed literally
     announce_engine(runs[0])
     if not any(p.pending_claim_ids for p in runs):
         console.print("nothing left to do: every claim has an answer")

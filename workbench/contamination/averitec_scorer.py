@@ -262,6 +262,7 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
         validate(gold, predictions, gold_name, pred_name)
     jobs = [(predicted_questions(p), gold_questions(g), predicted_strings(p), gold_strings(g))
             for g, p in zip(gold, predictions)]
+    _check_spaced([text for job in jobs for text in job[3]], gold_name)
     if scorer is None and _default_scorer is None and report is not None:
         report("loading WordNet", 0, None)  # nltk and WordNet: seconds
     import nltk
@@ -283,6 +284,21 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
         claims=claims,
         nltk_version=nltk.__version__,
     )
+
+
+def _check_spaced(gold_texts: list[str], gold_name: str) -> None:
+    """EvidenceDataError when the gold evidence is mostly Japanese, Chinese or another script
+    written without spaces: METEOR's English words and WordNet synonyms do not apply to it."""
+    from workbench.nlp.unspaced import is_unspaced
+
+    unspaced = [text for text in gold_texts if not text.isascii() and is_unspaced(text)]
+    if unspaced and len(unspaced) * 2 >= len(gold_texts):
+        raise EvidenceDataError(
+            f"{gold_name}: {len(unspaced)} of {len(gold_texts)} gold evidence texts are written without spaces between"
+            f" words (e.g. {unspaced[0][:30]!r}); the AVeriTeC evidence score is METEOR over English words and"
+            " WordNet synonyms, which do not apply to them. Compare such evidence with sentence embeddings from a"
+            " multilingual model instead: `workbench contamination run --metric embedding:ORG/NAME` (a model in"
+            " your Hugging Face cache) or `--metric embedding:PATH`")
 
 
 def _claim_id(prediction: dict, position: int) -> str:

@@ -73,6 +73,8 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
     if request.max_evidence < 1:
         raise PipelineError("--max-evidence must be at least 1")
     claim_ids = _select_claims(store, request)
+    if metric.family == "meteor":  # said now, not after the models wrote their articles
+        _check_meteor_language(store, claim_ids)
     with_article, with_qa = store.contamination.oracle_sources(claim_ids)
     qa_only = [c for c in claim_ids if c in with_qa and c not in with_article]
     missing = [c for c in claim_ids if c not in with_article and c not in with_qa]
@@ -96,6 +98,18 @@ def _check_image_probe(store: Store, claim_ids: list[int], target_model) -> None
     try:
         check_takes_images(target_model, store)
     except RunSetupError as error:
+        raise PipelineError(str(error)) from None
+
+
+def _check_meteor_language(store: Store, claim_ids: list[int]) -> None:
+    """PipelineError when the claims are Japanese, Chinese or another unspaced script (a
+    sample of them is read): METEOR's English words do not apply; the message names embeddings."""
+    from workbench.contamination.similarity import check_meteor_applies
+
+    claims = (store.claims.get(claim_id) for claim_id in claim_ids[:50])
+    try:
+        check_meteor_applies([claim.text for claim in claims if claim is not None])
+    except MetricError as error:
         raise PipelineError(str(error)) from None
 
 

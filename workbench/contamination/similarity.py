@@ -46,7 +46,7 @@ class Metric:
 
 def parse_metric(text: str) -> Metric:
     """A Metric from `meteor`, `embedding` or `embedding:PATH` (checked, nothing loaded)."""
-    from workbench.nlp.embedding import check_model_dir, default_model_dir
+    from workbench.nlp.embedding import check_model_dir, default_model_dir, model_folder
 
     raw = (text or "").strip()
     family, _, path = raw.partition(":")
@@ -56,7 +56,7 @@ def parse_metric(text: str) -> Metric:
     if family == "embedding":
         if not path:
             return Metric("embedding", "embedding", check_model_dir(default_model_dir()))
-        folder = check_model_dir(Path(path))
+        folder = check_model_dir(model_folder(path))
         return Metric(f"embedding:{folder}", "embedding", folder)
     raise MetricError(f"unknown metric {raw!r}; use {CONTAMINATION_METRICS}")
 
@@ -97,8 +97,21 @@ class PairScorer:
         if not oracle or not generated:
             return np.zeros((len(oracle), len(generated)), dtype=float)
         if self._meteor is not None:
+            check_meteor_applies([*oracle, *generated])
             return self._meteor.matrix(oracle, generated)
         return self._embeddings.cosine_matrix(oracle, generated)
+
+
+def check_meteor_applies(sentences: list[str]) -> None:
+    """MetricError (naming the embeddings route) when the sentences are in Japanese, Chinese
+    or another script written without spaces: METEOR's English words do not apply."""
+    from workbench.nlp.embedding import cached_models
+    from workbench.nlp.unspaced import meteor_refusal
+
+    if any(not s.isascii() for s in sentences):
+        why = meteor_refusal(sentences, list(cached_models()))
+        if why:
+            raise MetricError(why)
 
 
 @dataclass(frozen=True)

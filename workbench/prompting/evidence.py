@@ -6,6 +6,12 @@ a person).
   at the page edges, never cutting the passage.
 - Pages: every candidate page cut to 600 characters; the cited page's window centred on
   the passage, the others from their start.
+
+Sizes count characters (Python code points), whatever the script: a Japanese page's
+6,000-character window holds 6,000 kana, kanji and full-width punctuation marks. A quoted
+passage is placed where the import found it; one the import could not place is looked
+for again under compatibility equivalence (full/half-width forms, line breaks ignored:
+workbench.nlp.passages), and the window is cut from the page as stored.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from store import Claim, Evidence
+from workbench.nlp.passages import find_passage
 
 FULL_WINDOW_CHARS = 6_000
 PAGE_WINDOW_CHARS = 600
@@ -65,14 +72,22 @@ def cut_window(text: str, size: int, passage: tuple[int, int] | None = None) -> 
 def window_of(item: Evidence, size: int) -> Window:
     """One evidence item cut to `size` characters (centred on its passage if it has one)."""
     text = item.text or ""
-    passage = None
-    if item.passage_start is not None and item.passage_end is not None:
-        passage = (item.passage_start, item.passage_end)
+    passage = passage_span(item)
     start, end = cut_window(text, size, passage)
     highlight = None
     if passage and start <= passage[0] and passage[1] <= end:
         highlight = (passage[0] - start, passage[1] - start)
     return Window(text[start:end], start, end, highlight, item.url, item.title, item.is_cited, len(text))
+
+
+def passage_span(item: Evidence) -> tuple[int, int] | None:
+    """Where the quoted passage lies in the item's text: the stored offsets, else where the
+    passage is found under compatibility equivalence (None when it is not in the text)."""
+    if item.passage_start is not None and item.passage_end is not None:
+        return item.passage_start, item.passage_end
+    if item.passage and item.text:
+        return find_passage(item.text, item.passage)
+    return None
 
 
 def cited_page(claim: Claim) -> Evidence | None:

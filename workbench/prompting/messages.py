@@ -116,6 +116,8 @@ def _fill(text: str, values: dict[str, str]) -> str:
 
 
 def _listing(labels: list[str]) -> str:
+    if not all(label.isascii() for label in labels):
+        return "、".join(labels)  # Japanese (or other) labels: no English "or" among them
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
 
 

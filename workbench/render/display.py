@@ -30,11 +30,37 @@ def literal(value: object, style: str = "") -> Text:
 
 
 def one_line(value: object, width: int | None = None) -> str:
-    """Printable text on one line (newlines as spaces), cut to `width` with an ellipsis."""
+    """Printable text on one line (newlines as spaces), cut to `width` terminal cells with an
+    ellipsis. A double-width character (Japanese, Chinese) is kept whole or left out, never
+    halved: where one would straddle the cut, a space takes its place."""
     text = " ".join(printable(value).split())
-    if width is not None and len(text) > width:
-        return text[: max(width - 1, 0)] + "…"
+    if width is not None and cells(text) > width:
+        return cut_to_cells(text, max(width - 1, 0)) + "…"
     return text
+
+
+def cells(text: str) -> int:
+    """How many terminal cells `text` takes (a Japanese character takes two)."""
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len  # only for wide text: the plain commands never load Rich
+
+    return cell_len(text)
+
+
+def cut_to_cells(text: str, width: int) -> str:
+    """`text` cut (or padded with spaces) to exactly `width` cells, wide characters kept whole."""
+    if text.isascii():
+        return text[:width].ljust(width)
+    from rich.cells import set_cell_size
+
+    return set_cell_size(text, width)
+
+
+def pad_to_cells(text: str, width: int, align: str = "left") -> str:
+    """`text` (at most `width` cells) padded with spaces to `width` cells."""
+    gap = " " * max(width - cells(text), 0)
+    return gap + text if align == "right" else text + gap
 
 
 def fit_widths(natural: list[int], minimum: list[int], budget: int) -> list[int]:

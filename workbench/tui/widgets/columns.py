@@ -8,7 +8,7 @@ from rich.text import Text
 
 from store import ClaimRow, Run
 from store.text_matches import TextMatcher
-from workbench.render.display import one_line, printable
+from workbench.render.display import one_line, pad_to_cells, printable
 from workbench.render.search_marks import SEARCH_MATCH
 from workbench.render.verdicts import flag_marks, verdict_mark
 
@@ -61,8 +61,7 @@ def run_titles(runs: list[Run]) -> list[str]:
 
 def fit(text: str, width: int, align: str = "left") -> str:
     """One line exactly `width` cells (cut with an ellipsis)."""
-    text = one_line(text, width)
-    return text.rjust(width) if align == "right" else text.ljust(width)
+    return pad_to_cells(one_line(text, width), width, align)  # by cells: 交通 takes four
 
 
 # The sort order each sortable column stands for (the task/domain column sorts by task).
