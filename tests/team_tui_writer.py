@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from tests.test_tui_support import make_app, settle
+from tests.support.tui import make_app, settle
 from workbench.config import load_settings
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_tui_support import add_claims, make_app, rendered, screen_text, settle
+from tests.support.tui import add_claims, make_app, rendered, screen_text, settle
 from workbench.tui.paging import PAGE_SIZE
 from workbench.tui.widgets.claim_table import ClaimTable
 from workbench.tui.widgets.filter_bar import FilterBar
