@@ -133,7 +133,7 @@ def test_a_download_that_does_not_match_its_index_installs_nothing(tmp_path):
         target = tmp_path / "nltk_data"
         with pytest.raises(NlpDataInstallError, match="does not match the size and checksum"):
             download(["punkt_tab"], target, hub.index_url, log=lambda line: None)
-    assert list(target.rglob("*")) == []
+    assert not target.exists()
 
 
 def test_a_package_replaces_an_older_copy_in_the_folder(tmp_path):
@@ -166,7 +166,7 @@ def test_an_index_out_of_reach_is_one_clear_error(tmp_path, monkeypatch):
     assert "NLTK_DATA" in said and "Traceback" not in said
     assert with_secret.exit_code == 1 and f"from {url}:" in " ".join(with_secret.output.split())
     assert "s3cret" not in with_secret.output and "Traceback" not in with_secret.output
-    assert not (tmp_path / "data" / "tokenizers").exists()
+    assert not (tmp_path / "data").exists()
 
 
 @given(user=st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=12),

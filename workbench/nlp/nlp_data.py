@@ -209,6 +209,7 @@ def shown_url(url: str) -> str:
 
 
 def _download_one(downloader, name: str, target: Path, url: str) -> None:
+    created = not target.exists()
     target.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-download-", dir=target))
     try:
@@ -218,6 +219,8 @@ def _download_one(downloader, name: str, target: Path, url: str) -> None:
                 _replace(item, target / subdir.name / item.name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if created and not any(target.iterdir()):
+            target.rmdir()  # a failed first download leaves no empty folder behind
 
 
 def _fetch(downloader, name: str, staging: Path, url: str) -> None:
