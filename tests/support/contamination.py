@@ -1,4 +1,5 @@
-"""Contamination scoring data shared by its tests: an oracle article's evidence, generated evidence per model, stored scores."""
+"""Contamination scoring data its tests share: an oracle article's evidence, generated evidence
+per claim, and stored scores made from them."""
 
 from __future__ import annotations
 from store import Prediction, Run
