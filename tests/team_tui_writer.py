@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import sys
 
-from tests.test_tui_support import make_app, settle
+from tests.support.tui import make_app, settle
 from workbench.config import load_settings
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from store import Store
-from tests.test_contamination_scoring import make_scores
+from tests.support.contamination import make_scores
 from workbench.cli import COMMANDS
 from workbench.contamination.flagging import pick_group, write_flags
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from store import CHECKED_CLEAN, Store
 from tests.run_fixtures import load_mini
-from tests.test_contamination_scoring import EVIDENCE, ORACLE, make_scores
+from tests.support.contamination import EVIDENCE, ORACLE, make_scores
 from workbench.cli import main
 from workbench.contamination.flagging import pick_group, write_flags
 

@@ -10,8 +10,8 @@ from rich.console import Console
 from textual.app import App
 from textual.widgets import DataTable, Static
 
-from tests.test_contamination_scoring import EVIDENCE, ORACLE, make_scores
-from tests.test_tui_support import until
+from tests.support.contamination import EVIDENCE, ORACLE, make_scores
+from tests.support.tui import until
 from workbench.contamination.flagging import pick_group, write_flags
 
 from workbench.tui.screens.contamination.screen import ContaminationScreen

@@ -32,3 +32,14 @@ def test_the_extras_checked_are_the_extras_the_makefile_installs():
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     installed = re.search(r'-e "\.\[([a-z,]+)\]"', makefile).group(1).split(",")
     assert tuple(installed) == environment.EXTRAS
+
+
+def test_missing_nltk_data_is_named_with_both_ways_to_install_it(tmp_path):
+    said = environment.nltk_data_problem(tmp_path)
+    assert said.startswith(f"WordNet is not in {tmp_path}")
+    assert "workbench nlp-data" in said and "make nlp-data-offline" in said
+    (tmp_path / "corpora" / "wordnet").mkdir(parents=True)
+    (tmp_path / "corpora" / "wordnet" / "lexnames").write_text("00\tadj.all\t3\n", encoding="ascii")
+    assert environment.nltk_data_problem(tmp_path).startswith(f"punkt_tab is not in {tmp_path}")
+    (tmp_path / "tokenizers" / "punkt_tab" / "english").mkdir(parents=True)
+    assert environment.nltk_data_problem(tmp_path) is None

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from tests.loopback_servers import Fault, LoopbackServer
 from tests.run_fixtures import many_claims, write_mini
-from tests.test_judge import add_answers, scripted_judge
-from tests.test_run_cli import workbench_process
+from tests.support.judging import add_answers, scripted_judge
+from tests.support.processes import workbench_process
 from workbench.cli import main
 from workbench.importers import import_file
 

@@ -20,14 +20,7 @@ from workbench.cli import main
 from workbench.importers import ImportRequest, dry_run, run_import
 from workbench.importers.reading import BadInput
 from workbench.scoring.runs import score_run
-
-
-def picture(path, size=(6, 4), colour=(10, 120, 200), kind="PNG") -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, colour).save(out, kind)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(out.getvalue())
-    return out.getvalue()
+from tests.support.images import picture
 
 
 def rfb_file(folder, records) -> object:
@@ -211,7 +204,7 @@ def test_images_over_a_providers_limit_are_scaled_down():
 
 
 def test_scores_by_modality(with_images):
-    from tests.test_tui_support import add_run
+    from tests.support.tui import add_run
 
     store, *_ = with_images
     ids = store.claims.ids("dataset:rfb")

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from store import Store, as_dict
 from tests.conftest import DEMO_DATA
-from tests.test_import_profiles import FIXTURES
+from tests.support.import_fixtures import FIXTURES
 from workbench.exporters import export_claims
 from workbench.importers import ImportRequest, run_import
 from workbench.importers.values import json_safe

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.conftest import REPO
-from tests.test_import_profiles import FIXTURES, imported, kinds
+from tests.support.import_fixtures import FIXTURES, imported, kinds
 from workbench.importers import BadInput, ImportRequest, run_import
 from workbench.prompting.evidence import page_sentences
 

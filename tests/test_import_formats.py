@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from tests.test_import_profiles import FIXTURES
+from tests.support.import_fixtures import FIXTURES
 from workbench.cli import main
 from workbench.importers import BadInput, ImportRequest, MappingError, dry_run, run_import
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from store import as_dict
 from tests.conftest import AVERITEC_BASELINE, AVERITEC_DEV, require_shared
-from tests.test_import_profiles import FIXTURES
+from tests.support.import_fixtures import FIXTURES
 from workbench.cli import main
 from workbench.importers import BadInput, ImportRequest, run_import
 from workbench.importers.predictions import PredictionRequest, PredictionsError, import_predictions

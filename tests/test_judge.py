@@ -5,61 +5,20 @@ and report, and judges are checked against people."""
 from __future__ import annotations
 
 import json
-import re
 import signal
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from scipy.stats import spearmanr
 
-from store import Prediction, Run, Store
+from store import Prediction, Run
 from tests.loopback_servers import Fault, LoopbackServer
-from tests.run_fixtures import many_claims, write_mini
-from tests.test_run_cli import _opened, workbench_process
-from workbench.cli import main
-from workbench.importers import import_file
+from tests.support.processes import opened_store, workbench_process
 from workbench.judging.task import parse_judgment
 from workbench.metrics import mean_interval, paired_mean_difference
 from workbench.judging.calibration import agreements, scorings
 from workbench.judging.scores import score_explanations
-
-LABELS = ["Supported", "Refuted", "NotEnoughInfo"]
-
-
-def cli(db_path, *args):
-    return CliRunner().invoke(main, ["--db", str(db_path), *args], terminal_width=120)
-
-
-def add_answers(store: Store, name: str, right_every: int, count: int = 30) -> Run:
-    """A finished verdict run over the `many` claims: every `right_every`-th answer right."""
-    ids = store.claims.ids("dataset:many")[:count]
-    run = store.runs.create(Run(name=name, model="m", dataset_id=1, status="finished"), ids)
-    for n, claim_id in enumerate(ids):
-        gold = store.claims.get(claim_id).label
-        verdict = gold if n % right_every == 0 else next(x for x in LABELS if x != gold)
-        store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", verdict=verdict,
-                                     explanation=f"Reasons for claim {claim_id} ({name})."))
-    return run
-
-
-@pytest.fixture
-def judged_db(store, db_path, tmp_path):
-    import_file(store, write_mini(tmp_path, many_claims(30), name="many"), "jsonl")
-    add_answers(store, "sys-a", right_every=2)
-    add_answers(store, "sys-b", right_every=3)
-    return db_path
-
-
-def scripted_judge(body: dict) -> str:
-    """Scores 8 when the prompt shows a verdict equal to the gold conclusion, else 3; a
-    claim number ending in 7 gets 9 whatever the verdict (a rubric violation when wrong)."""
-    prompt = body["messages"][-1]["content"]
-    gold = re.search(r"concluded: (\S+)", prompt).group(1)
-    verdict = re.search(r"verdict: (\S+)", prompt).group(1)
-    claim = int(re.search(r"Reasons for claim (\d+)", prompt).group(1))
-    score = 9 if claim % 10 == 7 else (8 if verdict == gold else 3)
-    return json.dumps({"score": score, "justification": f"judged claim {claim}"})
+from tests.support.judging import LABELS, cli, judged_db, scripted_judge  # noqa: F401 (judged_db: the fixture)
 
 
 def test_a_judge_run_scores_every_explanation_and_metrics_show_eq(judged_db):
@@ -71,7 +30,7 @@ def test_a_judge_run_scores_every_explanation_and_metrics_show_eq(judged_db):
     prompt = first["messages"][-1]["content"]
     assert "Bridge number" in prompt and "concluded: " in prompt and "Reasons for claim" in prompt
     assert first["temperature"] == 0.0
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         eq = score_explanations(store, "sys-a", resamples=200)
         judged = {j.claim_id: j for j in store.judging.scores(eq.judge.id)}
         judge_run = store.runs.get(eq.judge.id)
@@ -93,7 +52,7 @@ def test_eq_by_slice_and_paired_between_runs_with_the_same_judge(judged_db):
         for run in ("sys-a", "sys-b"):
             assert cli(judged_db, "judge", run, "--judge", "openai-compatible:judge",
                        "--base-url", server.url).exit_code == 0
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         eq = score_explanations(store, "sys-a", by=["label"], resamples=100)
         a = {j.claim_id: j.score for j in store.judging.scores(store.judging.judge_runs(1)[0].id)}
         b = {j.claim_id: j.score for j in store.judging.scores(store.judging.judge_runs(2)[0].id)}
@@ -137,7 +96,7 @@ def test_prose_and_out_of_range_judges_are_parse_failures_and_errors_are_kept(ju
     again = (f"`workbench --db {judged_db} judge sys-a --judge openai-compatible:judge --base-url {server.url}"
              " --concurrency 1 --param attempts=1`")
     assert result.exit_code == 1 and again in result.output
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         eq = score_explanations(store, "sys-a", resamples=0)
     assert (eq.judged, eq.unreadable, eq.errors) == (27, 2, 1)
     assert eq.overall.mean == 5.0
@@ -152,13 +111,13 @@ def test_a_killed_judge_run_resumes_without_losing_a_judgment(judged_db):
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait()
-        with _opened(judged_db) as store:
+        with opened_store(judged_db) as store:
             judge_run = store.judging.judge_runs(1)[0]
             before = {p.claim_id: p for p in store.runs.predictions(judge_run.id)}
         assert 0 < len(before) < 30
         again = cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge", "--base-url", server.url)
     assert again.exit_code == 0 and f"continuing run {judge_run.name}" in again.output
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         after = {p.claim_id: p for p in store.runs.predictions(judge_run.id)}
     assert len(after) == 30 and all(after[c] == p for c, p in before.items())
 
@@ -168,7 +127,7 @@ def test_agreement_of_a_judge_and_a_person_matches_scipy(judged_db):
         assert cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge",
                    "--base-url", server.url).exit_code == 0
     rng = np.random.default_rng(4)
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         judge_scores = {j.claim_id: j.score for j in store.judging.scores(store.judging.judge_runs(1)[0].id)}
         for prediction in store.runs.predictions(1)[:20]:
             mine = float(np.clip(judge_scores[prediction.claim_id] + rng.integers(-2, 3), 0, 10))
@@ -215,7 +174,7 @@ def test_a_judge_run_through_the_batch_api(judged_db, monkeypatch):
         collected = cli(judged_db, "batch", "collect", "judge-model-judges-sys-a")
         assert collected.exit_code == 0, collected.output
         live = cli(judged_db, "judge", "sys-a", "--judge", "openai:judge-model", "--base-url", server.url)
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         batched, = [r for r in store.judging.judge_runs(1) if r.name == "judge-model-judges-sys-a"]
         from_batch = {j.claim_id: j.score for j in store.judging.scores(batched.id)}
     assert len(from_batch) == 30

@@ -11,8 +11,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from tests.loopback_servers import LoopbackServer
-from tests.test_judge import cli, judged_db  # noqa: F401 (the fixture)
-from tests.test_run_cli import _opened
+from tests.support.judging import cli, judged_db  # noqa: F401 (the fixture)
+from tests.support.processes import opened_store
 from workbench.judging.consistency import judge_consistency
 from workbench.runs.requests import REPEAT_SEED_STEP
 
@@ -47,7 +47,7 @@ def test_each_explanation_is_judged_k_times_and_each_repeat_is_cached_apart(judg
         assert "judge-judges-sys-a-x3" in result.output
         assert {r.body["seed"] // REPEAT_SEED_STEP for r in requests} == {0, 1, 2}
         assert len(requests) == 30 * REPEATS + 3 * 2  # the 3 unreadable repeats were asked twice more
-        with _opened(judged_db) as store:
+        with opened_store(judged_db) as store:
             judge = store.runs.get("judge-judges-sys-a-x3")
             repeats = store.judging.repeats(judge.id)
             assert len(repeats) == 30 * REPEATS and store.judging.repeat_count(judge.id) == REPEATS
@@ -56,14 +56,14 @@ def test_each_explanation_is_judged_k_times_and_each_repeat_is_cached_apart(judg
         again, requests = run_judge(judged_db, server)
         assert again.exit_code == 0, again.output
         assert len(requests) == 30 * REPEATS + 3 * 2  # nothing more asked: every repeat and try was cached
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         assert all(r.cached for r in store.judging.repeats(store.runs.get("judge-judges-sys-a-x3").id))
 
 
 def test_consistency_per_claim_and_overall_counts_failures_apart(judged_db):  # noqa: F811
     result, _ = run_judge(judged_db)
     assert "identical every time" in " ".join(result.output.split())  # the judge command reports it at the end
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         report = judge_consistency(store, "sys-a", resamples=200)
     c = report.consistency
     flickers = [x for x in c.per_claim if x.identical is False]
@@ -101,7 +101,7 @@ def test_judge_against_a_person_has_weighted_kappa_and_failures_apart(judged_db)
     with LoopbackServer("openai", answer=flickering_judge) as server:
         assert cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge",
                    "--base-url", server.url).exit_code == 0
-    with _opened(judged_db) as store:
+    with opened_store(judged_db) as store:
         run = store.runs.get("sys-a")
         judge = store.judging.judge_runs(run.id)[0]
         judged = {j.claim_id: j.score for j in store.judging.scores(judge.id)}

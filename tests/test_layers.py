@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from tests.support.reading import READ_COMMANDS, demo_with_a_search  # noqa: F401 (the fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("openai", "anthropic", "httpx", "scipy", "sklearn", "numpy", "torch", "sentence_transformers",
@@ -137,18 +138,6 @@ def test_the_checkers_see_what_they_look_for(tmp_path):
     assert module_level_imports(sample) == {"textual.app", "workbench.tui"}
 
 
-READ_COMMANDS = {
-    "claims": ["claims", "--where", "label:Refuted", "--limit", "5"],
-    "show": ["show", "1"],
-    "runs": ["runs"],
-    "datasets": ["datasets"],
-    "predictions": ["predictions", "demo-checker", "--wrong"],
-    "profiles": ["profiles"],
-    "prompts": ["prompts"],
-    "filter-help": ["filter-help"],
-    "trajectory": ["trajectory", "demo-checker", "1"],
-    "search-stats": ["search-stats", "demo-checker"],
-}
 NOT_FOR_READING = ("numpy", "scipy", "pydantic_settings", "openai", "anthropic", "torch", "llama_cpp", "textual",
                    "sqlite_utils", "pydantic")
 """What the commands that read and print must not import: the numeric and model packages,
@@ -160,23 +149,6 @@ VALIDATING_CONFIG = ("pydantic", "pydantic_core", "annotated_types", "typing_ext
 RICH_TO_DRAW = ("rich.console", "rich.table", "rich.text", "rich.panel")
 """What printing to a pipe does without: workbench/render/plain.py draws the blocks as Rich
 would (importing Rich's console and table takes as long as `workbench --help` itself)."""
-
-
-@pytest.fixture(scope="module")
-def demo_with_a_search(tmp_path_factory):
-    """The demo database, its run given a stored search trajectory for claim 1."""
-    from store import Step, Store, StoredResult
-    from workbench.cli.demo import load_claimreview_demo, load_demo, load_demo_team
-
-    path = tmp_path_factory.mktemp("reads") / "demo.db"
-    store = Store.open(path)
-    load_demo(store), load_demo_team(store), load_claimreview_demo(store)
-    run = store.runs.get("demo-checker")
-    store.search.record_step(run.id, 1, Step(1, "search", text="looking", tool="search", query="lighthouse",
-                                             results=[StoredResult(1, "https://example.org/a", "A", "a page")]))
-    store.search.record_step(run.id, 1, Step(2, "answer", text="Refuted"))
-    store.close()
-    return path
 
 
 @pytest.mark.parametrize("with_config", [False, True], ids=["no config file", "a config file"])
@@ -214,7 +186,7 @@ def test_the_tuis_first_frame_loads_nothing_heavy(demo_with_a_search):
     later, as a warm-up, and is left out here)."""
     code = f"""
 import asyncio, json, re, sys
-from tests.test_tui_support import screen_text
+from tests.support.tui import screen_text
 from workbench.tui.app import WorkbenchApp
 
 WorkbenchApp._load_metrics_view = lambda self: None  # the warm-up after the first frame

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from store import Prediction, Run
-from tests.test_scoring import RUN_A, RUN_B, make_run
-from tests.test_tui_metrics import Host, panel_text, settled
-from tests.test_tui_support import until
+from tests.support.scoring import RUN_A, RUN_B, make_run
+from tests.support.tui_metrics import Host, panel_text, settled
+from tests.support.tui import until
 from workbench.cli import main
 from workbench.render.display import run_names
 

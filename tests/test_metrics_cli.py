@@ -12,7 +12,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.test_scoring import RUN_A, RUN_B, make_run
+from tests.support.scoring import RUN_A, RUN_B, make_run
 from workbench.cli import main
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from tests.test_layers import READ_COMMANDS, demo_with_a_search  # noqa: F401 (the fixture)
+from tests.support.reading import READ_COMMANDS, demo_with_a_search  # noqa: F401 (the fixture)
 from workbench.cli import main
 from workbench.render.console import WITH_RICH
 

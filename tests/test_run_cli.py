@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +13,7 @@ from tests.loopback_servers import LoopbackServer
 from tests.run_fixtures import load_mini, many_claims, write_mini
 from workbench.cli import main
 from workbench.importers import import_file
+from tests.support.processes import opened_store, workbench_process
 
 
 @pytest.fixture
@@ -28,12 +26,6 @@ def many_db(store, db_path, tmp_path):
 def cli(db_path, *args):
     result = CliRunner().invoke(main, ["--db", str(db_path), *args], terminal_width=100)
     return result
-
-
-def workbench_process(db_path, *args) -> subprocess.Popen:
-    code = "import sys; from workbench.cli import main; sys.exit(main())"
-    return subprocess.Popen([sys.executable, "-c", code, "--db", str(db_path), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=dict(os.environ), cwd=os.getcwd())
 
 
 @pytest.mark.parametrize("args, message", [
@@ -110,7 +102,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating_answers(many_db):
             process.send_signal(signal.SIGKILL)
             process.wait()
         assert process.returncode == -signal.SIGKILL
-        with _opened(many_db) as store:  # read after the kill: nothing can land in between
+        with opened_store(many_db) as store:  # read after the kill: nothing can land in between
             before = {p.claim_id: p for p in store.runs.predictions(1)}
         assert before, "nothing was committed before the kill"
         assert len(before) < 30, "the run finished before the kill: nothing was left to resume"
@@ -119,7 +111,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating_answers(many_db):
         result = cli(many_db, "run", "--resume", "crash")
     assert result.exit_code == 0, result.output
     assert f"continuing run crash (id 1): 30 claims, {30 - len(before)} to answer" in result.output
-    with _opened(many_db) as store:
+    with opened_store(many_db) as store:
         after = store.runs.predictions(1)
         assert sorted(p.claim_id for p in after) == store.claims.ids("dataset:many")  # one each
         kept = {p.claim_id: p for p in after}
@@ -138,24 +130,11 @@ def test_ctrl_c_cancels_cleanly_and_says_how_to_resume(many_db):
         assert process.returncode == 130, output
         assert f"cancelled; continue with: workbench --db {many_db} run --resume stopme\n" in output
         assert "Traceback" not in output
-        with _opened(many_db) as store:
+        with opened_store(many_db) as store:
             assert store.runs.get("stopme").status == "cancelled"
         again = cli(many_db, "run", "--model", "openai-compatible:slow", "--base-url", server.url,
                     "--dataset", "many", "--concurrency", "8")
     assert "continuing run stopme" in again.output and again.exit_code == 0
-
-
-class _opened:
-    """A store opened for a block and closed after it."""
-
-    def __init__(self, path):
-        self.store = Store.open(path)
-
-    def __enter__(self) -> Store:
-        return self.store
-
-    def __exit__(self, *exc) -> None:
-        self.store.close()
 
 
 def test_a_run_whose_claims_all_fail_exits_non_zero(many_db, monkeypatch):

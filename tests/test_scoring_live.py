@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from store import Prediction, Run
-from tests.test_scoring import RUN_A, make_run
-from tests.test_tui_support import add_run
+from tests.support.scoring import RUN_A, make_run
+from tests.support.tui import add_run
 from workbench.metrics import API_ERROR, MISSING, PARSE_FAILURE, LiveMetrics, Memberships, OutcomeCoder
 from workbench.scoring.runs import parse_fields, score_run
 from workbench.scoring.live import load_live_run

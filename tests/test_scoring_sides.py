@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from store import Prediction, Store
-from tests.test_tui_support import add_run
+from tests.support.tui import add_run
 from workbench.scoring.live import load_live_runs
 from workbench.scoring.runs import parse_fields, read_items
 

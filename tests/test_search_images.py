@@ -17,7 +17,7 @@ from tests.loopback_images import PHOTO, ImageServer
 from tests.loopback_search import SearchServer
 from tests.loopback_servers import LoopbackServer, ToolUse
 from tests.loopback_vision import image_hashes, image_urls
-from tests.test_run_cli import _opened
+from tests.support.processes import opened_store
 from workbench.cli import main
 from workbench.importers import ImportRequest, run_import
 
@@ -40,7 +40,7 @@ def tool_replies(body) -> list[str]:
 @pytest.fixture
 def photos(store, tmp_path, monkeypatch):
     """A dataset of two image claims (one given by URL, one by file) with dates and articles."""
-    from tests.test_images import picture
+    from tests.support.images import picture
 
     monkeypatch.setenv("WORKBENCH_SEARCH_FETCH_PRIVATE", "true")  # the image server is on 127.0.0.1
     picture(tmp_path / "data" / "ballots.png")
@@ -109,7 +109,7 @@ def test_a_vision_model_searches_images_looks_at_one_and_answers(photos, db_path
     assert "is shown in the next message: PNG 40×30" in tool_replies(third)[-1]
     shown = third["messages"][-1]
     assert shown["role"] == "user" and image_hashes(third) == [hashlib.sha256(PHOTO).hexdigest()]
-    with _opened(db_path) as store:
+    with opened_store(db_path) as store:
         run = store.runs.get("eye")
         claim = store.claims.resolve("photos:p1")
         steps = store.search.trajectory(run.id, claim)
@@ -196,7 +196,7 @@ def test_a_model_asking_for_an_image_that_does_not_exist_is_told(photos, db_path
         assert run_images(db_path, model, search, "--param", "vision=true", "--name", "n").exit_code == 0
         reply = tool_replies(model.answer_arrivals()[2].body)[-1]
     assert reply == "There is no image 9; the images are numbered 1 to 1."
-    with _opened(db_path) as store:
+    with opened_store(db_path) as store:
         steps = store.search.trajectory(store.runs.get("n").id, store.claims.resolve("photos:p1"))
     assert (steps[1].kind, steps[1].note) == ("invalid", "no image 9")
 
@@ -224,7 +224,7 @@ def test_an_image_that_cannot_be_shown_is_refused_with_its_reason(photos, db_pat
         reply = tool_replies(model.answer_arrivals()[2].body)[-1]
         assert not image_urls(model.answer_arrivals()[2].body)
     assert reply.startswith("Image 1 cannot be shown: ") and reason in reply
-    with _opened(db_path) as store:
+    with opened_store(db_path) as store:
         run = store.runs.get("b")
         steps = store.search.trajectory(run.id, store.claims.resolve("photos:p1"))
         fetched = store.search.fetched_image(pictures.url(path))
@@ -268,7 +268,7 @@ def test_the_text_protocol_searches_images_and_shows_the_picture(photos, db_path
     shown = arrivals[-1]["messages"][-1]
     assert shown["role"] == "user" and isinstance(shown["content"], list)
     assert image_hashes(arrivals[-1]) == [hashlib.sha256(PHOTO).hexdigest()]
-    with _opened(db_path) as store:
+    with opened_store(db_path) as store:
         steps = store.search.trajectory(store.runs.get("t").id, store.claims.resolve("photos:p1"))
     assert [(s.kind, s.tool) for s in steps] == [("search", "search"), ("search", "search_images"),
                                                  ("read", "view_image"), ("answer", None)]
@@ -313,7 +313,7 @@ def test_serper_searches_the_web_and_by_the_claims_image_with_its_key(photos, db
     assert "Old story (2024-01-05)" in web and "New story" not in web and "Fresh story" not in web
     lens = tool_replies(arrivals[2])[-1]
     assert lens.startswith("Pages showing the claim's image 1:") and "Drill photo" in lens and "Our check" not in lens
-    with _opened(db_path) as store:
+    with opened_store(db_path) as store:
         steps = store.search.trajectory(store.runs.get("g").id, store.claims.resolve("photos:p1"))
     assert [r.dropped for r in steps[0].results] == [None, "published after the claim", "published after the claim",
                                                      "a fact-checking site"]
@@ -395,7 +395,7 @@ def test_searxng_asks_its_images_category(photos, db_path):
     with ImageServer() as pictures, SearchServer("searxng", images=image_rows(pictures)) as search, \
             LoopbackServer("openai", answer=look_at_first) as model:
         assert run_images(db_path, model, search, "--param", "vision=true").exit_code == 0
-    with _opened(db_path) as store:
+    with opened_store(db_path) as store:
         cached = store.db.execute("SELECT backend, query FROM search_cache").fetchall()
     assert cached == [("searxng images", "ballot boxes river")]
 
@@ -498,8 +498,8 @@ def test_trajectory_saves_the_images_the_model_was_shown(photos, db_path, tmp_pa
 async def test_the_trajectory_tab_draws_the_images_beside_their_query_and_source(photos, db_path):
     from textual.widgets import Static
 
-    from tests.test_tui_detail import open_claim
-    from tests.test_tui_support import make_app, settle
+    from tests.support.tui import open_claim
+    from tests.support.tui import make_app, settle
     from workbench.tui.widgets.trajectory_view import TrajectoryView
 
     with ImageServer() as pictures, SearchServer("searxng", images=image_rows(pictures)) as search, \
@@ -525,7 +525,7 @@ async def test_the_trajectory_tab_draws_the_images_beside_their_query_and_source
 def test_a_killed_image_search_run_keeps_its_steps_and_images_and_resumes(store, db_path, tmp_path, monkeypatch):
     import signal
 
-    from tests.test_run_cli import workbench_process
+    from tests.support.processes import workbench_process
 
     monkeypatch.setenv("WORKBENCH_SEARCH_FETCH_PRIVATE", "true")
     path = tmp_path / "many.jsonl"
@@ -553,14 +553,14 @@ def test_a_killed_image_search_run_keeps_its_steps_and_images_and_resumes(store,
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait()
-        with _opened(db_path) as opened:
+        with opened_store(db_path) as opened:
             run = opened.runs.get("k")
             before = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
             answered = len(opened.runs.predictions(run.id))
         assert any(before.values()) and answered < 12
         again = cli(db_path, "run", "--resume", "k")
         assert again.exit_code == 0, again.output
-    with _opened(db_path) as opened:
+    with opened_store(db_path) as opened:
         after = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
         assert len(opened.runs.predictions(run.id)) == 12
         for claim, steps in after.items():
@@ -606,7 +606,7 @@ def test_an_image_whose_address_leads_onto_a_fact_checker_is_not_shown(photos, d
         reply = tool_replies(model.answer_arrivals()[2].body)[-1]
         assert not image_urls(model.answer_arrivals()[2].body)
     assert reply == "Image 1 cannot be shown: its address leads to a fact-checking site."
-    with _opened(db_path) as store:
+    with opened_store(db_path) as store:
         steps = store.search.trajectory(store.runs.get("r").id, store.claims.resolve("photos:p1"))
     assert steps[1].results[0].dropped == "a fact-checking site (where its address led)"
     assert steps[1].results[0].sha256 is None

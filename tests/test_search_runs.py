@@ -15,7 +15,7 @@ from store import Store
 from tests.loopback_search import SearchServer
 from tests.loopback_servers import LoopbackServer, ToolUse
 from tests.run_fixtures import load_mini
-from tests.test_run_cli import _opened, workbench_process
+from tests.support.processes import opened_store, workbench_process
 from workbench.cli import main
 
 FINAL = '{"verdict": "Refuted", "explanation": "The register says otherwise."}'
@@ -56,7 +56,7 @@ def test_a_search_run_searches_reads_answers_and_keeps_every_step(mini_db):
     tool_turn = second["messages"][-1]
     assert tool_turn["role"] == "tool" and "Search results for \"Lantern Bridge pedestrians\"" in tool_turn["content"]
     assert "[1]" in tool_turn["content"] and "bridges.example.org/lantern" in tool_turn["content"]
-    with _opened(mini_db) as store:
+    with opened_store(mini_db) as store:
         run = store.runs.list()[0]
         assert run.name.endswith("-search-fts") and run.params["search"] == "fts"
         steps = store.search.trajectory(run.id, store.claims.resolve("mini:m1"))
@@ -204,7 +204,7 @@ def test_a_model_that_misbehaves_ends_as_a_parse_failure_with_its_trajectory(min
         last = model.answer_arrivals()[-1].body
         replies = [m["content"] for m in last["messages"] if m.get("role") == "tool"]
     assert "there is no tool 'browse'" in replies[0] and "are not JSON" in replies[1]
-    with _opened(mini_db) as store:
+    with opened_store(mini_db) as store:
         run = store.runs.list()[0]
         claim = store.claims.resolve("mini:m1")
         steps = store.search.trajectory(run.id, claim)
@@ -249,7 +249,7 @@ def test_the_text_protocol_opens_with_the_claim_and_follows_search_lines(mini_db
                    "--search", "fts", "--param", "tools=text").exit_code == 0
         first = model.answer_arrivals()[0].body
     assert "tools" not in first and "SEARCH: your query" in first["messages"][-2]["content"]
-    with _opened(mini_db) as store:
+    with opened_store(mini_db) as store:
         run = store.runs.list()[0]
         steps = store.search.trajectory(run.id, store.claims.resolve("mini:m1"))
     assert [(s.kind, s.query) for s in steps] == [("search", "The Lantern Bridge opened in 1911."),
@@ -274,13 +274,13 @@ def test_a_killed_search_run_keeps_its_steps_and_resumes(store, db_path, tmp_pat
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait()
-        with _opened(db_path) as opened:
+        with opened_store(db_path) as opened:
             run = opened.runs.get("s")
             before = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
         assert any(before.values()) and len(opened_predictions(db_path)) < 12
         again = cli(db_path, "run", "--resume", "s")
         assert again.exit_code == 0, again.output
-    with _opened(db_path) as opened:
+    with opened_store(db_path) as opened:
         after = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
     assert len(opened_predictions(db_path)) == 12
     for claim, steps in before.items():
@@ -332,13 +332,13 @@ def test_exports_carry_the_trajectory(mini_db, tmp_path):
 
 
 async def test_the_trajectory_tab_shows_each_step(mini_db):
-    from tests.test_tui_detail import open_claim
-    from tests.test_tui_support import make_app, screen_text, settle
+    from tests.support.tui import open_claim
+    from tests.support.tui import make_app, screen_text, settle
 
     with LoopbackServer("openai", answer=search_then_read) as server:
         assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", server.url,
                    "--search", "fts", "--name", "s").exit_code == 0
-    with _opened(mini_db) as store:
+    with opened_store(mini_db) as store:
         claim = store.claims.resolve("mini:m1")
     app = make_app(mini_db)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -381,7 +381,7 @@ def searched_and_flagged(mini_db):
     """A finished search run "agent" with the LABELLED queries; the first two claims flagged."""
     from store import Run
 
-    with _opened(mini_db) as store:
+    with opened_store(mini_db) as store:
         ids = store.claims.ids("dataset:mini")
         run = store.runs.create(Run(name="agent", model="m", dataset_id=1, params={"search": "fts"},
                                     status="finished"), ids)
@@ -422,7 +422,7 @@ def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db
 
 
 async def test_the_metrics_view_shows_searches_and_reformulations_by_flag(mini_db):
-    from tests.test_tui_support import make_app, screen_text, until
+    from tests.support.tui import make_app, screen_text, until
     from workbench.tui.screens.metrics.screen import MetricsScreen
 
     run = searched_and_flagged(mini_db)
@@ -494,7 +494,7 @@ def test_a_claim_past_its_token_budget_is_asked_for_its_answer(mini_db):
         assert result.exit_code == 0, result.output
         last = model.answer_arrivals()[-1].body
     assert last["tool_choice"] == "none" and last["tools"]  # declared, not callable
-    with _opened(mini_db) as store:
+    with opened_store(mini_db) as store:
         run = store.runs.list()[0]
         claim = store.claims.resolve("mini:m1")
         steps = store.search.trajectory(run.id, claim)
@@ -508,7 +508,7 @@ def test_a_budget_spent_on_the_last_step_still_gets_its_answer(mini_db):
     with LoopbackServer("openai", answer=keeps_searching) as model:
         assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
                    "--search", "fts", "--max-claim-tokens", "40", "--max-steps", "3").exit_code == 0
-    with _opened(mini_db) as store:
+    with opened_store(mini_db) as store:
         run = store.runs.list()[0]
         claim = store.claims.resolve("mini:m1")
         kinds = [s.kind for s in store.search.trajectory(run.id, claim)]

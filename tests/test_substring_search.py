@@ -199,8 +199,7 @@ def test_an_older_database_is_upgraded_saying_how_far_it_has_got(db_path, capfd)
 
 
 async def test_the_filter_bar_finds_fuji_and_marks_it(scripts, db_path):
-    from tests.test_tui_browser import status, type_filter
-    from tests.test_tui_support import make_app, screen_text, settle
+    from tests.support.tui import make_app, screen_text, settle, status, type_filter
     from workbench.tui.screens.detail import ClaimDetailScreen
     from workbench.tui.widgets.claim_table import ClaimTable
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from store import Store
-from tests.test_tui_support import REPO_ROOT, add_claims, add_run, wrong_label
+from tests.support.tui import REPO_ROOT, add_claims, add_run, wrong_label
 
 PER_TUI = 20
 

@@ -9,7 +9,7 @@ import pytest
 
 from store import AdjudicationConflict, ImportedLabel, Store, UNATTRIBUTED, open_database
 from store.migrations import KNOWN, applied_migrations, apply_migrations
-from tests.test_tui_support import add_claims, add_run
+from tests.support.tui import add_claims, add_run
 
 
 @pytest.fixture

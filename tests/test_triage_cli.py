@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from store import Store
-from tests.test_tui_support import HOSTILE, add_run, wrong_label
+from tests.support.tui import HOSTILE, add_run, wrong_label
 from workbench.cli import main
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_tui_support import add_claims, make_app, rendered, screen_text, settle
+from tests.support.tui import add_claims, make_app, rendered, screen_text, settle, status, type_filter
 from workbench.tui.paging import PAGE_SIZE
 from workbench.tui.widgets.claim_table import ClaimTable
 from workbench.tui.widgets.filter_bar import FilterBar
@@ -14,19 +14,6 @@ from workbench.tui.widgets.filter_bar import FilterBar
 def many_claims(store):
     """A few thousand generated claims (enough for many pages)."""
     return add_claims(store, 2500)
-
-
-async def type_filter(pilot, app, text: str) -> None:
-    await pilot.press("slash")
-    bar = app.screen.query_one(FilterBar)
-    bar.input.value = text
-    await settle(pilot, app)
-    await pilot.press("enter")
-    await settle(pilot, app)
-
-
-def status(app) -> str:
-    return rendered(app.screen.query_one("#status"))
 
 
 async def test_filter_narrows_the_table_and_counts_honestly(demo_store, db_path):

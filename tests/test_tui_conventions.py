@@ -11,7 +11,7 @@ import pytest
 from textual.binding import Binding
 
 from store import FILTER_HELP
-from tests.test_tui_support import (
+from tests.support.tui import (
     REPO_ROOT,
     add_run,
     make_app,

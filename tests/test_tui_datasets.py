@@ -7,7 +7,7 @@ import re
 
 from store import ArticleRecord
 from tests.claimreview_files import claim_review, write_json
-from tests.test_tui_support import HOSTILE, make_app, open_with_key, screen_text, settle
+from tests.support.tui import HOSTILE, make_app, open_with_key, screen_text, settle
 from workbench.curation.steps import CurationRequest, curate
 from workbench.curation.window import window
 from workbench.importers import ImportRequest, run_import

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from tests.test_tui_support import make_app, rendered, settle
+from tests.support.tui import make_app, rendered, settle
 from workbench.prompting.evidence import FULL_WINDOW_CHARS, PAGE_WINDOW_CHARS, full_window, page_windows
-from workbench.tui.screens.detail import ClaimDetailScreen, EvidenceText
+from workbench.tui.screens.detail import EvidenceText
+from tests.support.tui import open_claim
 
 
 def body(app, key: str) -> str:
@@ -15,14 +16,6 @@ def spans(app, key: str, style: str = "bold reverse") -> list[str]:
     """The highlighted pieces of a tab's text."""
     text = app.screen.query_one(f"#text-{key}", EvidenceText).query_one("Static").content
     return [text.plain[s.start:s.end] for s in text.spans if str(s.style) == style]
-
-
-async def open_claim(pilot, app, claim_id: int) -> None:
-    app.browser.table.jump_to(claim_id)
-    await settle(pilot, app)
-    await pilot.press("enter")
-    await settle(pilot, app)
-    assert isinstance(app.screen, ClaimDetailScreen)
 
 
 async def test_detail_shows_the_claim_in_its_response_and_every_evidence_setting(demo_store, db_path):

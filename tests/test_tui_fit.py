@@ -10,8 +10,8 @@ import pytest
 from textual.widgets._footer import FooterKey
 
 from tests.loopback_servers import LoopbackServer
-from tests.test_contamination_scoring import make_scores
-from tests.test_tui_support import add_run, gold, make_app, screen_text, settle, until, wrong_label
+from tests.support.contamination import make_scores
+from tests.support.tui import add_run, gold, make_app, screen_text, settle, until, wrong_label
 from workbench.tui.widgets.footer import KeyFooter
 
 

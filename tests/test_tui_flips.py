@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from textual.widgets import DataTable, Static
 
 from store import Prediction, Run
-from tests.test_tui_support import make_app, rendered, settle, until
+from tests.support.tui import make_app, rendered, settle, until
 from workbench.cli import main
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.screens.flips import FlipsScreen

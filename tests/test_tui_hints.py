@@ -15,8 +15,8 @@ import pytest
 from textual.widgets import DataTable, Input, TabbedContent
 
 from tests.loopback_servers import LoopbackServer
-from tests.test_contamination_scoring import make_scores
-from tests.test_tui_support import add_run, gold, make_app, rendered, screen_text, settle, until, wrong_label
+from tests.support.contamination import make_scores
+from tests.support.tui import add_run, gold, make_app, rendered, screen_text, settle, until, wrong_label
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.key_catalogue import binding_owners, own_bindings
 from workbench.tui.screens.contamination.screen import ContaminationScreen

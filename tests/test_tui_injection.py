@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from store import Claim, Dataset, Evidence, LabelSpace, Prediction, Run
-from tests.test_tui_support import HOSTILE, make_app, screen_text, settle
+from tests.support.tui import HOSTILE, make_app, screen_text, settle
 
 EVIL_LABEL = "[b]Evil[/b]"
 SHOWN = "[bold]x[/"  # what must be visible, literally

@@ -8,8 +8,8 @@ import json
 
 from store import Prediction, Run
 from tests.loopback_servers import LoopbackServer
-from tests.test_tui_detail import open_claim
-from tests.test_tui_support import add_run, gold, make_app, screen_text, settle, until, wrong_label
+from tests.support.tui import open_claim
+from tests.support.tui import add_run, gold, make_app, screen_text, settle, until, wrong_label
 from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.widgets.verdicts import VerdictList, person_score
 

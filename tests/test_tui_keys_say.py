@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from store import Dataset
-from tests.test_tui_support import add_run, generated_claims, make_app, screen_text, settle, until
+from tests.support.tui import generated_claims, make_app, settle
 from workbench.labels import JSFACTCHECK
 from workbench.tui.filter_completion import Names, complete, extension
 from workbench.tui.widgets.filter_bar import FilterBar

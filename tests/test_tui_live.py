@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from store import Store
-from tests.test_tui_support import add_run, make_app, rendered, settle, until, wrong_label
+from tests.support.tui import add_run, make_app, rendered, settle, until, wrong_label
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.widgets.verdicts import VerdictList
 
@@ -55,7 +55,7 @@ async def test_flags_from_another_connection_show_without_a_keypress(demo_store,
 
 
 async def test_a_run_started_here_becomes_the_first_verdict_column(demo_store, db_path):
-    from tests.test_tui_support import add_run as record_run
+    from tests.support.tui import add_run as record_run
 
     ids = demo_store.claims.ids("dataset:demo -label:Unclear -label:Unevaluable")[:2]
     older = record_run(demo_store, "older", {ids[0]: ("ok", "Refuted")})

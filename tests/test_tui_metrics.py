@@ -6,51 +6,17 @@ Runs A and B are the hand-checked ones of test_scoring (demo claims 1-12).
 
 from __future__ import annotations
 
-import io
 
 import pytest
 from textual.app import App
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input
 
 from store import Prediction, Store
-from tests.test_scoring import RUN_A, RUN_B, make_run
-from tests.test_tui_support import until
+from tests.support.scoring import RUN_A, RUN_B, make_run
+from tests.support.tui import until
 from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.screens.metrics.tables import ConfusionTable
-
-
-class Host(App):
-    """Pushes the metrics view; records what it asks the claims browser to show."""
-
-    def __init__(self, db_path, run_ids, by=None):
-        super().__init__()
-        self.screen_args = (db_path, run_ids, by)
-        self.shown: list[str] = []
-
-    def on_mount(self) -> None:
-        db_path, run_ids, by = self.screen_args
-        self.push_screen(MetricsScreen(db_path, run_ids, by, poll_seconds=0.05, resamples=100))
-
-    def show_claims(self, filter_text: str) -> None:
-        self.shown.append(filter_text)
-
-
-def settled(screen: MetricsScreen) -> bool:
-    """Numbers are read and their intervals are as fresh as they are; the key bar is up
-    (it is mounted right after the first numbers)."""
-    from textual.widgets import Footer
-
-    update, intervals = screen.update, screen.intervals
-    return (update is not None and intervals is not None and intervals.generation == update.generation
-            and update.config == screen.wanted() and bool(screen.query(Footer)))
-
-
-def panel_text(screen: MetricsScreen, selector: str = "#overall-panel") -> str:
-    from rich.console import Console
-
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(screen.query_one(selector, Static).content)
-    return console.export_text()
+from tests.support.tui_metrics import Host, panel_text, settle_view, settled
 
 
 @pytest.fixture
@@ -213,21 +179,6 @@ def snapshot_host(db_path, run_ids):
     return Host(db_path, run_ids, ["importance"])
 
 
-def settle_view(*keys: str):
-    async def run_before(pilot) -> None:
-        screen = pilot.app.screen
-        await until(pilot, lambda: settled(screen))
-        for key in keys:
-            await pilot.press(key)
-            await until(pilot, lambda: settled(screen))
-        for field in screen.query(Input):
-            field.cursor_blink = False
-        pilot.app.clear_notifications()  # the toggle's toast would time out at a random moment
-        await pilot.pause()
-
-    return run_before
-
-
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_snapshot_metrics_view(snap_compare, runs, db_path, size):
     app = snapshot_host(db_path, [r.id for r in runs])
@@ -241,7 +192,7 @@ def test_snapshot_metrics_view_without_flagged(snap_compare, runs, db_path, size
 
 
 async def test_hostile_names_show_as_typed(demo_store, db_path):
-    from tests.test_tui_support import HOSTILE
+    from tests.support.tui import HOSTILE
 
     run = make_run(demo_store, HOSTILE, 1, range(1, 5), {1: ("ok", "Refuted"), 2: ("ok", "Supported")})
     app = Host(db_path, [run.id], ["importance"])

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from store import Prediction, Run, Store
-from tests.test_tui_metrics import Host, settle_view, settled
-from tests.test_tui_support import gold, until
+from tests.support.tui_metrics import Host, settle_view, settled
+from tests.support.tui import gold, until
 from workbench.cli import main
 from workbench.cli.demo import load_demo_team
 

@@ -4,7 +4,7 @@ contamination view on the highlighted claim, and the browser opens on a filter f
 
 from __future__ import annotations
 
-from tests.test_tui_support import add_run, gold, make_app, settle
+from tests.support.tui import add_run, gold, make_app, settle
 from workbench.tui.screens.contamination.screen import ContaminationScreen
 from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.screens.detail import ClaimDetailScreen

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tests.test_tui_support import make_app, rendered, settle, until
+from tests.support.tui import make_app, rendered, settle, until
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.screens.run_dialog import RunDialog
 from workbench.tui.widgets.run_status import RunStatus

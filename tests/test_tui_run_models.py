@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 from store import RunProgress
-from tests.test_local_models import hf_model, ollama_model, tiny_gguf
-from tests.test_tui_support import make_app, open_with_key, rendered, settle
+from tests.support.local_models import hf_model, ollama_model, tiny_gguf
+from tests.support.tui import make_app, open_with_key, rendered, settle
 from workbench.tui.screens.run_dialog import RunDialog
 from workbench.tui.widgets.run_status import RunState, progress_line
 

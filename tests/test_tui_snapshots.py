@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from tests.test_tui_support import add_run, make_app, settle, until, wrong_label
+from tests.support.tui import add_run, make_app, settle, until, wrong_label
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -155,7 +155,7 @@ def test_contamination_without_scores_80x24(snap_compare, snapshot_app, db_path,
 
 
 def test_contamination_80x24(snap_compare, snapshot_app, demo_store):
-    from tests.test_contamination_scoring import make_scores
+    from tests.support.contamination import make_scores
 
     make_scores(demo_store, "gguf:A")
     make_scores(demo_store, "gguf:B")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from store import Store
-from tests.test_tui_support import HOSTILE, add_run, make_app, rendered, screen_text, settle, until, wrong_label
+from tests.support.tui import HOSTILE, add_run, make_app, rendered, screen_text, settle, until, wrong_label
 from workbench.config import load_settings
 from workbench.tui.screens.adjudication import AdjudicationScreen
 from workbench.tui.screens.detail import ClaimDetailScreen
@@ -205,7 +205,7 @@ async def test_the_history_tab_shows_changes_and_keeps_blind_labels_hidden(team_
 
 
 async def test_a_long_queue_opens_at_what_is_left_past_its_first_page(store, db_path):
-    from tests.test_tui_support import add_claims
+    from tests.support.tui import add_claims
 
     ids = add_claims(store, 260)
     run = add_run(store, "long", {i: ("ok", wrong_label(store.claims.get(i).label)) for i in ids})

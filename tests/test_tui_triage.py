@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_tui_support import add_run, make_app, open_with_key, rendered, settle, wrong_label
+from tests.support.tui import add_run, make_app, open_with_key, rendered, settle, wrong_label
 from workbench.tui.screens.triage import TriageScreen
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_tui_support import add_run, make_app, screen_text, settle, wrong_label
+from tests.support.tui import add_run, make_app, screen_text, settle, wrong_label
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.widgets.dialogs import TextViewer
 from workbench.tui.widgets.claim_table import ClaimTable

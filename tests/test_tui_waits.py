@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.loopback_servers import LoopbackServer
-from tests.test_tui_support import add_run, gold, make_app, screen_text, settle, until
+from tests.support.tui import add_run, gold, make_app, screen_text, settle, until
 from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.widgets.run_status import RunStatus
 

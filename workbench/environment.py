@@ -17,6 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRAS = ("local", "embed", "dev", "docs")
+NLTK_FIX = ("`workbench nlp-data` installs it with nltk's downloader; without NLTK's hub, "
+            "`make nlp-data-offline`")
 
 
 def missing(root: Path = ROOT, extras: tuple[str, ...] = EXTRAS) -> list[str]:
@@ -29,7 +31,7 @@ def missing(root: Path = ROOT, extras: tuple[str, ...] = EXTRAS) -> list[str]:
         wanted += project.get("optional-dependencies", {}).get(extra, [])
     problems = [_unmet(Requirement(text)) for text in wanted]
     problems.append(_not_this_checkout(root, project["name"]))
-    problems.append(_nltk_data())
+    problems.append(nltk_data_problem())
     return [problem for problem in problems if problem]
 
 
@@ -59,13 +61,14 @@ def _not_this_checkout(root: Path, name: str) -> str | None:
     return None
 
 
-def _nltk_data() -> str | None:
-    target = Path(sys.prefix) / "nltk_data"
+def nltk_data_problem(target: Path | None = None) -> str | None:
+    """Which NLTK data METEOR needs is absent from `target` (default <venv>/nltk_data)."""
+    target = target if target is not None else Path(sys.prefix) / "nltk_data"
     wordnet = target / "corpora" / "wordnet"
     if not ((wordnet / "lexnames").is_file() or (target / "corpora" / "wordnet.zip").is_file()):
-        return f"WordNet is not in {target} (workbench nlp-data installs it)"
+        return f"WordNet is not in {target} ({NLTK_FIX})"
     if not (target / "tokenizers" / "punkt_tab" / "english").is_dir():
-        return f"punkt_tab is not in {target} (workbench nlp-data installs it)"
+        return f"punkt_tab is not in {target} ({NLTK_FIX})"
     return None
 
 

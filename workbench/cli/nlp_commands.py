@@ -19,12 +19,13 @@ from workbench.cli import UserError, shared_options
     help="nltk_data folder to install into (default: <this Python's prefix>/nltk_data).",
 )
 @click.option(
-    "--no-download",
-    is_flag=True,
-    help="Skip NLTK's own downloader; use Debian's WordNet and the PyPI wheel directly.",
+    "--index-url",
+    default=None,
+    metavar="URL",
+    help="NLTK data index (index.xml) to download from: a mirror's (default: NLTK's own).",
 )
 @shared_options
-def nlp_data(target: Path | None, no_download: bool) -> None:
+def nlp_data(target: Path | None, index_url: str | None) -> None:
     """Install WordNet 3.0 and punkt_tab for METEOR evidence scoring."""
     from workbench.render.console import output_console
     from workbench.render.waiting import status
@@ -39,7 +40,7 @@ def nlp_data(target: Path | None, no_download: bool) -> None:
         chosen = target if target is not None else default_target()
         default_path = [str(p) for p in nltk.data.path]
         try:
-            landed = ensure_nlp_data(chosen, try_download=not no_download,
+            landed = ensure_nlp_data(chosen, index_url=index_url,
                                      log=lambda line: console.print(line, markup=False))
         except NlpDataMissing as exc:
             raise UserError(str(exc)) from exc

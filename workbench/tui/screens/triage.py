@@ -4,33 +4,30 @@ answers) and sort each into failure categories, as me (the annotator in the head
 from __future__ import annotations
 
 from rich.text import Text
-from textual import events, on, work
-from textual.app import ComposeResult
+from textual import on, work
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
-from textual.widgets import Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from store import PageRequest
-from workbench.render.display import literal, printable
+from store import FailureCategory, PageRequest
+from workbench.render.display import printable
 from workbench.tui.bundles import TriageItem, load_triage_item
-from workbench.tui.errors import ReportsWorkerErrors
-from workbench.render.claims import full_body, pages_body, qa_body, reference_body
 from workbench.tui.messages import DataChanged
+from workbench.tui.screens.answer_queue import AnswerQueueScreen
 from workbench.tui.screens.detail import EvidenceText
 from workbench.tui.widgets.dialogs import TextPrompt, TextViewer, plain_title
-from workbench.tui.triage_text import answer_body, category_panel
-from workbench.tui.widgets.footer import KeyFooter
+from workbench.tui.triage_text import category_panel
 
 QUEUE_PAGE = 200
 RESERVED_KEYS = set("nNpreo+[]?qumKCad<>")
 """Keys the triage screen (or the app) already uses: a category cannot take them."""
 
 
-class TriageScreen(ReportsWorkerErrors, Screen):
+class TriageScreen(AnswerQueueScreen):
     """One wrong answer at a time: claim, gold, verdict, explanation, evidence, categories."""
+
+    PREFIX, SIDE, VERB = "triage", "categories", "triage"
 
     HELP = """\
 Triage walks your queue of the run (what `workbench triage assign` gave you), or, when
@@ -78,16 +75,8 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             super().__init__()
             self.counts = counts
 
-    class ItemRead(Message):
-        def __init__(self, claim_id: int, item: TriageItem | None):
-            super().__init__()
-            self.claim_id, self.item = claim_id, item
-
     def __init__(self, run_id: int, run_name: str):
-        super().__init__()
-        self.run_id = run_id
-        self.run_name = run_name
-        self.queue: list[int] = []
+        super().__init__(run_id, run_name)
         self.positions: list[int] = []
         """In my queue: each item's position (keyset paging); empty for the run's wrong answers."""
         self.assigned: bool | None = None
@@ -97,7 +86,6 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         """The queue position to open once the page holding it has been read."""
         self.queue_complete = False
         self.total: int | None = None
-        self.index = 0
         self.item: TriageItem | None = None
         self.counts: dict[str, int] | None = None
         """My category counts over the run, read apart from the items (they can take a while)."""
@@ -109,18 +97,6 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
     @property
     def queue_filter(self) -> str:
         return f"run:{self.run_id} wrong"
-
-    def compose(self) -> ComposeResult:
-        yield Label(self._title(), id="triage-header")
-        with Horizontal(id="triage-body"):
-            with TabbedContent(id="triage-tabs"):
-                for key, title in (("answer", "Answer"), ("reference", "Reference"), ("full", "Full"),
-                                   ("pages", "Pages"), ("qa", "QA")):
-                    with TabPane(title, id=f"triage-tab-{key}"):
-                        yield EvidenceText(id=f"triage-{key}")
-            with VerticalScroll(id="triage-side"):
-                yield Static(Text("reading…", style="dim"), id="triage-categories")
-        yield KeyFooter()  # fitted to the width: whole keys only
 
     def on_mount(self) -> None:
         self._read_queue(None)
@@ -136,7 +112,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
     def _counts_read(self, message: CountsRead) -> None:
         self.counts = message.counts
         if self.item is not None:
-            self.query_one("#triage-categories", Static).update(category_panel(self.item, self.counts))
+            self.set_side(category_panel(self.item, self.counts))
 
     # -- the queue ------------------------------------------------------------------
 
@@ -203,19 +179,11 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             self._read_queue(self._after(), recount=False)
         self._read_item(self.queue[self.index])
 
-    def _title(self) -> Text:
-        """'triage RUN · as NAME' (names literal: people type them)."""
-        title = Text("triage ", style="bold")
-        title.append_text(literal(self.run_name, "bold"))
-        title.append(" · as ")
-        title.append_text(literal(self.annotator, "bold reverse"))
-        return title
-
     def _show_empty(self) -> None:
         header = self._title()
         header.append(": no wrong answers to triage (yet)", style="bold")
-        self.query_one("#triage-header", Label).update(header)
-        self.query_one("#triage-categories", Static).update(Text("nothing here", style="dim"))
+        self.set_header(header)
+        self.set_side(Text("nothing here", style="dim"))
         self.query_one("#triage-answer", EvidenceText).show(
             Text("This run has no wrong answers on scored claims. Run more claims, or look at its "
                  "abstentions and parse failures in the browser (A, P).", style="dim"))
@@ -231,8 +199,8 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         if not get_current_worker().is_cancelled:
             self.post_message(self.ItemRead(claim_id, item))
 
-    @on(ItemRead)
-    def _item_read(self, message: ItemRead) -> None:
+    @on(AnswerQueueScreen.ItemRead)
+    def _item_read(self, message: AnswerQueueScreen.ItemRead) -> None:
         if not self.queue or message.claim_id != self.queue[self.index]:
             return
         item = self.item = message.item
@@ -240,13 +208,8 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             self.notify(f"claim {message.claim_id} has no answer from this run any more", severity="warning")
             return
         self._show_header()
-        self.query_one("#triage-categories", Static).update(category_panel(item, self.counts))
-        claim = item.bundle.claim
-        bodies = {"answer": answer_body(item.bundle, item.prediction), "reference": reference_body(claim),
-                  "full": full_body(claim),
-                  "pages": pages_body(claim), "qa": qa_body(claim)}
-        for key, body in bodies.items():
-            self.query_one(f"#triage-{key}", EvidenceText).show(body)
+        self.set_side(category_panel(item, self.counts))
+        self.show_evidence(item.bundle, item.prediction)
 
     def _show_header(self) -> None:
         item = self.item
@@ -260,7 +223,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         header.append(f" · claim {self.queue[self.index]}")
         if item is not None and item.reviewed:
             header.append(" · reviewed ✓", style="bold green")
-        self.query_one("#triage-header", Label).update(header)
+        self.set_header(header)
 
     @on(DataChanged)
     def _data_changed(self) -> None:
@@ -275,14 +238,9 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
 
     # -- keys -------------------------------------------------------------------------------
 
-    def on_key(self, event: events.Key) -> None:
-        """A failure category's own key toggles it (keys live in the database, not in BINDINGS)."""
-        if self.item is None or isinstance(self.focused, Input) or not event.character:
-            return
-        category = next((c for c in self.item.categories if c.key and c.key == event.character), None)
-        if category is not None:
-            event.stop()
-            self._toggle(self.item.prediction.id, category.id)
+    def category_pressed(self, category: FailureCategory) -> None:
+        """A failure category's own key puts the answer in it or takes it out."""
+        self._toggle(self.item.prediction.id, category.id)
 
     @work(thread=True, exclusive=False, group="triage-write", exit_on_error=False)
     def _toggle(self, prediction_id: int, category_id: int) -> None:
@@ -299,13 +257,6 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         tabs = self.query_one(TabbedContent)
         panes = [pane.id for pane in tabs.query(TabPane)]
         tabs.active = panes[(panes.index(tabs.active) + step) % len(panes)]
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_step(self, step: int) -> None:
-        if self.queue:
-            self._open(self.index + step)
 
     def action_reviewed(self) -> None:
         if self.item is not None:

@@ -1,7 +1,4 @@
-"""Helpers for the TUI tests: generated claims, runs with chosen outcomes, driving the app.
-
-(No tests here; the name keeps it beside the tests it serves.)
-"""
+"""Helpers for the TUI tests: generated claims, runs with chosen outcomes, driving the app."""
 
 from __future__ import annotations
 
@@ -113,4 +110,32 @@ def make_app(db_path: Path, **kwargs):
     return WorkbenchApp(db_path, poll_seconds=kwargs.pop("poll_seconds", 0), **kwargs)
 
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+async def open_claim(pilot, app, claim_id: int) -> None:
+    """Open a claim's detail screen from the browser."""
+    from workbench.tui.screens.detail import ClaimDetailScreen
+
+    app.browser.table.jump_to(claim_id)
+    await settle(pilot, app)
+    await pilot.press("enter")
+    await settle(pilot, app)
+    assert isinstance(app.screen, ClaimDetailScreen)
+
+
+async def type_filter(pilot, app, text: str) -> None:
+    """Type a filter into the claims browser's filter bar and apply it."""
+    from workbench.tui.widgets.filter_bar import FilterBar
+
+    await pilot.press("slash")
+    bar = app.screen.query_one(FilterBar)
+    bar.input.value = text
+    await settle(pilot, app)
+    await pilot.press("enter")
+    await settle(pilot, app)
+
+
+def status(app) -> str:
+    """The claims browser's status line."""
+    return rendered(app.screen.query_one("#status"))
