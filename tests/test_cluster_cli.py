@@ -45,7 +45,7 @@ def cli(db, *args):
 
 
 def test_metrics_with_clusters_names_them_and_widens_the_interval(db):
-    plain = json.loads(cli(db, "metrics", "A", "--json").output)["runs"][0]["all"]
+    plain = json.loads(cli(db, "metrics", "A", "--json", "--cluster", "none").output)["runs"][0]["all"]
     clustered = json.loads(cli(db, "metrics", "A", "--json", "--cluster", "question").output)["runs"][0]["all"]
     assert plain["cluster"] is None and plain["clusters"] == 0
     assert clustered["cluster"] == "question"
@@ -84,7 +84,7 @@ def test_compare_says_what_the_benchmark_can_resolve(db):
 
 
 def test_without_cluster_the_figures_are_todays(db):
-    data = json.loads(cli(db, "compare", "A", "B", "--json", "--resamples", "300").output)["all"]
+    data = json.loads(cli(db, "compare", "A", "B", "--json", "--resamples", "300", "--cluster", "none").output)["all"]
     assert data["cluster"] is None
     scored = _scored_per_question(db)
     n = data["shared"]
@@ -113,3 +113,15 @@ def test_report_carries_the_cluster(db, tmp_path):
     target = tmp_path / "r.json"
     assert cli(db, "report", "A", "--format", "json", "--cluster", "question", "-o", target).exit_code == 0
     assert json.loads(target.read_text())["runs"][0]["all"]["clusters"] == 6
+
+
+def test_a_profiles_natural_cluster_is_the_default_and_said(db):
+    """The demo dataset came in through the jsfactcheck profile, which declares the question."""
+    data = json.loads(cli(db, "metrics", "A", "--json").output)["runs"][0]
+    assert data["cluster_declared_by"] == "jsfactcheck" and data["all"]["cluster"] == "question"
+    out = " ".join(cli(db, "metrics", "A", "--resamples", "100").output.split())
+    assert "6 clusters by question (profile jsfactcheck's natural cluster; --cluster none: claim by claim)" in out
+    compared = json.loads(cli(db, "compare", "A", "B", "--json").output)
+    assert compared["cluster_declared_by"] == "jsfactcheck" and compared["all"]["clusters"] == 6
+    out = " ".join(cli(db, "compare", "A", "B").output.split())
+    assert "paired tests resample 6 clusters by question, profile jsfactcheck's natural cluster" in out

@@ -27,7 +27,8 @@ _CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per 
 
 _CLUSTER_HELP = ("Resample the claims that share this field together for intervals and paired tests"
                  " (question, response, source, article_url, task, domain, attr.NAME): claims of one"
-                 " question are not independent.")
+                 " question are not independent. Default: the dataset profile's natural cluster (jsfactcheck:"
+                 " question), else none; `none` resamples claim by claim.")
 
 
 _JUDGE_HELP = ("The judge run (name, id or judge model) whose explanation scores to show;"

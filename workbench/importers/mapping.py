@@ -144,6 +144,9 @@ class FieldMapping:
     """Field -> regular expression its value in the first record must match too."""
     read: dict[str, Any] = field(default_factory=dict)
     """columns, records, quoting, format: how to read the file (formats.ReadOptions)."""
+    cluster: str | None = None
+    """The field whose claims are not independent (JSFactCheckBench: the question they answer):
+    intervals and paired tests resample its values unless --cluster says otherwise."""
     given: set[str] = field(default_factory=set)
     """Fields the user mapped on the command line (a path there must exist in the file)."""
     source_text: str | None = None
@@ -178,6 +181,7 @@ def mapping_from_dict(spec: dict, name: str = "custom") -> FieldMapping:
     mapping.detect_row = {str(key): str(value) for key, value in spec.get("detect_row", {}).items()}
     mapping.detect_match = {str(key): str(value) for key, value in spec.get("detect_match", {}).items()}
     mapping.read = dict(spec.get("read", {}))
+    mapping.cluster = str(spec["cluster"]) if spec.get("cluster") else None
     return mapping
 
 

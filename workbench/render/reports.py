@@ -130,6 +130,7 @@ def report_dict(report: RunReport) -> dict:
     run = report.run
     return {
         "run": run.name, "run_id": run.id, "model": run.model, "dataset": report.scores.full.dataset,
+        "cluster_declared_by": report.cluster_declared_by,
         "status": run.status, "resamples": report.scores.resamples, "seed": report.scores.seed,
         "exclude_flag": report.scores.exclude_flag, "flagged": report.scores.flagged,
         "all": run_scores_dict(report.scores.full),
@@ -173,6 +174,7 @@ def comparison_dict(comparison: Comparison) -> dict:
 
 def comparison_report_dict(report: ComparisonReport) -> dict:
     return {
+        "cluster_declared_by": report.cluster_declared_by,
         "comparability": {"like_for_like": report.like_for_like, "varies": list(report.varies),
                           "differences": [{"key": d.key, "a": d.a, "b": d.b} for d in report.differences],
                           "unexplained": [d.key for d in report.unexplained]},

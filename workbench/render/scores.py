@@ -51,6 +51,9 @@ def run_heading(report: RunReport) -> Text:
     if full.cluster:
         line.append(f" · intervals resample {full.clusters:,} clusters by ")
         line.append_text(literal(full.cluster))
+        if report.cluster_declared_by:
+            line.append_text(literal(f" (profile {report.cluster_declared_by}'s natural cluster;"
+                                     " --cluster none: claim by claim)"))
     return line
 
 
@@ -186,6 +189,10 @@ def report_parts(report: RunReport, search: bool = True) -> list[RenderableType]
 def comparison_view(report: ComparisonReport) -> RenderableType:
     """Everything `workbench compare` prints."""
     parts: list[RenderableType] = [comparability_line(report)]
+    if report.cluster_declared_by and report.scores.full.cluster:
+        parts.append(literal(f"paired tests resample {report.scores.full.clusters:,} clusters by"
+                             f" {report.scores.full.cluster}, profile {report.cluster_declared_by}'s natural"
+                             " cluster (--cluster none: claim by claim)", "dim"))
     scores = report.scores
     for label, comparison in (("all", scores.full), (f"without {scores.exclude_flag}", scores.filtered)):
         if comparison is None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from store import Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
+from workbench.reports.clusters import cluster_for
 from workbench.judging.scores import ExplanationComparison, compare_explanations
 from workbench.runs.manifest import Difference, differences, run_manifest, unexplained
 from workbench.scoring.compare import ScoreComparison, compare_runs
@@ -25,6 +26,8 @@ class ComparisonReport:
     """What differs between the two runs' manifests besides the model."""
     varies: tuple[str, ...] = ()
     """What the user said varies on purpose (--varies): those differences are expected."""
+    cluster_declared_by: str | None = None
+    """The import profile whose natural cluster the paired tests resample, when none was asked for."""
 
     @property
     def unexplained(self) -> list[Difference]:
@@ -46,8 +49,9 @@ def build_comparison(store: Store, run_a: str | int, run_b: str | int, by: str |
     the field whose claims the paired tests resample together."""
     cutoff_for = parse_cutoffs(list(cutoffs))
     runs = [resolve_run(store, reference)[0] for reference in (run_a, run_b)]
+    cluster, declared_by = cluster_for(store, runs[0], cluster)
     scores = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs], resamples, seed,
                           cluster)
     found = differences(run_manifest(store, runs[0]), run_manifest(store, runs[1]))
     return ComparisonReport(scores, compare_explanations(store, run_a, run_b, judge, resamples, seed),
-                            tuple(found), tuple(varies))
+                            tuple(found), tuple(varies), declared_by)

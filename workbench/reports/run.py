@@ -23,6 +23,7 @@ from store import Run, Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.judging.scores import ExplanationScores, score_explanations
 from workbench.reports.search import SearchSummary, search_summary
+from workbench.reports.clusters import cluster_for
 from workbench.scoring.runs import ScoreReport, resolve_run, runs_with_cutoffs, score_run
 from workbench.triage.final import FailureBreakdown, failure_breakdown
 from workbench.usage.prices import PriceTable
@@ -64,6 +65,8 @@ class RunReport:
     """Time per claim, speed, tokens and cost, with its judge runs'."""
     failures: FailureBreakdown | None = None
     """Failure categories of the run's wrong answers by final labels."""
+    cluster_declared_by: str | None = None
+    """The import profile whose natural cluster the scores resample, when none was asked for."""
 
 
 def build_report(store: Store, run: Run | str | int, options: ReportOptions = ReportOptions(),
@@ -78,8 +81,10 @@ def build_report(store: Store, run: Run | str | int, options: ReportOptions = Re
     by, resamples, seed = list(options.by), options.resamples, options.seed
     found: dict = {}
     if "scores" in parts:
+        cluster, declared_by = cluster_for(store, run, options.cluster)
         found["scores"] = score_run(store, run.id, by, options.exclude_flag, options.cutoff, resamples, seed,
-                                     options.cluster)
+                                     cluster)
+        found["cluster_declared_by"] = declared_by
     if "explanations" in parts:
         found["explanations"] = score_explanations(store, run.id, options.judge, by, resamples, seed)
     if "search" in parts:
