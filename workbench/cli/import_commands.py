@@ -33,6 +33,11 @@ console = reading_console()
               help="A gold label kept on claims but left out of scores (repeatable).")
 @click.option("--split", help="For a dataset folder: which split (train, validation, test, ...).")
 @click.option("--columns", metavar="A,B,C", help="Names of the columns of a CSV/TSV without a header row.")
+@click.option("--delimiter", metavar="CHAR", help="A CSV's delimiter (, ; tab | @ ...); default: read from the file.")
+@click.option("--header/--no-header", "header", default=None,
+              help="Whether a CSV's first row names its columns; default: read from the file.")
+@click.option("--encoding", metavar="NAME", help="The file's text encoding (utf-8, cp932, shift_jis, cp1252, utf-16,"
+              " ...); default: read from its bytes.")
 @click.option("--with", "extra", multiple=True, metavar="NAME=FILE", help="Another file a profile reads (corpus=...).")
 @click.option("--rating-map", type=click.Path(dir_okay=False, path_type=Path),
               help="ClaimReview: a TOML file of ratings and their meanings laid over the rating map"
@@ -44,14 +49,16 @@ console = reading_console()
 @click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
 @shared_options
 def import_command(file, format_, profile, maps, dataset_name, label_space, label_maps, abstain_label, excluded,
-                   split, columns, extra, rating_map, strict, dry_run, show_warnings, save_profile, as_json) -> None:
+                   split, columns, delimiter, header, encoding, extra, rating_map, strict, dry_run, show_warnings,
+                   save_profile, as_json) -> None:
     """Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it,
     or nothing). Content oddities import with warnings; structural faults refuse the file."""
     from workbench.importers import ImportRequest
 
     extra_files = {**_extra(extra), **({"ratings": rating_map} if rating_map else {})}
     request = ImportRequest(Path(file), format_, profile, list(maps), dataset_name, label_space, list(label_maps),
-                            abstain_label, list(excluded), split, _columns(columns), strict, extra_files)
+                            abstain_label, list(excluded), split, _columns(columns), strict, extra_files,
+                            encoding, delimiter, header)
     if dry_run:
         _dry_run(request, as_json)
     else:

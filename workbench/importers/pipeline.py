@@ -8,7 +8,6 @@ space, then the claims one by one (checked) for the store or for a dry run.
 
 from __future__ import annotations
 
-import csv
 import itertools
 from collections import Counter
 from collections.abc import Iterator
@@ -18,13 +17,27 @@ from pathlib import Path
 from store import LabelSpace
 from workbench import labels
 from workbench.importers import values as convert
+from workbench.importers.advice import (
+    FieldCensus,
+    header_hint,
+    named_profile,
+    refusal,
+    with_advice,
+)
 from workbench.importers.common import DraftClaim, LabelReader, check_claims, own_space
-from workbench.importers.formats import ReadOptions, read_records
+from workbench.importers.formats import ReadOptions, first_row, read_records
 from workbench.importers.images import attach_images
 from workbench.importers.mapper import RecordMapper, fields_listing, record_shown
-from workbench.importers.mapping import FieldMapping, MappingError, map_pairs, mapping_from_dict, merge_specs
+from workbench.importers.mapping import (
+    FieldMapping,
+    MappingError,
+    map_pairs,
+    mapping_from_dict,
+    merge_specs,
+)
 from workbench.importers.profiles import FALLBACK, detect, load_profile
 from workbench.importers.reading import BadInput, Located, decode_json
+from workbench.importers.sniffing import Overrides
 from workbench.importers.sources import FILE_FORMATS, Source, open_source
 from workbench.importers.transforms import LABEL_READERS, TRANSFORMS, TransformContext
 from workbench.importers.warnings import ImportWarnings
@@ -52,6 +65,12 @@ class ImportRequest:
     columns: list[str] | None = None
     strict: bool = False
     extra_files: dict[str, Path] = field(default_factory=dict)
+    encoding: str | None = None
+    """--encoding: the file's text encoding (default: read from its bytes)."""
+    delimiter: str | None = None
+    """--delimiter: a CSV's delimiter (default: sniffed)."""
+    header: bool | None = None
+    """--header / --no-header: whether a CSV's first row names its columns (default: sniffed)."""
 
 
 @dataclass
@@ -83,7 +102,8 @@ def plan_import(request: ImportRequest, kind: str = "claims") -> ImportPlan:
         profile_name, file_format = profile_name or file_format, "auto"
     if file_format == "auto" and profile_name in ("jsonl", "csv"):
         profile_name, file_format = None, profile_name
-    source = open_source(Path(request.path), file_format, request.split)
+    source = open_source(Path(request.path), file_format, request.split,
+                         Overrides(request.encoding, request.delimiter, request.header))
     warnings = ImportWarnings(strict=request.strict)
     first, row = _first(source, request)
     if first is None and row is None:
@@ -94,6 +114,8 @@ def plan_import(request: ImportRequest, kind: str = "claims") -> ImportPlan:
     read = ReadOptions(columns=list(columns) if columns and source.format in ("csv", "tsv") else None,
                        records=mapping.read.get("records"), quoting=mapping.read.get("quoting"), warnings=warnings)
     plan = ImportPlan(request, source, mapping, read, warnings, how, also_fit=also)
+    for note in source.shape.notes if source.shape is not None else ():
+        warnings.note(note)
     if first is not None and HEADER_KEY in first:
         plan.header = _header(plan, first, 1)
     return plan
@@ -117,30 +139,23 @@ def _base_mapping(source: Source, profile_name: str | None, first: dict | None, 
         raise MappingError(f"{source.path}: fits the profiles {', '.join(fit)} equally; choose one with --profile")
     if row is not None and request.columns is None:
         raise BadInput(source.path, "a CSV/TSV without a header row that no profile knows; name its columns"
-                       " with --columns a,b,c, or choose a --profile")
+                       " with --columns a,b,c, say --header if its first row names them, or choose a --profile")
     return load_profile(fallback), "no other profile fits", []
 
 
 def _first(source: Source, request: ImportRequest) -> tuple[dict | None, list[str] | None]:
-    """The first record, or (for a CSV/TSV whose first row looks like data) the first row."""
-    if source.format in ("csv", "tsv"):
-        from workbench.importers.formats import text_lines
-
-        line = next((text for _, text in text_lines(source.files[0]) if text.strip()), "")
-        cells = next(csv.reader([line], delimiter="\t" if source.format == "tsv" else ","), [])
-        if request.columns is None and not _looks_like_header(cells):
-            return None, cells
+    """The first record, or (for delimited text without a header row) the first row. A first
+    row that a headerless profile's `detect_row` fits is data, whatever the sniffer thought."""
+    shape = source.shape
+    if source.format in ("csv", "tsv") and request.columns is None and shape is not None:
+        row = first_row(source)
+        if not shape.header or (request.header is None and detect(None, row)[1]):
+            shape.header, shape.columns = False, None
+            return None, row
     probe = ReadOptions(columns=request.columns, warnings=ImportWarnings())
     located = next(iter(read_records(Source(source.path, source.files[:1], source.format, source.split,
-                                            source.splits, source.features), probe)), None)
+                                            source.splits, source.features, shape), probe)), None)
     return (located.value if located else None), None
-
-
-def _looks_like_header(cells: list[str]) -> bool:
-    """Column names: short, distinct, no sentence and no number among them."""
-    names = [cell.strip().strip('"') for cell in cells]
-    return (len(set(names)) == len(names) and all(0 < len(name) <= 40 for name in names)
-            and not any(name.replace(".", "").replace("-", "").isdigit() or name.count(" ") > 3 for name in names))
 
 
 def _with_overrides(base: FieldMapping, request: ImportRequest) -> FieldMapping:
@@ -212,22 +227,36 @@ def draft_claims(plan: ImportPlan, warnings: ImportWarnings | None = None) -> It
     mapper = RecordMapper(plan.mapping, plan.source.path, warnings)
     transform = TRANSFORMS.get(plan.mapping.transform or "")
     context = TransformContext(plan.source.path, warnings, dict(plan.request.extra_files))
-    records = read_records(plan.source, read)
+    census = FieldCensus()
+    records = census.counted(read_records(plan.source, read))
     first = next(records, None)
     if first is not None and HEADER_KEY in first.value:
         first = None  # the _dataset line: read by plan_import
-    drafts = (_claims(located, plan, mapper, transform, context)
+    drafts = (_claims(located, plan, mapper, transform, context, census)
               for located in itertools.chain([first] if first else [], records))
     flat = (draft for claims in drafts for draft in claims)
     yield from (_merged(flat) if plan.mapping.merge_rows else flat)
-    _check_mapping_met_the_file(plan, mapper)
+    _check_mapping_met_the_file(plan, mapper, census)
     _note(plan, mapper, warnings)
 
 
-def _claims(located: Located, plan: ImportPlan, mapper: RecordMapper, transform, context) -> list[DraftClaim]:
+def _claims(located: Located, plan: ImportPlan, mapper: RecordMapper, transform, context,
+            census: FieldCensus) -> list[DraftClaim]:
     if plan.source.format in ("csv", "tsv"):
         _decode_json_cells(located, plan)
-    drafts = transform(located, context) if transform is not None else mapper.claims(located)
+    try:
+        drafts = transform(located, context) if transform is not None else mapper.claims(located)
+    except BadInput as error:
+        census.drain()
+        raise with_advice(plan, error, census) from None
+    except (KeyError, TypeError, AttributeError, IndexError) as error:
+        if transform is None:
+            raise
+        census.drain()
+        # A built-in reader met a shape it was not written for: refused, not a traceback.
+        where = BadInput(located.path or plan.source.path, f"cannot be read ({type(error).__name__} {error})",
+                         line=located.line, record=None if located.line else located.record)
+        raise refusal(plan, where, census) from None
     for draft in drafts:
         if draft.fields.get("images"):
             where = convert.Where(str(draft.reader.path), located.line, record_shown(located), context.warnings,
@@ -293,7 +322,7 @@ def _merge_into(fields: dict, more: dict, listed: set[str]) -> None:
             listed.add(key)
 
 
-def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
+def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper, census: FieldCensus) -> None:
     path = plan.source.path
     exploded = plan.mapping.explode is not None
     for name in sorted(plan.mapping.given):
@@ -307,9 +336,11 @@ def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
             raise MappingError(f"{path}: --map {name}={value.text}: no record has a field {key!r};"
                                f" {whose} fields are {fields_listing(found)}")
     if mapper.skipped and not mapper.produced:
-        raise mapper.first_skipped.error(mapper.claim_name(), f"no record has claim text in {mapper.claim_name()!r};"
-                                         f" the file's fields are {fields_listing(mapper.fields_seen)} (map one with"
-                                         " --map claim=FIELD, or pick a --profile)")
+        error = mapper.first_skipped.error(mapper.claim_name(), f"no record has claim text in {mapper.claim_name()!r}")
+        if named_profile(plan):
+            raise refusal(plan, error, census)
+        error.message += f"; {census.claim_advice()}{header_hint(plan)}"
+        raise error
 
 
 def _note(plan: ImportPlan, mapper: RecordMapper, warnings: ImportWarnings) -> None:
