@@ -95,7 +95,11 @@ def test_the_overrides_delimiter_header_and_encoding(tmp_path):
     headed.write_text("id,claim,label\n1,First,Refuted\n2,Second,Supported\n")
     result = run("--db", db, "import", headed, "--no-header", "--columns", "a,claim,label", "--dry-run",
                  "--json")
-    assert json.loads(result.output)["claims"] == 3  # the first row is read as data when told
+    preview = json.loads(result.output)
+    assert preview["claims"] == 3 and "no header row" in preview["shape"]  # the first row is data when told
+    result = run("--db", db, "import", tmp_path / "colons.txt.csv", "--delimiter", ":", "--encoding", "cp1252",
+                 "--no-header", "--columns", "id,claim,label", "--dry-run", "--json")
+    assert json.loads(result.output)["shape"].startswith("CSV, cp1252 (--encoding)")
 
 
 # -- encodings ------------------------------------------------------------------------------------

@@ -119,11 +119,16 @@ def _print_report(report, show_warnings: bool) -> None:
 def _report_dict(report) -> dict:
     plan, counts = report.plan, report.counts
     return {"dataset": report.dataset.name, "profile": plan.mapping.name, "picked": plan.how_picked,
-            "format": plan.source.format, "files": [str(path) for path in plan.source.files],
+            "format": plan.source.format, "shape": _shape(plan), "files": [str(path) for path in plan.source.files],
             "added": counts.added, "updated": counts.updated, "unchanged": counts.unchanged,
             "claims": report.dataset.claim_count, "label_space": report.dataset.label_space.model_dump(),
             "labels": {str(k): v for k, v in report.label_counts.items()},
             "warnings": [w.__dict__ for w in report.warnings.items], "notes": report.warnings.notes}
+
+
+def _shape(plan) -> str | None:
+    """The file's shape in one line (format, encoding, dialect, header), as the sniffer read it."""
+    return plan.source.shape.describe() if plan.source.shape is not None else None
 
 
 def _dry_run(request, as_json: bool) -> None:
@@ -134,7 +139,8 @@ def _dry_run(request, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({
             "profile": preview.plan.mapping.name, "picked": preview.plan.how_picked,
-            "format": preview.plan.source.format, "dataset": preview.plan.name, "claims": preview.claims,
+            "format": preview.plan.source.format, "shape": _shape(preview.plan), "dataset": preview.plan.name,
+            "claims": preview.claims,
             "label_space": preview.space.model_dump(), "labels": {str(k): v for k, v in preview.label_counts.items()},
             "first": [claim.model_dump(exclude_none=True) for claim in preview.first],
             "warnings": [w.__dict__ for w in preview.warnings.items], "notes": preview.warnings.notes,

@@ -19,6 +19,7 @@ import codecs
 import csv
 import gzip
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +56,8 @@ class Shape:
     quoting: bool = True
     """Delimited text: "..." quotes a cell (doubled "" inside it is one quote)."""
     quoted_newlines: bool = False
+    doubled_quotes: bool = False
+    """A quoted cell holds a quote, written twice ("")."""
     header: bool | None = None
     """Delimited text: the first row names the columns."""
     columns: list[str] | None = None
@@ -69,9 +72,11 @@ class Shape:
         if self.delimiter is not None:
             parts.append(f"{DELIMITER_NAMES.get(self.delimiter, repr(self.delimiter))}-delimited")
             parts.append("quoted cells" if self.quoting else "no quoting")
+            if self.doubled_quotes:
+                parts.append('doubled quotes ("") inside them')
             if self.quoted_newlines:
                 parts.append("line breaks inside quoted cells")
-            parts.append("a header row" if self.header else "no header row")
+            parts.append(f"a header row ({', '.join(self.columns or [])})" if self.header else "no header row")
         return ", ".join(parts)
 
 
@@ -130,18 +135,20 @@ def _encoding(path: Path, head: bytes, asked: str | None) -> tuple[str, str]:
         pass
     from charset_normalizer import from_bytes
 
-    results = from_bytes(head)
-    best = results.best()
-    if best is None:
-        return "utf-8", "valid UTF-8"  # nothing fits better: the reader names the first bad byte
-    # A short sample often fits several code pages equally well: name the most common of them.
-    tied = [match for match in results if (match.chaos, match.coherence) == (best.chaos, best.coherence)]
-    candidates = [name for match in tied for name in (match.could_be_from_charset or [match.encoding])]
-    return _preferred(candidates), "detected by charset-normalizer"
+    # The code pages most legacy files are in go first: a short Western text also reads
+    # cleanly as Baltic or Central European, and the common one is the likely one.
+    for isolation in (list(COMMON_LEGACY), None):
+        results = from_bytes(head, cp_isolation=isolation)
+        best = results.best()
+        if best is not None:
+            tied = [match for match in results if (match.chaos, match.coherence) == (best.chaos, best.coherence)]
+            candidates = [name for match in tied for name in (match.could_be_from_charset or [match.encoding])]
+            return _preferred(candidates), "detected by charset-normalizer"
+    return "utf-8", "valid UTF-8"  # nothing fits better: the reader names the first bad byte
 
 
-COMMON_LEGACY = ("cp932", "shift_jis", "cp1252", "latin_1", "gb18030", "big5", "euc_kr", "cp1251", "cp1256")
-"""When several encodings read the bytes as the same text, the one most files are in is named."""
+COMMON_LEGACY = ("cp932", "shift_jis", "cp1252", "gb18030", "big5", "euc_kr", "cp1251", "cp1256", "cp1253")
+"""Legacy encodings tried first, most common first (when several read the bytes as well)."""
 
 
 def _preferred(candidates: list[str]) -> str:
@@ -150,9 +157,8 @@ def _preferred(candidates: list[str]) -> str:
     names = [codecs.lookup(name).name for name in candidates]
     for common in COMMON_LEGACY:
         if codecs.lookup(common).name in names:
-            return {"shift_jis": "cp932", "iso8859-1": "cp1252"}.get(codecs.lookup(common).name,
-                                                                     codecs.lookup(common).name)
-    return names[0]
+            return "cp932" if common == "shift_jis" else codecs.lookup(common).name
+    return {"iso8859-1": "cp1252"}.get(names[0], names[0])
 
 
 def _decoded_head(head: bytes, encoding: str) -> str:
@@ -206,6 +212,7 @@ def _dialect(path: Path, shape: Shape, text: str, overrides: Overrides, quoting:
     shape.quoting = quoting if quoting is not None else delimiter != "\t" or _quoted_tabs(sample)
     rows = _rows(sample, shape)
     shape.quoted_newlines = any("\n" in cell or "\r" in cell for row in rows for cell in row)
+    shape.doubled_quotes = shape.quoting and any('"' in cell for row in rows for cell in row) and '""' in sample
     if overrides.header is not None:
         shape.header = overrides.header
     else:
@@ -253,15 +260,20 @@ def _rows(sample: str, shape: Shape) -> list[list[str]]:
     return rows
 
 
+_WHOLE_QUOTED_CELL = re.compile(r'(?:^|\t)"(?:[^"]|"")*"(?=\t|\r?$)', re.MULTILINE)
+
+
 def _quoted_tabs(sample: str) -> bool:
     """Tab-separated text is read without quoting (LIAR's cells hold stray quotes) unless
-    reading "..." as quotes gives rows of one width where reading them literally does not."""
+    reading "..." as quotes gives rows of one width where reading them literally does not,
+    or, widths equal, some cell is quoted whole (as csv.Sniffer finds quotes: beside delimiters)."""
     def steady(quoting: bool) -> float:
         rows = _rows(sample, Shape("tsv", delimiter="\t", quoting=quoting))
         widths = [len(row) for row in rows]
         return widths.count(max(set(widths), key=widths.count)) / len(widths) if widths else 0.0
 
-    return steady(True) > steady(False)
+    quoted, literal = steady(True), steady(False)
+    return quoted > literal or (quoted == literal and bool(_WHOLE_QUOTED_CELL.search(sample)))
 
 
 def column_names(cells: list[str]) -> tuple[list[str], list[str]]:

@@ -1,0 +1,1 @@
+"""Helpers tests share that are not tests (generated inputs)."""
