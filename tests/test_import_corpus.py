@@ -35,11 +35,11 @@ def imported(store: Store, path: Path, dataset: str):
     """The import with no flags; if its error names --header (a header row two text rows
     cannot tell from data), once more with that flag."""
     try:
-        return run_import(store, ImportRequest(path, dataset=dataset, label_space="own"))
+        return run_import(store, ImportRequest(path, dataset=dataset))
     except BadInput as error:
         if "--header" not in str(error):
             raise
-        return run_import(store, ImportRequest(path, dataset=dataset, label_space="own", header=True))
+        return run_import(store, ImportRequest(path, dataset=dataset, header=True))
 
 
 def found(value, key: str, claim, warnings) -> bool:

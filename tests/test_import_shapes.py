@@ -197,6 +197,12 @@ def _write(path, records: list[dict], format: str) -> None:
         writer.writeheader()
         writer.writerows(records)
         path.write_text(out.getvalue())
+    elif format == "arrow":
+        import pyarrow as pa
+
+        table = pa.Table.from_pylist(records)
+        with pa.ipc.new_stream(str(path), table.schema) as writer:
+            writer.write_table(table)
     else:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -204,7 +210,7 @@ def _write(path, records: list[dict], format: str) -> None:
         pq.write_table(pa.Table.from_pylist(records), path)
 
 
-@pytest.mark.parametrize("format", ["jsonl", "json", "csv", "tsv", "parquet"])
+@pytest.mark.parametrize("format", ["jsonl", "json", "csv", "tsv", "parquet", "arrow"])
 def test_every_profile_reads_every_format_or_refuses_in_one_line(tmp_path, format):
     for profile in _claims_profiles():
         path = tmp_path / f"{profile}.{format}"
