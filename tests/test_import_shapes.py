@@ -251,3 +251,28 @@ def test_a_path_meeting_another_type_names_the_fields_and_the_map(store, tmp_pat
     message = str(caught.value)
     assert "meets dict" in message and "sources holds object (3 values)" in message
     assert "--map evidence=sources" in message
+
+
+@pytest.mark.parametrize("format", ["jsonl", "json", "csv", "tsv", "parquet", "arrow"])
+def test_every_predictions_profile_reads_every_format_or_refuses_in_one_line(tmp_path, format):
+    from workbench.importers.profiles import available, read_profile
+
+    db = tmp_path / "w.db"
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("".join(json.dumps({"id": f"c{n}", "claim": f"Claim {n}.", "label": "Refuted"}) + "\n"
+                              for n in range(3)))
+    assert run("--db", db, "import", claims, "--dataset", "d").exit_code == 0
+    profiles = sorted(name for name, profile in available().items() if read_profile(profile.path).kind == "predictions")
+    for profile in profiles:
+        mapping = read_profile(available()[profile].path)
+        names = list(dict.fromkeys([*(mapping.detect[0] if mapping.detect else []), "id", "verdict"]))
+        records = [{name: f"c{n}" if name in ("id", "claim_id", "external_id") else "Refuted" for name in names}
+                   for n in range(3)]
+        path = tmp_path / f"{profile}.{format}"
+        _write(path, records, format)
+        result = run("--db", db, "import-predictions", path, "--dataset", "d", "--profile", profile, "--dry-run")
+        assert "Traceback" not in result.output, (profile, format, result.output)
+        if result.exit_code != 0:
+            message = result.output.strip()
+            assert len(message.splitlines()) == 1 and f"profile {profile!r} reads" in message, (profile, format,
+                                                                                                 message)

@@ -27,9 +27,10 @@ from workbench import labels
 from workbench.errors import WorkbenchError
 from workbench.importers import values as convert
 from workbench.importers.mapper import RecordMapper, record_shown
-from workbench.importers.paths import MISSING, Context
+from workbench.importers.paths import MISSING, Context, PathError
 from workbench.importers.pipeline import ImportPlan, ImportRequest, plan_import
 from workbench.importers.formats import ReadOptions, read_records
+from workbench.importers.advice import FieldCensus, with_advice
 from workbench.importers.reading import BadInput, Located
 
 STATUSES = ("ok", "abstain", "parse_failure", "error")
@@ -81,7 +82,12 @@ def import_predictions(store: Store, request: PredictionRequest, write: bool = T
                                      label_maps=list(request.label_maps), split=request.split,
                                      strict=request.strict), kind="predictions")
     reader = _Reader(plan, dataset.label_space)
-    rows = [row for located in read_records(plan.source, _options(plan)) for row in [reader.row(located)]]
+    census = FieldCensus()
+    try:
+        rows = [reader.row(located) for located in census.counted(read_records(plan.source, _options(plan)))]
+    except BadInput as error:
+        census.drain()
+        raise with_advice(plan, error, census) from None
     if not rows:
         raise BadInput(plan.source.path, "no predictions in the file")
     claims, matched_by = _match(store, dataset.id, rows, plan)
@@ -150,7 +156,10 @@ class _Reader:
             raise where.error(self._name("id"), "a prediction needs an id or the claim's text to match it by")
         self.model = self.model or convert.text(self._get("model", context), where, "model")
         fields = self._answer(context, where, record)
-        evidence = self.evidence.evidence_items(context, where)
+        try:
+            evidence = self.evidence.evidence_items(context, where)
+        except PathError as error:  # the file's value is not the kind the path reads
+            raise where.error(None, str(error)) from None
         if evidence:
             parsed = fields.get("parsed") if isinstance(fields.get("parsed"), dict) else {}
             fields["parsed"] = {**parsed, "evidence": [_evidence_item(item) for item in evidence]}
