@@ -166,6 +166,16 @@ def test_claimreview_flat_export_columns_through_the_rating_map(tmp_path, delimi
     assert shown["attributes"]["rating"] == "False" and shown["reference_time"].startswith("2024-03-01")
 
 
+def test_a_claimreview_api_page_in_cp1252_is_read(store, tmp_path):
+    page = {"claims": [{"text": "Le café coûte 2 € à Noël, dit le maire", "claimant": "Le maire",
+                        "claimReview": [{"publisher": {"name": "Vérif"}, "url": "https://verif.example/a",
+                                         "textualRating": "Faux", "reviewDate": "2024-01-02"}]}]}
+    path = tmp_path / "page.json"
+    path.write_bytes(json.dumps(page, ensure_ascii=False).encode("cp1252"))
+    run_import(store, ImportRequest(path, label_space="own"))
+    assert texts(store, "page") == ["Le café coûte 2 € à Noël, dit le maire"]
+
+
 # -- every profile on every format ----------------------------------------------------------------
 
 

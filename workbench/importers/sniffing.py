@@ -86,7 +86,7 @@ def sniff(path: Path, format: str, overrides: Overrides = Overrides(), quoting: 
     if format not in TEXT_FORMATS:
         return Shape(format, encoding="", encoding_found="binary")
     head = _head(path)
-    encoding, found = _encoding(path, head, overrides.encoding)
+    encoding, found = encoding_of(path, head, overrides.encoding)
     text = _decoded_head(head, encoding)
     shape = Shape(format, encoding, found)
     if encoding not in ("utf-8", "utf-8-sig"):
@@ -117,7 +117,7 @@ def _head(path: Path) -> bytes:
         raise BadInput(path, f"cannot be read: {error}") from None
 
 
-def _encoding(path: Path, head: bytes, asked: str | None) -> tuple[str, str]:
+def encoding_of(path: Path, head: bytes, asked: str | None = None) -> tuple[str, str]:
     """The codec and how it was found: --encoding, a BOM, valid UTF-8, else charset-normalizer."""
     if asked:
         try:
