@@ -1,7 +1,7 @@
-"""Errors that say the fix: what the file's fields hold (kinds and counts, counted as the
-records go by) and the one flag to try when the mapping does not fit them.
+"""Errors that say the fix: what the file's fields hold (kinds and counts, read again when
+an import fails) and the one flag to try when the mapping does not fit them.
 
-    census = FieldCensus(); census.count(record) for each record
+    census = census_of(read_records(source, options))
     census.claim_advice()   "the text fields are title (150 values), news_url (150): try --map claim=title"
 """
 
@@ -22,6 +22,18 @@ MEETS = "and here it meets"
 """How a path error says it met a value of another kind (paths.PathError)."""
 
 
+def census_of(records: Iterator, limit: int = 1_000_000) -> FieldCensus:
+    """The fields of the records (Located) read once more for an error's figures (an import
+    pays nothing for them until it fails); a file that breaks further on gives what came before."""
+    census = FieldCensus()
+    try:
+        for located in itertools.islice(records, limit):
+            census.count(located.value)
+    except BadInput:
+        pass
+    return census
+
+
 def kind_of(value: Any) -> str:
     for type_, name in _KINDS:
         if isinstance(value, type_):
@@ -35,8 +47,6 @@ class FieldCensus:
 
     kinds: dict[str, Counter] = field(default_factory=dict)
     spaces: Counter = field(default_factory=Counter)
-    rest: Iterator | None = None
-    """The records not yet read, counted too when an error needs the whole file's figures."""
 
     def count(self, record: Any) -> None:
         if not isinstance(record, dict):
@@ -48,22 +58,6 @@ class FieldCensus:
             self.kinds.setdefault(key, Counter())[kind] += 1
             if kind == "text":
                 self.spaces[key] += value.count(" ")
-
-    def counted(self, records: Iterator) -> Iterator:
-        """The records (Located), each counted as it goes by; the rest kept for drain()."""
-        def counting():
-            for located in records:
-                self.count(located.value)
-                yield located
-
-        self.rest = counting()
-        return self.rest
-
-    def drain(self, limit: int = 1_000_000) -> None:
-        """Count the records not read yet (an error is about to end the import)."""
-        for _ in itertools.islice(self.rest or (), limit):
-            pass  # the records go through the counting generator the import reads from
-        self.rest = None
 
     def listing(self, limit: int = 12) -> str:
         """ "title (text, 150), tags (list 3, text 2)", the most common fields first."""

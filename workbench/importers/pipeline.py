@@ -19,6 +19,7 @@ from workbench import labels
 from workbench.importers import values as convert
 from workbench.importers.advice import (
     FieldCensus,
+    census_of,
     header_hint,
     named_profile,
     refusal,
@@ -227,36 +228,32 @@ def draft_claims(plan: ImportPlan, warnings: ImportWarnings | None = None) -> It
     mapper = RecordMapper(plan.mapping, plan.source.path, warnings)
     transform = TRANSFORMS.get(plan.mapping.transform or "")
     context = TransformContext(plan.source.path, warnings, dict(plan.request.extra_files))
-    census = FieldCensus()
-    records = census.counted(read_records(plan.source, read))
+    records = read_records(plan.source, read)
     first = next(records, None)
     if first is not None and HEADER_KEY in first.value:
         first = None  # the _dataset line: read by plan_import
-    drafts = (_claims(located, plan, mapper, transform, context, census)
+    drafts = (_claims(located, plan, mapper, transform, context)
               for located in itertools.chain([first] if first else [], records))
     flat = (draft for claims in drafts for draft in claims)
     yield from (_merged(flat) if plan.mapping.merge_rows else flat)
-    _check_mapping_met_the_file(plan, mapper, census)
+    _check_mapping_met_the_file(plan, mapper)
     _note(plan, mapper, warnings)
 
 
-def _claims(located: Located, plan: ImportPlan, mapper: RecordMapper, transform, context,
-            census: FieldCensus) -> list[DraftClaim]:
+def _claims(located: Located, plan: ImportPlan, mapper: RecordMapper, transform, context) -> list[DraftClaim]:
     if plan.source.format in ("csv", "tsv"):
         _decode_json_cells(located, plan)
     try:
         drafts = transform(located, context) if transform is not None else mapper.claims(located)
     except BadInput as error:
-        census.drain()
-        raise with_advice(plan, error, census) from None
+        raise with_advice(plan, error, _census(plan)) from None
     except (KeyError, TypeError, AttributeError, IndexError) as error:
         if transform is None:
             raise
-        census.drain()
         # A built-in reader met a shape it was not written for: refused, not a traceback.
         where = BadInput(located.path or plan.source.path, f"cannot be read ({type(error).__name__} {error})",
                          line=located.line, record=None if located.line else located.record)
-        raise refusal(plan, where, census) from None
+        raise refusal(plan, where, _census(plan)) from None
     for draft in drafts:
         if draft.fields.get("images"):
             where = convert.Where(str(draft.reader.path), located.line, record_shown(located), context.warnings,
@@ -322,7 +319,13 @@ def _merge_into(fields: dict, more: dict, listed: set[str]) -> None:
             listed.add(key)
 
 
-def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper, census: FieldCensus) -> None:
+def _census(plan: ImportPlan) -> FieldCensus:
+    """What the file's fields hold, read once more for an error."""
+    return census_of(read_records(plan.source, ReadOptions(plan.read.columns, plan.read.records, plan.read.quoting,
+                                                           ImportWarnings())))
+
+
+def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
     path = plan.source.path
     exploded = plan.mapping.explode is not None
     for name in sorted(plan.mapping.given):
@@ -338,8 +341,8 @@ def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper, census: 
     if mapper.skipped and not mapper.produced:
         error = mapper.first_skipped.error(mapper.claim_name(), f"no record has claim text in {mapper.claim_name()!r}")
         if named_profile(plan):
-            raise refusal(plan, error, census)
-        error.message += f"; {census.claim_advice()}{header_hint(plan)}"
+            raise refusal(plan, error, _census(plan))
+        error.message += f"; {_census(plan).claim_advice()}{header_hint(plan)}"
         raise error
 
 

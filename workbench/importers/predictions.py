@@ -30,8 +30,9 @@ from workbench.importers.mapper import RecordMapper, record_shown
 from workbench.importers.paths import MISSING, Context, PathError
 from workbench.importers.pipeline import ImportPlan, ImportRequest, plan_import
 from workbench.importers.formats import ReadOptions, read_records
-from workbench.importers.advice import FieldCensus, with_advice
+from workbench.importers.advice import census_of, with_advice
 from workbench.importers.reading import BadInput, Located
+from workbench.importers.warnings import ImportWarnings
 
 STATUSES = ("ok", "abstain", "parse_failure", "error")
 SHOWN = 5
@@ -82,12 +83,11 @@ def import_predictions(store: Store, request: PredictionRequest, write: bool = T
                                      label_maps=list(request.label_maps), split=request.split,
                                      strict=request.strict), kind="predictions")
     reader = _Reader(plan, dataset.label_space)
-    census = FieldCensus()
     try:
-        rows = [reader.row(located) for located in census.counted(read_records(plan.source, _options(plan)))]
-    except BadInput as error:
-        census.drain()
-        raise with_advice(plan, error, census) from None
+        rows = [reader.row(located) for located in read_records(plan.source, _options(plan))]
+    except BadInput as error:  # with what the file's fields hold, read once more
+        again = ReadOptions(plan.read.columns, plan.read.records, plan.read.quoting, ImportWarnings())
+        raise with_advice(plan, error, census_of(read_records(plan.source, again))) from None
     if not rows:
         raise BadInput(plan.source.path, "no predictions in the file")
     claims, matched_by = _match(store, dataset.id, rows, plan)
