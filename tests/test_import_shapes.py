@@ -100,6 +100,8 @@ def test_the_overrides_delimiter_header_and_encoding(tmp_path):
     result = run("--db", db, "import", tmp_path / "colons.txt.csv", "--delimiter", ":", "--encoding", "cp1252",
                  "--no-header", "--columns", "id,claim,label", "--dry-run", "--json")
     assert json.loads(result.output)["shape"].startswith("CSV, cp1252 (--encoding)")
+    result = run("--db", db, "import", headed, "--header", "--columns", "a,claim,label", "--dry-run", "--json")
+    assert json.loads(result.output)["claims"] == 2  # the row is skipped, the names given used
 
 
 # -- encodings ------------------------------------------------------------------------------------

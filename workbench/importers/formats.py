@@ -160,6 +160,7 @@ def delimited_records(path: Path, options: ReadOptions, source: Source) -> Itera
     rows = csv.reader(lines, delimiter=shape.delimiter or ",", strict=True,
                       quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE)
     names = options.columns
+    header_row = names is not None and bool(shape.header)
     if names is None and shape.header is False:
         raise BadInput(path, "has no header row: name its columns with --columns a,b,c (or say --header if its"
                        " first row names them)")
@@ -176,8 +177,8 @@ def delimited_records(path: Path, options: ReadOptions, source: Source) -> Itera
         if not any(cell.strip() for cell in row):
             options.warnings.add(ImportWarning(str(path), "a blank row (skipped)", line=start, kind="blank row"))
             continue
-        if names is None:
-            names = column_names(row)[0]
+        if names is None or header_row:  # with --header --columns, the names given replace the row's
+            names, header_row = names or column_names(row)[0], False
             continue
         yield Located(start, record, _cells(path, row, names, start, options))
         record += 1

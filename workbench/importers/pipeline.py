@@ -148,6 +148,8 @@ def _first(source: Source, request: ImportRequest) -> tuple[dict | None, list[st
     """The first record, or (for delimited text without a header row) the first row. A first
     row that a headerless profile's `detect_row` fits is data, whatever the sniffer thought."""
     shape = source.shape
+    if shape is not None and request.columns is not None and request.header is not True:
+        shape.header, shape.columns = False, None  # --columns names a file without a header row
     if source.format in ("csv", "tsv") and request.columns is None and shape is not None:
         row = first_row(source)
         if not shape.header or (request.header is None and detect(None, row)[1]):
