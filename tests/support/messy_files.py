@@ -4,7 +4,7 @@
 few more columns whose names may be blank, repeated or in Japanese, Chinese or Arabic;
 cells with delimiters, quotes, line breaks, empty cells and "NaN"; written as CSV with any
 of , ; tab | @, or as JSON / JSON Lines (sometimes under the other's name); in UTF-8, UTF-8
-with a BOM, UTF-16 with a BOM, cp1252 (Western text) or cp932 (Japanese text).
+with a BOM, UTF-16 with a BOM, cp1252 (Western text), or Shift_JIS / cp932 (Japanese text).
 """
 
 from __future__ import annotations
@@ -42,12 +42,13 @@ class MessyFile:
     encoding: str
     rows: list[dict] = field(default_factory=list)
     """Each row's cells by the name the import gives them (pandas-style for a header)."""
+    delimiter: str | None = None
 
 
 def _text(encoding: str, min_size: int = 1):
     if encoding == "cp1252":
         return st.sampled_from(WESTERN)
-    if encoding == "cp932":
+    if encoding in ("cp932", "shift_jis"):
         return st.sampled_from(JAPANESE)
     return st.text(LETTERS + HARD, min_size=min_size, max_size=24)
 
@@ -64,8 +65,8 @@ def _cell(encoding: str):
 def _label(encoding: str):
     if encoding == "cp1252":
         return st.sampled_from([label for label in LABELS if _encodable(label, "cp1252")])
-    if encoding == "cp932":
-        return st.sampled_from([label for label in LABELS if _encodable(label, "cp932")])
+    if encoding in ("cp932", "shift_jis"):
+        return st.sampled_from([label for label in LABELS if _encodable(label, encoding)])
     return st.sampled_from(LABELS)
 
 
@@ -97,7 +98,7 @@ def pandas_names(names: list[str]) -> list[str]:
 @st.composite
 def messy_files(draw) -> MessyFile:
     kind = draw(st.sampled_from(["csv", "json", "jsonl"]))
-    encoding = draw(st.sampled_from(UNICODE_ENCODINGS + ["cp1252", "cp932"]))
+    encoding = draw(st.sampled_from(UNICODE_ENCODINGS + ["cp1252", "cp932", "shift_jis"]))
     extra = draw(st.lists(NAMES.filter(lambda name: _encodable(name, encoding)), max_size=3))
     count = draw(st.integers(2, 5))
     rows = [[str(number + 1), draw(_claim(encoding)), draw(_label(encoding)),
@@ -111,6 +112,7 @@ def messy_files(draw) -> MessyFile:
         names = pandas_names(header)
         text, name = out.getvalue(), "messy.csv"
     else:
+        delimiter = None
         names = list(dict.fromkeys(name for name in header if name))  # JSON keys: one of each, none blank
         records = [{key: _json_value(row[header.index(key)]) for key in names} for row in rows]
         if kind == "json":
@@ -121,7 +123,7 @@ def messy_files(draw) -> MessyFile:
         name = draw(st.sampled_from([f"messy.{kind}", "messy.jsonl" if kind == "json" else "messy.json"]))
         rows = [[record.get(key) for key in names] for record in records]
     return MessyFile(name, text.encode(encoding), kind, encoding,
-                     [dict(zip(names, row)) for row in rows])
+                     [dict(zip(names, row)) for row in rows], delimiter)
 
 
 def _json_value(cell: str):

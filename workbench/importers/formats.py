@@ -22,7 +22,7 @@ from workbench.importers.reading import (
     decode_json,
     iter_json_array,
 )
-from workbench.importers.sniffing import column_names, sniff
+from workbench.importers.sniffing import DELIMITER_NAMES, column_names, sniff
 from workbench.importers.sources import Source, open_binary
 from workbench.importers.warnings import ImportWarning, ImportWarnings
 
@@ -170,8 +170,8 @@ def delimited_records(path: Path, options: ReadOptions, source: Source) -> Itera
         try:
             row = next(rows, None)
         except csv.Error as error:
-            raise BadInput(path, f"malformed {source.format.upper()} in the row starting here: {error}",
-                           line=start) from None
+            raise BadInput(path, f"malformed {source.format.upper()} in the row starting here: {error}"
+                           f"{_dialect_hint(shape)}", line=start) from None
         if row is None:
             return
         if not any(cell.strip() for cell in row):
@@ -180,8 +180,14 @@ def delimited_records(path: Path, options: ReadOptions, source: Source) -> Itera
         if names is None or header_row:  # with --header --columns, the names given replace the row's
             names, header_row = names or column_names(row)[0], False
             continue
-        yield Located(start, record, _cells(path, row, names, start, options))
+        yield Located(start, record, _cells(path, row, names, start, options, shape))
         record += 1
+
+
+def _dialect_hint(shape) -> str:
+    """How the rows were split, and the flag that splits them otherwise."""
+    delimiter = DELIMITER_NAMES.get(shape.delimiter, repr(shape.delimiter))
+    return f" (read as {delimiter}-delimited; if the file uses another delimiter, say --delimiter CHAR)"
 
 
 def first_row(source: Source) -> list[str]:
@@ -195,11 +201,12 @@ def first_row(source: Source) -> list[str]:
         return []
 
 
-def _cells(path: Path, row: list[str], names: list[str], line: int, options: ReadOptions) -> dict:
+def _cells(path: Path, row: list[str], names: list[str], line: int, options: ReadOptions, shape) -> dict:
     """A row as {column: cell}; empty cells are left out (an empty CSV cell is no value)."""
     if len(row) > len(names):
         if options.columns is None:
-            raise BadInput(path, f"this row has {len(row)} cells; the header has {len(names)}", line=line)
+            raise BadInput(path, f"this row has {len(row)} cells; the header has {len(names)}{_dialect_hint(shape)}",
+                           line=line)
         options.warnings.add(ImportWarning(
             str(path), f"{len(row)} cells where {len(names)} columns are named; the extra cells joined to"
             f" the last column", line=line, field=names[-1], kind="extra cells joined to the last column"))

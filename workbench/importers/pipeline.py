@@ -38,7 +38,7 @@ from workbench.importers.mapping import (
 )
 from workbench.importers.profiles import FALLBACK, detect, load_profile
 from workbench.importers.reading import BadInput, Located, decode_json
-from workbench.importers.sniffing import Overrides
+from workbench.importers.sniffing import DELIMITER_NAMES, Overrides
 from workbench.importers.sources import FILE_FORMATS, Source, open_source
 from workbench.importers.transforms import LABEL_READERS, TRANSFORMS, TransformContext
 from workbench.importers.warnings import ImportWarnings
@@ -139,8 +139,10 @@ def _base_mapping(source: Source, profile_name: str | None, first: dict | None, 
     if fit:
         raise MappingError(f"{source.path}: fits the profiles {', '.join(fit)} equally; choose one with --profile")
     if row is not None and request.columns is None:
-        raise BadInput(source.path, "a CSV/TSV without a header row that no profile knows; name its columns"
-                       " with --columns a,b,c, say --header if its first row names them, or choose a --profile")
+        delimiter = DELIMITER_NAMES.get(source.shape.delimiter, repr(source.shape.delimiter))
+        raise BadInput(source.path, f"a CSV/TSV without a header row (read as {delimiter}-delimited) that no profile"
+                       " knows; name its columns with --columns a,b,c, say --header if its first row names them,"
+                       " --delimiter CHAR if its rows are split at the wrong character, or choose a --profile")
     return load_profile(fallback), "no other profile fits", []
 
 
