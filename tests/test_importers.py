@@ -200,10 +200,20 @@ def test_unknown_fields_are_kept_as_attributes(store, tmp_path):
     assert store.claims.count("attr.lable:x") == 1
 
 
-def test_non_utf8_bytes_name_the_line(store, tmp_path):
+def test_legacy_bytes_are_read_in_the_encoding_found_and_named(store, tmp_path):
+    # This test once pinned a refusal ("not UTF-8 text"): issue 31 asks for cp1252 to be read.
     path = tmp_path / "latin.jsonl"
     path.write_bytes(b'{"id": 1, "claim": "ok", "label": "Refuted"}\n{"id": 2, "claim": "caf\xe9", "label": "Refuted"}\n')
-    with pytest.raises(BadInput, match=r"latin.jsonl:2: not UTF-8 text \(byte 0xe9"):
+    report = run_import(store, ImportRequest(path))
+    assert store.claims.get(store.claims.resolve("latin:2")).text == "café"
+    assert any("cp1252" in note for note in report.warnings.notes)
+
+
+def test_non_utf8_bytes_past_the_sniffed_start_name_the_line(store, tmp_path):
+    path = tmp_path / "late.jsonl"
+    first = b"".join(b'{"id": %d, "claim": "%s", "label": "Refuted"}\n' % (n, b"x" * 100) for n in range(800))
+    path.write_bytes(first + b'{"id": "z", "claim": "caf\xe9", "label": "Refuted"}\n')
+    with pytest.raises(BadInput, match=r"late.jsonl:801: not UTF-8 text \(byte 0xe9.*--encoding"):
         import_file(store, path)
     assert db_snapshot(store) == (0, 0, 0)
 

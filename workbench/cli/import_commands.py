@@ -33,6 +33,11 @@ console = reading_console()
               help="A gold label kept on claims but left out of scores (repeatable).")
 @click.option("--split", help="For a dataset folder: which split (train, validation, test, ...).")
 @click.option("--columns", metavar="A,B,C", help="Names of the columns of a CSV/TSV without a header row.")
+@click.option("--delimiter", metavar="CHAR", help="A CSV's delimiter (, ; tab | @ ...); default: read from the file.")
+@click.option("--header/--no-header", "header", default=None,
+              help="Whether a CSV's first row names its columns; default: read from the file.")
+@click.option("--encoding", metavar="NAME", help="The file's text encoding (utf-8, cp932, shift_jis, cp1252, utf-16,"
+              " ...); default: read from its bytes.")
 @click.option("--with", "extra", multiple=True, metavar="NAME=FILE", help="Another file a profile reads (corpus=...).")
 @click.option("--rating-map", type=click.Path(dir_okay=False, path_type=Path),
               help="ClaimReview: a TOML file of ratings and their meanings laid over the rating map"
@@ -44,14 +49,16 @@ console = reading_console()
 @click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
 @shared_options
 def import_command(file, format_, profile, maps, dataset_name, label_space, label_maps, abstain_label, excluded,
-                   split, columns, extra, rating_map, strict, dry_run, show_warnings, save_profile, as_json) -> None:
+                   split, columns, delimiter, header, encoding, extra, rating_map, strict, dry_run, show_warnings,
+                   save_profile, as_json) -> None:
     """Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it,
     or nothing). Content oddities import with warnings; structural faults refuse the file."""
     from workbench.importers import ImportRequest
 
     extra_files = {**_extra(extra), **({"ratings": rating_map} if rating_map else {})}
     request = ImportRequest(Path(file), format_, profile, list(maps), dataset_name, label_space, list(label_maps),
-                            abstain_label, list(excluded), split, _columns(columns), strict, extra_files)
+                            abstain_label, list(excluded), split, _columns(columns), strict, extra_files,
+                            encoding, delimiter, header)
     if dry_run:
         _dry_run(request, as_json)
     else:
@@ -114,11 +121,16 @@ def _report_dict(report) -> dict:
 
     plan, counts = report.plan, report.counts
     return {"dataset": report.dataset.name, "profile": plan.mapping.name, "picked": plan.how_picked,
-            "format": plan.source.format, "files": [str(path) for path in plan.source.files],
+            "format": plan.source.format, "shape": _shape(plan), "files": [str(path) for path in plan.source.files],
             "added": counts.added, "updated": counts.updated, "unchanged": counts.unchanged,
             "claims": report.dataset.claim_count, "label_space": as_dict(report.dataset.label_space),
             "labels": {str(k): v for k, v in report.label_counts.items()},
             "warnings": [w.__dict__ for w in report.warnings.items], "notes": report.warnings.notes}
+
+
+def _shape(plan) -> str | None:
+    """The file's shape in one line (format, encoding, dialect, header), as the sniffer read it."""
+    return plan.source.shape.describe() if plan.source.shape is not None else None
 
 
 def _dry_run(request, as_json: bool) -> None:
@@ -131,7 +143,8 @@ def _dry_run(request, as_json: bool) -> None:
 
         click.echo(json.dumps({
             "profile": preview.plan.mapping.name, "picked": preview.plan.how_picked,
-            "format": preview.plan.source.format, "dataset": preview.plan.name, "claims": preview.claims,
+            "format": preview.plan.source.format, "shape": _shape(preview.plan), "dataset": preview.plan.name,
+            "claims": preview.claims,
             "label_space": as_dict(preview.space), "labels": {str(k): v for k, v in preview.label_counts.items()},
             "first": [as_dict(claim, exclude_none=True) for claim in preview.first],
             "warnings": [w.__dict__ for w in preview.warnings.items], "notes": preview.warnings.notes,

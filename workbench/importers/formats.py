@@ -15,7 +15,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.importers.reading import LONG_FIELD_CHARS, BadInput, Located, decode_json, iter_json_array
+from workbench.importers.reading import (
+    LONG_FIELD_CHARS,
+    BadInput,
+    Located,
+    decode_json,
+    iter_json_array,
+)
+from workbench.importers.sniffing import DELIMITER_NAMES, column_names, sniff
 from workbench.importers.sources import Source, open_binary
 from workbench.importers.warnings import ImportWarning, ImportWarnings
 
@@ -53,16 +60,16 @@ def _reader(format: str):
             "parquet": parquet_records, "arrow": arrow_records, "claimreview": claimreview_records}[format]
 
 
-def text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, text) of a UTF-8 file (BOM and any line ending accepted), as it is read."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
+def text_lines(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+    """(line number, text) of a text file in `encoding` (BOM and any line ending accepted), as it is read."""
+    decoder = codecs.getincrementaldecoder(encoding)()
     number, pending = 0, ""
     with open_binary(path) as handle:
         for raw in iter(lambda: handle.read(1 << 20), b""):
             try:
                 text = decoder.decode(raw)
             except UnicodeDecodeError as error:
-                raise _not_utf8(path, raw, error, number + pending.count("\n")) from None
+                raise _undecodable(path, raw, error, number + pending.count("\n"), encoding) from None
             # Only \n ends a line (str.splitlines would also split at U+2028, \x0c, \x85,
             # which real text carries inside JSON strings and CSV cells); \r\n keeps its \r.
             lines = (pending + text).split("\n")
@@ -75,16 +82,22 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
             yield number + 1, pending.removeprefix("\ufeff") if number == 0 else pending
 
 
-def _not_utf8(path: Path, raw: bytes, error: UnicodeDecodeError, lines_before: int) -> BadInput:
+def _undecodable(path: Path, raw: bytes, error: UnicodeDecodeError, lines_before: int, encoding: str) -> BadInput:
     line = lines_before + raw[: error.start].count(b"\n") + 1
     column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
-    return BadInput(path, f"not UTF-8 text (byte 0x{raw[error.start]:02x} at column {column})", line=line)
+    name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else encoding
+    return BadInput(path, f"not {name} text (byte 0x{raw[error.start]:02x} at column {column}); name the file's"
+                    " encoding with --encoding (e.g. cp1252, cp932, utf-16)", line=line)
+
+
+def _lines(path: Path, source: Source) -> Iterator[tuple[int, str]]:
+    return text_lines(path, source.shape.encoding if source.shape is not None else "utf-8")
 
 
 def jsonl_records(path: Path, options: ReadOptions, source: Source) -> Iterator[Located]:
     """One JSON object per non-blank line."""
     record = 0
-    for number, line in text_lines(path):
+    for number, line in _lines(path, source):
         if not line.strip():
             continue
         value = decode_json(path, line.rstrip("\r\n"), number)
@@ -97,7 +110,7 @@ def jsonl_records(path: Path, options: ReadOptions, source: Source) -> Iterator[
 def json_records(path: Path, options: ReadOptions, source: Source) -> Iterator[Located]:
     """A JSON document: an array of records, an object of records keyed by id, or an object
     with the list of records in one field (options.records, else its only list of objects)."""
-    text = "".join(line for _, line in text_lines(path))
+    text = "".join(line for _, line in _lines(path, source))
     if not text.strip():
         raise BadInput(path, "the file is empty")
     if text.lstrip().startswith("["):
@@ -137,49 +150,64 @@ def _listed(path: Path, records: list) -> Iterator[Located]:
 
 
 def delimited_records(path: Path, options: ReadOptions, source: Source) -> Iterator[Located]:
-    """CSV or TSV rows as records: named by the header row, or by options.columns."""
+    """Delimited rows as records, in the dialect sniffed (sniffing.py): named by the header
+    row, or by options.columns."""
     csv.field_size_limit(LONG_FIELD_CHARS)
-    tab = source.format == "tsv"
-    quoting = options.quoting if options.quoting is not None else not tab
-    lines = _LineCounter(text_lines(path))
+    shape = source.shape if source.shape is not None else sniff(path, source.format)
+    quoting = options.quoting if options.quoting is not None else shape.quoting
+    lines = _LineCounter(_lines(path, source))
     # strict: a quote never closed is an error, not a cell that swallows the rest of the file.
-    rows = csv.reader(lines, delimiter="\t" if tab else ",", strict=True,
+    rows = csv.reader(lines, delimiter=shape.delimiter or ",", strict=True,
                       quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE)
     names = options.columns
+    header_row = names is not None and bool(shape.header)
+    if names is None and shape.header is False:
+        raise BadInput(path, "has no header row: name its columns with --columns a,b,c (or say --header if its"
+                       " first row names them)")
     record = 0
     while True:
         start = lines.number + 1
         try:
             row = next(rows, None)
         except csv.Error as error:
-            raise BadInput(path, f"malformed {source.format.upper()} in the row starting here: {error}",
-                           line=start) from None
+            raise BadInput(path, f"malformed {source.format.upper()} in the row starting here: {error}"
+                           f"{_dialect_hint(shape)}", line=start) from None
         if row is None:
             return
         if not any(cell.strip() for cell in row):
             options.warnings.add(ImportWarning(str(path), "a blank row (skipped)", line=start, kind="blank row"))
             continue
-        if names is None:
-            names = _header(path, row, start)
+        if names is None or header_row:  # with --header --columns, the names given replace the row's
+            names, header_row = names or column_names(row)[0], False
             continue
-        yield Located(start, record, _cells(path, row, names, start, options))
+        yield Located(start, record, _cells(path, row, names, start, options, shape))
         record += 1
 
 
-def _header(path: Path, row: list[str], line: int) -> list[str]:
-    names = [cell.strip().removeprefix("\ufeff") for cell in row]
-    duplicates = sorted({name for name in names if names.count(name) > 1 and name})
-    if duplicates:
-        raise BadInput(path, f"the header row names {', '.join(duplicates)} twice", line=line)
-    return names
+def _dialect_hint(shape) -> str:
+    """How the rows were split, and the flag that splits them otherwise."""
+    delimiter = DELIMITER_NAMES.get(shape.delimiter, repr(shape.delimiter))
+    return f" (read as {delimiter}-delimited; if the file uses another delimiter, say --delimiter CHAR)"
 
 
-def _cells(path: Path, row: list[str], names: list[str], line: int, options: ReadOptions) -> dict:
+def first_row(source: Source) -> list[str]:
+    """The first non-blank row of delimited text, in its sniffed dialect ([] if unreadable)."""
+    shape = source.shape
+    lines = (text for _, text in _lines(source.files[0], source))
+    rows = csv.reader(lines, delimiter=shape.delimiter, quoting=csv.QUOTE_MINIMAL if shape.quoting else csv.QUOTE_NONE)
+    try:
+        return next((row for row in rows if any(cell.strip() for cell in row)), [])
+    except csv.Error:
+        return []
+
+
+def _cells(path: Path, row: list[str], names: list[str], line: int, options: ReadOptions, shape) -> dict:
     """A row as {column: cell}; an empty cell is "" (a mapped field reads it as no value, an
     unmapped column keeps it as an "" attribute)."""
     if len(row) > len(names):
         if options.columns is None:
-            raise BadInput(path, f"this row has {len(row)} cells; the header has {len(names)}", line=line)
+            raise BadInput(path, f"this row has {len(row)} cells; the header has {len(names)}{_dialect_hint(shape)}",
+                           line=line)
         options.warnings.add(ImportWarning(
             str(path), f"{len(row)} cells where {len(names)} columns are named; the extra cells joined to"
             f" the last column", line=line, field=names[-1], kind="extra cells joined to the last column"))

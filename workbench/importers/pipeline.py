@@ -8,7 +8,6 @@ space, then the claims one by one (checked) for the store or for a dry run.
 
 from __future__ import annotations
 
-import csv
 import itertools
 from collections import Counter
 from collections.abc import Iterator
@@ -18,13 +17,28 @@ from pathlib import Path
 from store import LabelSpace
 from workbench import labels
 from workbench.importers import values as convert
+from workbench.importers.advice import (
+    FieldCensus,
+    census_of,
+    header_hint,
+    named_profile,
+    refusal,
+    with_advice,
+)
 from workbench.importers.common import DraftClaim, LabelReader, check_claims, own_space, own_space_note
-from workbench.importers.formats import ReadOptions, read_records
+from workbench.importers.formats import ReadOptions, first_row, read_records
 from workbench.importers.images import attach_images
 from workbench.importers.mapper import RecordMapper, fields_listing, record_shown
-from workbench.importers.mapping import FieldMapping, MappingError, map_pairs, mapping_from_dict, merge_specs
+from workbench.importers.mapping import (
+    FieldMapping,
+    MappingError,
+    map_pairs,
+    mapping_from_dict,
+    merge_specs,
+)
 from workbench.importers.profiles import FALLBACK, detect, load_profile
 from workbench.importers.reading import BadInput, Located, decode_json
+from workbench.importers.sniffing import DELIMITER_NAMES, Overrides
 from workbench.importers.sources import FILE_FORMATS, Source, open_source
 from workbench.importers.transforms import LABEL_READERS, TRANSFORMS, TransformContext
 from workbench.importers.warnings import ImportWarnings
@@ -52,6 +66,12 @@ class ImportRequest:
     columns: list[str] | None = None
     strict: bool = False
     extra_files: dict[str, Path] = field(default_factory=dict)
+    encoding: str | None = None
+    """--encoding: the file's text encoding (default: read from its bytes)."""
+    delimiter: str | None = None
+    """--delimiter: a CSV's delimiter (default: sniffed)."""
+    header: bool | None = None
+    """--header / --no-header: whether a CSV's first row names its columns (default: sniffed)."""
 
 
 @dataclass
@@ -83,7 +103,8 @@ def plan_import(request: ImportRequest, kind: str = "claims") -> ImportPlan:
         profile_name, file_format = profile_name or file_format, "auto"
     if file_format == "auto" and profile_name in ("jsonl", "csv"):
         profile_name, file_format = None, profile_name
-    source = open_source(Path(request.path), file_format, request.split)
+    source = open_source(Path(request.path), file_format, request.split,
+                         Overrides(request.encoding, request.delimiter, request.header))
     warnings = ImportWarnings(strict=request.strict)
     first, row = _first(source, request)
     if first is None and row is None:
@@ -94,6 +115,8 @@ def plan_import(request: ImportRequest, kind: str = "claims") -> ImportPlan:
     read = ReadOptions(columns=list(columns) if columns and source.format in ("csv", "tsv") else None,
                        records=mapping.read.get("records"), quoting=mapping.read.get("quoting"), warnings=warnings)
     plan = ImportPlan(request, source, mapping, read, warnings, how, also_fit=also)
+    for note in source.shape.notes if source.shape is not None else ():
+        warnings.note(note)
     if first is not None and HEADER_KEY in first:
         plan.header = _header(plan, first, 1)
     return plan
@@ -116,31 +139,28 @@ def _base_mapping(source: Source, profile_name: str | None, first: dict | None, 
     if fit:
         raise MappingError(f"{source.path}: fits the profiles {', '.join(fit)} equally; choose one with --profile")
     if row is not None and request.columns is None:
-        raise BadInput(source.path, "a CSV/TSV without a header row that no profile knows; name its columns"
-                       " with --columns a,b,c, or choose a --profile")
+        delimiter = DELIMITER_NAMES.get(source.shape.delimiter, repr(source.shape.delimiter))
+        raise BadInput(source.path, f"a CSV/TSV without a header row (read as {delimiter}-delimited) that no profile"
+                       " knows; name its columns with --columns a,b,c, say --header if its first row names them,"
+                       " --delimiter CHAR if its rows are split at the wrong character, or choose a --profile")
     return load_profile(fallback), "no other profile fits", []
 
 
 def _first(source: Source, request: ImportRequest) -> tuple[dict | None, list[str] | None]:
-    """The first record, or (for a CSV/TSV whose first row looks like data) the first row."""
-    if source.format in ("csv", "tsv"):
-        from workbench.importers.formats import text_lines
-
-        line = next((text for _, text in text_lines(source.files[0]) if text.strip()), "")
-        cells = next(csv.reader([line], delimiter="\t" if source.format == "tsv" else ","), [])
-        if request.columns is None and not _looks_like_header(cells):
-            return None, cells
+    """The first record, or (for delimited text without a header row) the first row. A first
+    row that a headerless profile's `detect_row` fits is data, whatever the sniffer thought."""
+    shape = source.shape
+    if shape is not None and request.columns is not None and request.header is not True:
+        shape.header, shape.columns = False, None  # --columns names a file without a header row
+    if source.format in ("csv", "tsv") and request.columns is None and shape is not None:
+        row = first_row(source)
+        if not shape.header or (request.header is None and detect(None, row)[1]):
+            shape.header, shape.columns = False, None
+            return None, row
     probe = ReadOptions(columns=request.columns, warnings=ImportWarnings())
     located = next(iter(read_records(Source(source.path, source.files[:1], source.format, source.split,
-                                            source.splits, source.features), probe)), None)
+                                            source.splits, source.features, shape), probe)), None)
     return (located.value if located else None), None
-
-
-def _looks_like_header(cells: list[str]) -> bool:
-    """Column names: short, distinct, no sentence and no number among them."""
-    names = [cell.strip().strip('"') for cell in cells]
-    return (len(set(names)) == len(names) and all(0 < len(name) <= 40 for name in names)
-            and not any(name.replace(".", "").replace("-", "").isdigit() or name.count(" ") > 3 for name in names))
 
 
 def _with_overrides(base: FieldMapping, request: ImportRequest) -> FieldMapping:
@@ -227,7 +247,17 @@ def draft_claims(plan: ImportPlan, warnings: ImportWarnings | None = None) -> It
 def _claims(located: Located, plan: ImportPlan, mapper: RecordMapper, transform, context) -> list[DraftClaim]:
     if plan.source.format in ("csv", "tsv"):
         _decode_json_cells(located, plan)
-    drafts = transform(located, context) if transform is not None else mapper.claims(located)
+    try:
+        drafts = transform(located, context) if transform is not None else mapper.claims(located)
+    except BadInput as error:
+        raise with_advice(plan, error, _census(plan)) from None
+    except (KeyError, TypeError, AttributeError, IndexError) as error:
+        if transform is None:
+            raise
+        # A built-in reader met a shape it was not written for: refused, not a traceback.
+        where = BadInput(located.path or plan.source.path, f"cannot be read ({type(error).__name__} {error})",
+                         line=located.line, record=None if located.line else located.record)
+        raise refusal(plan, where, _census(plan)) from None
     for draft in drafts:
         if draft.fields.get("images"):
             where = convert.Where(str(draft.reader.path), located.line, record_shown(located), context.warnings,
@@ -295,6 +325,12 @@ def _merge_into(fields: dict, more: dict, listed: set[str]) -> None:
             listed.add(key)
 
 
+def _census(plan: ImportPlan) -> FieldCensus:
+    """What the file's fields hold, read once more for an error."""
+    return census_of(read_records(plan.source, ReadOptions(plan.read.columns, plan.read.records, plan.read.quoting,
+                                                           ImportWarnings())))
+
+
 def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
     path = plan.source.path
     exploded = plan.mapping.explode is not None
@@ -309,9 +345,11 @@ def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
             raise MappingError(f"{path}: --map {name}={value.text}: no record has a field {key!r};"
                                f" {whose} fields are {fields_listing(found)}")
     if mapper.skipped and not mapper.produced:
-        raise mapper.first_skipped.error(mapper.claim_name(), f"no record has claim text in {mapper.claim_name()!r};"
-                                         f" the file's fields are {fields_listing(mapper.fields_seen)} (map one with"
-                                         " --map claim=FIELD, or pick a --profile)")
+        error = mapper.first_skipped.error(mapper.claim_name(), f"no record has claim text in {mapper.claim_name()!r}")
+        if named_profile(plan):
+            raise refusal(plan, error, _census(plan))
+        error.message += f"; {_census(plan).claim_advice()}{header_hint(plan)}"
+        raise error
 
 
 def _note(plan: ImportPlan, mapper: RecordMapper, warnings: ImportWarnings) -> None:

@@ -28,10 +28,12 @@ from workbench.choices import DATA_VERSION_KEY
 from workbench.errors import WorkbenchError
 from workbench.importers import values as convert
 from workbench.importers.mapper import RecordMapper, record_shown
-from workbench.importers.paths import MISSING, Context
+from workbench.importers.paths import MISSING, Context, PathError
 from workbench.importers.pipeline import ImportPlan, ImportRequest, plan_import
 from workbench.importers.formats import ReadOptions, read_records
+from workbench.importers.advice import census_of, with_advice
 from workbench.importers.reading import BadInput, Located
+from workbench.importers.warnings import ImportWarnings
 
 STATUSES = ("ok", "abstain", "parse_failure", "error")
 SHOWN = 5
@@ -82,7 +84,11 @@ def import_predictions(store: Store, request: PredictionRequest, write: bool = T
                                      label_maps=list(request.label_maps), split=request.split,
                                      strict=request.strict), kind="predictions")
     reader = _Reader(plan, dataset.label_space)
-    rows = [row for located in read_records(plan.source, _options(plan)) for row in [reader.row(located)]]
+    try:
+        rows = [reader.row(located) for located in read_records(plan.source, _options(plan))]
+    except BadInput as error:  # with what the file's fields hold, read once more
+        again = ReadOptions(plan.read.columns, plan.read.records, plan.read.quoting, ImportWarnings())
+        raise with_advice(plan, error, census_of(read_records(plan.source, again))) from None
     if not rows:
         raise BadInput(plan.source.path, "no predictions in the file")
     claims, matched_by = _match(store, dataset.id, rows, plan)
@@ -153,7 +159,10 @@ class _Reader:
             raise where.error(self._name("id"), "a prediction needs an id or the claim's text to match it by")
         self.model = self.model or convert.text(self._get("model", context), where, "model")
         fields = self._answer(context, where, record)
-        evidence = self.evidence.evidence_items(context, where)
+        try:
+            evidence = self.evidence.evidence_items(context, where)
+        except PathError as error:  # the file's value is not the kind the path reads
+            raise where.error(None, str(error)) from None
         if evidence:
             parsed = fields.get("parsed") if isinstance(fields.get("parsed"), dict) else {}
             fields["parsed"] = {**parsed, "evidence": [_evidence_item(item) for item in evidence]}

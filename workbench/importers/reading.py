@@ -67,25 +67,6 @@ class Located:
         return self.line if found is None else self.line + self.document.count("\n", self.start, found)
 
 
-def read_text(path: Path) -> str:
-    """The file as text: UTF-8 (BOM accepted), any line ending; clear errors otherwise."""
-    if not path.exists():
-        raise BadInput(path, "no such file")
-    if path.is_dir():
-        raise BadInput(path, "is a directory, not a file")
-    data = path.read_bytes()
-    if not data.strip():
-        raise BadInput(path, "the file is empty")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise BadInput(
-            path, f"not UTF-8 text (byte 0x{data[error.start]:02x} at column {column})", line=line
-        ) from None
-
-
 def decode_json(path: Path, text: str, line: int | None = None, field: str | None = None) -> Any:
     """json.loads, with every way it can fail as a BadInput naming where. A value nested
     too deeply for the parser (Python's recursion limit) is a broken file like any other."""
@@ -98,19 +79,6 @@ def decode_json(path: Path, text: str, line: int | None = None, field: str | Non
     except RecursionError:
         raise BadInput(path, "invalid JSON: nested too deeply to read (over about 1,000 levels)",
                        line=line, field=field) from None
-
-
-def iter_jsonl(path: Path, text: str) -> Iterator[Located]:
-    """One JSON object per non-blank line."""
-    record = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        value = decode_json(path, line, number)
-        if not isinstance(value, dict):
-            raise BadInput(path, f"expected a JSON object, got {type(value).__name__}", line=number)
-        yield Located(number, record, value)
-        record += 1
 
 
 def iter_json_array(path: Path, text: str) -> Iterator[Located]:

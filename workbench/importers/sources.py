@@ -12,15 +12,16 @@ The format comes from the file name (.jsonl .json .csv .tsv .parquet .arrow, eac
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.choices import IMPORT_FORMATS
-from workbench.importers.claimreview.reading import FORMAT as CLAIMREVIEW, claimreview_files
+from workbench.importers.claimreview.reading import FORMAT as CLAIMREVIEW
+from workbench.importers.claimreview.reading import claimreview_files
 from workbench.importers.reading import BadInput
+from workbench.importers.sniffing import Overrides, Shape, open_binary, sniff
 
 FILE_FORMATS = IMPORT_FORMATS[1:]
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",
@@ -43,6 +44,8 @@ class Source:
     """Every split a folder holds (empty for a single file)."""
     features: dict | None = None
     """Hugging Face feature types (dataset_info.json), to name ClassLabel integers."""
+    shape: Shape | None = None
+    """The first data file's shape, read from its bytes (sniffing.py): encoding, dialect, header."""
 
     @property
     def folder(self) -> Path:
@@ -59,9 +62,18 @@ class Source:
         return f"{base}-{self.split}" if self.split and self.path.is_dir() else base
 
 
-def open_source(path: Path, format: str = "auto", split: str | None = None) -> Source:
-    """The Source a path names; BadInput for a path that holds nothing to read."""
-    path = Path(path)
+def open_source(path: Path, format: str = "auto", split: str | None = None,
+                overrides: Overrides | None = None) -> Source:
+    """The Source a path names, its shape sniffed from its first data file; BadInput for a
+    path that holds nothing to read."""
+    source = _found(Path(path), format, split)
+    if source.format != CLAIMREVIEW:
+        source.shape = sniff(source.files[0], source.format, overrides or Overrides())
+        source.format = source.shape.format
+    return source
+
+
+def _found(path: Path, format: str, split: str | None) -> Source:
     if not path.exists():
         raise BadInput(path, "no such file")
     reviews = claimreview_files(path, format, split)  # ClaimReview markup, API pages, the feed
@@ -74,17 +86,6 @@ def open_source(path: Path, format: str = "auto", split: str | None = None) -> S
     if path.stat().st_size == 0:
         raise BadInput(path, "the file is empty")
     return Source(path, [path], _format_of(path, format))
-
-
-def is_compressed(path: Path) -> bool:
-    return path.name.lower().endswith(".gz")
-
-
-def open_binary(path: Path):
-    """The file's bytes, decompressed as they are read when it is gzip."""
-    if is_compressed(path):
-        return gzip.open(path, "rb")
-    return path.open("rb")
 
 
 def _format_of(path: Path, format: str) -> str:
@@ -115,8 +116,7 @@ def _sniff(path: Path) -> str:
         return "json"
     if text.startswith("{"):
         return "jsonl" if _first_line_is_object(text) else "json"
-    first = text.split("\n", 1)[0]
-    return "tsv" if first.count("\t") >= first.count(",") and "\t" in first else "csv"
+    return "csv"  # delimited text: the sniffer finds the delimiter (a tab makes it tsv)
 
 
 def _first_line_is_object(text: str) -> bool:

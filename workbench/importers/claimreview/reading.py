@@ -106,16 +106,21 @@ def open_binary(path: Path):
 
 
 def _text(path: Path) -> str:
-    """A file's text: UTF-8 (a BOM accepted), a clear error naming the line otherwise."""
+    """A file's text in the encoding its bytes show (sniffing.py: a BOM, UTF-8, else a legacy
+    code page), a clear error naming the line otherwise."""
+    from workbench.importers.sniffing import SAMPLE_BYTES, encoding_of
+
     try:
         with open_binary(path) as handle:
             data = handle.read()
     except (OSError, EOFError) as error:
         raise BadInput(path, f"cannot be read: {error}") from None
+    encoding, _ = encoding_of(path, data[:SAMPLE_BYTES])
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding).removeprefix("\ufeff")
     except UnicodeDecodeError as error:
-        raise BadInput(path, f"not UTF-8 text (byte 0x{data[error.start]:02x})",
+        name = "UTF-8" if encoding.startswith("utf-8") else encoding
+        raise BadInput(path, f"not {name} text (byte 0x{data[error.start]:02x})",
                        line=data[: error.start].count(b"\n") + 1) from None
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-SCHEMA_ORG, FACTCHECK_API, DATACOMMONS = "schema.org", "factcheck-api", "datacommons"
+SCHEMA_ORG, FACTCHECK_API, DATACOMMONS, FLAT = "schema.org", "factcheck-api", "datacommons", "flat export"
 MAX_DEPTH = 12
 _PREFIXES = ("", "schema:", "http://schema.org/", "https://schema.org/")
 
@@ -121,8 +121,53 @@ def _schema_org(value: Any, page: str | None, where: str, depth: int) -> Iterato
                 yield from _schema_org(item, page, _join(where, key), depth + 1)
 
 
+# A flat export's column (lower case, letters and digits only) -> where it sits in a ClaimReview.
+_FLAT_COLUMNS = {
+    "claimreviewed": ("claimReviewed",),
+    "alternatename": ("reviewRating", "alternateName"), "alternativename": ("reviewRating", "alternateName"),
+    "reviewratingalternatename": ("reviewRating", "alternateName"), "textualrating": ("reviewRating", "alternateName"),
+    "rating": ("reviewRating", "alternateName"),
+    "ratingvalue": ("reviewRating", "ratingValue"), "reviewratingratingvalue": ("reviewRating", "ratingValue"),
+    "bestrating": ("reviewRating", "bestRating"), "reviewratingbestrating": ("reviewRating", "bestRating"),
+    "worstrating": ("reviewRating", "worstRating"), "reviewratingworstrating": ("reviewRating", "worstRating"),
+    "datepublished": ("datePublished",), "reviewdate": ("datePublished",),
+    "url": ("url",), "reviewurl": ("url",),
+    "headline": ("headline",), "reviewtitle": ("headline",),
+    "author": ("author", "name"), "authorname": ("author", "name"), "publisher": ("author", "name"),
+    "publishername": ("author", "name"), "authorurl": ("author", "url"), "publishersite": ("author", "url"),
+    "itemreviewedauthorname": ("itemReviewed", "author", "name"), "claimant": ("itemReviewed", "author", "name"),
+    "claimauthor": ("itemReviewed", "author", "name"),
+    "itemrevieweddatepublished": ("itemReviewed", "datePublished"), "claimdate": ("itemReviewed", "datePublished"),
+    "inlanguage": ("inLanguage",), "language": ("inLanguage",), "languagecode": ("inLanguage",),
+}
+
+
+def flat_unit(row: dict, index: int) -> dict | None:
+    """A flat export's row (ClaimReview's own names as columns: claimReviewed, alternativeName,
+    ratingValue, bestRating, datePublished, URL, ...) as a schema.org review unit; columns of
+    other names are kept under their own names (the import keeps them as attributes). None
+    for a row with no column of ClaimReview's."""
+    review: dict = {"@type": "ClaimReview"}
+    if not any(_flat_slot(column) for column in row):
+        return None
+    for column, value in row.items():
+        slot = _flat_slot(column)
+        if slot is None or (len(slot) > 1 and not isinstance(review.get(slot[0], {}), dict)):
+            review.setdefault(str(column), value)
+            continue
+        target = review
+        for step in slot[:-1]:
+            target = target.setdefault(step, {})
+        target.setdefault(slot[-1], value)
+    return {"claimreview_shape": FLAT, "claimreview_path": f"row[{index}]", "claimreview": review}
+
+
+def _flat_slot(column: Any) -> tuple[str, ...] | None:
+    return _FLAT_COLUMNS.get("".join(ch for ch in str(column).lower() if ch.isalnum()))
+
+
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-__all__ = ["DATACOMMONS", "FACTCHECK_API", "SCHEMA_ORG", "is_claim_review", "prop", "types_of", "units"]
+__all__ = ["DATACOMMONS", "FACTCHECK_API", "FLAT", "SCHEMA_ORG", "flat_unit", "is_claim_review", "prop", "types_of", "units"]

@@ -23,9 +23,9 @@ from urllib.parse import urlsplit
 
 from workbench.importers import values as convert
 from workbench.importers.claimreview.dates import review_day
-from workbench.importers.claimreview.shapes import FACTCHECK_API, prop
+from workbench.importers.claimreview.shapes import FACTCHECK_API, flat_unit, prop
 from workbench.importers.common import DraftClaim
-from workbench.importers.reading import Located, RecordReader
+from workbench.importers.reading import BadInput, Located, RecordReader
 
 _API_CLAIM_KNOWN = {"text", "claimant", "claimDate", "claimReview"}
 _API_REVIEW_KNOWN = {"publisher", "url", "title", "reviewDate", "textualRating", "languageCode"}
@@ -37,8 +37,14 @@ LANGUAGE_NAMES = {"english": "en", "spanish": "es", "español": "es", "french": 
 
 
 def claimreview(located: Located, context) -> list[DraftClaim]:
-    """One claim per review unit (none for a review met before, or one without a claim)."""
+    """One claim per review unit (none for a review met before, or one without a claim); a
+    flat export's row (CSV/TSV, or JSON records with ClaimReview's names) is made one first."""
     unit = located.value
+    if "claimreview_path" not in unit:
+        unit = flat_unit(unit, located.record)
+        if unit is None:
+            raise BadInput(located.path or context.path, "holds none of ClaimReview's fields (claimReviewed,"
+                           " alternativeName, ratingValue, datePublished, url, ...)", line=located.line)
     path = unit["claimreview_path"]
     review = unit["claimreview"]
     file = located.path or context.path
