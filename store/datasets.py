@@ -204,7 +204,7 @@ class DatasetStore:
                     f" this file's labels are {_listed(space)}. Import it under another --dataset name."
                 )
             # The latest import says how the dataset was read (its profile and options) and when.
-            self.db.conn.execute(
+            self.db.execute(
                 "UPDATE datasets SET source_format = ?, source_path = ?, imported_at = ?,"
                 " notes = coalesce(?, notes) WHERE id = ?",
                 [dataset.source_format, dataset.source_path, now_iso(), dataset.notes, row[0]],

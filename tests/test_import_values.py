@@ -243,7 +243,7 @@ def test_the_fields_an_error_lists_include_columns_with_only_empty_cells(tmp_pat
     path.write_text("title,news_url,label\nA headline.,,real\nAnother.,,fake\n", encoding="utf-8")
     result = run_cli(tmp_path / "w.db", "import", path)
     assert result.exit_code == 1
-    assert "the file's fields are label, news_url, title" in result.output
+    assert "the text fields are title (2 values), label (2); news_url holds only empty values" in result.output
 
 
 def test_a_missing_image_keeps_its_path_with_a_located_warning(store, tmp_path):

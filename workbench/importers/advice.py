@@ -47,11 +47,14 @@ class FieldCensus:
 
     kinds: dict[str, Counter] = field(default_factory=dict)
     spaces: Counter = field(default_factory=Counter)
+    seen: dict[str, None] = field(default_factory=dict)
+    """Every field met, in order, empty or not (a column of empty cells is a field too)."""
 
     def count(self, record: Any) -> None:
         if not isinstance(record, dict):
             return
         for key, value in record.items():
+            self.seen.setdefault(key)
             if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
                 continue
             kind = kind_of(value)
@@ -79,7 +82,14 @@ class FieldCensus:
             return f"no field holds text; the file's fields are {self.listing()}"
         named = ", ".join(f"{key} ({count} value{'s' if count != 1 else ''})" if index == 0 else f"{key} ({count})"
                           for index, (key, count) in enumerate(texts[:8]))
-        return f"the text fields are {named}: try --map claim={_quoted(texts[0][0])}"
+        return f"the text fields are {named}{self._empty_fields()}: try --map claim={_quoted(texts[0][0])}"
+
+    def _empty_fields(self) -> str:
+        """'; news_url holds only empty values' for fields that never hold one (nothing unsaid)."""
+        empty = [key for key in self.seen if key not in self.kinds]
+        if not empty:
+            return ""
+        return f"; {', '.join(empty)} {'holds' if len(empty) == 1 else 'hold'} only empty values"
 
     def type_advice(self, our_field: str | None, path: str) -> str:
         """For a path that met another kind of value: what its field holds, and a --map without the []."""

@@ -153,10 +153,12 @@ def _unknown_labels(unknown: Counter, first: dict[str, DraftClaim], reader: Labe
     if reader is None:
         return draft.reader.fail(draft.source_names.get("raw_label", "label"), f"no label space for labels {listed}")
     space = reader.space
+    # Suggest the file's own labels only where they are not already the space (a profile may
+    # name its own classes: then only a map helps).
+    advice = "map them with --label-map FILE_LABEL=LABEL" + ("" if reader.own else ", or import with --label-space own")
     return draft.reader.fail(
         draft.source_names.get("raw_label", "label"),
-        f"unknown labels {listed}; the {space.name} label space has {', '.join(space.all_gold)} (map them with"
-        " --label-map FILE_LABEL=LABEL, or import with --label-space own)")
+        f"unknown labels {listed}; the {space.name} label space has {', '.join(space.all_gold)} ({advice})")
 
 
 def _where(draft: DraftClaim) -> str:
