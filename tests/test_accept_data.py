@@ -22,9 +22,7 @@ SHOWN = "[bold red]X[/] [link=http://e]L[/link] \\x1b[31mR"
 @pytest.fixture(autouse=True)
 def eighty_columns(monkeypatch):
     """The CLI's Rich console as on an 80-column terminal, whatever runs the tests."""
-    from workbench.cli import data_commands
-
-    monkeypatch.setattr(data_commands.console, "width", 80)
+    monkeypatch.setenv("COLUMNS", "80")
 
 
 def run(*args):
