@@ -59,6 +59,16 @@ def test_show_prints_hostile_titles_names_and_keys_literally(hostile_db):
     assert "\x1b" not in result.output
 
 
+def test_the_claims_footer_names_the_datasets_literally(hostile_db, tmp_path):
+    """The footer is a line of text holding data (dataset names): no markup, no emoji codes."""
+    records = [{"_dataset": {"name": "news:fire:", "label_space": {"labels": ["yes", "no"]}}},
+               {"id": "a", "claim": "A claim", "label": "yes"}]
+    assert run("--db", hostile_db, "import", write_jsonl(tmp_path / "e.jsonl", records)).exit_code == 0
+    result = run("--db", hostile_db, "claims")
+    assert result.exit_code == 0, result.output
+    assert "2 shown of 2 matching (datasets [red]ds, news:fire:)" in result.output
+
+
 def test_claims_listing_keeps_ids_whole_and_the_claim_readable_at_80_columns(tmp_path):
     db = tmp_path / "w.db"
     run("--db", db, "demo", "--no-tui")

@@ -38,5 +38,5 @@ def output_console(**options) -> Console:
 
 def reading_console() -> Console:
     """The console of a command that reads and prints: a str is printed as written (no
-    markup: names and messages hold data), Text and tables as they are built."""
-    return output_console(markup=False)
+    markup, no emoji codes: names and messages hold data), Text and tables as they are built."""
+    return output_console(markup=False, emoji=False)
