@@ -27,8 +27,9 @@ that a command and its baseline share the machine's load alike.
 
     python bench/bench_startup.py [--claims 1000000] [--repeat 7] [--no-big]
 
-To measure another checkout with the same benchmark: PYTHONPATH=/that/checkout python
-bench/bench_startup.py (the commands run with the PYTHONPATH they are given).
+--before CHECKOUT runs `--help` and the reading commands of another checkout (a folder
+holding its workbench/ and store/, e.g. `git archive main | tar -x -C /tmp/main`) in the
+same rounds too, and prints them beside this one's: before and after under the same load.
 """
 
 from __future__ import annotations
@@ -126,16 +127,19 @@ def wall_in_terminal(command: list[str], env: dict[str, str], columns: int = 100
 
 
 def medians(commands: dict[str, list[str]], repeat: int, env: dict[str, str],
-            where: tuple[str, ...] = ("pipe",)) -> dict[tuple[str, str], float]:
+            where: tuple[str, ...] = ("pipe",), envs: dict[str, dict[str, str]] | None = None
+            ) -> dict[tuple[str, str], float]:
     """Median wall time of each command to each of `where` (pipe, terminal); one warm-up
-    run each, then in each round every command to each place in turn."""
-    for command in commands.values():
-        wall(command, env)
+    run each, then in each round every command to each place in turn. `envs` gives some
+    commands an environment of their own."""
+    envs = envs or {}
+    for name, command in commands.items():
+        wall(command, envs.get(name, env))
     times: dict[tuple[str, str], list[float]] = {(name, place): [] for name in commands for place in where}
     for _ in range(repeat):
         for name, command in commands.items():
             for place in where:
-                times[name, place].append(wall(command, env, terminal=place == "terminal"))
+                times[name, place].append(wall(command, envs.get(name, env), terminal=place == "terminal"))
     return {key: statistics.median(values) for key, values in times.items()}
 
 
@@ -146,9 +150,13 @@ def ms(seconds: float) -> str:
 PLACES = ("pipe", "terminal")
 
 
-def print_reads(reads: dict[tuple[str, str], float]) -> None:
+BEFORE = " (before)"
+
+
+def print_reads(reads: dict[tuple[str, str], float], suffix: str = "") -> None:
     """`--help` against the floor, and each reading command against `--help`, to a pipe and
-    to a terminal (each beside its own baseline taken the same way)."""
+    to a terminal (each beside its own baseline taken the same way); `suffix` picks the
+    checkout (this one, or --before's)."""
     print(f"{'':42}{'to a pipe':>26}   {'to a terminal (pty)':>26}")
 
     def row(label: str, name: str, baseline: str, target: str) -> None:
@@ -156,11 +164,25 @@ def print_reads(reads: dict[tuple[str, str], float]) -> None:
         print(f"{label:<42}{cells[0]:>26}   {cells[1]:>26}   {target}")
 
     print(f"{'python -c pass (the floor)':<42}" + "".join(f"{ms(reads['bare', p]):>26}   " for p in PLACES))
-    row("workbench --help, x the floor", "help", "bare", "[<= 4x]")
+    row(f"workbench --help{suffix}, x the floor", "help" + suffix, "bare", "[<= 4x]")
     print("reading commands on the demo database, x `workbench --help` in the same rounds:")
-    row("  python: click + Rich, a one-row table", "rich", "help", "(what a Rich table costs)")
+    if not suffix:
+        row("  python: click + Rich, a one-row table", "rich", "help", "(what a Rich table costs)")
     for name in READ_COMMANDS:
-        row(f"  workbench {name}", name, "help", "[<= 2x]")
+        row(f"  workbench {name}{suffix}", name + suffix, "help" + suffix, "[<= 2x]")
+
+
+def reading_commands(demo: Path, before: Path | None, env: dict[str, str]):
+    """The commands timed in one set of rounds (this checkout's, and --before's when given),
+    and the environments of --before's (its checkout first on PYTHONPATH)."""
+    ours = {"help": [WORKBENCH, "--help"],
+            **{name: [WORKBENCH, "--db", str(demo), *words] for name, words in READ_COMMANDS.items()}}
+    commands = {"bare": [sys.executable, "-c", "pass"], "rich": [sys.executable, "-c", CLICK_AND_RICH], **ours}
+    if before is None:
+        return commands, {}
+    theirs = {name + BEFORE: command for name, command in ours.items()}
+    path = os.pathsep.join([str(before.resolve()), *[p for p in [env.get("PYTHONPATH")] if p]])
+    return {**commands, **theirs}, {name: {**env, "PYTHONPATH": path} for name in theirs}
 
 
 def command_names() -> list[str]:
@@ -277,17 +299,20 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--no-big", action="store_true", help="skip the 1M-claim page and the TUI")
+    parser.add_argument("--before", type=Path, metavar="CHECKOUT",
+                        help="also time this checkout's --help and reading commands, in the same rounds")
     args = parser.parse_args()
     repeat = args.repeat
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {repeat} runs")
     with tempfile.TemporaryDirectory() as folder:
         env = user_environment(Path(folder))
         demo = demo_database(Path(folder), env)
-        reads = medians({"bare": [sys.executable, "-c", "pass"], "help": [WORKBENCH, "--help"],
-                         "rich": [sys.executable, "-c", CLICK_AND_RICH],
-                         **{name: [WORKBENCH, "--db", str(demo), *words] for name, words in READ_COMMANDS.items()}},
-                        repeat, env, where=PLACES)
+        commands, envs = reading_commands(demo, args.before, env)
+        reads = medians(commands, repeat, env, where=PLACES, envs=envs)
         print_reads(reads)
+        if args.before is not None:
+            print(f"the same rounds, the checkout in {args.before}:")
+            print_reads(reads, BEFORE)
         per_command = medians({name: [WORKBENCH, *name.split(), "--help"] for name in command_names()},
                               max(3, repeat // 2), env)
         per_command = {name: seconds for (name, _), seconds in per_command.items()}
