@@ -129,6 +129,7 @@ def test_the_help_of_every_command_loads_nothing_heavy():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(result.stdout.splitlines()[-1]))
     assert loaded & set(HEAVY) == set()
+    assert "rich" not in loaded  # the commands that print import it when they print
 
 
 def test_the_checkers_see_what_they_look_for(tmp_path):
