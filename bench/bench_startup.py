@@ -1,13 +1,15 @@
 """Start-up as a user waits for it: whole processes, from launch to output.
 
-Figures printed, each beside its baseline measured in the same run (targets in brackets):
+Figures printed, each beside its baseline measured in the same rounds (targets in brackets),
+each command's output going to a pipe and to a terminal (a pty 100 columns wide, so Rich
+draws with styles as on a user's screen):
   workbench --help                         against `python -c pass`           [<= 4x]
-  workbench COMMAND --help, the slowest    against `python -c pass`
-  python importing click and Rich and printing a one-row table (what every command that
-  prints a table starts from: `--help` needs neither Rich nor any command's module)
   each command that reads and prints (claims, show, runs, datasets, predictions, profiles,
   prompts, filter-help, trajectory, search-stats) on the demo database
-                                           against `workbench --help`         [<= 1.5x]
+                                           against `workbench --help`         [<= 2x]
+  python importing click and Rich and printing a one-row table (what every command that
+  prints a table starts from: `--help` needs neither Rich nor any command's module)
+  workbench COMMAND --help, the slowest    against `python -c pass`
   workbench claims --where 'run:big-a wrong label:Refuted' --limit 100 on the 1M-claim
   database with two runs of 300,000 answers
                                            against a bare python process doing the same
@@ -19,24 +21,32 @@ Figures printed, each beside its baseline measured in the same run (targets in b
 
 Every command runs as a user runs it: with a config file (annotator, theme, a key, a keymap)
 and with Python writing its bytecode caches (a warm-up run first), so what is timed is the
-interpreter start, the imports and the work. Each figure is the median of --repeat runs,
-the commands taken in turn within each round so that the baseline and the command share
-the machine's load alike.
+interpreter start, the imports and the work. Each figure is the median of --repeat rounds;
+within a round every command runs once to the pipe and once to the terminal, in turn, so
+that a command and its baseline share the machine's load alike.
 
     python bench/bench_startup.py [--claims 1000000] [--repeat 7] [--no-big]
+
+--before CHECKOUT runs `--help` and the reading commands of another checkout (a folder
+holding its workbench/ and store/, e.g. `git archive main | tar -x -C /tmp/main`) in the
+same rounds too, and prints them beside this one's: before and after under the same load.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
+import pty
 import re
 import shlex
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from pathlib import Path
 
@@ -77,30 +87,102 @@ def user_environment(folder: Path) -> dict[str, str]:
     config = folder / "config.toml"
     config.write_text(CONFIG, encoding="utf-8")
     env = {key: value for key, value in os.environ.items()
-           if key != "PYTHONDONTWRITEBYTECODE" and not key.startswith("WORKBENCH_")}
+           if key not in ("PYTHONDONTWRITEBYTECODE", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")
+           and not key.startswith("WORKBENCH_")}
     env["WORKBENCH_CONFIG"] = str(config)
+    env.setdefault("TERM", "xterm-256color")
     return env
 
 
-def wall(command: list[str], env: dict[str, str]) -> float:
+def wall(command: list[str], env: dict[str, str], terminal: bool = False) -> float:
+    """Seconds from launch until the process has written everything and ended, its output
+    read from a pipe or (terminal) from a pty."""
+    if terminal:
+        return wall_in_terminal(command, env)
     started = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True,
+                   env=env)
     return time.perf_counter() - started
 
 
-def medians(commands: dict[str, list[str]], repeat: int, env: dict[str, str]) -> dict[str, float]:
-    """Median wall time of each command; one warm-up run each, then the commands in turn."""
-    for command in commands.values():
-        wall(command, env)
-    times: dict[str, list[float]] = {name: [] for name in commands}
+def wall_in_terminal(command: list[str], env: dict[str, str], columns: int = 100, rows: int = 30) -> float:
+    """`command` with its output on a new pseudo-terminal `columns` wide, read as it comes."""
+    reader, writer = pty.openpty()
+    fcntl.ioctl(writer, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=writer, stderr=writer, env=env)
+    os.close(writer)
+    while True:
+        try:
+            if not os.read(reader, 65536):
+                break
+        except OSError:  # EIO: every writer has closed the terminal
+            break
+    status = process.wait()
+    elapsed = time.perf_counter() - started
+    os.close(reader)
+    if status:
+        raise subprocess.CalledProcessError(status, command)
+    return elapsed
+
+
+def medians(commands: dict[str, list[str]], repeat: int, env: dict[str, str],
+            where: tuple[str, ...] = ("pipe",), envs: dict[str, dict[str, str]] | None = None
+            ) -> dict[tuple[str, str], float]:
+    """Median wall time of each command to each of `where` (pipe, terminal); one warm-up
+    run each, then in each round every command to each place in turn. `envs` gives some
+    commands an environment of their own."""
+    envs = envs or {}
+    for name, command in commands.items():
+        wall(command, envs.get(name, env))
+    times: dict[tuple[str, str], list[float]] = {(name, place): [] for name in commands for place in where}
     for _ in range(repeat):
         for name, command in commands.items():
-            times[name].append(wall(command, env))
-    return {name: statistics.median(values) for name, values in times.items()}
+            for place in where:
+                times[name, place].append(wall(command, envs.get(name, env), terminal=place == "terminal"))
+    return {key: statistics.median(values) for key, values in times.items()}
 
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.0f} ms"
+
+
+PLACES = ("pipe", "terminal")
+
+
+BEFORE = " (before)"
+
+
+def print_reads(reads: dict[tuple[str, str], float], suffix: str = "") -> None:
+    """`--help` against the floor, and each reading command against `--help`, to a pipe and
+    to a terminal (each beside its own baseline taken the same way); `suffix` picks the
+    checkout (this one, or --before's)."""
+    print(f"{'':42}{'to a pipe':>26}   {'to a terminal (pty)':>26}")
+
+    def row(label: str, name: str, baseline: str, target: str) -> None:
+        cells = [f"{ms(reads[name, place])} {reads[name, place] / reads[baseline, place]:5.2f}x" for place in PLACES]
+        print(f"{label:<42}{cells[0]:>26}   {cells[1]:>26}   {target}")
+
+    print(f"{'python -c pass (the floor)':<42}" + "".join(f"{ms(reads['bare', p]):>26}   " for p in PLACES))
+    row(f"workbench --help{suffix}, x the floor", "help" + suffix, "bare", "[<= 4x]")
+    print("reading commands on the demo database, x `workbench --help` in the same rounds:")
+    if not suffix:
+        row("  python: click + Rich, a one-row table", "rich", "help", "(what a Rich table costs)")
+    for name in READ_COMMANDS:
+        row(f"  workbench {name}{suffix}", name + suffix, "help" + suffix, "[<= 2x]")
+
+
+def reading_commands(demo: Path, before: Path | None, env: dict[str, str]):
+    """The commands timed in one set of rounds (this checkout's, and --before's when given),
+    and the environments of --before's (its checkout first on PYTHONPATH)."""
+    ours = {"help": [WORKBENCH, "--help"],
+            **{name: [WORKBENCH, "--db", str(demo), *words] for name, words in READ_COMMANDS.items()}}
+    commands = {"bare": [sys.executable, "-c", "pass"], "rich": [sys.executable, "-c", CLICK_AND_RICH], **ours}
+    if before is None:
+        return commands, {}
+    theirs = {name + BEFORE: command for name, command in ours.items()}
+    path = os.pathsep.join([str(before.resolve()), *[p for p in [env.get("PYTHONPATH")] if p]])
+    return {**commands, **theirs}, {name: {**env, "PYTHONPATH": path} for name in theirs}
 
 
 def command_names() -> list[str]:
@@ -217,32 +299,27 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--no-big", action="store_true", help="skip the 1M-claim page and the TUI")
+    parser.add_argument("--before", type=Path, metavar="CHECKOUT",
+                        help="also time this checkout's --help and reading commands, in the same rounds")
     args = parser.parse_args()
     repeat = args.repeat
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {repeat} runs")
     with tempfile.TemporaryDirectory() as folder:
         env = user_environment(Path(folder))
         demo = demo_database(Path(folder), env)
-        floor_and_help = medians({"bare": [sys.executable, "-c", "pass"], "help": [WORKBENCH, "--help"]}, repeat, env)
-        bare, help_all = floor_and_help["bare"], floor_and_help["help"]
-        print(f"python -c pass                          {ms(bare)}   (the floor)")
-        print(f"workbench --help                        {ms(help_all)}   {help_all / bare:5.1f}x the floor   [<= 4x]")
+        commands, envs = reading_commands(demo, args.before, env)
+        reads = medians(commands, repeat, env, where=PLACES, envs=envs)
+        print_reads(reads)
+        if args.before is not None:
+            print(f"the same rounds, the checkout in {args.before}:")
+            print_reads(reads, BEFORE)
         per_command = medians({name: [WORKBENCH, *name.split(), "--help"] for name in command_names()},
                               max(3, repeat // 2), env)
+        per_command = {name: seconds for (name, _), seconds in per_command.items()}
         slowest = max(per_command, key=per_command.get)
+        bare = reads["bare", "pipe"]
         print(f"workbench COMMAND --help, the slowest   {ms(per_command[slowest])}   {per_command[slowest] / bare:5.1f}x"
               f" the floor   ({slowest}; median over commands {statistics.median(per_command.values()) * 1000:.0f} ms)")
-        print(f"reading commands on the demo database, each beside `workbench --help` in the same rounds:")
-        reads = medians({"help": [WORKBENCH, "--help"], "bare": [sys.executable, "-c", "pass"],
-                         "rich": [sys.executable, "-c", CLICK_AND_RICH],
-                         **{name: [WORKBENCH, "--db", str(demo), *words] for name, words in READ_COMMANDS.items()}},
-                        repeat, env)
-        print(f"  python importing click and Rich, printing a one-row table {ms(reads['rich'])}"
-              f"   {reads['rich'] / reads['help']:5.2f}x --help   {reads['rich'] / reads['bare']:4.1f}x the floor"
-              "   (what any command that prints a Rich table starts from)")
-        for name in READ_COMMANDS:
-            print(f"  workbench {name:<28}{ms(reads[name])}   {reads[name] / reads['help']:5.2f}x --help"
-                  f" ({reads['help'] * 1000:.0f} ms)   {reads[name] / reads['bare']:4.1f}x the floor   [<= 1.5x --help]")
     if args.no_big:
         return
     big = big_database(args.claims)
@@ -250,6 +327,7 @@ def main() -> None:
     page = medians({"bare": bare_page_process(big, statements),
                     "workbench": [WORKBENCH, "--db", str(big), "claims", "--where", RUN_PAGE, "--limit", "100"]},
                    repeat, env)
+    page = {name: seconds for (name, _), seconds in page.items()}
     print(f"run-relative page on {args.claims:,} claims: claims --where '{RUN_PAGE}' --limit 100")
     print(f"  bare python + sqlite3, same page and count {ms(page['bare'])}   (the baseline)")
     print(f"  workbench claims                       {ms(page['workbench'])}   {page['workbench'] / page['bare']:5.2f}x"

@@ -22,9 +22,7 @@ SHOWN = "[bold red]X[/] [link=http://e]L[/link] \\x1b[31mR"
 @pytest.fixture(autouse=True)
 def eighty_columns(monkeypatch):
     """The CLI's Rich console as on an 80-column terminal, whatever runs the tests."""
-    from workbench.cli import data_commands
-
-    monkeypatch.setattr(data_commands.console, "width", 80)
+    monkeypatch.setenv("COLUMNS", "80")
 
 
 def run(*args):
@@ -59,6 +57,16 @@ def test_show_prints_hostile_titles_names_and_keys_literally(hostile_db):
     assert "Page 2: [cited] u2" in result.output  # a title that looks like the mark stays a title
     assert re.search(r"attr\.\[k\]\s+" + re.escape(SHOWN), result.output)
     assert "\x1b" not in result.output
+
+
+def test_the_claims_footer_names_the_datasets_literally(hostile_db, tmp_path):
+    """The footer is a line of text holding data (dataset names): no markup, no emoji codes."""
+    records = [{"_dataset": {"name": "news:fire:", "label_space": {"labels": ["yes", "no"]}}},
+               {"id": "a", "claim": "A claim", "label": "yes"}]
+    assert run("--db", hostile_db, "import", write_jsonl(tmp_path / "e.jsonl", records)).exit_code == 0
+    result = run("--db", hostile_db, "claims")
+    assert result.exit_code == 0, result.output
+    assert "2 shown of 2 matching (datasets [red]ds, news:fire:)" in result.output
 
 
 def test_claims_listing_keeps_ids_whole_and_the_claim_readable_at_80_columns(tmp_path):

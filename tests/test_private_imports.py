@@ -33,9 +33,6 @@ ALLOWED: dict[str, tuple[str, set[str]]] = {
     }),
 }
 
-# TODO(i30-render merge): render/plain.py holds `from rich._wrap import divide_line`; the
-# i30-render branch deletes the file. Until that merge it is left out here; then drop this.
-NOT_YET = {"workbench/render/plain.py"}
 
 
 def requirements() -> dict[str, Requirement]:
@@ -48,7 +45,7 @@ def requirements() -> dict[str, Requirement]:
 
 def test_every_private_use_of_a_library_is_allowed_with_its_pin():
     unlisted = [f"{use.path}:{use.line} {use.what}" for use in private_uses(REPO)
-                if use.path not in NOT_YET and use.what not in ALLOWED.get(use.package, ("", set()))[1]]
+                if use.what not in ALLOWED.get(use.package, ("", set()))[1]]
     assert unlisted == [], "pin the library to the versions tested and add the use to ALLOWED"
 
 

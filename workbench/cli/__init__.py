@@ -4,9 +4,9 @@ Commands are loaded when they run (click's lazily loaded subcommands): the table
 names each command's module, and a module is imported only when its command is called or
 its help is shown (`workbench --help` lists them from workbench/cli/summaries.py). Command
 modules import only click and Rich at the top (the modules of the reading commands not even
-Rich: they print blocks, workbench/render/blocks.py); what a command uses (the store, models,
-numpy, scipy) is imported inside it, so `workbench --help` starts in a few hundredths of a
-second however many commands there are.
+Rich: they import it when they print); what a command uses (the store, models, numpy, scipy)
+is imported inside it, so `workbench --help` starts in a few hundredths of a second however
+many commands there are.
 """
 
 from __future__ import annotations

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from workbench.choices import EXPORT_FORMATS
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
-from workbench.render.blocks import Table, literal
 from workbench.render.console import reading_console
-from workbench.render.display import fit_widths, one_line
+from workbench.render.display import fit_widths, literal, one_line
 
-console = reading_console()
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 @click.command("datasets")
@@ -29,6 +30,7 @@ def datasets_command(as_json: bool) -> None:
 
         click.echo(json.dumps([as_dict(d) for d in datasets], indent=2, ensure_ascii=False))
         return
+    console = reading_console()
     table = datasets_table()
     for d in datasets:
         space = d.label_space
@@ -46,7 +48,10 @@ def datasets_command(as_json: bool) -> None:
 
 def datasets_table() -> Table:
     """The datasets listing's columns (its rows are added by the command)."""
-    table = Table(box="SIMPLE_HEAD", pad_edge=False, show_edge=False, collapse_padding=True)
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
     table.add_column("name", no_wrap=True, overflow="fold")
     table.add_column("claims", justify="right", no_wrap=True)
     table.add_column("imported", no_wrap=True)
@@ -77,6 +82,7 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
             click.echo(json.dumps(record, ensure_ascii=False))
         return
     per_dataset = store.claims.counts_by_dataset(filter_text)  # the page compiled the filter already
+    console = reading_console()
     console.print(_claims_table(rows, console.width, filter_text))
     total = sum(per_dataset.values())
     console.print(f"{len(rows):,} shown of {total:,} matching{_datasets_note(list(per_dataset))}")
@@ -95,6 +101,9 @@ def _claims_table(rows: list, width: int, find: str = "") -> Table:
     """One line per claim; columns that are empty (or one dataset throughout) are left out,
     and the short columns give way before the claim text drops below a readable width. What
     the filter `find` searches for is marked in the claim text."""
+    from rich import box
+    from rich.table import Table
+
     from store.text_matches import text_matcher
     from workbench.render.search_marks import marked
 
@@ -116,7 +125,7 @@ def _claims_table(rows: list, width: int, find: str = "") -> Table:
     gaps = 2 * len(columns)  # a rule and a space between neighbouring columns
     claim_min = max(24, width * 2 // 5)
     widths = fit_widths(natural, minimum, width - gaps - claim_min)
-    table = Table(box="SIMPLE_HEAD", pad_edge=False, show_edge=False, collapse_padding=True)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
     for (name, _), w in zip(columns.items(), widths):
         table.add_column(name, no_wrap=True, overflow="ellipsis", width=w)
     claim_width = max(12, width - gaps - sum(widths))
@@ -137,7 +146,7 @@ def _claims_table(rows: list, width: int, find: str = "") -> Table:
 @shared_options
 def show_command(claim_ref: str, as_json: bool, find: str) -> None:
     """Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID."""
-    from workbench.render.claim_blocks import claim_panels
+    from workbench.render.claim_panels import claim_panels
 
     store = open_store()
     claim_id = store.claims.resolve(claim_ref)
@@ -150,8 +159,9 @@ def show_command(claim_ref: str, as_json: bool, find: str) -> None:
         click.echo(json.dumps(as_dict(claim), indent=2, ensure_ascii=False))
         return
     dataset = store.datasets.get(claim.dataset)
-    for block in claim_panels(claim, dataset, store.annotations.flags_for(claim_id), find):
-        console.print(block)
+    console = reading_console()
+    for panel in claim_panels(claim, dataset, store.annotations.flags_for(claim_id), find):
+        console.print(panel)
 
 
 @click.command("export")
@@ -183,7 +193,7 @@ def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[st
     except OSError as error:  # a missing folder, a directory, no permission: nothing is written
         raise UserError(f"cannot write {output}: {error.strerror or error}") from None
     if output:
-        console.print(f"wrote {written:,} {what} to {output}")
+        reading_console().print(f"wrote {written:,} {what} to {output}")
 
 
 @click.command("filter-help")
@@ -210,6 +220,7 @@ def demo_command(no_tui: bool) -> None:
     from workbench.cli.demo import CLAIMREVIEW_DATASET, load_claimreview_demo, load_demo, load_demo_team
 
     store = open_store(create=True)
+    console = reading_console()
     for name, line in load_demo(store).items():
         console.print(f"{name}: {line}")
     console.print(f"team triage: {load_demo_team(store)}")

@@ -9,11 +9,8 @@ import click
 
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
-from workbench.render.blocks import literal
 from workbench.render.console import reading_console
-from workbench.render.display import one_line
-
-console = reading_console()
+from workbench.render.display import literal, one_line
 
 
 @click.command("import")
@@ -112,8 +109,9 @@ def _remove_database(path: Path) -> None:
 def _print_report(report, show_warnings: bool) -> None:
     from workbench.render.imports import import_summary
 
+    console = reading_console()
     for line in import_summary(report, show_warnings):
-        console.rich.print(line, soft_wrap=True)  # one line each: scripts grep them
+        console.print(line, soft_wrap=True)  # one line each: scripts grep them
 
 
 def _report_dict(report) -> dict:
@@ -150,8 +148,9 @@ def _dry_run(request, as_json: bool) -> None:
             "warnings": [w.__dict__ for w in preview.warnings.items], "notes": preview.warnings.notes,
         }, indent=2, ensure_ascii=False))
         return
+    console = reading_console()
     for line in dry_run_lines(preview):
-        console.rich.print(line, soft_wrap=True)
+        console.print(line, soft_wrap=True)
 
 
 def _save(request, name: str) -> None:
@@ -160,7 +159,7 @@ def _save(request, name: str) -> None:
 
     plan = plan_import(request)
     path = save_profile(name, profile_toml(plan.mapping.spec, name, f"saved from {request.path.name}"))
-    console.print(f"saved profile {name} to {path}; next time: workbench import FILE --profile {name}")
+    reading_console().print(f"saved profile {name} to {path}; next time: workbench import FILE --profile {name}")
 
 
 @click.command("profiles")
@@ -184,6 +183,7 @@ def profiles_command(name: str | None, as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     width = max(len(row["name"]) for row in rows)
+    console = reading_console()
     for row in rows:
         mark = "" if row["builtin"] else "  (yours)"
         console.print(literal(f"{row['name']:<{width}}  {one_line(row['description'], 90)}{mark}"))
@@ -225,8 +225,9 @@ def import_predictions_command(file, dataset, run_name, model, profile, maps, la
         return
     from workbench.render.imports import predictions_summary
 
+    console = reading_console()
     for line in predictions_summary(report, dry_run):
-        console.rich.print(line, soft_wrap=True)
+        console.print(line, soft_wrap=True)
 
 
 def _predictions_dict(report) -> dict:

@@ -10,8 +10,6 @@ from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
 
-console = reading_console()
-
 
 @click.command("prompt")
 @click.argument("claim_ref")
@@ -25,6 +23,7 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
     """Print exactly the messages a run would send for one claim."""
     from rich.rule import Rule
 
+    from workbench.render.console import output_console
     from workbench.render.display import literal
     from workbench.config import load_settings
     from workbench.prompting import available_templates, load_template
@@ -49,18 +48,19 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
                               indent=2, ensure_ascii=False))
         _say_hint(hint)
         return
+    console = output_console()
     for message in rendered.messages:
-        console.rich.print(Rule(message["role"], align="left"))
+        console.print(Rule(message["role"], align="left"))
         content = message["content"]
         for part in content if isinstance(content, list) else [{"type": "text", "text": content}]:
             if part["type"] == "text":
-                console.rich.print(literal(part["text"]), soft_wrap=True)  # exact text, no inserted breaks
+                console.print(literal(part["text"]), soft_wrap=True)  # exact text, no inserted breaks
             else:
                 shown = part.get("url") or f"{part.get('mime')} sha256 {part.get('sha256')}"
-                console.rich.print(literal(f"[image: {shown}]", "bold cyan"))
+                console.print(literal(f"[image: {shown}]", "bold cyan"))
     if rendered.json_schema is not None:
-        console.rich.print(Rule("json schema (constrains the answer where the backend can)", align="left"))
-        console.rich.print(json.dumps(rendered.json_schema, ensure_ascii=False), markup=False)
+        console.print(Rule("json schema (constrains the answer where the backend can)", align="left"))
+        console.print(json.dumps(rendered.json_schema, ensure_ascii=False), markup=False)
     _say_hint(hint)
 
 
@@ -97,6 +97,7 @@ def prompts_command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
+    console = reading_console()
     for r in rows:
         if "error" in r:
             console.print(f"{r['name']}  (unusable) {r['error']}")

@@ -9,11 +9,8 @@ import click
 from workbench.choices import RUN_KINDS
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
-from workbench.render.blocks import Table, literal
 from workbench.render.console import reading_console
-from workbench.render.display import one_line
-
-console = reading_console()
+from workbench.render.display import literal, one_line
 
 
 def _language_hint(store, prepared) -> str | None:
@@ -128,6 +125,7 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
         hint = _language_hint(store, runs[0])
     finally:
         store.close()
+    console = reading_console()
     for setting, why in skipped:
         console.print(f"skipped setting {setting}: {why}")
     for prepared in runs:
@@ -202,13 +200,17 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
             row["manifest"] = run_manifest(store, run)
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
+    console = reading_console()
     if not rows:
         from workbench.cli.hints import suggested
 
         console.print(f"no {' or '.join(kinds)} runs" if kinds else f"no runs yet: `{suggested('run')}` starts one",
                       soft_wrap=True)
         return
-    table = Table(box="SIMPLE_HEAD", pad_edge=False, collapse_padding=True)
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("id", no_wrap=True)
     table.add_column("run", min_width=22, overflow="fold")
     for header in ("total", "ok", "abst", "unpar", "err", "miss", "cache", "it/s"):
@@ -276,6 +278,8 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
                       **as_dict(p, exclude={"id", "run_id", "claim_id"})}
             click.echo(json.dumps(record, ensure_ascii=False))
         return
+    from rich.table import Table
+
     table = Table()
     for header in ("claim", "ext id", "gold", "verdict", "status", "explanation / error"):
         table.add_column(header)
@@ -285,6 +289,7 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
         table.add_row(str(p.claim_id), literal(external_id), literal(gold or ""),
                       literal(p.verdict or p.raw_verdict or ""), p.status + (" (cached)" if p.cached else ""),
                       literal(one_line(note, 70)))
+    console = reading_console()
     console.print(table)
     console.print(f"{len(shown):,} shown of {len(predictions):,}")
 

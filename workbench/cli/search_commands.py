@@ -11,8 +11,6 @@ from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
 
-console = reading_console()
-
 
 @click.command("trajectory")
 @click.argument("run_ref", metavar="RUN")
@@ -25,7 +23,7 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Pat
     """What a search run did for one claim: each search, read and answer, with the results
     (those the leakage guards dropped marked, with the reason), image results with their
     picture's address, and the images the model looked at (type, size, sha256)."""
-    from workbench.render.trajectories import trajectory_block, trajectory_dicts, viewed_images
+    from workbench.render.trajectories import trajectory_dicts, trajectory_text, viewed_images
 
     store = open_store()
     run = store.runs.get(run_ref)
@@ -43,7 +41,8 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Pat
                                           for sha, (m, b, w, h) in facts.items()},
                                "saved": [str(path) for path in saved]}, indent=2, ensure_ascii=False))
         return
-    console.print(trajectory_block(steps, console.width, facts=facts))
+    console = reading_console()
+    console.print(trajectory_text(steps, console.width, facts=facts))
     if save_to is not None:
         console.print(f"{len(saved):,} images written to {save_to}")
 
@@ -74,7 +73,7 @@ def search_stats_command(run_ref: str, by: str | None, cutoff: str | None, as_js
     """How a search run searched: searches per claim, domains shown, results dropped by the
     leakage guards (and why), claims flagged search-leak; image searches per claim, images
     looked at and image-evidence claims (claims whose model looked at a retrieved image)."""
-    from workbench.render.searches import stats_block, stats_dict
+    from workbench.render.searches import stats_dict, stats_view
     from workbench.search.stats import search_stats
 
     store = open_store()
@@ -85,7 +84,7 @@ def search_stats_command(run_ref: str, by: str | None, cutoff: str | None, as_js
     if as_json:
         click.echo(json.dumps({"run": run.name, **stats_dict(stats)}, indent=2, ensure_ascii=False))
         return
-    console.print(stats_block(stats))
+    reading_console().print(stats_view(stats))
 
 
 @click.command("import-knowledge")
@@ -104,7 +103,7 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
         raise UserError(f"no dataset {dataset!r}; `workbench datasets` lists them")
     added, read = import_knowledge(store, found.id, path)
     there = f" ({read - added:,} already there)" if read > added else ""
-    console.print(f"{added:,} documents added to the search collection of {dataset}{there}")
+    reading_console().print(f"{added:,} documents added to the search collection of {dataset}{there}")
 
 
 def _cutoff_date(cutoff: str | None) -> str | None:
@@ -161,6 +160,7 @@ def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples
     if as_json:
         click.echo(json.dumps({"run": table.run.name, **reformulation_dict(table)}, indent=2, ensure_ascii=False))
         return
+    console = reading_console()
     if table.labeller is None:
         console.print("no labels yet: add --judge MODEL to have the query pairs labelled")
-    console.rich.print(reformulation_grid(table))
+    console.print(reformulation_grid(table))

@@ -1,5 +1,5 @@
 """A claim rendered with Rich, untrusted text literal, as Text for the TUI's detail and
-triage screens (the CLI's `show` draws its panels in workbench/render/claim_blocks.py).
+triage screens (the CLI's `show` draws its panels in workbench/render/claim_panels.py).
 
 Evidence is shown exactly as each input setting presents it to a model (the windows
 come from workbench.prompting.evidence), with the quoted passage highlighted where it lies.
@@ -20,18 +20,10 @@ from workbench.prompting.evidence import (
     qa_pairs,
     reference_passages,
 )
-from workbench.render.claim_blocks import highlighted as highlighted_block
+from workbench.render.claim_panels import highlighted
 from workbench.render.display import literal, printable
-from workbench.render.rich_blocks import to_text
 from workbench.render.search_marks import SEARCH_MATCH, marked
 from workbench.render.verdicts import field_line, verdict_line
-
-
-def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse") -> Text:
-    """Literal text with one span highlighted (the claim in its response, a quote in a page),
-    as Rich Text: `show`'s block of the same (claim_blocks.highlighted) made Text."""
-    return to_text(highlighted_block(text, span, style))
-
 
 PASSAGE = "bold reverse"
 NONE = Text("(none for this claim)", style="dim italic")
@@ -52,7 +44,7 @@ def claim_body(claim: Claim, flags: list[Flag], find: str = "") -> Text:
     """The claim, its metadata and attributes, then the question and the full response; what
     the filter `find` searches for is marked in the claim."""
     body = Text()
-    body.append_text(to_text(marked(claim.text, text_matcher(find).spans(claim.text), "bold")))
+    body.append_text(marked(claim.text, text_matcher(find).spans(claim.text), "bold"))
     body.append("\n\n")
     rows = [
         ("gold label", claim.label), ("label in file", claim.raw_label if claim.raw_label != claim.label else None),

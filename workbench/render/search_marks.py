@@ -8,19 +8,24 @@ visible with NO_COLOR and on a monochrome terminal.
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
-from workbench.render.blocks import Styled
 from workbench.render.display import printable
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 SEARCH_MATCH = "bold underline black on yellow"
 
 
 def marked(text: str, spans: list[tuple[int, int]], style: str = "", mark: str = SEARCH_MATCH,
-           passage: tuple[int, int] | None = None, passage_style: str = "reverse") -> Styled:
+           passage: tuple[int, int] | None = None, passage_style: str = "reverse") -> Text:
     """Literal `text` in `style`, each (start, end) span in `mark` as well, and the quoted
     `passage` (if any) in `passage_style` beneath the marks."""
+    from rich.text import Text  # here: the commands that mark nothing need not load it
+
     cuts = sorted({0, len(text), *(edge for span in spans for edge in span), *(passage or ())})
-    block = Styled(style=style)
+    block = Text(style=style)
     for start, end in pairwise(cuts):
         styles = [passage_style] if passage and passage[0] <= start < passage[1] else []
         if any(a <= start < b for a, b in spans):

@@ -1,16 +1,13 @@
 """How a search run searched, drawn for the CLI, the TUI and reports: searches per claim,
 the domains shown, what the leakage guards dropped, search-leak claims, and the query
 reformulation table (each label's mean count per claim, per subset, with the test).
-The stats are blocks (workbench/render/blocks.py), which `search-stats` prints without Rich;
-the rest is Rich's."""
+Rich is imported by the functions that draw, not by the module (reports read the numbers
+without drawing them)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-
-from workbench.render import blocks
-from workbench.render.blocks import literal
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -42,30 +39,34 @@ def image_line(stats: SearchStats) -> str:
 
 
 def stats_view(stats: SearchStats) -> Group:
-    """stats_block as Rich renders it (the TUI's and `workbench metrics`)."""
-    from workbench.render.rich_blocks import to_rich
-
-    return to_rich(stats_block(stats))
-
-
-def stats_block(stats: SearchStats) -> blocks.Group:
     """The stats line (and the image line), what was dropped and why, the domains shown,
-    and the per-claim numbers per subset."""
-    parts: list = [blocks.Styled(stats_line(stats))]
+    and the per-claim numbers per subset (`workbench search-stats`, the TUI, `workbench metrics`)."""
+    from rich.console import Group
+
+    from workbench.render.display import literal
+
+    parts: list = [literal(stats_line(stats))]
     if stats.searched_images:
-        parts.append(blocks.Styled(image_line(stats)))
+        parts.append(literal(image_line(stats)))
     if stats.subsets:
         parts.append(subset_grid(stats))
     for reason, n in sorted(stats.dropped.items(), key=lambda item: -item[1]):
         parts.append(literal(f"  dropped {n:,}: {reason}"))
     for domain, n in stats.domains:
-        parts.append(literal(f"  {n:>5,}  ").append(literal(domain)))
-    return blocks.Group(parts)
+        line = literal(f"  {n:>5,}  ")
+        line.append_text(literal(domain))
+        parts.append(line)
+    return Group(*parts)
 
 
-def subset_grid(stats: SearchStats) -> blocks.Table:
+def subset_grid(stats: SearchStats) -> Table:
     """Searches and image searches per claim, and image-evidence claims, per subset."""
-    grid = blocks.Table(box="SIMPLE_HEAD")
+    from rich import box
+    from rich.table import Table
+
+    from workbench.render.display import literal
+
+    grid = Table(box=box.SIMPLE_HEAD)
     grid.add_column(literal(stats.by or ""))
     for header in ("claims", "searches/claim", "image searches/claim", "image evidence"):
         grid.add_column(header, justify="right")

@@ -1,5 +1,5 @@
-"""A search run's trajectory for one claim, drawn (as blocks for the CLI, as Rich Text for
-the TUI), and as plain data.
+"""A search run's trajectory for one claim, drawn as Rich Text (for `workbench trajectory`
+and the TUI), and as plain data.
 
 Everything in it is untrusted (the model's text, queries, pages): literal text only.
 """
@@ -9,14 +9,10 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from typing import TYPE_CHECKING
+from rich.text import Text
 
 from store import Step, StoredResult
-from workbench.render.blocks import Styled, literal
-from workbench.render.display import one_line
-
-if TYPE_CHECKING:
-    from rich.text import Text
+from workbench.render.display import literal, one_line
 
 KIND_MARKS = {"search": "⌕", "read": "▤", "answer": "✎", "invalid": "!", "limit": "■"}
 TOOL_WORDS = {"search_images": "search images", "search_by_image": "search by image", "view_image": "view image"}
@@ -28,42 +24,27 @@ ImageFacts = dict[str, tuple[str, int, int, int]]
 
 def trajectory_text(steps: list[Step], width: int = 100, pair_labels: list[str] | None = None,
                     facts: ImageFacts | None = None) -> Text:
-    """trajectory_block as Rich Text (the TUI's)."""
-    from workbench.render.rich_blocks import to_text
-
-    return to_text(trajectory_block(steps, width, pair_labels, facts))
-
-
-def trajectory_block(steps: list[Step], width: int = 100, pair_labels: list[str] | None = None,
-                     facts: ImageFacts | None = None) -> Styled:
     """Each step: what the model did (or wrote), then the results, dropped ones marked; a
     search after the first carries its reformulation label when a judge gave one."""
-    text = Styled()
+    text = Text()
     if not steps:
         text.append("no trajectory: this run did not search for this claim", style="dim")
         return text
     labels = iter(pair_labels or [])
     searches = [0]
     for step in steps:
-        text.append(step_block(step, width, labels, searches, facts or {}))
+        text.append_text(step_text(step, width, labels, searches, facts or {}))
     return text
 
 
 def step_text(step: Step, width: int, labels, searches: list[int], facts: ImageFacts) -> Text:
-    """step_block as Rich Text (the TUI's)."""
-    from workbench.render.rich_blocks import to_text
-
-    return to_text(step_block(step, width, labels, searches, facts))
-
-
-def step_block(step: Step, width: int, labels, searches: list[int], facts: ImageFacts) -> Styled:
     """One step and its results (`labels` and `searches` carry the reformulation labels along)."""
-    text = Styled()
+    text = Text()
     name = TOOL_WORDS.get(step.tool or "", step.kind) if step.kind in ("search", "read") else step.kind
     text.append(f"{step.step:>2} {KIND_MARKS.get(step.kind, '?')} {name}", style="bold")
     if step.query:
         text.append(" ")
-        text.append(literal(one_line(step.query, width), "cyan"))
+        text.append_text(literal(one_line(step.query, width), "cyan"))
     if step.kind == "search" and step.query:
         searches[0] += 1
         label = next(labels, None) if searches[0] > 1 else None
@@ -75,39 +56,39 @@ def step_block(step: Step, width: int, labels, searches: list[int], facts: Image
                     f"{number.group() if number else one_line(step.arguments, 20)}")
     if step.note:
         text.append("  (")
-        text.append(literal(one_line(step.note, width)))
-        text.append(")", style="")
+        text.append_text(literal(one_line(step.note, width)))
+        text.append(")")
     text.append("\n")
     if step.text:
-        text.append(literal(_indented(step.text), "dim"))
+        text.append_text(literal(_indented(step.text), "dim"))
         text.append("\n")
     for result in step.results:
-        text.append(result_block(result, facts))
+        text.append_text(result_text(result, facts))
     return text
 
 
-def result_block(result: StoredResult, facts: ImageFacts) -> Styled:
+def result_text(result: StoredResult, facts: ImageFacts) -> Text:
     """One result's line: title, date, site, page (dropped ones struck through, with the
     reason); an image result's picture address below, and what was shown of it."""
-    text = Styled()
+    text = Text()
     style = "dim strike" if result.dropped else ""
     text.append(f"     [{result.rank + 1}] ", style="dim")
     heading = result.title or (None if result.url else result.snippet) or "(no title)"
-    text.append(literal(one_line(heading, 60), style or "bold"))
+    text.append_text(literal(one_line(heading, 60), style or "bold"))
     if result.published:
         text.append(f" {result.published[:10]}", style="dim")
     if result.source:
         text.append(" · ", style="dim")
-        text.append(literal(one_line(result.source, 30), style or "italic"))
+        text.append_text(literal(one_line(result.source, 30), style or "italic"))
     if result.url:
         text.append(" ")
-        text.append(literal(one_line(result.url, 70), "underline" if not result.dropped else style))
+        text.append_text(literal(one_line(result.url, 70), "underline" if not result.dropped else style))
     if result.dropped:
         text.append(f"  dropped: {result.dropped}", style="yellow")
     text.append("\n")
     if result.image_url:
         text.append("         picture ", style="dim")
-        text.append(literal(one_line(result.image_url, 80), "dim"))
+        text.append_text(literal(one_line(result.image_url, 80), "dim"))
         text.append("\n")
     if result.sha256:
         text.append("         shown to the model: ", style="green")
@@ -127,8 +108,6 @@ def image_facts_line(sha256: str, facts: ImageFacts) -> str:
 
 def trajectories_body(trajectories: list[tuple[str, list[Step], list[str]]], facts: ImageFacts | None = None) -> Text:
     """Every search run's trajectory for one claim (the detail view's Trajectory tab)."""
-    from rich.text import Text
-
     if not trajectories:
         return Text("no search run has searched for this claim (workbench run --search fts)", style="dim")
     body = Text()
@@ -140,10 +119,6 @@ def trajectories_body(trajectories: list[tuple[str, list[Step], list[str]]], fac
 
 
 def run_heading(name: str) -> Text:
-    from rich.text import Text
-
-    from workbench.render.display import literal
-
     heading = Text("run ", style="bold")
     heading.append_text(literal(name, "bold"))
     heading.append("\n")

@@ -1,5 +1,5 @@
 """One claim whole, as `workbench show` prints it: the claim, its metadata, the question
-and response, then each evidence setting's view, in panels (blocks: workbench/render/blocks.py).
+and response, then each evidence setting's view, in Rich panels.
 
 Evidence is shown exactly as each input setting presents it to a model (the windows come
 from workbench.prompting.evidence), with the quoted passage highlighted where it lies.
@@ -11,21 +11,26 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
 from store import Claim, Dataset, Flag
 from store.text_matches import text_matcher
 from workbench.prompting.evidence import full_window, page_windows, qa_pairs, qa_text, reference_passages
-from workbench.render.blocks import Panel, Styled, Table, grid, literal
-from workbench.render.display import printable
+from workbench.render.display import literal, printable
 from workbench.render.search_marks import marked
 
 
-def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse") -> Styled:
+def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse") -> Text:
     """Literal text with one span highlighted (the claim in its response, a quote in a page)."""
     if span is None:
         return literal(text)
     start, end = span
-    return Styled().append(printable(text[:start])).append(printable(text[start:end]), style).append(
-        printable(text[end:]))
+    highlighted_text = Text(printable(text[:start]))
+    highlighted_text.append(printable(text[start:end]), style=style)
+    highlighted_text.append(printable(text[end:]))
+    return highlighted_text
 
 
 def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag],
@@ -34,30 +39,36 @@ def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag],
     `find` searches for is marked in the claim (its evidence: terms, in the evidence)."""
     text = marked(claim.text, text_matcher(find).spans(claim.text))
     in_evidence = text_matcher(find, "evidence")
-    yield Panel(text, title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"))
+    yield _panel(text, title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"))
     yield _metadata(claim, dataset, flags)
     if claim.question or claim.response:
         span = (claim.claim_start, claim.claim_end) if claim.claim_start is not None else None
-        body = Styled().append(literal(f"Q: {claim.question or ''}\n\n", "bold")).append(
-            highlighted(claim.response or "", span))
-        yield Panel(body, title="question and response")
+        body = Text()
+        body.append_text(literal(f"Q: {claim.question or ''}\n\n", "bold"))
+        body.append_text(highlighted(claim.response or "", span))
+        yield _panel(body, title="question and response")
     for window in reference_passages(claim):
-        yield Panel(marked(window.text, in_evidence.spans(window.text)), title="Reference (quoted passage)")
+        yield _panel(marked(window.text, in_evidence.spans(window.text)), title="Reference (quoted passage)")
     full = full_window(claim)
     if full is not None:
         title = literal(f"Full ({len(full.text):,} of {full.total_chars:,} chars) {full.url or ''}")
-        yield Panel(marked(full.text, in_evidence.spans(full.text), passage=full.highlight), title=title)
+        yield _panel(marked(full.text, in_evidence.spans(full.text), passage=full.highlight), title=title)
     for n, window in enumerate(page_windows(claim), start=1):
         mark = " CITED" if window.is_cited else ""
         title = literal(f"Page {n}{mark}: {window.title or ''} {window.url or ''}")
-        yield Panel(marked(window.text, in_evidence.spans(window.text), passage=window.highlight), title=title)
+        yield _panel(marked(window.text, in_evidence.spans(window.text), passage=window.highlight), title=title)
     qa = qa_pairs(claim)
     if qa:
-        yield Panel(literal("\n".join(qa_text(item) for item in qa)), title="question-answer evidence")
+        yield _panel(literal("\n".join(qa_text(item) for item in qa)), title="question-answer evidence")
+
+
+def _panel(body: Text, title: Text | str) -> Panel:
+    """A panel as wide as the output, its title on the left."""
+    return Panel(body, title=title, title_align="left")
 
 
 def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table:
-    table = grid(padding=(0, 2))
+    table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
     rows = [
