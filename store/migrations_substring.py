@@ -15,10 +15,13 @@ begins a trigram (the last characters of a text too): a short query is a range o
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from store.migration_progress import Progress
 from store.migration_registry import migration
+
+if TYPE_CHECKING:  # registering a migration must not import sqlite-utils (opening a database checks them)
+    from sqlite_utils import Database
 
 BATCH = 20_000
 """Rows looked at per statement: small enough that progress moves every second or so."""

@@ -26,6 +26,7 @@ PRINTING = {
     "show --json": ["show", "--json", "demo:js-001"],
     "runs": ["runs"],
     "runs --json": ["runs", "--json"],
+    "show-run": ["show-run", "outside"],
     "datasets": ["datasets"],
     "predictions": ["predictions", "outside"],
     "profiles": ["profiles"],

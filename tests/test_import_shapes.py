@@ -261,11 +261,12 @@ def test_a_path_meeting_another_type_names_the_fields_and_the_map(store, tmp_pat
     path = tmp_path / "evidence.jsonl"
     path.write_text("".join(json.dumps({"id": n, "claim": f"Claim {n}", "label": "Refuted",
                                         "sources": {"page": f"p{n}"}}) + "\n" for n in range(3)))
+    # (evidence=sources[] over an object reads it as one item since evidence of any shape is kept)
     with pytest.raises(BadInput) as caught:
-        run_import(store, ImportRequest(path, maps=["evidence=sources[]"]))
+        run_import(store, ImportRequest(path, maps=["id=sources[]"]))
     message = str(caught.value)
     assert "meets dict" in message and "sources holds object (3 values)" in message
-    assert "--map evidence=sources" in message
+    assert "--map id=sources" in message
 
 
 @pytest.mark.parametrize("format", ["jsonl", "json", "csv", "tsv", "parquet", "arrow"])

@@ -161,7 +161,7 @@ def test_what_a_search_found_is_marked_where_it_lies(filter_text, text, marked):
 def test_an_older_database_is_upgraded_saying_how_far_it_has_got(db_path, capfd):
     from store.connection import open_database
     from store.migration_progress import SHOW_FROM
-    from store.migrations import apply_migrations, migrations
+    from store.migrations import applied_migrations, apply_migrations
     from store.text_search import SHORT_FROM_INDEX
 
     old = open_database(db_path)
@@ -169,18 +169,18 @@ def test_an_older_database_is_upgraded_saying_how_far_it_has_got(db_path, capfd)
     old.execute("INSERT INTO datasets (name, source_format, label_space, labels, imported_at)"
                 " VALUES ('old', 'jsonl', 'jsfactcheck', '[\"Supported\"]', '2024-01-01')")
     claims = SHOW_FROM + 1000
-    old.conn.executemany("INSERT INTO claims (id, dataset_id, external_id, text, content_hash) VALUES (?, 1, ?, ?, 'h')",
+    old.executemany("INSERT INTO claims (id, dataset_id, external_id, text, content_hash) VALUES (?, 1, ?, ?, 'h')",
                          [(n, str(n), f"{n}番目の主張：富士山の高さについて" if n % 1000 == 0 else f"Claim {n}, 主張.")
                           for n in range(1, claims + 1)])
     old.execute("INSERT INTO evidence (claim_id, kind, rank, title, text) VALUES (7, 'page', 0, '記事', '東京タワーの記事')")
-    old.conn.commit()
+    old.commit()
     assert old.execute("SELECT count(*) FROM claims_fts WHERE claims_fts MATCH '富士山'").fetchone()[0] == 0
     old.close()
     capfd.readouterr()
     store = Store.open(db_path)
     try:
         said = capfd.readouterr().err
-        assert "m018_substring_search" in [m.name for m in migrations.applied(store.db)]
+        assert "m018_substring_search" in applied_migrations(store.conn)
         assert f"indexing claims for search inside Japanese and Chinese text: 0 of {claims:,} (0%)" in said
         assert f"done, {claims:,} in" in said
         assert "evidence" not in said  # one page is quick: not worth a line
