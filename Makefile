@@ -14,7 +14,18 @@ demo: setup
 	@$(BIN)/workbench --db $(DEMO_DB) demo
 
 test: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
+
+# What `make test` checks first; `make format` rewrites the code as the check wants it.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 # Setup looks at what is installed (python -m workbench.environment: the requirements of
 # pyproject.toml and its extras, this checkout, the NLTK data), not at a stamp file, so an

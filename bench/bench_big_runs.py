@@ -68,8 +68,13 @@ def command_seconds(db: Path, args: list[str], repeat: int) -> tuple[float, floa
     whole process)."""
     inside, whole = [], []
     for _ in range(repeat):
-        result = subprocess.run([sys.executable, "-c", TIMED_COMMAND, "--db", str(db), *args],
-                                capture_output=True, text=True, check=True, cwd=ROOT)
+        result = subprocess.run(
+            [sys.executable, "-c", TIMED_COMMAND, "--db", str(db), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
         inside.append(float(result.stderr.strip().splitlines()[-1]))
         started = time.perf_counter()
         subprocess.run([WORKBENCH, "--db", str(db), *args], stdout=subprocess.DEVNULL, check=True)
@@ -123,15 +128,20 @@ def clustered_figures(db: Path, conn: sqlite3.Connection, repeat: int) -> None:
     for args in (["metrics", "big-a"], ["compare", "big-a", "big-b"]):
         plain, _ = command_seconds(db, args, repeat)
         clustered, _ = command_seconds(db, [*args, "--cluster", "question"], repeat)
-        print(f"{' '.join(args):<18} --cluster question ({questions:,} questions)  {clustered * 1000:6.0f} ms"
-              f"   unclustered {plain * 1000:6.0f} ms   ratio {clustered / plain:4.2f}x   [<= 1.5x]")
+        print(
+            f"{' '.join(args):<18} --cluster question ({questions:,} questions)  {clustered * 1000:6.0f} ms"
+            f"   unclustered {plain * 1000:6.0f} ms   ratio {clustered / plain:4.2f}x   [<= 1.5x]"
+        )
 
 
 def bare_claims_page(conn: sqlite3.Connection, run_id: int) -> None:
-    where = (f"c.id IN (SELECT p.claim_id FROM predictions p WHERE p.run_id = ? AND p.outcome IN {WRONG})"
-             " AND c.label = 'Refuted'")
-    conn.execute(f"SELECT c.id, c.external_id, c.label, c.text FROM claims c WHERE {where} ORDER BY c.id LIMIT 100",
-                 [run_id]).fetchall()
+    where = (
+        f"c.id IN (SELECT p.claim_id FROM predictions p WHERE p.run_id = ? AND p.outcome IN {WRONG})"
+        " AND c.label = 'Refuted'"
+    )
+    conn.execute(
+        f"SELECT c.id, c.external_id, c.label, c.text FROM claims c WHERE {where} ORDER BY c.id LIMIT 100", [run_id]
+    ).fetchall()
     conn.execute(f"SELECT count(*) FROM claims c WHERE {where}", [run_id]).fetchone()
 
 
@@ -165,8 +175,12 @@ def first_row_id(text: str) -> int | None:
 
 def metrics_ready(text: str) -> bool:
     """Both runs' columns with accuracy and macro-F1 intervals, nothing still updating."""
-    return ("macro-F1" in text and "updating" not in text and "big-b" in text
-            and len(re.findall(r"\[\d\.\d{3}, \d\.\d{3}\]", text)) >= 4)
+    return (
+        "macro-F1" in text
+        and "updating" not in text
+        and "big-b" in text
+        and len(re.findall(r"\[\d\.\d{3}, \d\.\d{3}\]", text)) >= 4
+    )
 
 
 def tmux_floor(repeat: int) -> float:
@@ -186,8 +200,9 @@ def tmux_floor(repeat: int) -> float:
 def tui_figures(db: Path, repeat: int) -> tuple[list[float], list[float]]:
     """(filter Enter -> first page, m -> metrics with intervals) keystroke-to-frame seconds."""
     subprocess.run(["tmux", "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
-    subprocess.run(["tmux", "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "30",
-                    f"{WORKBENCH} --db {db} tui"], check=True)
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "30", f"{WORKBENCH} --db {db} tui"], check=True
+    )
     try:
         wait_for(lambda text: re.search(r"[\d,]+ of [\d,]+ claims", text) is not None)
         filters, metrics = [], []
@@ -220,8 +235,11 @@ def tui_figures(db: Path, repeat: int) -> tuple[list[float], list[float]]:
 
 def bare_grouped_counts(conn: sqlite3.Connection, run_ids: list[int]) -> None:
     for run_id in run_ids:
-        conn.execute("SELECT c.label, c.importance, p.status, p.verdict, count(*) FROM predictions p"
-                     " JOIN claims c ON c.id = p.claim_id WHERE p.run_id = ? GROUP BY 1, 2, 3, 4", [run_id]).fetchall()
+        conn.execute(
+            "SELECT c.label, c.importance, p.status, p.verdict, count(*) FROM predictions p"
+            " JOIN claims c ON c.id = p.claim_id WHERE p.run_id = ? GROUP BY 1, 2, 3, 4",
+            [run_id],
+        ).fetchall()
 
 
 # ---- live updates ---------------------------------------------------------------------------
@@ -272,39 +290,57 @@ def main() -> None:
         return
     single, paired = item_level_bootstraps(db, repeat)
     inside, whole = command_seconds(db, ["metrics", "big-a"], repeat)
-    print(f"metrics big-a (1,000 resamples)   {inside * 1000:6.0f} ms after start-up ({whole * 1000:.0f} ms whole)"
-          f"   item-level bootstrap alone {single * 1000:6.0f} ms   ratio {single / inside:6.1f}x   [< 300 ms]")
+    print(
+        f"metrics big-a (1,000 resamples)   {inside * 1000:6.0f} ms after start-up ({whole * 1000:.0f} ms whole)"
+        f"   item-level bootstrap alone {single * 1000:6.0f} ms   ratio {single / inside:6.1f}x   [< 300 ms]"
+    )
     inside, whole = command_seconds(db, ["compare", "big-a", "big-b"], repeat)
-    print(f"compare big-a big-b               {inside * 1000:6.0f} ms after start-up ({whole * 1000:.0f} ms whole)"
-          f"   item-level paired bootstrap alone {paired * 1000:6.0f} ms   ratio {paired / inside:6.1f}x   [< 500 ms]")
+    print(
+        f"compare big-a big-b               {inside * 1000:6.0f} ms after start-up ({whole * 1000:.0f} ms whole)"
+        f"   item-level paired bootstrap alone {paired * 1000:6.0f} ms   ratio {paired / inside:6.1f}x   [< 500 ms]"
+    )
     clustered_figures(db, conn, repeat)
     bare = best(lambda: bare_claims_page(conn, run_ids[0]), repeat)
-    inside, whole = command_seconds(db, ["claims", "--where", "run:big-a wrong label:Refuted", "--limit", "100"],
-                                    repeat)
-    print(f"claims --where 'run:big-a wrong label:Refuted' --limit 100   {inside * 1000:6.0f} ms after start-up"
-          f" ({whole * 1000:.0f} ms whole)   bare SQL page + count {bare * 1000:5.0f} ms   ratio"
-          f" {inside / bare:5.1f}x   [< 200 ms]")
+    inside, whole = command_seconds(
+        db, ["claims", "--where", "run:big-a wrong label:Refuted", "--limit", "100"], repeat
+    )
+    print(
+        f"claims --where 'run:big-a wrong label:Refuted' --limit 100   {inside * 1000:6.0f} ms after start-up"
+        f" ({whole * 1000:.0f} ms whole)   bare SQL page + count {bare * 1000:5.0f} ms   ratio"
+        f" {inside / bare:5.1f}x   [< 200 ms]"
+    )
 
     loaded, one_by_one = live_update_microseconds(db)
-    print(f"live update per arriving answer   {loaded:5.1f} us on a 300,000-item run loaded in bulk;"
-          f" {one_by_one:5.1f} us per record on counters built record by record   [unchanged: 4-9 us]")
+    print(
+        f"live update per arriving answer   {loaded:5.1f} us on a 300,000-item run loaded in bulk;"
+        f" {one_by_one:5.1f} us per record on counters built record by record   [unchanged: 4-9 us]"
+    )
 
     if shutil.which("tmux") is None:
         print("tmux is not installed: the TUI figures are not measured")
         return
     floor = tmux_floor(repeat)
-    page = best(lambda: conn.execute(
-        f"SELECT c.id FROM claims c WHERE c.id IN (SELECT p.claim_id FROM predictions p WHERE p.run_id = ?"
-        f" AND p.outcome IN {WRONG}) ORDER BY c.id LIMIT 100", [run_ids[0]]).fetchall(), repeat)
+    page = best(
+        lambda: conn.execute(
+            f"SELECT c.id FROM claims c WHERE c.id IN (SELECT p.claim_id FROM predictions p WHERE p.run_id = ?"
+            f" AND p.outcome IN {WRONG}) ORDER BY c.id LIMIT 100",
+            [run_ids[0]],
+        ).fetchall(),
+        repeat,
+    )
     grouped = best(lambda: bare_grouped_counts(conn, run_ids), repeat)
     filters, metrics = tui_figures(db, repeat)
     print(f"tmux keystroke to echo (floor)    {floor * 1000:6.0f} ms")
-    print(f"TUI filter `run:big-a wrong`, Enter to first page   {statistics.median(filters) * 1000:6.0f} ms"
-          f" (runs {', '.join(f'{t * 1000:.0f}' for t in filters)})   bare SQL page {page * 1000:5.1f} ms"
-          f"   {statistics.median(filters) / floor:4.1f}x the floor   [< 200 ms]")
-    print(f"TUI `m` to both runs' metrics with intervals   {statistics.median(metrics) * 1000:6.0f} ms"
-          f" (runs {', '.join(f'{t * 1000:.0f}' for t in metrics)})   bare SQL grouped counts of both runs"
-          f" {grouped * 1000:5.0f} ms   {statistics.median(metrics) / floor:4.1f}x the floor   [< 300 ms]")
+    print(
+        f"TUI filter `run:big-a wrong`, Enter to first page   {statistics.median(filters) * 1000:6.0f} ms"
+        f" (runs {', '.join(f'{t * 1000:.0f}' for t in filters)})   bare SQL page {page * 1000:5.1f} ms"
+        f"   {statistics.median(filters) / floor:4.1f}x the floor   [< 200 ms]"
+    )
+    print(
+        f"TUI `m` to both runs' metrics with intervals   {statistics.median(metrics) * 1000:6.0f} ms"
+        f" (runs {', '.join(f'{t * 1000:.0f}' for t in metrics)})   bare SQL grouped counts of both runs"
+        f" {grouped * 1000:5.0f} ms   {statistics.median(metrics) / floor:4.1f}x the floor   [< 300 ms]"
+    )
 
 
 if __name__ == "__main__":

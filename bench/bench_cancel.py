@@ -118,8 +118,19 @@ def demo_database(folder: Path) -> Path:
 
 def press_during_local_answer(db: Path, env: dict, into: float, trial: int) -> tuple[float, int]:
     """(seconds from ^C to exit, exit status) with `into` seconds of an answer written."""
-    argv = [WORKBENCH, "--db", str(db), "run", "--dataset", "demo", "--limit", "24", "--name", f"local-{trial}",
-            *LONG_ANSWERS]
+    argv = [
+        WORKBENCH,
+        "--db",
+        str(db),
+        "run",
+        "--dataset",
+        "demo",
+        "--limit",
+        "24",
+        "--name",
+        f"local-{trial}",
+        *LONG_ANSWERS,
+    ]
     terminal = Terminal(argv, env)
     started = terminal.wait_for(b"answering")  # the model is loaded; the first answer is being written
     time.sleep(max(0.0, into - (time.perf_counter() - started)))
@@ -127,8 +138,24 @@ def press_during_local_answer(db: Path, env: dict, into: float, trial: int) -> t
 
 
 def press_while_idle(db: Path, env: dict, url: str, into: float, trial: int) -> tuple[float, int]:
-    argv = [WORKBENCH, "--db", str(db), "run", "--dataset", "demo", "--limit", "24", "--name", f"idle-{trial}",
-            "--model", "openai-compatible:silent", "--base-url", url, "--concurrency", "1"]
+    argv = [
+        WORKBENCH,
+        "--db",
+        str(db),
+        "run",
+        "--dataset",
+        "demo",
+        "--limit",
+        "24",
+        "--name",
+        f"idle-{trial}",
+        "--model",
+        "openai-compatible:silent",
+        "--base-url",
+        url,
+        "--concurrency",
+        "1",
+    ]
     terminal = Terminal(argv, env)
     started = terminal.wait_for(b"answering")
     time.sleep(max(0.0, into - (time.perf_counter() - started)))
@@ -144,8 +171,12 @@ def whole_answer_seconds(db: Path) -> float:
 
     store = Store.open(db)
     try:
-        prepared = prepare_run(store, RunRequest(dataset="demo", limit=1, name="whole", use_cache=False,
-                                                 params={"json": False, "max_tokens": 512}))
+        prepared = prepare_run(
+            store,
+            RunRequest(
+                dataset="demo", limit=1, name="whole", use_cache=False, params={"json": False, "max_tokens": 512}
+            ),
+        )
         claim = store.runs.claims(prepared.pending_claim_ids[:1])[0]
         request: CompletionRequest = verdict_request(prepared, claim, store)
     finally:
@@ -178,10 +209,16 @@ def main() -> None:
         listener.close()
         whole, tokens = whole_answer_seconds(db)
     print(f"^C to exit, median of {args.repeat} (each a whole `workbench run` process in an 80x24 pty)")
-    print(f"  local SmolLM2, mid-answer   {statistics.median(local):6.3f} s   (all: "
-          + ", ".join(f"{s:.3f}" for s in local) + ")   target < 1 s")
-    print(f"  idle (API, no answer yet)   {statistics.median(idle):6.3f} s   (all: "
-          + ", ".join(f"{s:.3f}" for s in idle) + ")")
+    print(
+        f"  local SmolLM2, mid-answer   {statistics.median(local):6.3f} s   (all: "
+        + ", ".join(f"{s:.3f}" for s in local)
+        + ")   target < 1 s"
+    )
+    print(
+        f"  idle (API, no answer yet)   {statistics.median(idle):6.3f} s   (all: "
+        + ", ".join(f"{s:.3f}" for s in idle)
+        + ")"
+    )
     print(f"  ratio local / idle          {statistics.median(local) / statistics.median(idle):6.2f}")
     print(f"  a whole answer ({tokens} tokens), what ^C waited for before: {whole:.2f} s")
 

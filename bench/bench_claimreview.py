@@ -31,9 +31,11 @@ from store import Claim, Dataset, Store  # noqa: E402
 from tests.loopback_pages import PageServer, article_html  # noqa: E402
 from workbench.labels import JSFACTCHECK  # noqa: E402
 
-WORDS = ("bridge council river school ferry harbour mayor budget vaccine flood tax hospital train market water"
-         " lead fishing quota lighthouse hotel election ballot photo video post minister crowns million percent"
-         " closed opened doubled halved record highest lowest since year month week").split()
+WORDS = (
+    "bridge council river school ferry harbour mayor budget vaccine flood tax hospital train market water"
+    " lead fishing quota lighthouse hotel election ballot photo video post minister crowns million percent"
+    " closed opened doubled halved record highest lowest since year month week"
+).split()
 
 
 def paragraphs(seed: int, count: int = 6) -> list[str]:
@@ -42,8 +44,12 @@ def paragraphs(seed: int, count: int = 6) -> list[str]:
 
 
 def make_claims(store: Store, name: str, urls: list[str]) -> None:
-    claims = [Claim(external_id=str(n), text=f"Claim {n} about the {WORDS[n % len(WORDS)]}.", label="Refuted",
-                    article_url=url) for n, url in enumerate(urls)]
+    claims = [
+        Claim(
+            external_id=str(n), text=f"Claim {n} about the {WORDS[n % len(WORDS)]}.", label="Refuted", article_url=url
+        )
+        for n, url in enumerate(urls)
+    ]
     store.datasets.import_claims(Dataset(name=name, source_format="claimreview", label_space=JSFACTCHECK), claims)
 
 
@@ -69,6 +75,7 @@ async def bare_httpx(bases: list[str], per_site_pages: int, per_site: int) -> fl
     import httpx
 
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=len(bases) * per_site + 4)) as client:
+
         async def worker(base: str, start: int) -> None:
             for page in range(start, per_site_pages, per_site):
                 (await client.get(f"{base}/checks/{page}")).raise_for_status()
@@ -106,13 +113,15 @@ def bench_fetch(folder: Path, sites: int = 8, per_site_pages: int = 200, latency
         process.join(10)
     pages = summary.fetched
     ideal = min(settings.concurrency, sites * settings.per_site) / latency
-    print(f"(a) fetch: {pages} pages from {sites} loopback sites, {latency * 1000:.0f} ms latency, concurrency"
-          f" {settings.concurrency} ({settings.per_site} a site): {pages / seconds:.1f} pages/s; ideal"
-          f" {ideal:.0f}/s -> ratio {pages / seconds / ideal:.3f} (target >= 0.9); a bare httpx loop (same sites,"
-          f" same limits, no robots.txt, nothing stored) {bare:.1f}/s -> ratio {pages / seconds / bare:.3f};"
-          f" {summary.failed} failed;"
-          f" {served} requests served (robots.txt included); our CPU per page {cpu / max(pages, 1) * 1000:.2f} ms"
-          f" (the steadier figure on a shared machine)")
+    print(
+        f"(a) fetch: {pages} pages from {sites} loopback sites, {latency * 1000:.0f} ms latency, concurrency"
+        f" {settings.concurrency} ({settings.per_site} a site): {pages / seconds:.1f} pages/s; ideal"
+        f" {ideal:.0f}/s -> ratio {pages / seconds / ideal:.3f} (target >= 0.9); a bare httpx loop (same sites,"
+        f" same limits, no robots.txt, nothing stored) {bare:.1f}/s -> ratio {pages / seconds / bare:.3f};"
+        f" {summary.failed} failed;"
+        f" {served} requests served (robots.txt included); our CPU per page {cpu / max(pages, 1) * 1000:.2f} ms"
+        f" (the steadier figure on a shared machine)"
+    )
 
 
 def bench_extract(folder: Path, count: int = 1000) -> None:
@@ -124,9 +133,12 @@ def bench_extract(folder: Path, count: int = 1000) -> None:
     pages.mkdir()
     urls = [f"https://agency{n % 20}.example/fact-checks/{n}" for n in range(count)]
     for n, url in enumerate(urls):
-        page = article_html(f"Fact check {n}", paragraphs(n, 12), nav="Home | Fact checks | About | Donate | Newsletter")
-        (pages / f"{n}.html").write_text(page.replace("<head>", f'<head><link rel="canonical" href="{url}">'),
-                                         encoding="utf-8")
+        page = article_html(
+            f"Fact check {n}", paragraphs(n, 12), nav="Home | Fact checks | About | Donate | Newsletter"
+        )
+        (pages / f"{n}.html").write_text(
+            page.replace("<head>", f'<head><link rel="canonical" href="{url}">'), encoding="utf-8"
+        )
     started = time.perf_counter()
     for path in sorted(pages.glob("*.html")):
         trafilatura.extract(path.read_text(encoding="utf-8"), url=None, include_comments=False, include_tables=True)
@@ -139,9 +151,11 @@ def bench_extract(folder: Path, count: int = 1000) -> None:
     summary = read_saved_articles(store, plan)
     seconds = time.perf_counter() - started
     store.close()
-    print(f"(b) extraction of {count:,} saved pages (index, trafilatura, one commit a page): {seconds:.1f} s,"
-          f" {count / seconds:.0f} pages/s ({summary.fetched:,} fetched); a bare trafilatura.extract loop:"
-          f" {bare:.1f} s, {count / bare:.0f} pages/s -> ours/bare time {seconds / bare:.2f}")
+    print(
+        f"(b) extraction of {count:,} saved pages (index, trafilatura, one commit a page): {seconds:.1f} s,"
+        f" {count / seconds:.0f} pages/s ({summary.fetched:,} fetched); a bare trafilatura.extract loop:"
+        f" {bare:.1f} s, {count / bare:.0f} pages/s -> ours/bare time {seconds / bare:.2f}"
+    )
 
 
 def bench_dedup(folder: Path, count: int = 100_000) -> None:
@@ -162,8 +176,10 @@ def bench_dedup(folder: Path, count: int = 100_000) -> None:
             texts.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(12, 22))).capitalize() + f" {n}.")
     db_path = folder / "dedup.db"
     store = Store.open(db_path)
-    claims = [Claim(external_id=str(n), text=text, label="Refuted", reference_time=f"2025-{n % 12 + 1:02d}-01")
-              for n, text in enumerate(texts)]
+    claims = [
+        Claim(external_id=str(n), text=text, label="Refuted", reference_time=f"2025-{n % 12 + 1:02d}-01")
+        for n, text in enumerate(texts)
+    ]
     store.datasets.import_claims(Dataset(name="dedup", source_format="claimreview", label_space=JSFACTCHECK), claims)
     started = time.perf_counter()
     rows = store.curation.claims(store.datasets.get("dedup").id)
@@ -172,12 +188,14 @@ def bench_dedup(folder: Path, count: int = 100_000) -> None:
         groups.setdefault(normalised(row.text), row.id)
     exact = time.perf_counter() - started
     started = time.perf_counter()
-    outcome, = curate(store, CurationRequest("dedup", dedup="minhash"))
+    (outcome,) = curate(store, CurationRequest("dedup", dedup="minhash"))
     seconds = time.perf_counter() - started
     store.close()
-    print(f"(c) duplicate step over {count:,} claims (read, normalise, MinHash LSH at 0.8, verify, link, flag):"
-          f" {seconds:.1f} s (target < 60 s), {outcome.removed:,} flagged as duplicates; exact-text grouping of the"
-          f" same rows {exact:.2f} s ({count - len(groups):,} exact copies) -> ratio {seconds / exact:.0f}x")
+    print(
+        f"(c) duplicate step over {count:,} claims (read, normalise, MinHash LSH at 0.8, verify, link, flag):"
+        f" {seconds:.1f} s (target < 60 s), {outcome.removed:,} flagged as duplicates; exact-text grouping of the"
+        f" same rows {exact:.2f} s ({count - len(groups):,} exact copies) -> ratio {seconds / exact:.0f}x"
+    )
 
 
 def main() -> None:

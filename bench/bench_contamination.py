@@ -18,9 +18,9 @@ import sys
 import time
 
 from store import Store
-from workbench.nlp.embedding import SentenceEmbeddings
-from workbench.contamination.similarity import PairScorer, parse_metric, score_claim
 from workbench.cli.demo import load_demo
+from workbench.contamination.similarity import PairScorer, parse_metric, score_claim
+from workbench.nlp.embedding import SentenceEmbeddings
 
 
 def evidence_pool() -> list[str]:
@@ -71,8 +71,7 @@ def main() -> None:
     slow, a = timed("(a) embeddings, one encode call per claim", lambda: per_claim(embedding, items))
     fast, b = timed("(b) embeddings, distinct sentences batched", lambda: batched(embedding, items))
     assert max(abs(x - y) for x, y in zip(a, b)) < 1e-5, "batched and per-claim scores differ"
-    timed("METEOR (WordNet, cached tokens and synonyms)",
-          lambda: [score_claim(o, g, meteor).score for o, g in items])
+    timed("METEOR (WordNet, cached tokens and synonyms)", lambda: [score_claim(o, g, meteor).score for o, g in items])
     print(f"batched encoding is {slow / fast:.1f}x faster than per-claim encoding")
 
 

@@ -52,8 +52,7 @@ def naive_scores(gold: list[dict], preds: list[dict]) -> tuple[list, list, dict]
     q_only = [naive_utility(predicted_questions(p), gold_questions(g)) for g, p in zip(gold, preds)]
     qa = [naive_utility(predicted_strings(p), gold_strings(g)) for g, p in zip(gold, preds)]
     right = [p["pred_label"] == g["label"] for g, p in zip(gold, preds)]
-    averitec = {t: float(np.mean([float(ok) if s > t else 0.0 for s, ok in zip(qa, right)]))
-                for t in THRESHOLDS}
+    averitec = {t: float(np.mean([float(ok) if s > t else 0.0 for s, ok in zip(qa, right)])) for t in THRESHOLDS}
     return q_only, qa, averitec
 
 
@@ -91,20 +90,22 @@ def main() -> int:
     print(f"NLTK WordNet + punkt_tab load (paid once by either scorer): {load_s:.1f} s")
 
     (n_q, n_qa, n_avt), naive_s, naive_cpu = timed(lambda: naive_scores(gold, preds))
-    serial, serial_s, serial_cpu = timed(
-        lambda: score_evidence(gold, preds, workers=1, scorer=MeteorScorer()))
-    pooled, pooled_s, pooled_cpu = timed(
-        lambda: score_evidence(gold, preds, scorer=MeteorScorer()))
+    serial, serial_s, serial_cpu = timed(lambda: score_evidence(gold, preds, workers=1, scorer=MeteorScorer()))
+    pooled, pooled_s, pooled_cpu = timed(lambda: score_evidence(gold, preds, scorer=MeteorScorer()))
 
     print(f"{'':42} {'wall':>8} {'speed-up':>9} {'CPU':>8}")
-    for name, wall, cpu in [("(a) per-pair nltk, no caching, 1 process", naive_s, naive_cpu),
-                            ("(b) workbench, cold caches, 1 process", serial_s, serial_cpu),
-                            ("(c) workbench, cold caches, pool", pooled_s, pooled_cpu)]:
+    for name, wall, cpu in [
+        ("(a) per-pair nltk, no caching, 1 process", naive_s, naive_cpu),
+        ("(b) workbench, cold caches, 1 process", serial_s, serial_cpu),
+        ("(c) workbench, cold caches, pool", pooled_s, pooled_cpu),
+    ]:
         print(f"{name:42} {wall:7.2f}s {naive_s / wall:8.1f}x {cpu:7.2f}s")
     best = min(serial_s, pooled_s)
     verdict = "met" if naive_s / best >= TARGET_SPEEDUP else "NOT met"
-    print(f"target >= {TARGET_SPEEDUP:.0f}x (best of b, c; wall): {naive_s / best:.1f}x, {verdict}."
-          " Wall times swing when other processes share the cores; CPU times less so.")
+    print(
+        f"target >= {TARGET_SPEEDUP:.0f}x (best of b, c; wall): {naive_s / best:.1f}x, {verdict}."
+        " Wall times swing when other processes share the cores; CPU times less so."
+    )
 
     same = all(
         [c.question_only for c in result.claims] == n_q
@@ -113,8 +114,10 @@ def main() -> int:
         for result in (serial, pooled)
     )
     print(f"identical per-claim scores and AVeriTeC scores: {'yes' if same else 'NO'}")
-    print(f"question-only {pooled.question_only:.4f}, Q+A {pooled.qa:.4f}, AVeriTeC @ "
-          + ", ".join(f"{t}: {v:.3f}" for t, v in pooled.averitec.items()))
+    print(
+        f"question-only {pooled.question_only:.4f}, Q+A {pooled.qa:.4f}, AVeriTeC @ "
+        + ", ".join(f"{t}: {v:.3f}" for t, v in pooled.averitec.items())
+    )
     return 0 if same else 1
 
 

@@ -39,9 +39,17 @@ from workbench.importers import import_file  # noqa: E402
 from workbench.runs.engine import RunRequest, execute_run, prepare_run  # noqa: E402
 
 FINAL = '{"verdict": "Refuted", "explanation": "The picture is of another bridge."}'
-TOOLS = [{"type": "function", "function": {"name": name, "description": name, "parameters": {
-    "type": "object", "properties": {key: {"type": kind}}}}}
-    for name, key, kind in (("search_images", "query", "string"), ("view_image", "image", "integer"))]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": name,
+            "parameters": {"type": "object", "properties": {key: {"type": kind}}},
+        },
+    }
+    for name, key, kind in (("search_images", "query", "string"), ("view_image", "image", "integer"))
+]
 
 
 def agent_answer(body: dict):
@@ -68,8 +76,14 @@ def serve_search(args, connection) -> None:
     latency, images_url = args
 
     def rows(query: str) -> list[dict]:  # one picture per claim: nothing is fetched twice
-        return [{"url": f"https://example.org/{query.split()[-1]}", "title": f"Bridge {query.split()[-1]}",
-                 "image_url": f"{images_url}on/{query.split()[-1]}.png", "source": "Example"}]
+        return [
+            {
+                "url": f"https://example.org/{query.split()[-1]}",
+                "title": f"Bridge {query.split()[-1]}",
+                "image_url": f"{images_url}on/{query.split()[-1]}.png",
+                "source": "Example",
+            }
+        ]
 
     with SearchServer("searxng", images=rows, latency=latency) as server:
         connection.send(server.url)
@@ -85,8 +99,9 @@ def started(target, argument):
 
 async def bare_loop(model_url: str, search_url: str, claims: int, concurrency: int) -> float:
     """The same calls without the workbench: turn, image search, turn, image fetch, turn."""
-    client = openai.AsyncOpenAI(api_key="sk-bench", base_url=model_url, max_retries=0, timeout=30,
-                                http_client=openai.DefaultAioHttpClient())
+    client = openai.AsyncOpenAI(
+        api_key="sk-bench", base_url=model_url, max_retries=0, timeout=30, http_client=openai.DefaultAioHttpClient()
+    )
     http = httpx.AsyncClient(timeout=30)
     gate = asyncio.Semaphore(concurrency)
 
@@ -96,17 +111,22 @@ async def bare_loop(model_url: str, search_url: str, claims: int, concurrency: i
             first = await client.chat.completions.create(model="bench", messages=messages, tools=TOOLS, max_tokens=64)
             call = first.choices[0].message.tool_calls[0]
             query = json.loads(call.function.arguments)["query"]
-            found = (await http.get(search_url + "/search", params={"q": query, "format": "json",
-                                                                    "categories": "images"})).json()
-            messages += [{"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
-                         {"role": "tool", "tool_call_id": call.id, "content": json.dumps(found)[:500]}]
+            found = (
+                await http.get(search_url + "/search", params={"q": query, "format": "json", "categories": "images"})
+            ).json()
+            messages += [
+                {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                {"role": "tool", "tool_call_id": call.id, "content": json.dumps(found)[:500]},
+            ]
             second = await client.chat.completions.create(model="bench", messages=messages, tools=TOOLS, max_tokens=64)
             call = second.choices[0].message.tool_calls[0]
             picture = (await http.get(found["results"][0]["img_src"])).content
             url = "data:image/png;base64," + base64.b64encode(picture).decode()
-            messages += [{"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
-                         {"role": "tool", "tool_call_id": call.id, "content": "shown below"},
-                         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}]
+            messages += [
+                {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                {"role": "tool", "tool_call_id": call.id, "content": "shown below"},
+                {"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]},
+            ]
             await client.chat.completions.create(model="bench", messages=messages, tools=TOOLS, max_tokens=64)
 
     begun = time.perf_counter()
@@ -123,10 +143,23 @@ def engine_run(model_url: str, search_url: str, claims: int, concurrency: int) -
         db = Path(folder) / "s.db"
         store = Store.open(db)
         import_file(store, write_mini(Path(folder), many_claims(claims), name="bench"), "jsonl")
-        prepared = prepare_run(store, RunRequest(
-            model="openai-compatible:bench", base_url=model_url, dataset="bench", concurrency=concurrency,
-            use_cache=False, params={"search": "searxng", "search_url": search_url, "max_tokens": 64,
-                                     "image_search": True, "vision": True}))
+        prepared = prepare_run(
+            store,
+            RunRequest(
+                model="openai-compatible:bench",
+                base_url=model_url,
+                dataset="bench",
+                concurrency=concurrency,
+                use_cache=False,
+                params={
+                    "search": "searxng",
+                    "search_url": search_url,
+                    "max_tokens": 64,
+                    "image_search": True,
+                    "vision": True,
+                },
+            ),
+        )
         begun = time.perf_counter()
         progress = asyncio.run(execute_run(db, prepared))
         speed = progress.done / (time.perf_counter() - begun)
@@ -135,8 +168,13 @@ def engine_run(model_url: str, search_url: str, claims: int, concurrency: int) -
     return speed, stored
 
 
-def bench_loop(claims: int, concurrency: int = 16, model_latency: float = 0.2, search_latency: float = 0.05,
-               fetch_latency: float = 0.03) -> None:
+def bench_loop(
+    claims: int,
+    concurrency: int = 16,
+    model_latency: float = 0.2,
+    search_latency: float = 0.05,
+    fetch_latency: float = 0.03,
+) -> None:
     model, model_pipe, model_url = started(serve_model, model_latency)
     images, images_pipe, images_url = started(serve_images, fetch_latency)
     search, search_pipe, search_url = started(serve_search, (search_latency, images_url))
@@ -148,10 +186,12 @@ def bench_loop(claims: int, concurrency: int = 16, model_latency: float = 0.2, s
             pipe.send("stop")
             process.join(10)
     ideal = concurrency / (3 * model_latency + search_latency + fetch_latency)
-    print(f"(a) image-search run, {claims} claims, concurrency {concurrency}, model {model_latency * 1000:.0f} ms,"
-          f" search {search_latency * 1000:.0f} ms, image fetch {fetch_latency * 1000:.0f} ms ({stored} images"
-          f" fetched and stored): engine {engine:.1f} claims/s; ideal {ideal:.1f}/s -> {engine / ideal:.3f} of it"
-          f" (target >= 0.9); bare loop {bare:.1f}/s -> ratio {engine / bare:.3f}")
+    print(
+        f"(a) image-search run, {claims} claims, concurrency {concurrency}, model {model_latency * 1000:.0f} ms,"
+        f" search {search_latency * 1000:.0f} ms, image fetch {fetch_latency * 1000:.0f} ms ({stored} images"
+        f" fetched and stored): engine {engine:.1f} claims/s; ideal {ideal:.1f}/s -> {engine / ideal:.3f} of it"
+        f" (target >= 0.9); bare loop {bare:.1f}/s -> ratio {engine / bare:.3f}"
+    )
 
 
 def main() -> None:

@@ -51,8 +51,21 @@ def main() -> None:
         db = Path(folder) / "demo.db"
         subprocess.run([WORKBENCH, "--db", str(db), "demo", "--no-tui"], stdout=subprocess.DEVNULL, check=True)
         subprocess.run(["tmux", "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
-        subprocess.run(["tmux", "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "30",
-                        f"WORKBENCH_IMAGES=halfcell {WORKBENCH} --db {db} tui"], check=True)
+        subprocess.run(
+            [
+                "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                SESSION,
+                "-x",
+                "100",
+                "-y",
+                "30",
+                f"WORKBENCH_IMAGES=halfcell {WORKBENCH} --db {db} tui",
+            ],
+            check=True,
+        )
         try:
             wait_for(lambda text: "claims" in text and "filter›" in text)
             image, tab, text_only = [], [], []

@@ -19,8 +19,10 @@ from store import Store
 from workbench.importers import import_file
 
 LABELS = ["Supported", "Refuted", "NotEnoughInfo"]
-WORDS = ("harbour ferry council vaccine bridge tide budget stadium rocket river school clinic "
-         "festival railway museum drought satellite election").split()
+WORDS = (
+    "harbour ferry council vaccine bridge tide budget stadium rocket river school clinic "
+    "festival railway museum drought satellite election"
+).split()
 
 
 def make_file(path: Path, n: int) -> None:
@@ -30,8 +32,11 @@ def make_file(path: Path, n: int) -> None:
         for i in range(n):
             words = " ".join(rng.choice(WORDS) for _ in range(14))
             record = {
-                "id": f"c{i}", "claim": f"Claim {i}: the {words}.", "label": rng.choice(LABELS),
-                "importance": rng.choice(["Main", "Sub", "Irrelevant"]), "domain": rng.choice(WORDS),
+                "id": f"c{i}",
+                "claim": f"Claim {i}: the {words}.",
+                "label": rng.choice(LABELS),
+                "importance": rng.choice(["Main", "Sub", "Irrelevant"]),
+                "domain": rng.choice(WORDS),
                 "claim_date": f"20{rng.randint(10, 25)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
                 "evidence": [{"kind": "passage", "url": f"https://example.org/{i}", "text": words * 3}],
             }
@@ -50,8 +55,10 @@ def bare_insert(claims: list[dict], evidence: list[dict], db_path: Path, schema:
     """sqlite-utils insert_all of the same rows: into plain tables, or into our schema."""
     if schema:  # the same tables, indexes and FTS triggers, plus the dataset row
         store = Store.open(db_path)
-        store.db.execute("INSERT INTO datasets (id, name, source_format, label_space, labels, imported_at)"
-                         " VALUES (1, 'bench', 'jsonl', 'jsfactcheck', '[]', 'now')")
+        store.db.execute(
+            "INSERT INTO datasets (id, name, source_format, label_space, labels, imported_at)"
+            " VALUES (1, 'bench', 'jsonl', 'jsfactcheck', '[]', 'now')"
+        )
         store.db.conn.commit()
         store.close()
     start = time.perf_counter()

@@ -1,12 +1,12 @@
 """Imports of files in other shapes, through a field mapping, at scale (issue 12):
 
-  1. 1,000,000 rows from JSONL and from Parquet, mapped on the command line's way
-     (--map id=uid --map claim=statement ...), as a ratio to a bare sqlite-utils insert_all of
-     the same rows into plain tables, in the same run                     [target >= 0.5]
-  2. peak RSS of a whole process importing a 1 GB JSONL file               [target < 500 MB]
-  3. 100,000 predictions imported as a run                                 [target < 10 s]
+1. 1,000,000 rows from JSONL and from Parquet, mapped on the command line's way
+   (--map id=uid --map claim=statement ...), as a ratio to a bare sqlite-utils insert_all of
+   the same rows into plain tables, in the same run                     [target >= 0.5]
+2. peak RSS of a whole process importing a 1 GB JSONL file               [target < 500 MB]
+3. 100,000 predictions imported as a run                                 [target < 10 s]
 
-    .venv/bin/python bench/bench_import_formats.py [--rows 1000000] [--gigabytes 1.0]
+  .venv/bin/python bench/bench_import_formats.py [--rows 1000000] [--gigabytes 1.0]
 """
 
 from __future__ import annotations
@@ -31,18 +31,35 @@ from store import Store  # noqa: E402
 from workbench.importers import ImportRequest, run_import  # noqa: E402
 from workbench.importers.predictions import PredictionRequest, import_predictions  # noqa: E402
 
-MAPS = ["id=uid", "claim=statement", "label=verdict", "domain=meta.topic", "claim_date=meta.date",
-        "evidence=sources[]", "evidence.url=link", "evidence.text=snippet"]
+MAPS = [
+    "id=uid",
+    "claim=statement",
+    "label=verdict",
+    "domain=meta.topic",
+    "claim_date=meta.date",
+    "evidence=sources[]",
+    "evidence.url=link",
+    "evidence.text=snippet",
+]
 VERDICTS = ["Supported", "Refuted", "NotEnoughInfo"]
-WORDS = ("harbour ferry council vaccine bridge tide budget stadium rocket river school clinic festival railway "
-         "museum drought satellite election").split()
+WORDS = (
+    "harbour ferry council vaccine bridge tide budget stadium rocket river school clinic festival railway "
+    "museum drought satellite election"
+).split()
 
 
 def record(i: int, rng: random.Random, padding: int = 0) -> dict:
     words = " ".join(rng.choice(WORDS) for _ in range(14))
-    return {"uid": f"u{i}", "statement": f"Statement {i}: the {words}.", "verdict": rng.choice(VERDICTS),
-            "meta": {"topic": rng.choice(WORDS), "date": f"20{rng.randint(10, 25)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"},
-            "sources": [{"link": f"https://example.org/{i}", "snippet": (words + " ") * (3 + padding)}]}
+    return {
+        "uid": f"u{i}",
+        "statement": f"Statement {i}: the {words}.",
+        "verdict": rng.choice(VERDICTS),
+        "meta": {
+            "topic": rng.choice(WORDS),
+            "date": f"20{rng.randint(10, 25)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+        },
+        "sources": [{"link": f"https://example.org/{i}", "snippet": (words + " ") * (3 + padding)}],
+    }
 
 
 def write_jsonl(path: Path, rows: int, padding: int = 0) -> None:
@@ -89,17 +106,28 @@ def bare_insert(db_path: Path, folder: Path) -> float:
 
 # The child's peak is read by a small process of its own: a child forked from this one (which
 # holds a million rows by now) would count this process's pages in its own peak.
-_PEAK_OF_CHILD = ("import os, subprocess, sys; child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL);"
-                  " _, status, usage = os.wait4(child.pid, 0); print(status, usage.ru_maxrss)")
+_PEAK_OF_CHILD = (
+    "import os, subprocess, sys; child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL);"
+    " _, status, usage = os.wait4(child.pid, 0); print(status, usage.ru_maxrss)"
+)
 
 
 def peak_rss_of_import(path: Path, db_path: Path) -> tuple[float, float]:
     """(seconds, peak RSS in MB) of `workbench import` of `path` as its own process."""
-    command = [str(Path(sys.executable).with_name("workbench")), "--db", str(db_path), "import", str(path),
-               "--label-space", "jsfactcheck", *[arg for pair in MAPS for arg in ("--map", pair)]]
+    command = [
+        str(Path(sys.executable).with_name("workbench")),
+        "--db",
+        str(db_path),
+        "import",
+        str(path),
+        "--label-space",
+        "jsfactcheck",
+        *[arg for pair in MAPS for arg in ("--map", pair)],
+    ]
     started = time.perf_counter()
-    output = subprocess.run([sys.executable, "-c", _PEAK_OF_CHILD, *command], capture_output=True, text=True,
-                            check=True).stdout
+    output = subprocess.run(
+        [sys.executable, "-c", _PEAK_OF_CHILD, *command], capture_output=True, text=True, check=True
+    ).stdout
     status, peak_kb = map(int, output.split())
     if status != 0:
         raise RuntimeError(f"the import failed (status {status})")
@@ -133,20 +161,24 @@ def main() -> None:
             writer(source, args.rows)
             ours = timed_import(source, folder / f"{kind}.db")
             bare = bare_insert(folder / f"{kind}.db", folder)
-            print(f"{kind:8} {args.rows:,} rows through a mapping: {ours:6.1f} s; bare insert_all of the same rows"
-                  f" {bare:6.1f} s; ratio {bare / ours:.2f}  [target >= 0.5]")
+            print(
+                f"{kind:8} {args.rows:,} rows through a mapping: {ours:6.1f} s; bare insert_all of the same rows"
+                f" {bare:6.1f} s; ratio {bare / ours:.2f}  [target >= 0.5]"
+            )
             if kind == "jsonl":
                 seconds = predictions_import(folder, folder / "jsonl.db", min(100_000, args.rows))
                 print(f"predictions: {min(100_000, args.rows):,} imported as a run in {seconds:.1f} s  [target < 10 s]")
             (folder / f"{kind}.db").unlink()
             source.unlink()
         big = folder / "big.jsonl"
-        rows = int(args.gigabytes * 1024 ** 3 / 1100)
+        rows = int(args.gigabytes * 1024**3 / 1100)
         write_jsonl(big, rows, padding=6)
-        size = big.stat().st_size / 1024 ** 3
+        size = big.stat().st_size / 1024**3
         seconds, rss = peak_rss_of_import(big, folder / "big.db")
-        print(f"a {size:.2f} GB JSONL ({rows:,} rows) imported by `workbench import` in {seconds:.0f} s,"
-              f" peak RSS {rss:.0f} MB  [target < 500 MB]")
+        print(
+            f"a {size:.2f} GB JSONL ({rows:,} rows) imported by `workbench import` in {seconds:.0f} s,"
+            f" peak RSS {rss:.0f} MB  [target < 500 MB]"
+        )
 
 
 if __name__ == "__main__":

@@ -29,20 +29,69 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from store import PageRequest, Store
+from store import PageRequest, Store  # noqa: E402 (after the path is set)
 
 REPEATS = 15
 BATCH = 50_000
-JA_SUBJECTS = ["政府", "厚生労働省", "東京都", "大阪府", "首相", "国会議員", "研究チーム", "気象庁", "日本銀行",
-               "文部科学省", "市議会", "警察庁", "専門家の会議", "地方自治体", "製薬会社"]
-JA_TOPICS = ["消費税", "年金制度", "新型コロナウイルス", "地震対策", "少子化", "電気料金", "最低賃金",
-             "原子力発電所", "東京タワー", "オリンピック", "水道水", "マイナンバーカード"]
-JA_VERBS = ["を引き上げると発表した", "について調査を始めた", "の影響を否定した", "に関する報告書を公表した",
-            "を見直す方針を示した", "は安全だと述べた", "の予算を増やした", "が原因だと主張した"]
+JA_SUBJECTS = [
+    "政府",
+    "厚生労働省",
+    "東京都",
+    "大阪府",
+    "首相",
+    "国会議員",
+    "研究チーム",
+    "気象庁",
+    "日本銀行",
+    "文部科学省",
+    "市議会",
+    "警察庁",
+    "専門家の会議",
+    "地方自治体",
+    "製薬会社",
+]
+JA_TOPICS = [
+    "消費税",
+    "年金制度",
+    "新型コロナウイルス",
+    "地震対策",
+    "少子化",
+    "電気料金",
+    "最低賃金",
+    "原子力発電所",
+    "東京タワー",
+    "オリンピック",
+    "水道水",
+    "マイナンバーカード",
+]
+JA_VERBS = [
+    "を引き上げると発表した",
+    "について調査を始めた",
+    "の影響を否定した",
+    "に関する報告書を公表した",
+    "を見直す方針を示した",
+    "は安全だと述べた",
+    "の予算を増やした",
+    "が原因だと主張した",
+]
 JA_TIMES = ["2024年", "昨年", "先月", "今年の春", "去年の秋", "10年前"]
-EN_SUBJECTS = ["The city council", "A new study", "The central bank", "The vaccine trial", "The bridge",
-               "The company", "The minister", "The marathon", "The satellite", "The river authority",
-               "The school board", "The hospital", "The museum", "The railway", "The wind farm"]
+EN_SUBJECTS = [
+    "The city council",
+    "A new study",
+    "The central bank",
+    "The vaccine trial",
+    "The bridge",
+    "The company",
+    "The minister",
+    "The marathon",
+    "The satellite",
+    "The river authority",
+    "The school board",
+    "The hospital",
+    "The museum",
+    "The railway",
+    "The wind farm",
+]
 EN_VERBS = ["reported", "announced", "denied", "confirmed", "estimated", "claimed", "revealed", "projected"]
 EN_OBJECTS = ["a rise of", "a fall of", "savings of", "losses of", "growth of", "a shortfall of"]
 EN_UNITS = ["percent", "million euros", "thousand people", "kilometres", "tonnes", "days"]
@@ -51,13 +100,17 @@ LABELS = ["Supported", "Refuted", "NotEnoughInfo"]
 
 def japanese(rng: random.Random, n: int) -> str:
     place = "鳥取県で" if rng.random() < 0.0002 else ""
-    return (f"{rng.choice(JA_TIMES)}、{place}{rng.choice(JA_SUBJECTS)}は{rng.choice(JA_TOPICS)}"
-            f"{rng.choice(JA_VERBS)}。数字は{rng.randint(2, 99)}%とされる（項目{n}）。")
+    return (
+        f"{rng.choice(JA_TIMES)}、{place}{rng.choice(JA_SUBJECTS)}は{rng.choice(JA_TOPICS)}"
+        f"{rng.choice(JA_VERBS)}。数字は{rng.randint(2, 99)}%とされる（項目{n}）。"
+    )
 
 
 def english(rng: random.Random, n: int) -> str:
-    return (f"{rng.choice(EN_SUBJECTS)} {rng.choice(EN_VERBS)} {rng.choice(EN_OBJECTS)} {rng.randint(2, 99)}"
-            f" {rng.choice(EN_UNITS)} in {rng.randint(1990, 2025)} (item {n})")
+    return (
+        f"{rng.choice(EN_SUBJECTS)} {rng.choice(EN_VERBS)} {rng.choice(EN_OBJECTS)} {rng.randint(2, 99)}"
+        f" {rng.choice(EN_UNITS)} in {rng.randint(1990, 2025)} (item {n})"
+    )
 
 
 def build_old(path: Path, claims: int) -> float:
@@ -70,14 +123,20 @@ def build_old(path: Path, claims: int) -> float:
     apply_migrations(db, stop_before="m018_substring_search")
     db.close()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO datasets (id, name, source_format, label_space, labels, imported_at)"
-                 " VALUES (1, 'bench', 'jsonl', 'jsfactcheck', '[]', '2026-12-01')")
+    conn.execute(
+        "INSERT INTO datasets (id, name, source_format, label_space, labels, imported_at)"
+        " VALUES (1, 'bench', 'jsonl', 'jsfactcheck', '[]', '2026-12-01')"
+    )
     rng = random.Random(32)
     for start in range(1, claims + 1, BATCH):
-        rows = [(n, f"b-{n:07d}", japanese(rng, n) if n % 3 == 0 else english(rng, n), LABELS[n % 3], f"h{n}")
-                for n in range(start, min(start + BATCH, claims + 1))]
-        conn.executemany("INSERT INTO claims (id, dataset_id, external_id, text, label, content_hash)"
-                         " VALUES (?, 1, ?, ?, ?, ?)", rows)
+        rows = [
+            (n, f"b-{n:07d}", japanese(rng, n) if n % 3 == 0 else english(rng, n), LABELS[n % 3], f"h{n}")
+            for n in range(start, min(start + BATCH, claims + 1))
+        ]
+        conn.executemany(
+            "INSERT INTO claims (id, dataset_id, external_id, text, label, content_hash) VALUES (?, 1, ?, ?, ?, ?)",
+            rows,
+        )
         conn.commit()
     conn.execute("VACUUM")
     conn.close()
@@ -89,8 +148,9 @@ def index_sizes(path: Path) -> dict[str, int]:
     conn = sqlite3.connect(path)
     sizes = {}
     for index in ("claims_fts", "claims_trigram"):
-        row = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name LIKE ? ESCAPE '\\'",
-                           [index.replace("_", "\\_") + "\\_%"]).fetchone()
+        row = conn.execute(
+            "SELECT sum(pgsize) FROM dbstat WHERE name LIKE ? ESCAPE '\\'", [index.replace("_", "\\_") + "\\_%"]
+        ).fetchone()
         sizes[index] = row[0] or 0
     conn.close()
     return sizes
@@ -108,27 +168,43 @@ def median_ms(action) -> float:
 
 QUERIES = [
     # name, filter, the bare page, the bare count (same search, plain SQL)
-    ("English word", "vaccine",
-     ("SELECT id, text FROM claims WHERE id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH '\"vaccine\"')"
-      " ORDER BY id LIMIT 50"),
-     "SELECT count(*) FROM claims_fts WHERE claims_fts MATCH '\"vaccine\"'"),
-    ("Japanese, 2 characters", "東京",
-     "SELECT id, text FROM claims WHERE text LIKE '%東京%' ORDER BY id LIMIT 50",
-     "SELECT count(*) FROM claims WHERE text LIKE '%東京%'"),
-    ("Japanese, 4 characters", "年金制度",
-     "SELECT id, text FROM claims WHERE text LIKE '%年金制度%' ORDER BY id LIMIT 50",
-     "SELECT count(*) FROM claims WHERE text LIKE '%年金制度%'"),
-    ("Japanese, 2 characters, rare", "鳥取",
-     "SELECT id, text FROM claims WHERE text LIKE '%鳥取%' ORDER BY id LIMIT 50",
-     "SELECT count(*) FROM claims WHERE text LIKE '%鳥取%'"),
+    (
+        "English word",
+        "vaccine",
+        (
+            "SELECT id, text FROM claims WHERE id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH '\"vaccine\"')"
+            " ORDER BY id LIMIT 50"
+        ),
+        "SELECT count(*) FROM claims_fts WHERE claims_fts MATCH '\"vaccine\"'",
+    ),
+    (
+        "Japanese, 2 characters",
+        "東京",
+        "SELECT id, text FROM claims WHERE text LIKE '%東京%' ORDER BY id LIMIT 50",
+        "SELECT count(*) FROM claims WHERE text LIKE '%東京%'",
+    ),
+    (
+        "Japanese, 4 characters",
+        "年金制度",
+        "SELECT id, text FROM claims WHERE text LIKE '%年金制度%' ORDER BY id LIMIT 50",
+        "SELECT count(*) FROM claims WHERE text LIKE '%年金制度%'",
+    ),
+    (
+        "Japanese, 2 characters, rare",
+        "鳥取",
+        "SELECT id, text FROM claims WHERE text LIKE '%鳥取%' ORDER BY id LIMIT 50",
+        "SELECT count(*) FROM claims WHERE text LIKE '%鳥取%'",
+    ),
 ]
 
 
 def measure(path: Path) -> None:
     store = Store.open(path)
     bare = sqlite3.connect(path)
-    print(f"{'query':32} {'matches':>8} {'page ms':>8} {'bare ms':>8} {'ratio':>6}"
-          f" {'count ms':>9} {'bare ms':>8} {'ratio':>6} {'page / English':>15}")
+    print(
+        f"{'query':32} {'matches':>8} {'page ms':>8} {'bare ms':>8} {'ratio':>6}"
+        f" {'count ms':>9} {'bare ms':>8} {'ratio':>6} {'page / English':>15}"
+    )
     english_page = None
     for name, text, page_sql, count_sql in QUERIES:
         rows = store.claims.page(PageRequest(filter=text, limit=50))
@@ -140,11 +216,15 @@ def measure(path: Path) -> None:
         count = median_ms(lambda text=text: store.claims.count(text))
         bare_count = median_ms(lambda sql=count_sql: bare.execute(sql).fetchone())
         english_page = english_page or page
-        print(f"{name + ' ' + text:32} {matches:8,} {page:8.2f} {bare_page:8.2f} {page / bare_page:6.2f}"
-              f" {count:9.1f} {bare_count:8.1f} {count / bare_count:6.2f} {page / english_page:14.2f}x")
+        print(
+            f"{name + ' ' + text:32} {matches:8,} {page:8.2f} {bare_page:8.2f} {page / bare_page:6.2f}"
+            f" {count:9.1f} {bare_count:8.1f} {count / bare_count:6.2f} {page / english_page:14.2f}x"
+        )
     # The 4-character query as the trigram index answers it, bare: what the workbench does.
-    trigram = ("SELECT id, text FROM claims WHERE id IN (SELECT rowid FROM claims_trigram"
-               " WHERE claims_trigram MATCH '\"年金制度\"') ORDER BY id LIMIT 50")
+    trigram = (
+        "SELECT id, text FROM claims WHERE id IN (SELECT rowid FROM claims_trigram"
+        " WHERE claims_trigram MATCH '\"年金制度\"') ORDER BY id LIMIT 50"
+    )
     print(f"bare trigram page for 年金制度: {median_ms(lambda: bare.execute(trigram).fetchall()):.2f} ms")
     store.close()
     bare.close()
@@ -173,8 +253,10 @@ def main() -> None:
         print(f"reusing {new}")
     before, after = index_sizes(old), index_sizes(new)
     print(f"file size: before {old.stat().st_size / 2**20:,.0f} MiB, after {new.stat().st_size / 2**20:,.0f} MiB")
-    print(f"word index (claims_fts): {before['claims_fts'] / 2**20:,.0f} MiB; trigram index (claims_trigram):"
-          f" before {before['claims_trigram'] / 2**20:,.0f} MiB, after {after['claims_trigram'] / 2**20:,.0f} MiB")
+    print(
+        f"word index (claims_fts): {before['claims_fts'] / 2**20:,.0f} MiB; trigram index (claims_trigram):"
+        f" before {before['claims_trigram'] / 2**20:,.0f} MiB, after {after['claims_trigram'] / 2**20:,.0f} MiB"
+    )
     measure(new)
 
 

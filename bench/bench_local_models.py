@@ -48,9 +48,20 @@ from workbench.runs.engine import RunRequest, execute_runs, prepare_run  # noqa:
 from workbench.runs.ordering import RunQueue, WorkFeed  # noqa: E402
 from workbench.runs.requests import verdict_request  # noqa: E402
 
-SETTINGS = ["claim", "claim+reference", "claim+full", "claim+pages", "claim+time", "claim+time+reference",
-            "claim+time+full", "claim+time+pages", "claim+time+qr", "claim+time+qr+reference",
-            "claim+time+qr+full", "claim+time+qr+pages"]
+SETTINGS = [
+    "claim",
+    "claim+reference",
+    "claim+full",
+    "claim+pages",
+    "claim+time",
+    "claim+time+reference",
+    "claim+time+full",
+    "claim+time+pages",
+    "claim+time+qr",
+    "claim+time+qr+reference",
+    "claim+time+qr+full",
+    "claim+time+qr+pages",
+]
 
 
 def in_thread(work):
@@ -72,20 +83,34 @@ class Bench:
     def prepare(self, claim_ids: list[int], model: str = "gguf:default", template: str | None = None) -> list:
         """The sweep's twelve runs over these claims (new runs: nothing from the cache)."""
         self.made += 1
-        return [prepare_run(self.store, RunRequest(model=model, claim_ids=claim_ids, setting=setting,
-                                                   prompt=template or self.template, use_cache=False,
-                                                   name=f"b{self.made}-{setting}"))
-                for setting in SETTINGS]
+        return [
+            prepare_run(
+                self.store,
+                RunRequest(
+                    model=model,
+                    claim_ids=claim_ids,
+                    setting=setting,
+                    prompt=template or self.template,
+                    use_cache=False,
+                    name=f"b{self.made}-{setting}",
+                ),
+            )
+            for setting in SETTINGS
+        ]
 
     def requests_today(self, runs: list) -> list:
         """Run after run, claims in id order: what twelve `workbench run` commands asked."""
-        return [verdict_request(prepared, claim) for prepared in runs
-                for claim in self.store.runs.claims(prepared.pending_claim_ids)]
+        return [
+            verdict_request(prepared, claim)
+            for prepared in runs
+            for claim in self.store.runs.claims(prepared.pending_claim_ids)
+        ]
 
     def requests_ordered(self, runs: list) -> list:
         """The engine's own order for the sweep (runs.ordering)."""
-        feed = WorkFeed(self.store, [RunQueue(p, p.pending_claim_ids, lambda c, p=p: verdict_request(p, c))
-                                     for p in runs])
+        feed = WorkFeed(
+            self.store, [RunQueue(p, p.pending_claim_ids, lambda c, p=p: verdict_request(p, c)) for p in runs]
+        )
         items = []
         while (item := feed.next()) is not None:
             items.append(item.request)
@@ -141,9 +166,9 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
     per_group = {v: [] for v in variants}
     answers: dict[str, dict] = {v: {} for v in variants}
     counters = {"restored": 0, "split": 0}
-    groups = [claim_ids[i:i + group] for i in range(0, len(claim_ids), group)]
+    groups = [claim_ids[i : i + group] for i in range(0, len(claim_ids), group)]
     for n, ids in enumerate(groups):
-        for variant in variants[n % len(variants):] + variants[:n % len(variants)]:  # rotate: drift hits all
+        for variant in variants[n % len(variants) :] + variants[: n % len(variants)]:  # rotate: drift hits all
             started_cpu = time.process_time()
             if variant.startswith("sweep"):
                 forget_loaded_models()  # each engine sweep loads its model fresh (its kept states empty)
@@ -169,31 +194,47 @@ def bench_sweep(bench: Bench, claim_ids: list[int], group: int, variants: list[s
     plain.close()
     prompts = len(claim_ids) * len(SETTINGS)
     print(f"(a) 12-setting sweep of {len(claim_ids)} demo claims ({prompts} prompts), template {bench.template}:")
-    labels = {"today": "bare loop, today's order", "before": f"bare loop, today's order, {CLAIM_FIRST}", "ordered": "bare loop, the sweep's order",
-              "sweep": "engine sweep (Q4_1, the default)", "sweep-q8": "engine sweep, Q8_0 re-encoding"}
+    labels = {
+        "today": "bare loop, today's order",
+        "before": f"bare loop, today's order, {CLAIM_FIRST}",
+        "ordered": "bare loop, the sweep's order",
+        "sweep": "engine sweep (Q4_1, the default)",
+        "sweep-q8": "engine sweep, Q8_0 re-encoding",
+    }
     base = "today" if "today" in variants else variants[0]
     for variant in variants:
-        ratio = (f" -> {wall[base] / wall[variant]:.2f}x {base} (CPU time {cpu[base] / cpu[variant]:.2f}x)"
-                 if variant != base else "")
+        ratio = (
+            f" -> {wall[base] / wall[variant]:.2f}x {base} (CPU time {cpu[base] / cpu[variant]:.2f}x)"
+            if variant != base
+            else ""
+        )
         groups_text = " + ".join(f"{g:.0f}" for g in per_group[variant])
-        print(f"    {labels[variant]:34s} {wall[variant]:7.1f} s wall ({groups_text}), {cpu[variant]:7.1f} s CPU,"
-              f" {tokens[variant]:,} prompt tokens evaluated, {written[variant]:,} generated{ratio}")
+        print(
+            f"    {labels[variant]:34s} {wall[variant]:7.1f} s wall ({groups_text}), {cpu[variant]:7.1f} s CPU,"
+            f" {tokens[variant]:,} prompt tokens evaluated, {written[variant]:,} generated{ratio}"
+        )
     if "sweep" in variants and "before" in variants:
-        print(f"    engine sweep against the claim-first layout in today's order: {wall['before'] / wall['sweep']:.2f}x")
+        print(
+            f"    engine sweep against the claim-first layout in today's order: {wall['before'] / wall['sweep']:.2f}x"
+        )
     if "sweep" in variants and "ordered" in variants:
         print(f"    engine sweep against the bare loop in the same order: {wall['ordered'] / wall['sweep']:.2f}x")
     if "sweep" in variants:
-        print(f"    engine (Q4_1 sweeps): {counters['restored']} kept prefix states restored, {counters['split']}"
-              " prompts' last piece split (one extra decode of two tokens each: the reproducibility rule's cost)")
+        print(
+            f"    engine (Q4_1 sweeps): {counters['restored']} kept prefix states restored, {counters['split']}"
+            " prompts' last piece split (one extra decode of two tokens each: the reproducibility rule's cost)"
+        )
     if q8 is not None and "sweep" in variants:
         keys = answers["sweep"].keys()
         same_text = sum(answers["sweep"][k].raw_output == answers["sweep-q8"][k].raw_output for k in keys)
         same_verdict = sum(answers["sweep"][k].verdict == answers["sweep-q8"][k].verdict for k in keys)
         faster = wall["sweep-q8"] < wall["sweep"]
-        print(f"(b) Q8_0 re-encoding ({q8.stat().st_size / 1e6:.0f} MB, made by llama_model_quantize in {made_in:.1f} s)"
-              f" against Q4_1 ({default_gguf_path().stat().st_size / 1e6:.0f} MB): {wall['sweep'] / wall['sweep-q8']:.2f}x"
-              f" as fast; identical raw answers {same_text}/{len(keys)}, identical verdicts {same_verdict}/{len(keys)}"
-              f" -> {'ship Q8_0 as the default' if faster and same_text == len(keys) else 'keep Q4_1 as the default'}")
+        print(
+            f"(b) Q8_0 re-encoding ({q8.stat().st_size / 1e6:.0f} MB, made by llama_model_quantize in {made_in:.1f} s)"
+            f" against Q4_1 ({default_gguf_path().stat().st_size / 1e6:.0f} MB): {wall['sweep'] / wall['sweep-q8']:.2f}x"
+            f" as fast; identical raw answers {same_text}/{len(keys)}, identical verdicts {same_verdict}/{len(keys)}"
+            f" -> {'ship Q8_0 as the default' if faster and same_text == len(keys) else 'keep Q4_1 as the default'}"
+        )
 
 
 def token_counts(bench: Bench, templates: list[str]) -> None:
@@ -204,14 +245,14 @@ def token_counts(bench: Bench, templates: list[str]) -> None:
 
     from llama_cpp import Llama, llama_chat_format
 
-    from workbench.prompting import load_template
-    from workbench.prompting import parse_setting, render
-    from workbench.runs.ordering import prompt_key
     from workbench.backends import CompletionRequest
+    from workbench.prompting import load_template, parse_setting, render
+    from workbench.runs.ordering import prompt_key
 
     vocab = Llama(model_path=str(default_gguf_path()), vocab_only=True, verbose=False)
-    chat = llama_chat_format.Jinja2ChatFormatter(vocab.metadata["tokenizer.chat_template"], "<|im_end|>",
-                                                 "<|im_start|>")
+    chat = llama_chat_format.Jinja2ChatFormatter(
+        vocab.metadata["tokenizer.chat_template"], "<|im_end|>", "<|im_start|>"
+    )
     per_token = 2 * 30 * 192 * 2  # SmolLM2-135M's KV cache: K and V, 30 layers, 3 x 64 wide, f16
     claims = [bench.store.claims.get(i) for i in bench.store.claims.ids("dataset:demo")]
 
@@ -235,16 +276,19 @@ def token_counts(bench: Bench, templates: list[str]) -> None:
         for setting in SETTINGS:
             for claim in claims:
                 messages = render(claim, template, parse_setting(setting)).messages
-                prompts[(setting, claim.id)] = vocab.tokenize(chat(messages=messages).prompt.encode(), add_bos=False,
-                                                              special=True)
+                prompts[(setting, claim.id)] = vocab.tokenize(
+                    chat(messages=messages).prompt.encode(), add_bos=False, special=True
+                )
                 keys[(setting, claim.id)] = prompt_key(CompletionRequest(messages))
         today = [(s, c.id) for s in SETTINGS for c in claims]
         ordered = sorted(prompts, key=keys.__getitem__)
         base = evaluated(today, prompts, 0)
-        print(f"    {name}: {sum(map(len, prompts.values())):,} prompt tokens in all; today's order {base:,};"
-              f" today's order with kept states {evaluated(today, prompts, 512 << 20):,};"
-              f" the sweep's order {evaluated(ordered, prompts, 0):,} ({1 - evaluated(ordered, prompts, 0) / base:.0%}"
-              f" fewer); with kept states too {evaluated(ordered, prompts, 512 << 20):,}")
+        print(
+            f"    {name}: {sum(map(len, prompts.values())):,} prompt tokens in all; today's order {base:,};"
+            f" today's order with kept states {evaluated(today, prompts, 512 << 20):,};"
+            f" the sweep's order {evaluated(ordered, prompts, 0):,} ({1 - evaluated(ordered, prompts, 0) / base:.0%}"
+            f" fewer); with kept states too {evaluated(ordered, prompts, 512 << 20):,}"
+        )
     vocab.close()
 
 
@@ -272,11 +316,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--claims", type=int, default=24, help="demo claims in the sweep (the demo has 24)")
     parser.add_argument("--group", type=int, default=6, help="claims per timed group")
-    parser.add_argument("--variants", default="today,sweep,sweep-q8",
-                        help=f"comma-separated, of {', '.join(VARIANTS)}")
+    parser.add_argument("--variants", default="today,sweep,sweep-q8", help=f"comma-separated, of {', '.join(VARIANTS)}")
     parser.add_argument("--template", default="jsfactcheck")
-    parser.add_argument("--tokens", action=argparse.BooleanOptionalAction, default=True,
-                        help="(c) first: the tokens to evaluate, counted for the whole demo (seconds)")
+    parser.add_argument(
+        "--tokens",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="(c) first: the tokens to evaluate, counted for the whole demo (seconds)",
+    )
     args = parser.parse_args()
     variants = [v for v in args.variants.split(",") if v]
     unknown = set(variants) - set(VARIANTS)
@@ -284,7 +331,7 @@ def main() -> None:
         parser.error(f"unknown variants {', '.join(sorted(unknown))}")
     with tempfile.TemporaryDirectory() as folder:
         bench = Bench(Path(folder), args.template)
-        claim_ids = bench.store.claims.ids("dataset:demo")[:args.claims]
+        claim_ids = bench.store.claims.ids("dataset:demo")[: args.claims]
         if args.tokens:
             token_counts(bench, ["jsfactcheck-claim-first", "jsfactcheck"])
         if variants:

@@ -19,18 +19,12 @@ Run: PYTHONPATH=. python bench/bench_metrics.py
 from __future__ import annotations
 
 import time
+from datetime import UTC
 
 import numpy as np
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
-from workbench.metrics import (
-    API_ERROR,
-    PARSE_FAILURE,
-    LiveMetrics,
-    Panel,
-    bootstrap_cis,
-    panel_from_rows,
-)
+from workbench.metrics import API_ERROR, PARSE_FAILURE, LiveMetrics, Panel, bootstrap_cis, panel_from_rows
 
 CLASSES = ["Supported", "Refuted", "NotEnoughInfo"]
 ABSTAIN = "unknown"
@@ -42,9 +36,7 @@ SLICE_CHOICES = {
 }
 
 
-def make_items(
-    n: int, seed: int = 0, api_errors: bool = True
-) -> tuple[list[str], list[str], list[dict[str, str]]]:
+def make_items(n: int, seed: int = 0, api_errors: bool = True) -> tuple[list[str], list[str], list[dict[str, str]]]:
     """A fake run: ~70% right, some abstentions, parse failures and API errors."""
     rng = np.random.default_rng(seed)
     gold = [CLASSES[i] for i in rng.integers(0, len(CLASSES), n)]
@@ -157,13 +149,12 @@ def build_database(path, n: int = 100_000, seed: int = 3):
     every 7th claim flagged contaminated. Inserted in bulk (setup, not timed)."""
     import json
     import random
+    from datetime import datetime, timedelta
 
     from store import Run, Store
 
-    from datetime import datetime, timedelta, timezone
-
     rng = random.Random(seed)
-    an_hour_ago = datetime.now(timezone.utc) - timedelta(hours=1)
+    an_hour_ago = datetime.now(UTC) - timedelta(hours=1)
 
     def stamp(i: int) -> str:  # answers spread over the last hour, as a real run writes them
         return (an_hour_ago + timedelta(seconds=3000 * i / n)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -181,9 +172,19 @@ def build_database(path, n: int = 100_000, seed: int = 3):
         db.conn.executemany(
             "INSERT INTO claims (id, dataset_id, external_id, text, label, importance, domain,"
             " claim_date, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'h')",
-            [(i, dataset_id, f"c{i}", f"claim {i}", rng.choice(labels), rng.choice(SLICE_CHOICES["importance"]),
-              rng.choice(DB_DOMAINS), f"202{rng.randint(0, 5)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}")
-             for i in range(1, n + 1)],
+            [
+                (
+                    i,
+                    dataset_id,
+                    f"c{i}",
+                    f"claim {i}",
+                    rng.choice(labels),
+                    rng.choice(SLICE_CHOICES["importance"]),
+                    rng.choice(DB_DOMAINS),
+                    f"202{rng.randint(0, 5)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+                )
+                for i in range(1, n + 1)
+            ],
         )
     run = store.runs.create(Run(name="bench-run", dataset_id=dataset_id, model="m"), list(range(1, n + 1)))
     answers = []
@@ -191,16 +192,24 @@ def build_database(path, n: int = 100_000, seed: int = 3):
         r = rng.random()
         if r < 0.01:
             continue  # missing
-        status, verdict = ("error", None) if r < 0.03 else ("parse_failure", None) if r < 0.06 else (
-            "abstain", ABSTAIN) if r < 0.10 else ("ok", rng.choice(CLASSES))
+        status, verdict = (
+            ("error", None)
+            if r < 0.03
+            else ("parse_failure", None)
+            if r < 0.06
+            else ("abstain", ABSTAIN)
+            if r < 0.10
+            else ("ok", rng.choice(CLASSES))
+        )
         answers.append((run.id, i, status, verdict, stamp(i)))
     with db.atomic():
         db.conn.executemany(
-            "INSERT INTO predictions (run_id, claim_id, status, verdict, created_at) VALUES (?, ?, ?, ?, ?)",
-            answers)
+            "INSERT INTO predictions (run_id, claim_id, status, verdict, created_at) VALUES (?, ?, ?, ?, ?)", answers
+        )
         db.conn.executemany(
             "INSERT INTO flags (claim_id, kind, source, created_at) VALUES (?, 'contaminated', 'manual', 'now')",
-            [(i,) for i in range(1, n + 1, 7)])
+            [(i,) for i in range(1, n + 1, 7)],
+        )
     return store, run
 
 
@@ -211,11 +220,14 @@ def _sklearn_panel(gold: np.ndarray, pred: np.ndarray, slices: dict[str, np.ndar
     columns = [*CLASSES, ABSTAIN, PARSE_FAILURE]
 
     def scores(g, p):
-        precision, recall, f1, support = precision_recall_fscore_support(
-            g, p, labels=CLASSES, zero_division=0)
-        return {"accuracy": accuracy_score(g, p), "macro_f1": float(f1.mean()),
-                "mcc": matthews_corrcoef(g, p), "f1": f1,
-                "confusion": confusion_matrix(g, p, labels=columns)[: len(CLASSES)]}
+        precision, recall, f1, support = precision_recall_fscore_support(g, p, labels=CLASSES, zero_division=0)
+        return {
+            "accuracy": accuracy_score(g, p),
+            "macro_f1": float(f1.mean()),
+            "mcc": matthews_corrcoef(g, p),
+            "f1": f1,
+            "confusion": confusion_matrix(g, p, labels=columns)[: len(CLASSES)],
+        }
 
     result = {"overall": scores(gold, pred)}
     for field, values in slices.items():
@@ -238,8 +250,11 @@ def _scored_arrays(store, run_id: int):
     outcome = {"ok": None, "abstain": ABSTAIN, "parse_failure": PARSE_FAILURE}
     gold = np.array([r[0] for r in rows])
     pred = np.array([outcome[r[1]] or r[2] for r in rows])
-    slices = {"importance": np.array([r[3] for r in rows]), "domain": np.array([r[4] for r in rows]),
-              "flag:contaminated": np.array(["yes" if r[5] else "no" for r in rows])}
+    slices = {
+        "importance": np.array([r[3] for r in rows]),
+        "domain": np.array([r[4] for r in rows]),
+        "flag:contaminated": np.array(["yes" if r[5] else "no" for r in rows]),
+    }
     return gold, pred, slices
 
 
@@ -268,21 +283,25 @@ def bench_database(n: int = 100_000) -> None:
         assert abs(sk["overall"]["mcc"] - overall.mcc) < 1e-12
         assert abs(sk["importance", "Main"]["macro_f1"] - breakdowns["importance"]["Main"].macro_f1) < 1e-12
         assert np.array_equal(sk["overall"]["confusion"], overall.confusion.counts)
-        print(f"(d) full panel from the database, {n:,} predictions (overall + {len(DB_FIELDS)} breakdowns"
-              f" + confusion)   [setup {setup:.1f} s]")
+        print(
+            f"(d) full panel from the database, {n:,} predictions (overall + {len(DB_FIELDS)} breakdowns"
+            f" + confusion)   [setup {setup:.1f} s]"
+        )
         print(f"    workbench.scoring.runs:     {ours_cost * 1e3:8.1f} ms  (target < 100 ms)")
         print(f"    sklearn, arrays ready: {sk_cost * 1e3:8.1f} ms  -> ratio {sk_cost / ours_cost:5.1f} x")
         print(f"    fetchall + sklearn:    {naive_cost * 1e3:8.1f} ms  -> ratio {naive_cost / ours_cost:5.1f} x")
-        print(f"    same numbers: macro-F1 {overall.macro_f1:.6f}, MCC {overall.mcc:.6f}, "
-              f"coverage {overall.coverage:.4f}, excluded {overall.excluded:,}")
+        print(
+            f"    same numbers: macro-F1 {overall.macro_f1:.6f}, MCC {overall.mcc:.6f}, "
+            f"coverage {overall.coverage:.4f}, excluded {overall.excluded:,}"
+        )
         bench_live_database(store, run)
         store.close()
 
 
 def bench_live_database(store, run, arrivals: int = 100) -> None:
     from store import Prediction
-    from workbench.scoring.runs import parse_fields
     from workbench.scoring.live import load_live_run
+    from workbench.scoring.runs import parse_fields
 
     fields = parse_fields(DB_FIELDS[:2])
     start = time.perf_counter()
@@ -307,8 +326,10 @@ def bench_live_database(store, run, arrivals: int = 100) -> None:
     print(f"(e) live, {len(ids):,}-item run, 2 slice fields + counters without flagged claims")
     print(f"    first read + counters: {first_read * 1e3:8.1f} ms  (once, in a worker)")
     print(f"    per arriving answer:   {per_apply * 1e6:8.2f} us  (target < 50 us; LiveRun.apply)")
-    print(f"    poll, {arrivals} new answers:  {poll_cost * 1e3:8.1f} ms  ({changed} changed; reads only "
-          f"rows stamped since the last poll)")
+    print(
+        f"    poll, {arrivals} new answers:  {poll_cost * 1e3:8.1f} ms  ({changed} changed; reads only "
+        f"rows stamped since the last poll)"
+    )
     print(f"    cheap numbers for a repaint: {repaint * 1e3:6.2f} ms")
 
 

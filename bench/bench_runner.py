@@ -48,8 +48,9 @@ def fresh_store(folder: Path, count: int) -> tuple[Store, Path]:
     return store, db_path
 
 
-def timed_run(store: Store, db_path: Path, request: RunRequest, model_seconds: list | None = None,
-              cpu: list | None = None) -> tuple[float, int]:
+def timed_run(
+    store: Store, db_path: Path, request: RunRequest, model_seconds: list | None = None, cpu: list | None = None
+) -> tuple[float, int]:
     prepared = prepare_run(store, request)
     started, cpu_started = time.perf_counter(), time.process_time()
     progress = asyncio.run(execute_run(db_path, prepared))
@@ -67,9 +68,14 @@ def bench_local_model(folder: Path, items: int = 12, max_tokens: int = 16) -> No
     prepared = prepare_run(store, request)
     # The very model instance the engine uses (loaded once per process).
     backend_model, _lock = LlamaBackend(default_gguf_path(), prepared.params).load()
-    requests = [CompletionRequest(r.messages, max_tokens, 0.0, 3, r.json_schema) for r in
-                (render(store.claims.get(i), prepared.template, prepared.setting, prepared.json_answer)
-                 for i in store.claims.ids("dataset:bench"))]
+    requests = [
+        CompletionRequest(r.messages, max_tokens, 0.0, 3, r.json_schema)
+        for r in (
+            render(store.claims.get(i), prepared.template, prepared.setting, prepared.json_answer)
+            for i in store.claims.ids("dataset:bench")
+        )
+    ]
+
     def bare_loop() -> None:
         for r in requests:
             backend_model.create_chat_completion(**completion_arguments(r))
@@ -84,27 +90,30 @@ def bench_local_model(folder: Path, items: int = 12, max_tokens: int = 16) -> No
         worker.join()
         bare = items / (time.perf_counter() - started)
         inside = []
-        seconds, done = timed_run(store, db_path, RunRequest(**{**request.__dict__, "name": f"local-{round_}"}),
-                                  inside)
+        seconds, done = timed_run(store, db_path, RunRequest(**{**request.__dict__, "name": f"local-{round_}"}), inside)
         engine = done / seconds
         # The machine is shared, so model speed drifts between the two loops; the engine's
         # own cost (wall time outside the model calls) is the steadier figure.
         outside_ms = (seconds - inside[0]) / done * 1000
-        print(f"(a) local GGUF round {round_}: bare loop {bare:.2f} items/s, engine {engine:.2f} items/s,"
-              f" ratio {engine / bare:.3f} (target >= 0.95); engine time outside the model"
-              f" {outside_ms:.1f} ms per item = {1 - inside[0] / seconds:.1%} of the run")
+        print(
+            f"(a) local GGUF round {round_}: bare loop {bare:.2f} items/s, engine {engine:.2f} items/s,"
+            f" ratio {engine / bare:.3f} (target >= 0.95); engine time outside the model"
+            f" {outside_ms:.1f} ms per item = {1 - inside[0] / seconds:.1%} of the run"
+        )
 
 
 async def bare_sdk(url: str, requests: int, concurrency: int, cpu: list | None = None) -> float:
     # The SDK with the same (aiohttp) transport the engine uses, calling it the plain way.
-    client = openai.AsyncOpenAI(api_key=KEY, base_url=url, max_retries=0, timeout=30,
-                                http_client=openai.DefaultAioHttpClient())
+    client = openai.AsyncOpenAI(
+        api_key=KEY, base_url=url, max_retries=0, timeout=30, http_client=openai.DefaultAioHttpClient()
+    )
     gate = asyncio.Semaphore(concurrency)
 
     async def one(n: int) -> None:
         async with gate:
-            await client.chat.completions.create(model="bench", max_tokens=64,
-                                                 messages=[{"role": "user", "content": f"claim {n}"}])
+            await client.chat.completions.create(
+                model="bench", max_tokens=64, messages=[{"role": "user", "content": f"claim {n}"}]
+            )
 
     started, cpu_started = time.perf_counter(), time.process_time()
     await asyncio.gather(*(one(n) for n in range(requests)))
@@ -138,8 +147,9 @@ def bench_api(folder: Path, items: int = 1600, concurrency: int = 32, latency: f
     engine_cpu: list[float] = []
     try:
         bare = asyncio.run(bare_sdk(url, items, concurrency, bare_cpu))
-        request = RunRequest(model="openai-compatible:bench", base_url=url, dataset="bench",
-                             concurrency=concurrency, use_cache=False)
+        request = RunRequest(
+            model="openai-compatible:bench", base_url=url, dataset="bench", concurrency=concurrency, use_cache=False
+        )
         seconds, done = timed_run(store, db_path, request, cpu=engine_cpu)
     finally:
         ours.send("stop")
@@ -147,10 +157,12 @@ def bench_api(folder: Path, items: int = 1600, concurrency: int = 32, latency: f
     engine = done / seconds
     # The client's CPU per item is the steadier figure on a shared machine: the wall-clock
     # ratios move with whatever else runs on the cores.
-    print(f"(b) API, {latency * 1000:.0f} ms latency, concurrency {concurrency}, {items} items: engine"
-          f" {engine:.1f} items/s; ideal {ideal:.0f}/s -> ratio {engine / ideal:.3f} (target >= 0.9);"
-          f" bare AsyncOpenAI loop {bare:.1f}/s -> ratio {engine / bare:.3f}; client CPU per item: engine"
-          f" {engine_cpu[0] * 1000:.2f} ms, bare loop {bare_cpu[0] * 1000:.2f} ms")
+    print(
+        f"(b) API, {latency * 1000:.0f} ms latency, concurrency {concurrency}, {items} items: engine"
+        f" {engine:.1f} items/s; ideal {ideal:.0f}/s -> ratio {engine / ideal:.3f} (target >= 0.9);"
+        f" bare AsyncOpenAI loop {bare:.1f}/s -> ratio {engine / bare:.3f}; client CPU per item: engine"
+        f" {engine_cpu[0] * 1000:.2f} ms, bare loop {bare_cpu[0] * 1000:.2f} ms"
+    )
 
 
 def bench_judge(folder: Path, items: int = 1600, concurrency: int = 32, latency: float = 0.2) -> None:
@@ -162,8 +174,15 @@ def bench_judge(folder: Path, items: int = 1600, concurrency: int = 32, latency:
     target = store.runs.create(Run(name="answers", model="m", dataset_id=1, status="finished"), ids)
     with store.transaction():
         for claim_id in ids:
-            store.runs.record(Prediction(run_id=target.id, claim_id=claim_id, status="ok", verdict="Supported",
-                                         explanation="The bridge register lists it with that length."))
+            store.runs.record(
+                Prediction(
+                    run_id=target.id,
+                    claim_id=claim_id,
+                    status="ok",
+                    verdict="Supported",
+                    explanation="The bridge register lists it with that length.",
+                )
+            )
     ideal = concurrency / latency
     ours, theirs = multiprocessing.Pipe()
     server = multiprocessing.Process(target=serve, args=(latency, theirs, judge_answer), daemon=True)
@@ -171,8 +190,9 @@ def bench_judge(folder: Path, items: int = 1600, concurrency: int = 32, latency:
     url = ours.recv()
     try:
         bare = asyncio.run(bare_sdk(url, items, concurrency))
-        prepared = prepare_judge_run(store, JudgeRequest("answers", "openai-compatible:judge", url,
-                                                         concurrency=concurrency, use_cache=False))
+        prepared = prepare_judge_run(
+            store, JudgeRequest("answers", "openai-compatible:judge", url, concurrency=concurrency, use_cache=False)
+        )
         started = time.perf_counter()
         progress = asyncio.run(execute_run(db_path, prepared))
         seconds = time.perf_counter() - started
@@ -180,22 +200,25 @@ def bench_judge(folder: Path, items: int = 1600, concurrency: int = 32, latency:
         ours.send("stop")
         server.join(10)
     engine = progress.done / seconds
-    print(f"(d) judge run, {latency * 1000:.0f} ms latency, concurrency {concurrency}, {items} judgments: engine"
-          f" {engine:.1f}/s; ideal {ideal:.0f}/s -> ratio {engine / ideal:.3f} (target >= 0.9);"
-          f" bare AsyncOpenAI loop {bare:.1f}/s -> ratio {engine / bare:.3f}")
+    print(
+        f"(d) judge run, {latency * 1000:.0f} ms latency, concurrency {concurrency}, {items} judgments: engine"
+        f" {engine:.1f}/s; ideal {ideal:.0f}/s -> ratio {engine / ideal:.3f} (target >= 0.9);"
+        f" bare AsyncOpenAI loop {bare:.1f}/s -> ratio {engine / bare:.3f}"
+    )
 
 
 def bench_cache(folder: Path, items: int = 1000) -> None:
     store, db_path = fresh_store(folder, items)
     with LoopbackServer("openai") as server:
-        request = RunRequest(model="openai-compatible:bench", base_url=server.url, dataset="bench",
-                             concurrency=32)
+        request = RunRequest(model="openai-compatible:bench", base_url=server.url, dataset="bench", concurrency=32)
         uncached, _ = timed_run(store, db_path, request)
         hits = len(server.requests)
         cached, done = timed_run(store, db_path, request)
         assert len(server.requests) == hits and done == items, "the re-run was not answered from the cache"
-    print(f"(c) re-run of {items} cached items: {cached:.2f} s (target < 2 s); the first run against a"
-          f" zero-latency server took {uncached:.2f} s -> ratio {cached / uncached:.2f}")
+    print(
+        f"(c) re-run of {items} cached items: {cached:.2f} s (target < 2 s); the first run against a"
+        f" zero-latency server took {uncached:.2f} s -> ratio {cached / uncached:.2f}"
+    )
 
 
 def main() -> None:

@@ -50,8 +50,9 @@ def agent_answer(body: dict):
 
 
 def rows(query: str) -> list[dict]:
-    return [{"url": f"https://example.org/{n}", "title": f"Page {n}", "snippet": "A page about bridges."}
-            for n in range(5)]
+    return [
+        {"url": f"https://example.org/{n}", "title": f"Page {n}", "snippet": "A page about bridges."} for n in range(5)
+    ]
 
 
 def serve_model(latency: float, connection) -> None:
@@ -75,12 +76,21 @@ def started(target, latency):
 
 async def bare_loop(model_url: str, search_url: str, claims: int, concurrency: int) -> float:
     """The same calls without the workbench: turn one, a search, turn two, per claim."""
-    client = openai.AsyncOpenAI(api_key="sk-bench", base_url=model_url, max_retries=0, timeout=30,
-                                http_client=openai.DefaultAioHttpClient())
+    client = openai.AsyncOpenAI(
+        api_key="sk-bench", base_url=model_url, max_retries=0, timeout=30, http_client=openai.DefaultAioHttpClient()
+    )
     search = httpx.AsyncClient(timeout=30)
     gate = asyncio.Semaphore(concurrency)
-    tools = [{"type": "function", "function": {"name": "search", "description": "search", "parameters": {
-        "type": "object", "properties": {"query": {"type": "string"}}}}}]
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "search",
+                "description": "search",
+                "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+            },
+        }
+    ]
 
     async def one(n: int) -> None:
         async with gate:
@@ -88,8 +98,10 @@ async def bare_loop(model_url: str, search_url: str, claims: int, concurrency: i
             first = await client.chat.completions.create(model="bench", messages=messages, tools=tools, max_tokens=64)
             call = first.choices[0].message.tool_calls[0]
             found = (await search.get(search_url + "/search", params={"q": "x", "format": "json"})).json()
-            messages += [{"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
-                         {"role": "tool", "tool_call_id": call.id, "content": json.dumps(found)[:500]}]
+            messages += [
+                {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                {"role": "tool", "tool_call_id": call.id, "content": json.dumps(found)[:500]},
+            ]
             await client.chat.completions.create(model="bench", messages=messages, max_tokens=64)
 
     begun = time.perf_counter()
@@ -109,9 +121,17 @@ def bench_loop(claims: int, concurrency: int = 16, model_latency: float = 0.2, s
             db = Path(folder) / "s.db"
             store = Store.open(db)
             import_file(store, write_mini(Path(folder), many_claims(claims), name="bench"), "jsonl")
-            prepared = prepare_run(store, RunRequest(
-                model="openai-compatible:bench", base_url=model_url, dataset="bench", concurrency=concurrency,
-                use_cache=False, params={"search": "searxng", "search_url": search_url, "max_tokens": 64}))
+            prepared = prepare_run(
+                store,
+                RunRequest(
+                    model="openai-compatible:bench",
+                    base_url=model_url,
+                    dataset="bench",
+                    concurrency=concurrency,
+                    use_cache=False,
+                    params={"search": "searxng", "search_url": search_url, "max_tokens": 64},
+                ),
+            )
             begun = time.perf_counter()
             progress = asyncio.run(execute_run(db, prepared))
             engine = progress.done / (time.perf_counter() - begun)
@@ -121,9 +141,11 @@ def bench_loop(claims: int, concurrency: int = 16, model_latency: float = 0.2, s
             pipe.send("stop")
             process.join(10)
     ideal = concurrency / (2 * model_latency + search_latency)
-    print(f"(a) search run, {claims} claims, concurrency {concurrency}, model {model_latency * 1000:.0f} ms,"
-          f" search {search_latency * 1000:.0f} ms: engine {engine:.1f} claims/s; bare loop {bare:.1f}/s -> ratio"
-          f" {engine / bare:.3f} (target >= 0.9); ideal {ideal:.1f}/s -> {engine / ideal:.3f} of it")
+    print(
+        f"(a) search run, {claims} claims, concurrency {concurrency}, model {model_latency * 1000:.0f} ms,"
+        f" search {search_latency * 1000:.0f} ms: engine {engine:.1f} claims/s; bare loop {bare:.1f}/s -> ratio"
+        f" {engine / bare:.3f} (target >= 0.9); ideal {ideal:.1f}/s -> {engine / ideal:.3f} of it"
+    )
 
 
 def bench_fts(queries: int = 200) -> None:
@@ -140,16 +162,20 @@ def bench_fts(queries: int = 200) -> None:
         store.search.full_text(text, 5)
         ours.append(time.perf_counter() - begun)
         begun = time.perf_counter()
-        conn.execute("SELECT rowid FROM evidence_fts WHERE evidence_fts MATCH ? ORDER BY bm25(evidence_fts) LIMIT 20",
-                     [fts_query(query_words(text))]).fetchall()
+        conn.execute(
+            "SELECT rowid FROM evidence_fts WHERE evidence_fts MATCH ? ORDER BY bm25(evidence_fts) LIMIT 20",
+            [fts_query(query_words(text))],
+        ).fetchall()
         bare.append(time.perf_counter() - begun)
 
     def p95(values):
         return statistics.quantiles(values, n=20)[-1] * 1000
 
-    print(f"(b) fts search on the 1M database's evidence, {queries} queries: p95 {p95(ours):.1f} ms, median"
-          f" {statistics.median(ours) * 1000:.1f} ms (target p95 < 20 ms); the bare FTS5 statement with every word: p95"
-          f" {p95(bare):.1f} ms")
+    print(
+        f"(b) fts search on the 1M database's evidence, {queries} queries: p95 {p95(ours):.1f} ms, median"
+        f" {statistics.median(ours) * 1000:.1f} ms (target p95 < 20 ms); the bare FTS5 statement with every word: p95"
+        f" {p95(bare):.1f} ms"
+    )
 
 
 def main() -> None:

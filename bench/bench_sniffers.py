@@ -17,11 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROWS = [["1", "Vaccines cause autism.", "false", "2020-01-02"],
-        ["2", 'He said "no", then left; it was | 5 @ noon.', "true", "2021-03-04"],
-        ["3", "Line one\nline two of one cell", "half-true", "2019-12-31"],
-        ["4", "ワクチンは不妊の原因になる。", "false", "2022-05-06"],
-        ["5", "Café prices rose 5%, the mayor said.", "mostly-true", "2018-07-08"]]
+ROWS = [
+    ["1", "Vaccines cause autism.", "false", "2020-01-02"],
+    ["2", 'He said "no", then left; it was | 5 @ noon.', "true", "2021-03-04"],
+    ["3", "Line one\nline two of one cell", "half-true", "2019-12-31"],
+    ["4", "ワクチンは不妊の原因になる。", "false", "2022-05-06"],
+    ["5", "Café prices rose 5%, the mayor said.", "mostly-true", "2018-07-08"],
+]
 HEADER = ["id", "claim", "label", "date"]
 
 
@@ -37,25 +39,49 @@ def shapes() -> list[tuple[str, bytes, str, bool, int]]:
     found.append(("utf-16 with BOM", _write("\t", True).decode().encode("utf-16"), "\t", True, 4))
     found.append(("cp932 (Japanese Excel)", _write(",", True, encoding="cp932", latin=False), ",", True, 4))
     found.append(("cp1252", _write(";", True, encoding="cp1252", japanese=False), ";", True, 4))
-    found.append(("LIAR-like headerless TSV", "\n".join("\t".join([f"{n}.json", label, f"Claim {n} said x.", "tax"])
-                                                         for n, label in [(2635, "false"), (10540, "half-true"),
-                                                                          (324, "mostly-true"), (1123, "false")]
-                                                         ).encode(), "\t", False, 4))
-    french = ("id;affirmation;verdict\n1;Le maire a dit, hier, que les prix, les loyers, et les taxes montent;faux\n"
-              "2;Selon lui, oui, non, peut-être;vrai\n3;Rien, rien, rien, à signaler;faux\n").encode()
+    found.append(
+        (
+            "LIAR-like headerless TSV",
+            "\n".join(
+                "\t".join([f"{n}.json", label, f"Claim {n} said x.", "tax"])
+                for n, label in [(2635, "false"), (10540, "half-true"), (324, "mostly-true"), (1123, "false")]
+            ).encode(),
+            "\t",
+            False,
+            4,
+        )
+    )
+    french = (
+        "id;affirmation;verdict\n1;Le maire a dit, hier, que les prix, les loyers, et les taxes montent;faux\n"
+        "2;Selon lui, oui, non, peut-être;vrai\n3;Rien, rien, rien, à signaler;faux\n"
+    ).encode()
     found.append(("semicolon file with commas in unquoted text", french, ";", True, 3))
     found.append(("header and one row", b"claim,label\nThe sky is green,false\n", ",", True, 2))
-    found.append(("CRLF, empty cells, pipe", b"id|claim|label|note\r\n1|A claim||\r\n2|Another one|true|x\r\n"
-                  b"3|Third|false|\r\n", "|", True, 4))
-    text_only = "\n".join(f"{claim}\t{label}" for claim, label in [
-        ("Vaccines cause autism", "false"), ("The moon is made of rock", "true"),
-        ("Coffee cures cancer in mice", "mostly-false"), ("Paris is in France", "true")]).encode()
+    found.append(
+        (
+            "CRLF, empty cells, pipe",
+            b"id|claim|label|note\r\n1|A claim||\r\n2|Another one|true|x\r\n3|Third|false|\r\n",
+            "|",
+            True,
+            4,
+        )
+    )
+    text_only = "\n".join(
+        f"{claim}\t{label}"
+        for claim, label in [
+            ("Vaccines cause autism", "false"),
+            ("The moon is made of rock", "true"),
+            ("Coffee cures cancer in mice", "mostly-false"),
+            ("Paris is in France", "true"),
+        ]
+    ).encode()
     found.append(("headerless, text columns only", text_only, "\t", False, 2))
     return found
 
 
-def _write(delimiter: str, header: bool, index: bool = False, names=None, encoding="utf-8", japanese=True,
-           latin=True) -> bytes:
+def _write(
+    delimiter: str, header: bool, index: bool = False, names=None, encoding="utf-8", japanese=True, latin=True
+) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
     if header:
@@ -118,8 +144,11 @@ def import_seconds(module: str) -> float | None:
 
 
 def main() -> None:
-    candidates = {"csv.Sniffer+charset-normalizer": (with_stdlib, "charset_normalizer"),
-                  "clevercsv": (with_clevercsv, "clevercsv"), "duckdb sniff_csv": (with_duckdb, "duckdb")}
+    candidates = {
+        "csv.Sniffer+charset-normalizer": (with_stdlib, "charset_normalizer"),
+        "clevercsv": (with_clevercsv, "clevercsv"),
+        "duckdb sniff_csv": (with_duckdb, "duckdb"),
+    }
     cases = shapes()
     with tempfile.TemporaryDirectory() as folder:
         for name, (sniff, module) in candidates.items():
@@ -143,8 +172,10 @@ def main() -> None:
                 else:
                     misses.append(f"{case}: got {found}")
             cost = import_seconds(module)
-            print(f"{name}: {right}/{len(cases)} shapes right, {seconds * 1000 / len(cases):.1f} ms a file,"
-                  f" import {cost * 1000:.0f} ms")
+            print(
+                f"{name}: {right}/{len(cases)} shapes right, {seconds * 1000 / len(cases):.1f} ms a file,"
+                f" import {cost * 1000:.0f} ms"
+            )
             for miss in misses:
                 print(f"    miss  {miss}")
 

@@ -71,8 +71,10 @@ READ_COMMANDS = {
     "trajectory": ["trajectory", "demo-checker", "1"],
     "search-stats": ["search-stats", "demo-checker"],
 }
-CLICK_AND_RICH = ("import click\nfrom rich.console import Console\nfrom rich.table import Table\n"
-                  "table = Table('id', 'claim')\ntable.add_row('1', 'a claim')\nConsole().print(table)")
+CLICK_AND_RICH = (
+    "import click\nfrom rich.console import Console\nfrom rich.table import Table\n"
+    "table = Table('id', 'claim')\ntable.add_row('1', 'a claim')\nConsole().print(table)"
+)
 CONFIG = """annotator = "ana"
 theme = "textual-dark"
 [keys]
@@ -86,9 +88,12 @@ def user_environment(folder: Path) -> dict[str, str]:
     """A user's environment: a config file of the usual kind, bytecode caches written."""
     config = folder / "config.toml"
     config.write_text(CONFIG, encoding="utf-8")
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("PYTHONDONTWRITEBYTECODE", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")
-           and not key.startswith("WORKBENCH_")}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PYTHONDONTWRITEBYTECODE", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")
+        and not key.startswith("WORKBENCH_")
+    }
     env["WORKBENCH_CONFIG"] = str(config)
     env.setdefault("TERM", "xterm-256color")
     return env
@@ -100,8 +105,9 @@ def wall(command: list[str], env: dict[str, str], terminal: bool = False) -> flo
     if terminal:
         return wall_in_terminal(command, env)
     started = time.perf_counter()
-    subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True,
-                   env=env)
+    subprocess.run(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, env=env
+    )
     return time.perf_counter() - started
 
 
@@ -126,9 +132,13 @@ def wall_in_terminal(command: list[str], env: dict[str, str], columns: int = 100
     return elapsed
 
 
-def medians(commands: dict[str, list[str]], repeat: int, env: dict[str, str],
-            where: tuple[str, ...] = ("pipe",), envs: dict[str, dict[str, str]] | None = None
-            ) -> dict[tuple[str, str], float]:
+def medians(
+    commands: dict[str, list[str]],
+    repeat: int,
+    env: dict[str, str],
+    where: tuple[str, ...] = ("pipe",),
+    envs: dict[str, dict[str, str]] | None = None,
+) -> dict[tuple[str, str], float]:
     """Median wall time of each command to each of `where` (pipe, terminal); one warm-up
     run each, then in each round every command to each place in turn. `envs` gives some
     commands an environment of their own."""
@@ -175,8 +185,10 @@ def print_reads(reads: dict[tuple[str, str], float], suffix: str = "") -> None:
 def reading_commands(demo: Path, before: Path | None, env: dict[str, str]):
     """The commands timed in one set of rounds (this checkout's, and --before's when given),
     and the environments of --before's (its checkout first on PYTHONPATH)."""
-    ours = {"help": [WORKBENCH, "--help"],
-            **{name: [WORKBENCH, "--db", str(demo), *words] for name, words in READ_COMMANDS.items()}}
+    ours = {
+        "help": [WORKBENCH, "--help"],
+        **{name: [WORKBENCH, "--db", str(demo), *words] for name, words in READ_COMMANDS.items()},
+    }
     commands = {"bare": [sys.executable, "-c", "pass"], "rich": [sys.executable, "-c", CLICK_AND_RICH], **ours}
     if before is None:
         return commands, {}
@@ -197,12 +209,21 @@ def demo_database(folder: Path, env: dict[str, str]) -> Path:
     from store import Step, Store, StoredResult
 
     path = folder / "demo.db"
-    subprocess.run([WORKBENCH, "--db", str(path), "demo", "--no-tui"], stdout=subprocess.DEVNULL, check=True,
-                   env=env)
+    subprocess.run([WORKBENCH, "--db", str(path), "demo", "--no-tui"], stdout=subprocess.DEVNULL, check=True, env=env)
     store = Store.open(path)
     run = store.runs.get("demo-checker")
-    store.search.record_step(run.id, 1, Step(1, "search", text="Looking it up.", tool="search", query="lighthouse",
-                                             results=[StoredResult(1, "https://example.org/a", "A page", "text")]))
+    store.search.record_step(
+        run.id,
+        1,
+        Step(
+            1,
+            "search",
+            text="Looking it up.",
+            tool="search",
+            query="lighthouse",
+            results=[StoredResult(1, "https://example.org/a", "A page", "text")],
+        ),
+    )
     store.search.record_step(run.id, 1, Step(2, "answer", text="Refuted"))
     store.close()
     return path
@@ -215,8 +236,21 @@ def big_database(claims: int) -> Path:
     path = default_path(claims)
     wanted = {name: (min(300_000, claims), 0.6) for name in run_names(2)}
     if existing_claims(path) != claims or existing_runs(path) != wanted:
-        subprocess.run([sys.executable, str(ROOT / "bench" / "make_big_db.py"), "--claims", str(claims),
-                        "--runs", "2", "--predictions", "300000", "--accuracy", "0.6"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "make_big_db.py"),
+                "--claims",
+                str(claims),
+                "--runs",
+                "2",
+                "--predictions",
+                "300000",
+                "--accuracy",
+                "0.6",
+            ],
+            check=True,
+        )
     return path
 
 
@@ -236,8 +270,10 @@ def run_page_statements(path: Path) -> list[str]:
 
 def bare_page_process(path: Path, statements: list[str]) -> list[str]:
     """A bare python process doing the same page and count with sqlite3 (and printing them)."""
-    code = ("import sqlite3, sys\nconnection = sqlite3.connect(sys.argv[1])\n"
-            "for sql in sys.argv[2:]:\n    print(connection.execute(sql).fetchall())\n")
+    code = (
+        "import sqlite3, sys\nconnection = sqlite3.connect(sys.argv[1])\n"
+        "for sql in sys.argv[2:]:\n    print(connection.execute(sql).fetchall())\n"
+    )
     return [sys.executable, "-c", code, str(path), *statements]
 
 
@@ -261,8 +297,11 @@ def until_shown(command: str, shown, env: dict[str, str]) -> float:
     """Seconds from starting `command` in a new 100x30 tmux pane until `shown(pane text)`."""
     subprocess.run([*TMUX, "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
     started = time.perf_counter()
-    subprocess.run([*TMUX, "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "30",
-                    in_our_environment(command, env)], check=True, env=env)
+    subprocess.run(
+        [*TMUX, "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "30", in_our_environment(command, env)],
+        check=True,
+        env=env,
+    )
     try:
         while True:
             if shown(pane_text()):
@@ -299,8 +338,12 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--no-big", action="store_true", help="skip the 1M-claim page and the TUI")
-    parser.add_argument("--before", type=Path, metavar="CHECKOUT",
-                        help="also time this checkout's --help and reading commands, in the same rounds")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also time this checkout's --help and reading commands, in the same rounds",
+    )
     args = parser.parse_args()
     repeat = args.repeat
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {repeat} runs")
@@ -313,32 +356,44 @@ def main() -> None:
         if args.before is not None:
             print(f"the same rounds, the checkout in {args.before}:")
             print_reads(reads, BEFORE)
-        per_command = medians({name: [WORKBENCH, *name.split(), "--help"] for name in command_names()},
-                              max(3, repeat // 2), env)
+        per_command = medians(
+            {name: [WORKBENCH, *name.split(), "--help"] for name in command_names()}, max(3, repeat // 2), env
+        )
         per_command = {name: seconds for (name, _), seconds in per_command.items()}
         slowest = max(per_command, key=per_command.get)
         bare = reads["bare", "pipe"]
-        print(f"workbench COMMAND --help, the slowest   {ms(per_command[slowest])}   {per_command[slowest] / bare:5.1f}x"
-              f" the floor   ({slowest}; median over commands {statistics.median(per_command.values()) * 1000:.0f} ms)")
+        print(
+            f"workbench COMMAND --help, the slowest   {ms(per_command[slowest])}   {per_command[slowest] / bare:5.1f}x"
+            f" the floor   ({slowest}; median over commands {statistics.median(per_command.values()) * 1000:.0f} ms)"
+        )
     if args.no_big:
         return
     big = big_database(args.claims)
     statements = run_page_statements(big)
-    page = medians({"bare": bare_page_process(big, statements),
-                    "workbench": [WORKBENCH, "--db", str(big), "claims", "--where", RUN_PAGE, "--limit", "100"]},
-                   repeat, env)
+    page = medians(
+        {
+            "bare": bare_page_process(big, statements),
+            "workbench": [WORKBENCH, "--db", str(big), "claims", "--where", RUN_PAGE, "--limit", "100"],
+        },
+        repeat,
+        env,
+    )
     page = {name: seconds for (name, _), seconds in page.items()}
     print(f"run-relative page on {args.claims:,} claims: claims --where '{RUN_PAGE}' --limit 100")
     print(f"  bare python + sqlite3, same page and count {ms(page['bare'])}   (the baseline)")
-    print(f"  workbench claims                       {ms(page['workbench'])}   {page['workbench'] / page['bare']:5.2f}x"
-          f" the bare process   [<= 2x]")
+    print(
+        f"  workbench claims                       {ms(page['workbench'])}   {page['workbench'] / page['bare']:5.2f}x"
+        f" the bare process   [<= 2x]"
+    )
     if shutil.which("tmux") is None:
         print("tmux is not installed: the TUI launch is not measured")
         return
     pane_floor, launch, launches = tui_launch(big, repeat, env)
     print(f"tmux pane showing `python -c print`     {ms(pane_floor)}   (the floor in a terminal)")
-    print(f"workbench tui to rows + count           {ms(launch)}   {launch / pane_floor:5.1f}x the floor   [<= 15x]"
-          f"   ({args.claims:,} claims; runs {', '.join(f'{t * 1000:.0f}' for t in launches)} ms)")
+    print(
+        f"workbench tui to rows + count           {ms(launch)}   {launch / pane_floor:5.1f}x the floor   [<= 15x]"
+        f"   ({args.claims:,} claims; runs {', '.join(f'{t * 1000:.0f}' for t in launches)} ms)"
+    )
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

@@ -90,14 +90,19 @@ def synthetic_labels(store: Store, run_id: int) -> list[ImportedLabel]:
     """Each assignment of the first 100,000 wrong answers labelled by its annotator: mostly
     one category, people agreeing about seven times in ten (the six built-in categories)."""
     rng = random.Random(5)
-    first = {p for (p,) in store.db.execute(
-        "SELECT id FROM predictions WHERE run_id = ? AND outcome IN ('wrong', 'abstain', 'parse_failure')"
-        " ORDER BY claim_id LIMIT ?", [run_id, LABELLED])}
+    first = {
+        p
+        for (p,) in store.db.execute(
+            "SELECT id FROM predictions WHERE run_id = ? AND outcome IN ('wrong', 'abstain', 'parse_failure')"
+            " ORDER BY claim_id LIMIT ?",
+            [run_id, LABELLED],
+        )
+    }
     truth: dict[int, frozenset] = {}
     labels = []
     for prediction_id, annotator in store.db.execute(
-            "SELECT prediction_id, annotator FROM triage_assignments WHERE run_id = ? ORDER BY prediction_id",
-            [run_id]):
+        "SELECT prediction_id, annotator FROM triage_assignments WHERE run_id = ? ORDER BY prediction_id", [run_id]
+    ):
         if prediction_id not in first:
             continue
         if prediction_id not in truth:
@@ -111,15 +116,19 @@ def synthetic_labels(store: Store, run_id: int) -> list[ImportedLabel]:
 def agreement_figures(db: Path, repeat: int) -> None:
     inside = []
     for _ in range(max(3, repeat // 2)):
-        result = subprocess.run([sys.executable, "-c", TIMED_AGREEMENT, str(db)], capture_output=True, text=True,
-                                check=True, cwd=ROOT)
+        result = subprocess.run(
+            [sys.executable, "-c", TIMED_AGREEMENT, str(db)], capture_output=True, text=True, check=True, cwd=ROOT
+        )
         inside.append(float(result.stderr.strip().splitlines()[-1]))
     conn = sqlite3.connect(db)
     run_id = conn.execute("SELECT id FROM runs WHERE name = ?", [RUN]).fetchone()[0]
 
     def bare_read():
-        conn.execute("SELECT t.prediction_id, t.annotator, t.category_id FROM triage_entries t JOIN predictions p"
-                     " ON p.id = t.prediction_id WHERE p.run_id = ?", [run_id]).fetchall()
+        conn.execute(
+            "SELECT t.prediction_id, t.annotator, t.category_id FROM triage_entries t JOIN predictions p"
+            " ON p.id = t.prediction_id WHERE p.run_id = ?",
+            [run_id],
+        ).fetchall()
 
     read = median_seconds(bare_read, repeat)
     from workbench.triage.agreement import label_matrix
@@ -133,11 +142,15 @@ def agreement_figures(db: Path, repeat: int) -> None:
     library = median_seconds(lambda: krippendorff.alpha(first, level_of_measurement="nominal"), repeat)
     items = int((matrix.masks >= 0).any(axis=1).sum())
     seconds = statistics.median(inside)
-    print(f"agreement over {items:,} labelled answers ({(matrix.masks >= 0).sum():,} labels, "
-          f"{len(matrix.annotators)} annotators), 1,000 resamples: {seconds * 1000:.0f} ms [target < 1000]")
+    print(
+        f"agreement over {items:,} labelled answers ({(matrix.masks >= 0).sum():,} labels, "
+        f"{len(matrix.annotators)} annotators), 1,000 resamples: {seconds * 1000:.0f} ms [target < 1000]"
+    )
     print(f"  reading the labels alone (bare SQL): {read * 1000:.0f} ms (ratio {seconds / read:.1f})")
-    print(f"  krippendorff's alpha of one category, point estimate only: {library * 1000:.0f} ms"
-          f" (ours computes every category, sets, pairs and 1,000 resamples of each: ratio {seconds / library:.1f})")
+    print(
+        f"  krippendorff's alpha of one category, point estimate only: {library * 1000:.0f} ms"
+        f" (ours computes every category, sets, pairs and 1,000 resamples of each: ratio {seconds / library:.1f})"
+    )
     adversarial(repeat)
 
 
@@ -150,8 +163,9 @@ def adversarial(repeat: int) -> None:
     masks[rng.random((LABELLED, 3)) < 0.4] = MISSING
     matrix = LabelMatrix(["a", "b", "c"], [f"c{i}" for i in range(6)], masks, np.arange(LABELLED))
     seconds = median_seconds(lambda: triage_agreement(matrix), max(1, repeat // 3))
-    print(f"  adversarial labels (every label a random set of six categories), pure computation:"
-          f" {seconds * 1000:.0f} ms")
+    print(
+        f"  adversarial labels (every label a random set of six categories), pure computation: {seconds * 1000:.0f} ms"
+    )
 
 
 def queue_figures(db: Path, repeat: int) -> None:
@@ -164,17 +178,23 @@ def queue_figures(db: Path, repeat: int) -> None:
         store.assignments.next_item(run.id, "ana", middle)
 
     def bare_probe():
-        store.db.execute("SELECT prediction_id FROM triage_assignments WHERE run_id = ? AND annotator = ? AND done = 0"
-                         " AND position > ? ORDER BY position LIMIT 1", [run.id, "ana", middle]).fetchone()
+        store.db.execute(
+            "SELECT prediction_id FROM triage_assignments WHERE run_id = ? AND annotator = ? AND done = 0"
+            " AND position > ? ORDER BY position LIMIT 1",
+            [run.id, "ana", middle],
+        ).fetchone()
 
     found = store.assignments.next_item(run.id, "ana", middle)
     mine = median_seconds(next_in_queue, repeat * 20)
     probe = median_seconds(bare_probe, repeat * 20)
-    print(f"next item of ana's queue ({progress.assigned:,} assigned, {progress.done:,} done), from the middle:"
-          f" {mine * 1000:.2f} ms [target < 50] (bare index probe {probe * 1000:.2f} ms, ratio {mine / probe:.1f})")
+    print(
+        f"next item of ana's queue ({progress.assigned:,} assigned, {progress.done:,} done), from the middle:"
+        f" {mine * 1000:.2f} ms [target < 50] (bare index probe {probe * 1000:.2f} ms, ratio {mine / probe:.1f})"
+    )
     wrong = f"run:{run.id} wrong"
-    page = median_seconds(lambda: store.claims.page(PageRequest(filter=wrong, after=(found.claim_id,) * 2,
-                                                                limit=200)), repeat)
+    page = median_seconds(
+        lambda: store.claims.page(PageRequest(filter=wrong, after=(found.claim_id,) * 2, limit=200)), repeat
+    )
     print(f"next page of the run's wrong answers without a queue (200 claims): {page * 1000:.1f} ms")
     from workbench.tui.bundles import load_triage_item
 

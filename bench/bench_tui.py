@@ -35,8 +35,7 @@ def make_database(claims: int) -> Path:
 
     path = default_path(claims)
     if existing_claims(path) != claims:
-        subprocess.run([sys.executable, str(ROOT / "bench" / "make_big_db.py"), "--claims", str(claims)],
-                       check=True)
+        subprocess.run([sys.executable, str(ROOT / "bench" / "make_big_db.py"), "--claims", str(claims)], check=True)
     return path
 
 
@@ -72,8 +71,11 @@ class PaintClock:
 
     def first_after(self, t0: float, claim_id: int | None = None, filter_text: str | None = None):
         for when, painted_id, painted_filter in self.paints:
-            if when >= t0 and (claim_id is None or painted_id == claim_id) and (
-                    filter_text is None or painted_filter == filter_text):
+            if (
+                when >= t0
+                and (claim_id is None or painted_id == claim_id)
+                and (filter_text is None or painted_filter == filter_text)
+            ):
                 return when
         return None
 
@@ -162,8 +164,11 @@ def bare_sqlite(db_path: Path, last_id: int) -> dict:
     conn.execute(f"SELECT {columns} FROM claims c ORDER BY c.id DESC LIMIT 100").fetchall()
     timings["last_page"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    conn.execute(f"SELECT {columns} FROM claims c WHERE c.id IN (SELECT rowid FROM claims_fts"
-                 " WHERE claims_fts MATCH ?) ORDER BY c.id LIMIT 100", ['"vaccine"']).fetchall()
+    conn.execute(
+        f"SELECT {columns} FROM claims c WHERE c.id IN (SELECT rowid FROM claims_fts"
+        " WHERE claims_fts MATCH ?) ORDER BY c.id LIMIT 100",
+        ['"vaccine"'],
+    ).fetchall()
     timings["filter"] = time.perf_counter() - t0
     conn.close()
     return timings
@@ -209,27 +214,39 @@ def report(claims: int, imports: float, tui: dict, bare: dict, stored: dict, rss
     print(f"\nTUI benchmark on {claims:,} claims ({SIZE[0]}x{SIZE[1]} terminal)")
     launch = imports + tui["first_page"]
     print(f"  import workbench.tui.app        {ms(imports)}")
-    print(f"  app start to first page painted {ms(tui['first_page'])}   launch total {ms(launch)}"
-          f"   [target < 1000 ms] {'ok' if launch < 1 else 'MISSED'}")
-    for name, values in (("PageDown (300 presses)", tui["pagedown"]),
-                         ("PageUp from the end (100)", tui["pageup_from_end"]),
-                         ("End / Home jumps (30)", tui["jumps"])):
+    print(
+        f"  app start to first page painted {ms(tui['first_page'])}   launch total {ms(launch)}"
+        f"   [target < 1000 ms] {'ok' if launch < 1 else 'MISSED'}"
+    )
+    for name, values in (
+        ("PageDown (300 presses)", tui["pagedown"]),
+        ("PageUp from the end (100)", tui["pageup_from_end"]),
+        ("End / Home jumps (30)", tui["jumps"]),
+    ):
         p95 = percentile(values, 0.95)
-        print(f"  {name:<31} p50 {ms(statistics.median(values))}  p95 {ms(p95)}  max {ms(max(values))}"
-              f"   [p95 < 50 ms] {'ok' if p95 < 0.05 else 'MISSED'}")
+        print(
+            f"  {name:<31} p50 {ms(statistics.median(values))}  p95 {ms(p95)}  max {ms(max(values))}"
+            f"   [p95 < 50 ms] {'ok' if p95 < 0.05 else 'MISSED'}"
+        )
     for text, values in tui["filter"].items():
         median = statistics.median(values)
-        print(f"  filter {text:<24} first page p50 {ms(median)}  max {ms(max(values))}"
-              f"   [< 200 ms] {'ok' if median < 0.2 else 'MISSED'}")
+        print(
+            f"  filter {text:<24} first page p50 {ms(median)}  max {ms(max(values))}"
+            f"   [< 200 ms] {'ok' if median < 0.2 else 'MISSED'}"
+        )
     print(f"  peak RSS                        {rss_mb:7.1f} MB   [< 300 MB] {'ok' if rss_mb < 300 else 'MISSED'}")
     page = statistics.median(bare["page"])
     print("\nbare sqlite3, same pages (one connection, no store, no UI)")
-    print(f"  first page {ms(bare['first_page'])}  next page p50 {ms(page)}  last page {ms(bare['last_page'])}"
-          f"  text filter page {ms(bare['filter'])}")
+    print(
+        f"  first page {ms(bare['first_page'])}  next page p50 {ms(page)}  last page {ms(bare['last_page'])}"
+        f"  text filter page {ms(bare['filter'])}"
+    )
     store_page = statistics.median(stored["page"])
     print("through ClaimStore (the TUI's workers)")
-    print(f"  first page {ms(stored['first_page'])}  next page p50 {ms(store_page)}"
-          f"  last page {ms(stored['last_page'])}  text filter page {ms(stored['filter'])}")
+    print(
+        f"  first page {ms(stored['first_page'])}  next page p50 {ms(store_page)}"
+        f"  last page {ms(stored['last_page'])}  text filter page {ms(stored['filter'])}"
+    )
     print(f"  store / bare: next page {store_page / page:5.1f}x  text filter {stored['filter'] / bare['filter']:5.1f}x")
     print("ratios (TUI keypress-to-paint / bare query; the rest is drawing ~27 lines)")
     print(f"  PageDown p50        {statistics.median(tui['pagedown']) / page:8.1f}x")

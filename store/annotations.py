@@ -13,14 +13,14 @@ from store.records import UNATTRIBUTED, Flag, as_dict, now_iso
 
 if TYPE_CHECKING:
     from sqlite3 import Connection
+
     from store.flag_specs import FlagSpec
     from store.triage import TriageStore
 
 CHECKED_CLEAN = "not-contaminated"
 """The flag kind for "checked by a person: not contaminated" (threshold sweeps need it)."""
 
-_FLAG_COLUMNS = ["claim_id", "kind", "source", "model", "metric", "score", "threshold", "note", "who",
-                 "created_at"]
+_FLAG_COLUMNS = ["claim_id", "kind", "source", "model", "metric", "score", "threshold", "note", "who", "created_at"]
 
 
 @dataclass
@@ -55,9 +55,18 @@ class AnnotationStore:
 
     # -- flags ---------------------------------------------------------------
 
-    def flag(self, claim_ids: list[int], kind: str, note: str | None = None, who: str | None = None,
-             source: str = "manual", model: str = "", metric: str = "",
-             score: float | None = None, threshold: float | None = None) -> FlagChange:
+    def flag(
+        self,
+        claim_ids: list[int],
+        kind: str,
+        note: str | None = None,
+        who: str | None = None,
+        source: str = "manual",
+        model: str = "",
+        metric: str = "",
+        score: float | None = None,
+        threshold: float | None = None,
+    ) -> FlagChange:
         """Flag claims (claims that already carry this exact flag are left as they are).
 
         A manual flag is a person's label: it carries its annotator (UNATTRIBUTED when none
@@ -80,10 +89,12 @@ class AnnotationStore:
                         self._flag_history(claim_id, who, None, kind, "flag", stamp)
         return FlagChange(added_ids=added, removed=[])
 
-    def _flag_history(self, claim_id: int, who: str | None, old: str | None, new: str | None, source: str,
-                      stamp: str | None = None) -> None:
-        self.team.record_history(None, "flag", who or UNATTRIBUTED, who or UNATTRIBUTED, old, new, source, stamp,
-                                 claim_id=claim_id)
+    def _flag_history(
+        self, claim_id: int, who: str | None, old: str | None, new: str | None, source: str, stamp: str | None = None
+    ) -> None:
+        self.team.record_history(
+            None, "flag", who or UNATTRIBUTED, who or UNATTRIBUTED, old, new, source, stamp, claim_id=claim_id
+        )
 
     def set_pipeline_flags(self, flags: list[Flag], kind: str, model: str, metric: str) -> FlagChange:
         """Replace the pipeline's flags of one kind/model/metric with `flags`."""
@@ -98,8 +109,9 @@ class AnnotationStore:
             added = [self._insert(f) for f in flags]
         return FlagChange(added_ids=added, removed=removed)
 
-    def unflag(self, claim_ids: list[int], kind: str, source: str | None = "manual",
-               who: str | None = None) -> FlagChange:
+    def unflag(
+        self, claim_ids: list[int], kind: str, source: str | None = "manual", who: str | None = None
+    ) -> FlagChange:
         """Remove a kind of flag from claims (manual ones only, unless `source` says; only
         `who`'s, when given)."""
         where = "claim_id = ? AND kind = ?" + (" AND source = ?" if source else "") + (" AND who = ?" if who else "")
@@ -118,8 +130,11 @@ class AnnotationStore:
     def undo(self, change: FlagChange) -> None:
         """Reverse a flag / unflag exactly (the history keeps both the change and its undoing)."""
         with atomic(self.db):
-            for flag in self._select_flags(f"id IN ({', '.join('?' * len(change.added_ids))})",
-                                           change.added_ids) if change.added_ids else []:
+            for flag in (
+                self._select_flags(f"id IN ({', '.join('?' * len(change.added_ids))})", change.added_ids)
+                if change.added_ids
+                else []
+            ):
                 self.db.execute("DELETE FROM flags WHERE id = ?", [flag.id])
                 if flag.source == "manual":
                     self._flag_history(flag.claim_id, flag.who, flag.kind, None, "undo")
@@ -143,8 +158,9 @@ class AnnotationStore:
         rows = self.db.execute("SELECT kind, count(DISTINCT claim_id) FROM flags GROUP BY kind ORDER BY kind")
         return dict(rows.fetchall())
 
-    def flagged_claim_ids(self, kind: str, model: str | None = None, metric: str | None = None,
-                          source: str | None = None) -> set[int]:
+    def flagged_claim_ids(
+        self, kind: str, model: str | None = None, metric: str | None = None, source: str | None = None
+    ) -> set[int]:
         """Claims carrying a flag of this kind (optionally from one model / metric / source)."""
         where, params = ["kind = ?"], [kind]
         for column, value in (("model", model), ("metric", metric), ("source", source)):
@@ -158,8 +174,11 @@ class AnnotationStore:
         """(claim id, who, kind) of every manual flag of these kinds: people's labels, each
         person's own."""
         marks = ", ".join("?" * len(kinds))
-        rows = self.db.execute(f"SELECT claim_id, coalesce(who, ?), kind FROM flags WHERE source = 'manual'"
-                               f" AND kind IN ({marks}) ORDER BY claim_id, who", [UNATTRIBUTED, *kinds])
+        rows = self.db.execute(
+            f"SELECT claim_id, coalesce(who, ?), kind FROM flags WHERE source = 'manual'"
+            f" AND kind IN ({marks}) ORDER BY claim_id, who",
+            [UNATTRIBUTED, *kinds],
+        )
         return rows.fetchall()
 
     def _insert(self, flag: Flag, keep_id: bool = False) -> int:
@@ -181,8 +200,7 @@ class AnnotationStore:
     def categories(self) -> list[FailureCategory]:
         """Failure categories, built-in first."""
         rows = self.db.execute(
-            "SELECT id, slug, name, key, description, builtin FROM failure_categories"
-            " ORDER BY builtin DESC, id"
+            "SELECT id, slug, name, key, description, builtin FROM failure_categories ORDER BY builtin DESC, id"
         )
         return [FailureCategory(*row[:5], bool(row[5])) for row in rows]
 
@@ -204,8 +222,9 @@ class AnnotationStore:
             )
         return next(c for c in self.categories() if c.slug == slug)
 
-    def toggle_category(self, prediction_id: int, category_id: int, who: str | None = None,
-                        note: str | None = None) -> bool:
+    def toggle_category(
+        self, prediction_id: int, category_id: int, who: str | None = None, note: str | None = None
+    ) -> bool:
         """Give the category to an answer as `who` (store.triage), or take it off. True if now on."""
         on = self.team.toggle_category(prediction_id, who or UNATTRIBUTED, category_id)
         if note is not None:
@@ -220,8 +239,9 @@ class AnnotationStore:
         ids = {r[0] for r in self.db.execute(sql, params)}
         return [c for c in self.categories() if c.id in ids]
 
-    def review(self, prediction_id: int, reviewed: bool = True, note: str | None = None,
-               who: str | None = None) -> None:
+    def review(
+        self, prediction_id: int, reviewed: bool = True, note: str | None = None, who: str | None = None
+    ) -> None:
         """Mark an answer reviewed (done) by `who`, or not, with an optional note."""
         self.team.set_done(prediction_id, who or UNATTRIBUTED, reviewed, note=note)
 

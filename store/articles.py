@@ -45,9 +45,12 @@ class ArticleRecord:
 
 _COLUMNS = [f.name for f in fields(ArticleRecord)]
 # A failed attempt never replaces a fetched article (a site down today keeps yesterday's text).
-_UPSERT = (f"INSERT INTO articles ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-           " ON CONFLICT (url) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
-           + " WHERE articles.status != 'fetched' OR excluded.status = 'fetched'")
+_UPSERT = (
+    f"INSERT INTO articles ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+    " ON CONFLICT (url) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
+    + " WHERE articles.status != 'fetched' OR excluded.status = 'fetched'"
+)
 _HAS_TEXT = "a.status = 'fetched' AND trim(coalesce(a.text, '')) != ''"
 
 
@@ -88,7 +91,9 @@ class ArticleStore:
         """The article row of a claim's address (fetched or failed), or None."""
         cursor = self.db.execute(
             f"SELECT {', '.join('a.' + c for c in _COLUMNS)} FROM claims c JOIN articles a ON a.url = c.article_url"
-            " WHERE c.id = ?", [claim_id])
+            " WHERE c.id = ?",
+            [claim_id],
+        )
         row = cursor.fetchone()
         return ArticleRecord(*row) if row else None
 
@@ -96,27 +101,35 @@ class ArticleStore:
         """The fetched main text of a claim's article, or None."""
         row = self.db.execute(
             f"SELECT a.text FROM claims c JOIN articles a ON a.url = c.article_url WHERE c.id = ? AND {_HAS_TEXT}",
-            [claim_id]).fetchone()
+            [claim_id],
+        ).fetchone()
         return row[0] if row else None
 
     def claims_with_text(self, claim_ids: list[int]) -> set[int]:
         """Those of the claims whose address has a fetched text."""
         found: set[int] = set()
         for start in range(0, len(claim_ids), _CHUNK):
-            chunk = claim_ids[start:start + _CHUNK]
-            found |= {r[0] for r in self.db.execute(
-                f"SELECT c.id FROM claims c JOIN articles a ON a.url = c.article_url"
-                f" WHERE c.id IN ({', '.join('?' * len(chunk))}) AND {_HAS_TEXT}", chunk)}
+            chunk = claim_ids[start : start + _CHUNK]
+            found |= {
+                r[0]
+                for r in self.db.execute(
+                    f"SELECT c.id FROM claims c JOIN articles a ON a.url = c.article_url"
+                    f" WHERE c.id IN ({', '.join('?' * len(chunk))}) AND {_HAS_TEXT}",
+                    chunk,
+                )
+            }
         return found
 
     def addresses(self, claim_ids: list[int]) -> dict[str, list[int]]:
         """Address -> the claims naming it, for the claims that name one."""
         found: dict[str, list[int]] = {}
         for start in range(0, len(claim_ids), _CHUNK):
-            chunk = claim_ids[start:start + _CHUNK]
+            chunk = claim_ids[start : start + _CHUNK]
             for claim_id, url in self.db.execute(
-                    f"SELECT id, article_url FROM claims WHERE id IN ({', '.join('?' * len(chunk))})"
-                    " AND trim(coalesce(article_url, '')) != '' ORDER BY id", chunk):
+                f"SELECT id, article_url FROM claims WHERE id IN ({', '.join('?' * len(chunk))})"
+                " AND trim(coalesce(article_url, '')) != '' ORDER BY id",
+                chunk,
+            ):
                 found.setdefault(url, []).append(claim_id)
         return found
 
@@ -124,9 +137,14 @@ class ArticleStore:
         """Address -> fetched / failed, for the addresses that have a row."""
         found: dict[str, str] = {}
         for start in range(0, len(urls), _CHUNK):
-            chunk = urls[start:start + _CHUNK]
-            found.update(dict(self.db.execute(
-                f"SELECT url, status FROM articles WHERE url IN ({', '.join('?' * len(chunk))})", chunk).fetchall()))
+            chunk = urls[start : start + _CHUNK]
+            found.update(
+                dict(
+                    self.db.execute(
+                        f"SELECT url, status FROM articles WHERE url IN ({', '.join('?' * len(chunk))})", chunk
+                    ).fetchall()
+                )
+            )
         return found
 
     def attempts(self, url: str) -> int:
@@ -141,10 +159,17 @@ class ArticleStore:
         rows = {}
         urls = list(by_url)
         for start in range(0, len(urls), _CHUNK):
-            chunk = urls[start:start + _CHUNK]
-            rows.update({url: (status, cause, text) for url, status, cause, text in self.db.execute(
-                f"SELECT url, status, cause, trim(coalesce(text, '')) != '' FROM articles"
-                f" WHERE url IN ({', '.join('?' * len(chunk))})", chunk)})
+            chunk = urls[start : start + _CHUNK]
+            rows.update(
+                {
+                    url: (status, cause, text)
+                    for url, status, cause, text in self.db.execute(
+                        f"SELECT url, status, cause, trim(coalesce(text, '')) != '' FROM articles"
+                        f" WHERE url IN ({', '.join('?' * len(chunk))})",
+                        chunk,
+                    )
+                }
+            )
         for url, ids in by_url.items():
             status, cause, has_text = rows.get(url, (None, None, False))
             if status == "fetched" and has_text:
@@ -162,12 +187,18 @@ class ArticleStore:
         row = self.db.execute(
             f"SELECT count(*), sum({has_url}), sum({has_url} AND a.status = 'fetched' AND trim(coalesce(a.text, ''))"
             f" != ''), sum({has_url} AND a.id IS NULL) FROM claims c LEFT JOIN articles a ON a.url = c.article_url"
-            " WHERE c.dataset_id = ?", [dataset_id]).fetchone()
+            " WHERE c.dataset_id = ?",
+            [dataset_id],
+        ).fetchone()
         claims, with_url, fetched, missing = (value or 0 for value in row)
-        causes = dict(self.db.execute(
-            "SELECT coalesce(a.cause, 'no text'), count(*) FROM claims c JOIN articles a ON a.url = c.article_url"
-            " WHERE c.dataset_id = ? AND NOT (a.status = 'fetched' AND trim(coalesce(a.text, '')) != '')"
-            " GROUP BY 1", [dataset_id]).fetchall())
+        causes = dict(
+            self.db.execute(
+                "SELECT coalesce(a.cause, 'no text'), count(*) FROM claims c JOIN articles a ON a.url = c.article_url"
+                " WHERE c.dataset_id = ? AND NOT (a.status = 'fetched' AND trim(coalesce(a.text, '')) != '')"
+                " GROUP BY 1",
+                [dataset_id],
+            ).fetchall()
+        )
         return ArticleCounts(claims, with_url, fetched, with_url - fetched - missing, missing, causes)
 
     def failures(self, claim_ids: list[int], limit: int = 50) -> list[tuple[int, ArticleRecord]]:

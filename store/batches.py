@@ -25,7 +25,7 @@ OPEN = ("submitting", "submitted")
 class BatchBusy(Exception):
     """The run already has a batch out (or a submit under way)."""
 
-    def __init__(self, waiting: list["RunBatch"]):
+    def __init__(self, waiting: list[RunBatch]):
         super().__init__("the run already has a batch out")
         self.waiting = waiting
 
@@ -57,8 +57,13 @@ class BatchStore:
             if waiting:
                 raise BatchBusy(waiting)
             stamp = now_iso()
-            ids = [conn.execute("INSERT INTO run_batches (run_id, provider, requests, submitted_at)"
-                                " VALUES (?, ?, ?, ?)", [run_id, provider, size, stamp]).lastrowid for size in sizes]
+            ids = [
+                conn.execute(
+                    "INSERT INTO run_batches (run_id, provider, requests, submitted_at) VALUES (?, ?, ?, ?)",
+                    [run_id, provider, size, stamp],
+                ).lastrowid
+                for size in sizes
+            ]
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -68,8 +73,9 @@ class BatchStore:
     def submitted(self, row_id: int, batch_id: str) -> RunBatch:
         """The provider accepted the batch under `batch_id`."""
         with atomic(self.db):
-            self.db.execute("UPDATE run_batches SET status = 'submitted', batch_id = ? WHERE id = ?",
-                            [batch_id, row_id])
+            self.db.execute(
+                "UPDATE run_batches SET status = 'submitted', batch_id = ? WHERE id = ?", [batch_id, row_id]
+            )
         return self.get(row_id)
 
     def annotate(self, row_id: int, note: str) -> None:
@@ -79,8 +85,9 @@ class BatchStore:
     def release(self, row_ids: list[int]) -> None:
         """Reservations whose requests were never sent (the submit failed before them)."""
         with atomic(self.db):
-            self.db.executemany("DELETE FROM run_batches WHERE id = ? AND status = 'submitting'",
-                                     [(row_id,) for row_id in row_ids])
+            self.db.executemany(
+                "DELETE FROM run_batches WHERE id = ? AND status = 'submitting'", [(row_id,) for row_id in row_ids]
+            )
 
     def get(self, row_id: int) -> RunBatch:
         return self._select("id = ?", [row_id])[0]
@@ -98,8 +105,10 @@ class BatchStore:
     def close(self, row_id: int, status: str, provider_status: str | None, note: str | None = None) -> None:
         """The batch is done with: its results were read (collected) or it failed as a whole."""
         with atomic(self.db):
-            self.db.execute("UPDATE run_batches SET status = ?, provider_status = ?, note = ?, collected_at = ?"
-                            " WHERE id = ?", [status, provider_status, note, now_iso(), row_id])
+            self.db.execute(
+                "UPDATE run_batches SET status = ?, provider_status = ?, note = ?, collected_at = ? WHERE id = ?",
+                [status, provider_status, note, now_iso(), row_id],
+            )
 
     def forget(self, run_id: int) -> list[RunBatch]:
         """Stop waiting for the run's open batches (their answers will not be read)."""

@@ -11,6 +11,7 @@ from store.records import Claim, ClaimImage, Evidence
 
 if TYPE_CHECKING:
     from sqlite3 import Connection
+
     from store.filters import CompiledFilter
 
 # Sort keys a user can pick, each backed by an index on (column, id).
@@ -24,12 +25,12 @@ SORT_COLUMNS = {
 }
 SNIPPET_CHARS = 240
 
-_ROW_COLUMNS = """
+_ROW_COLUMNS = f"""
     c.id, c.external_id, d.name AS dataset, c.label, c.importance, c.task, c.domain,
-    c.claim_date, substr(c.text, 1, {snippet}) AS text,
+    c.claim_date, substr(c.text, 1, {SNIPPET_CHARS}) AS text,
     (SELECT group_concat(DISTINCT f.kind) FROM flags f WHERE f.claim_id = c.id) AS flags,
     EXISTS (SELECT 1 FROM claim_images ci WHERE ci.claim_id = c.id) AS has_image
-""".format(snippet=SNIPPET_CHARS)
+"""
 
 
 @dataclass
@@ -93,7 +94,9 @@ class ClaimStore:
         compiled = self.compile(filter_text)
         rows = self.db.execute(
             f"SELECT d.name, n FROM (SELECT c.dataset_id, count(*) AS n FROM claims c WHERE {compiled.where}"
-            " GROUP BY c.dataset_id) JOIN datasets d ON d.id = dataset_id ORDER BY d.name", compiled.params)
+            " GROUP BY c.dataset_id) JOIN datasets d ON d.id = dataset_id ORDER BY d.name",
+            compiled.params,
+        )
         return dict(rows.fetchall())
 
     def page(self, request: PageRequest) -> list[ClaimRow]:
@@ -148,7 +151,7 @@ class ClaimStore:
         found: dict[int, tuple[str, str | None]] = {}
         unique = list(dict.fromkeys(claim_ids))
         for start in range(0, len(unique), 500):  # within SQLite's limit on parameters
-            chunk = unique[start:start + 500]
+            chunk = unique[start : start + 500]
             marks = ", ".join("?" * len(chunk))
             rows = self.db.execute(f"SELECT id, external_id, label FROM claims WHERE id IN ({marks})", chunk).fetchall()
             found.update((claim_id, (external_id, label)) for claim_id, external_id, label in rows)
@@ -157,8 +160,7 @@ class ClaimStore:
     def get(self, claim_id: int) -> Claim | None:
         """One claim with all its evidence, or None."""
         cursor = self.db.execute(
-            "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id"
-            " WHERE c.id = ?",
+            "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id WHERE c.id = ?",
             [claim_id],
         )
         row = cursor.fetchone()
@@ -177,7 +179,9 @@ class ClaimStore:
         rows = self.db.execute(
             "SELECT ci.rank, ci.source, ci.url, ci.sha256, i.mime, i.bytes, i.width, i.height, ci.caption"
             " FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
-            " WHERE ci.claim_id = ? ORDER BY ci.rank, ci.id", [claim_id]).fetchall()
+            " WHERE ci.claim_id = ? ORDER BY ci.rank, ci.id",
+            [claim_id],
+        ).fetchall()
         names = ("rank", "source", "url", "sha256", "mime", "bytes", "width", "height", "caption")
         return [ClaimImage(**dict(zip(names, row))) for row in rows]
 
@@ -189,7 +193,7 @@ class ClaimStore:
     def any_with_images(self, claim_ids: list[int]) -> bool:
         """Whether any of these claims has an image."""
         for start in range(0, len(claim_ids), 900):  # below SQLite's parameter limit
-            chunk = claim_ids[start:start + 900]
+            chunk = claim_ids[start : start + 900]
             marks = ", ".join("?" * len(chunk))
             if self.db.execute(f"SELECT 1 FROM claim_images WHERE claim_id IN ({marks}) LIMIT 1", chunk).fetchone():
                 return True
@@ -202,9 +206,9 @@ class ClaimStore:
     def evidence(self, claim_id: int) -> list[Evidence]:
         """The claim's evidence in rank order."""
         items = []
-        for row in rows_as_dicts(self.db.execute(
-            "SELECT * FROM evidence WHERE claim_id = ? ORDER BY rank, id", [claim_id]
-        )):
+        for row in rows_as_dicts(
+            self.db.execute("SELECT * FROM evidence WHERE claim_id = ? ORDER BY rank, id", [claim_id])
+        ):
             row.pop("id"), row.pop("claim_id")
             row["attributes"] = json.loads(row["attributes"] or "{}")
             row["is_cited"] = bool(row["is_cited"])
@@ -227,9 +231,7 @@ class ClaimStore:
             ).fetchone()
             if row:
                 return row[0]
-        row = self.db.execute(
-            "SELECT id FROM claims WHERE external_id = ? ORDER BY id LIMIT 2", [reference]
-        ).fetchall()
+        row = self.db.execute("SELECT id FROM claims WHERE external_id = ? ORDER BY id LIMIT 2", [reference]).fetchall()
         return row[0][0] if len(row) == 1 else None
 
     def ids(self, filter_text: str, limit: int | None = None, dataset: str | None = None) -> list[int]:
@@ -246,7 +248,6 @@ class ClaimStore:
             params.append(limit)
         return [r[0] for r in self.db.execute(sql, params)]
 
-
     def existing(self, claim_ids: list[int]) -> set[int]:
         """Which of these claim ids exist."""
         return {r[0] for r in self._over_selection(claim_ids, "SELECT c.id FROM claims c {join}")}
@@ -258,8 +259,12 @@ class ClaimStore:
     def matching(self, claim_ids: list[int], filter_text: str) -> set[int]:
         """Which of these claims match a filter (without reading every match in the database)."""
         compiled = self.compile(filter_text)
-        return {r[0] for r in self._over_selection(
-            claim_ids, "SELECT c.id FROM claims c {join} WHERE " + compiled.where, compiled.params)}
+        return {
+            r[0]
+            for r in self._over_selection(
+                claim_ids, "SELECT c.id FROM claims c {join} WHERE " + compiled.where, compiled.params
+            )
+        }
 
     def ids_by_external_id(self, dataset_id: int) -> dict[str, int]:
         """A dataset's claims: external id -> claim id."""
@@ -268,8 +273,9 @@ class ClaimStore:
     def ids_by_text(self, dataset_id: int) -> dict[str, list[int]]:
         """A dataset's claims: claim text -> the ids of the claims with exactly that text."""
         found: dict[str, list[int]] = {}
-        for text, claim_id in self.db.execute("SELECT text, id FROM claims WHERE dataset_id = ? ORDER BY id",
-                                              [dataset_id]):
+        for text, claim_id in self.db.execute(
+            "SELECT text, id FROM claims WHERE dataset_id = ? ORDER BY id", [dataset_id]
+        ):
             found.setdefault(text, []).append(claim_id)
         return found
 
@@ -279,8 +285,10 @@ class ClaimStore:
         Each dataset is asked whether it has one matching claim, which stops at the first
         instead of visiting every match."""
         compiled = self.compile(filter_text)
-        sql = (f"SELECT d.id, d.name FROM datasets d WHERE EXISTS (SELECT 1 FROM claims c"
-               f" WHERE c.dataset_id = d.id AND {compiled.where}) ORDER BY d.name")
+        sql = (
+            f"SELECT d.id, d.name FROM datasets d WHERE EXISTS (SELECT 1 FROM claims c"
+            f" WHERE c.dataset_id = d.id AND {compiled.where}) ORDER BY d.name"
+        )
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return dict(self.db.execute(sql, compiled.params).fetchall())
@@ -289,15 +297,17 @@ class ClaimStore:
         """Every attribute name any matching claim has, sorted."""
         compiled = self.compile(filter_text)
         rows = self.db.execute(
-            f"SELECT DISTINCT a.key FROM claims c, json_each(c.attributes) a WHERE {compiled.where}"
-            " ORDER BY a.key", compiled.params)
+            f"SELECT DISTINCT a.key FROM claims c, json_each(c.attributes) a WHERE {compiled.where} ORDER BY a.key",
+            compiled.params,
+        )
         return [key for (key,) in rows]
 
     def reference(self, claim_id: int) -> tuple[str, str | None, str] | None:
         """(external id, gold label, dataset name) of one claim, without its evidence."""
         return self.db.execute(
-            "SELECT c.external_id, c.label, d.name FROM claims c JOIN datasets d ON d.id = c.dataset_id"
-            " WHERE c.id = ?", [claim_id]).fetchone()
+            "SELECT c.external_id, c.label, d.name FROM claims c JOIN datasets d ON d.id = c.dataset_id WHERE c.id = ?",
+            [claim_id],
+        ).fetchone()
 
     def content_hash(self, claim_ids: list[int]) -> str:
         """SHA-256 of what these claims hold that a model or a score reads (dataset, id in
@@ -307,13 +317,17 @@ class ClaimStore:
         import json
 
         digest = hashlib.sha256()
-        rows = self._over_selection(claim_ids, (
-            "SELECT c.id, c.dataset_id, c.external_id, c.text, c.label, c.question, c.response,"
-            " c.reference_time, c.claim_date, c.importance,"
-            " (SELECT group_concat(item, char(30)) FROM (SELECT json_array(e.kind, e.url, e.title, e.text,"
-            "  e.passage, e.question) AS item FROM evidence e WHERE e.claim_id = c.id"
-            "  ORDER BY e.kind, e.rank, e.id))"
-            " FROM claims c {join} ORDER BY c.id"))
+        rows = self._over_selection(
+            claim_ids,
+            (
+                "SELECT c.id, c.dataset_id, c.external_id, c.text, c.label, c.question, c.response,"
+                " c.reference_time, c.claim_date, c.importance,"
+                " (SELECT group_concat(item, char(30)) FROM (SELECT json_array(e.kind, e.url, e.title, e.text,"
+                "  e.passage, e.question) AS item FROM evidence e WHERE e.claim_id = c.id"
+                "  ORDER BY e.kind, e.rank, e.id))"
+                " FROM claims c {join} ORDER BY c.id"
+            ),
+        )
         for row in rows:
             digest.update(json.dumps(row[1:], ensure_ascii=False).encode())
             digest.update(b"\n")

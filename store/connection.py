@@ -94,5 +94,13 @@ def data_version(conn: sqlite3.Connection) -> int:
     return conn.execute("PRAGMA data_version").fetchone()[0]
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "DatabaseProblem", "atomic", "data_version", "database_path", "open_database",
-           "rows_as_dicts", "sqlite_utils_database"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "DatabaseProblem",
+    "atomic",
+    "data_version",
+    "database_path",
+    "open_database",
+    "rows_as_dicts",
+    "sqlite_utils_database",
+]

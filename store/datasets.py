@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from store.connection import atomic, rows_as_dicts
 from store.records import Claim, Dataset, LabelSpace, as_dict, now_iso, to_json, validated
@@ -17,17 +17,39 @@ if TYPE_CHECKING:
     from sqlite3 import Connection
 
 _CLAIM_COLUMNS = [
-    "text", "label", "raw_label", "question", "response", "claim_start", "claim_end",
-    "reference_time", "claim_date", "importance", "task", "domain", "source", "article_url",
-    "article_text", "justification",
+    "text",
+    "label",
+    "raw_label",
+    "question",
+    "response",
+    "claim_start",
+    "claim_end",
+    "reference_time",
+    "claim_date",
+    "importance",
+    "task",
+    "domain",
+    "source",
+    "article_url",
+    "article_text",
+    "justification",
 ]
 _EVIDENCE_COLUMNS = [
-    "kind", "rank", "url", "title", "text", "passage", "passage_start", "passage_end",
-    "is_cited", "question", "answer_type", "explanation",
+    "kind",
+    "rank",
+    "url",
+    "title",
+    "text",
+    "passage",
+    "passage_start",
+    "passage_end",
+    "is_cited",
+    "question",
+    "answer_type",
+    "explanation",
 ]
 _INSERT_CLAIM = (
-    "INSERT INTO claims (id, dataset_id, external_id, {cols}, attributes, content_hash)"
-    " VALUES (?, ?, ?, {marks}, ?, ?)"
+    "INSERT INTO claims (id, dataset_id, external_id, {cols}, attributes, content_hash) VALUES (?, ?, ?, {marks}, ?, ?)"
 ).format(cols=", ".join(_CLAIM_COLUMNS), marks=", ".join("?" * len(_CLAIM_COLUMNS)))
 _UPDATE_CLAIM = "UPDATE claims SET {sets}, attributes = ?, content_hash = ? WHERE id = ?".format(
     sets=", ".join(f"{c} = ?" for c in _CLAIM_COLUMNS)
@@ -38,12 +60,12 @@ _INSERT_EVIDENCE = "INSERT INTO evidence (claim_id, {cols}, attributes) VALUES (
 _IS_CITED = _EVIDENCE_COLUMNS.index("is_cited")
 _IMAGE_COLUMNS = ["rank", "source", "url", "sha256", "caption"]
 _INSERT_CLAIM_IMAGE = "INSERT INTO claim_images (claim_id, {cols}) VALUES (?, {marks})".format(
-    cols=", ".join(_IMAGE_COLUMNS), marks=", ".join("?" * len(_IMAGE_COLUMNS)))
+    cols=", ".join(_IMAGE_COLUMNS), marks=", ".join("?" * len(_IMAGE_COLUMNS))
+)
 # Bytes are stored once per content: a picture shared by claims (or imported again) is one row.
-_INSERT_IMAGE = ("INSERT OR IGNORE INTO images (sha256, mime, bytes, width, height, data)"
-                 " VALUES (?, ?, ?, ?, ?, ?)")
+_INSERT_IMAGE = "INSERT OR IGNORE INTO images (sha256, mime, bytes, width, height, data) VALUES (?, ?, ?, ?, ?, ?)"
 BATCH = 2000
-ClaimData = Union[Claim, Mapping[str, Any]]
+ClaimData = Claim | Mapping[str, Any]
 
 
 class DatasetConflict(ValueError):
@@ -87,13 +109,11 @@ class DatasetStore:
         """A dataset's label space (by id, or by name), without counting its claims."""
         column = "name" if isinstance(dataset_id, str) else "id"
         row = self.db.execute(
-            f"SELECT label_space, labels, abstain_label, excluded_labels FROM datasets WHERE {column} = ?",
-            [dataset_id],
+            f"SELECT label_space, labels, abstain_label, excluded_labels FROM datasets WHERE {column} = ?", [dataset_id]
         ).fetchone()
         if row is None:
             return None
-        return LabelSpace(name=row[0], labels=json.loads(row[1]), abstain=row[2],
-                          excluded=json.loads(row[3]))
+        return LabelSpace(name=row[0], labels=json.loads(row[1]), abstain=row[2], excluded=json.loads(row[3]))
 
     def _select(self, where: str, params: list) -> list[Dataset]:
         cursor = self.db.execute(
@@ -106,8 +126,7 @@ class DatasetStore:
     def label_counts(self, dataset_id: int) -> dict[str, int]:
         """How many claims carry each gold label."""
         rows = self.db.execute(
-            "SELECT label, count(*) FROM claims WHERE dataset_id = ? GROUP BY label ORDER BY 2 DESC",
-            [dataset_id],
+            "SELECT label, count(*) FROM claims WHERE dataset_id = ? GROUP BY label ORDER BY 2 DESC", [dataset_id]
         )
         return {label: n for label, n in rows}
 
@@ -195,9 +214,7 @@ class DatasetStore:
             [dataset.name],
         ).fetchone()
         if row is not None:
-            stored = LabelSpace(
-                name=row[1], labels=json.loads(row[2]), abstain=row[3], excluded=json.loads(row[4])
-            )
+            stored = LabelSpace(name=row[1], labels=json.loads(row[2]), abstain=row[3], excluded=json.loads(row[4]))
             if stored.labels != space.labels or stored.abstain != space.abstain:
                 raise DatasetConflict(
                     f"dataset {dataset.name!r} already exists with labels {_listed(stored)};"
@@ -214,8 +231,14 @@ class DatasetStore:
             "INSERT INTO datasets (name, source_format, label_space, labels, abstain_label,"
             " excluded_labels, source_path, imported_at, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                dataset.name, dataset.source_format, space.name, json.dumps(space.labels),
-                space.abstain, json.dumps(space.excluded), dataset.source_path, now_iso(),
+                dataset.name,
+                dataset.source_format,
+                space.name,
+                json.dumps(space.labels),
+                space.abstain,
+                json.dumps(space.excluded),
+                dataset.source_path,
+                now_iso(),
                 dataset.notes,
             ],
         )
@@ -231,10 +254,11 @@ class DatasetStore:
 # Row-by-row FTS triggers cost more than the inserts themselves; indexing the new rows
 # in one statement at the end of the transaction costs almost nothing.
 _BULK_FTS = {
-    "claims_fts_insert": ("claims",
-                          "INSERT INTO claims_fts(rowid, text) SELECT id, text FROM claims WHERE id >= ?"),
-    "evidence_fts_insert": ("evidence", "INSERT INTO evidence_fts(rowid, title, text)"
-                                        " SELECT id, title, text FROM evidence WHERE id >= ?"),
+    "claims_fts_insert": ("claims", "INSERT INTO claims_fts(rowid, text) SELECT id, text FROM claims WHERE id >= ?"),
+    "evidence_fts_insert": (
+        "evidence",
+        "INSERT INTO evidence_fts(rowid, title, text) SELECT id, title, text FROM evidence WHERE id >= ?",
+    ),
 }
 
 
@@ -247,8 +271,7 @@ def _full_text_indexed_in_bulk(conn: sqlite3.Connection) -> Iterator[None]:
     """
     suspended = []
     for trigger, (table, index_sql) in _BULK_FTS.items():
-        sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
-                           [trigger]).fetchone()
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [trigger]).fetchone()
         first_new_id = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0]
         conn.execute(f"DROP TRIGGER {trigger}")
         suspended.append((sql[0], index_sql, first_new_id))
@@ -297,8 +320,16 @@ class _Images:
             fields = _fields(item)
             self.placed.append([claim_id] + [fields.get(c) for c in _IMAGE_COLUMNS])
             if fields.get("data") is not None:
-                self.contents.append([fields["sha256"], fields["mime"], fields["bytes"], fields["width"],
-                                      fields["height"], fields["data"]])
+                self.contents.append(
+                    [
+                        fields["sha256"],
+                        fields["mime"],
+                        fields["bytes"],
+                        fields["width"],
+                        fields["height"],
+                        fields["data"],
+                    ]
+                )
 
 
 def _json_or_empty(value: dict | None) -> str:
@@ -313,7 +344,12 @@ def _dataset(row: dict) -> Dataset:
         excluded=json.loads(row["excluded_labels"]),
     )
     return Dataset(
-        id=row["id"], name=row["name"], source_format=row["source_format"], label_space=space,
-        source_path=row["source_path"], imported_at=row["imported_at"], notes=row["notes"],
+        id=row["id"],
+        name=row["name"],
+        source_format=row["source_format"],
+        label_space=space,
+        source_path=row["source_path"],
+        imported_at=row["imported_at"],
+        notes=row["notes"],
         claim_count=row["claim_count"],
     )

@@ -43,8 +43,11 @@ def parse_terms(text: str) -> list[Term]:
     """Split the filter into terms, keeping each one's position for error messages."""
     control = _CONTROL.search(text)
     if control:  # e.g. a pasted NUL, which SQLite's full-text engine cannot take
-        raise FilterError(f"a filter is plain text, and this one holds the control character"
-                          f" \\x{ord(control.group()):02x}", control.start(), control.end())
+        raise FilterError(
+            f"a filter is plain text, and this one holds the control character \\x{ord(control.group()):02x}",
+            control.start(),
+            control.end(),
+        )
     terms: list[Term] = []
     pos = 0
     while pos < len(text):

@@ -70,8 +70,14 @@ _HAS = {
     "fetched": "EXISTS (SELECT 1 FROM articles a WHERE a.url = c.article_url AND a.status = 'fetched')",
 }
 _STATUS_ALIASES = {
-    "ok": "ok", "abstain": "abstain", "abstained": "abstain", "parse_failure": "parse_failure",
-    "parse-failure": "parse_failure", "unparsed": "parse_failure", "error": "error", "failed": "error",
+    "ok": "ok",
+    "abstain": "abstain",
+    "abstained": "abstain",
+    "parse_failure": "parse_failure",
+    "parse-failure": "parse_failure",
+    "unparsed": "parse_failure",
+    "error": "error",
+    "failed": "error",
 }
 _RUN_KEYWORDS = {"wrong", "right", "correct", "missing", "predicted", "reviewed"}
 _ANSWERED = {"wrong", "right", "correct", "predicted", "reviewed", "verdict", "status"}
@@ -79,8 +85,19 @@ _ANSWERED = {"wrong", "right", "correct", "predicted", "reviewed", "verdict", "s
 _RUN_FIELDS = {"verdict", "status"}
 _BOOLEAN_WORDS = {"OR", "AND", "NOT"}
 KNOWN_FIELDS = sorted(
-    [*_COLUMN_FIELDS, *_DATE_FIELDS, "dataset", "id", "has", "evidence", "flagged", "triage",
-     "run", "attr.NAME", *_RUN_FIELDS]
+    [
+        *_COLUMN_FIELDS,
+        *_DATE_FIELDS,
+        "dataset",
+        "id",
+        "has",
+        "evidence",
+        "flagged",
+        "triage",
+        "run",
+        "attr.NAME",
+        *_RUN_FIELDS,
+    ]
 )
 
 
@@ -119,8 +136,12 @@ class _Compiler:
     def add(self, term: Term) -> None:
         if term.field is None and not term.quoted and term.value in _BOOLEAN_WORDS:
             # Searching for the word "OR" is never what `label:A OR label:B` meant.
-            raise FilterError(f"there is no {term.value}: terms are always combined with AND"
-                              f' (quote "{term.value}" to search for the word)', term.start, term.end)
+            raise FilterError(
+                f"there is no {term.value}: terms are always combined with AND"
+                f' (quote "{term.value}" to search for the word)',
+                term.start,
+                term.end,
+            )
         if term.field is None and (term.quoted or term.value.lower() not in _RUN_KEYWORDS):
             return self._text(term)
         sql, params = self._clause(term)
@@ -138,8 +159,9 @@ class _Compiler:
     def result(self) -> CompiledFilter:
         clauses = [clause for clause in self.clauses if clause[0] != "1"]
         if self.fts_phrases:
-            clauses.insert(0, ("c.id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)",
-                               [" ".join(self.fts_phrases)]))
+            clauses.insert(
+                0, ("c.id IN (SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?)", [" ".join(self.fts_phrases)])
+            )
         where = " AND ".join(sql for sql, _ in clauses) or "1"
         return CompiledFilter(where, [value for _, params in clauses for value in params], self.run_ids)
 
@@ -188,9 +210,7 @@ class _Compiler:
         _require_op(term, ":")
         key = term.value.lower()
         if key not in _HAS:
-            raise FilterError(
-                f"has: takes one of {', '.join(sorted(_HAS))}, not {term.value!r}", term.start, term.end
-            )
+            raise FilterError(f"has: takes one of {', '.join(sorted(_HAS))}, not {term.value!r}", term.start, term.end)
         return _HAS[key], []
 
     def _f_evidence(self, term: Term) -> tuple[str, list]:
@@ -243,8 +263,7 @@ class _Compiler:
             status = _STATUS_ALIASES.get(term.value.lower())
             if status is None:
                 raise FilterError(
-                    f"status: takes ok, abstain, parse_failure or error, not {term.value!r}",
-                    term.start, term.end,
+                    f"status: takes ok, abstain, parse_failure or error, not {term.value!r}", term.start, term.end
                 )
             return _IN_RUN.format(" AND p.status = ?"), run + [status]
         if term.field is not None:
@@ -290,9 +309,7 @@ _RUN_KEYWORD_SQL = {
 
 def _date(term: Term, column: str) -> tuple[str, list]:
     if not _DATE.match(term.value) or not _real_date(term.value):
-        raise FilterError(
-            f"{term.field} needs a date like 2025-01-31, not {term.value!r}", term.start, term.end
-        )
+        raise FilterError(f"{term.field} needs a date like 2025-01-31, not {term.value!r}", term.start, term.end)
     if term.op == ":":
         return f"{column} LIKE ? || '%'", [term.value]
     return f"{column} {term.op} ?", [term.value]
@@ -313,23 +330,27 @@ def _real_date(value: str) -> bool:
 
 def _attribute(term: Term) -> tuple[str, list]:
     _require_op(term, ":", "=")
-    name = term.field[len("attr."):]
+    name = term.field[len("attr.") :]
     if not name:
         raise FilterError("attr. needs a name, e.g. attr.claim_types:Numerical", term.start, term.end)
-    path = '$."' + name.replace('"', '') + '"'
+    path = '$."' + name.replace('"', "") + '"'
     # A value matches as stored: text exactly, anything else by its JSON spelling (true, false,
     # null, 3, {"a":1}), and a number also by its value (3 finds 3.0); a list, any item. This is
     # how `--by attr.NAME` names its slices, so a breakdown row's filter finds exactly its claims.
-    matches = ("(CASE a.type WHEN 'text' THEN a.value WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-               " WHEN 'null' THEN 'null' ELSE CAST(a.value AS TEXT) END) = ?")
+    matches = (
+        "(CASE a.type WHEN 'text' THEN a.value WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+        " WHEN 'null' THEN 'null' ELSE CAST(a.value AS TEXT) END) = ?"
+    )
     params = [path, path, path, path, term.value]
     number = _json_number(term.value)
     if number is not None:
         matches += " OR (a.type IN ('integer', 'real') AND a.value = ?)"
         params.append(number)
     # An object is one value (json_each would walk its members); an absent attribute, none.
-    values = ("json_each(CASE json_type(c.attributes, ?) WHEN 'array' THEN c.attributes -> ?"
-              " ELSE json_array(c.attributes -> ?) END) a")
+    values = (
+        "json_each(CASE json_type(c.attributes, ?) WHEN 'array' THEN c.attributes -> ?"
+        " ELSE json_array(c.attributes -> ?) END) a"
+    )
     return f"EXISTS (SELECT 1 FROM {values} WHERE json_type(c.attributes, ?) IS NOT NULL AND ({matches}))", params
 
 
@@ -343,9 +364,7 @@ def _json_number(text: str) -> int | float | None:
 
 def _require_op(term: Term, *allowed: str) -> None:
     if term.op not in allowed:
-        raise FilterError(
-            f"{term.field} takes {' or '.join(allowed)}, not {term.op}", term.start, term.end
-        )
+        raise FilterError(f"{term.field} takes {' or '.join(allowed)}, not {term.op}", term.start, term.end)
 
 
 def _unknown_field(term: Term) -> FilterError:

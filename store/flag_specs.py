@@ -36,7 +36,7 @@ class FlagSpec:
     """The model the flags must hold for; RUN_MODEL for the run being scored."""
 
     @classmethod
-    def parse(cls, text: str) -> "FlagSpec":
+    def parse(cls, text: str) -> FlagSpec:
         kind, at, model = (text or "").strip().partition("@")
         if not kind.strip():
             raise FlagSpecError(f"flag spec {text!r} names no kind (e.g. contaminated, contaminated@MODEL)")
@@ -51,7 +51,7 @@ class FlagSpec:
     def per_run(self) -> bool:
         return self.model == RUN_MODEL
 
-    def for_model(self, model: str) -> "FlagSpec":
+    def for_model(self, model: str) -> FlagSpec:
         """This spec with `@run` replaced by a concrete model."""
         return FlagSpec(self.kind, model) if self.per_run else self
 
@@ -90,15 +90,23 @@ def check_flag_model(db, spec: FlagSpec) -> None:
     if spec.model is None or spec.per_run:
         return
     # A model the contamination pipeline scored has flags, even if none: zero of them.
-    if db.execute("SELECT 1 FROM flags WHERE model = ? UNION ALL SELECT 1 FROM contamination_scores"
-                  " WHERE target_model = ? LIMIT 1", [spec.model, spec.model]).fetchone():
+    if db.execute(
+        "SELECT 1 FROM flags WHERE model = ? UNION ALL SELECT 1 FROM contamination_scores"
+        " WHERE target_model = ? LIMIT 1",
+        [spec.model, spec.model],
+    ).fetchone():
         return
-    known = [r[0] for r in db.execute(
-        "SELECT model FROM flags WHERE model != '' UNION SELECT target_model FROM contamination_scores"
-        " ORDER BY 1 LIMIT 8")]
+    known = [
+        r[0]
+        for r in db.execute(
+            "SELECT model FROM flags WHERE model != '' UNION SELECT target_model FROM contamination_scores"
+            " ORDER BY 1 LIMIT 8"
+        )
+    ]
     listing = f"flags name {', '.join(known)}" if known else "no flag names a model yet"
-    raise FlagSpecError(f"no flag was found for model {spec.model!r} ({listing}; models are spelt as"
-                        " `workbench runs` shows them)")
+    raise FlagSpecError(
+        f"no flag was found for model {spec.model!r} ({listing}; models are spelt as `workbench runs` shows them)"
+    )
 
 
 __all__ = ["FlagSpec", "FlagSpecError", "RUN_MODEL", "check_flag_model"]

@@ -71,8 +71,9 @@ class JudgingStore:
 
     def judge_runs(self, target_run_id: int) -> list[Run]:
         """The judge runs of a verdict run, newest first."""
-        rows = self.db.execute("SELECT id FROM runs WHERE kind = 'judge' AND target_run_id = ? ORDER BY id DESC",
-                               [target_run_id]).fetchall()
+        rows = self.db.execute(
+            "SELECT id FROM runs WHERE kind = 'judge' AND target_run_id = ? ORDER BY id DESC", [target_run_id]
+        ).fetchall()
         return [self.runs.get(run_id) for (run_id,) in rows]
 
     def scores(self, judge_run_id: int) -> list[Judged]:
@@ -82,7 +83,9 @@ class JudgingStore:
             " JOIN runs r ON r.id = j.run_id"
             " LEFT JOIN predictions t ON t.run_id = r.target_run_id AND t.claim_id = j.claim_id"
             " WHERE j.run_id = ? AND j.status = 'ok' AND json_extract(j.parsed, '$.score') IS NOT NULL"
-            " ORDER BY j.claim_id", [judge_run_id])
+            " ORDER BY j.claim_id",
+            [judge_run_id],
+        )
         return [Judged(claim_id, float(score), outcome) for claim_id, score, outcome in rows]
 
     def person_scores(self, target_run_id: int) -> dict[str, dict[int, float]]:
@@ -91,30 +94,36 @@ class JudgingStore:
             "SELECT substr(j.judge_model, ?), p.claim_id, j.score FROM judgments j"
             " JOIN predictions p ON p.id = j.prediction_id"
             " WHERE p.run_id = ? AND j.judge_model LIKE ? AND j.score IS NOT NULL ORDER BY p.claim_id",
-            [len(PERSON_PREFIX) + 1, target_run_id, PERSON_PREFIX + "%"])
+            [len(PERSON_PREFIX) + 1, target_run_id, PERSON_PREFIX + "%"],
+        )
         found: dict[str, dict[int, float]] = {}
         for who, claim_id, score in rows:
             found.setdefault(who, {})[claim_id] = float(score)
         return found
 
-    def set_person_score(self, prediction_id: int, who: str, score: float | None, note: str | None = None,
-                         source: str = "tui") -> None:
+    def set_person_score(
+        self, prediction_id: int, who: str, score: float | None, note: str | None = None, source: str = "tui"
+    ) -> None:
         """A person's 0-10 score of one explanation (None removes it); the change enters the
         label history."""
         judge = PERSON_PREFIX + who
         with write_lock(self.db):
-            row = self.db.execute("SELECT score FROM judgments WHERE prediction_id = ? AND judge_model = ?",
-                                  [prediction_id, judge]).fetchone()
+            row = self.db.execute(
+                "SELECT score FROM judgments WHERE prediction_id = ? AND judge_model = ?", [prediction_id, judge]
+            ).fetchone()
             old = None if row is None else row[0]
             if score is None:
-                self.db.execute("DELETE FROM judgments WHERE prediction_id = ? AND judge_model = ?",
-                                [prediction_id, judge])
+                self.db.execute(
+                    "DELETE FROM judgments WHERE prediction_id = ? AND judge_model = ?", [prediction_id, judge]
+                )
             else:
                 self.db.execute(
                     "INSERT INTO judgments (prediction_id, judge_model, score, rationale, created_at)"
                     " VALUES (?, ?, ?, ?, ?) ON CONFLICT (prediction_id, judge_model)"
                     " DO UPDATE SET score = excluded.score, rationale = excluded.rationale,"
-                    " created_at = excluded.created_at", [prediction_id, judge, score, note, now_iso()])
+                    " created_at = excluded.created_at",
+                    [prediction_id, judge, score, note, now_iso()],
+                )
             if old != score:
                 self.team.record_history(prediction_id, "eq score", who, who, old, score, source)
 
@@ -126,14 +135,27 @@ class JudgingStore:
             self.db.execute(
                 "INSERT OR REPLACE INTO judge_repeats (run_id, claim_id, repeat, status, score, justification,"
                 " raw_output, error, cached, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [repeat.run_id, repeat.claim_id, repeat.repeat, repeat.status, repeat.score, repeat.justification,
-                 repeat.raw_output, repeat.error, int(repeat.cached), now_iso()])
+                [
+                    repeat.run_id,
+                    repeat.claim_id,
+                    repeat.repeat,
+                    repeat.status,
+                    repeat.score,
+                    repeat.justification,
+                    repeat.raw_output,
+                    repeat.error,
+                    int(repeat.cached),
+                    now_iso(),
+                ],
+            )
 
     def repeats(self, judge_run_id: int) -> list[JudgeRepeat]:
         """Every repeat of a judge run, by claim then repeat."""
         rows = self.db.execute(
             "SELECT run_id, claim_id, repeat, status, score, justification, raw_output, error, cached"
-            " FROM judge_repeats WHERE run_id = ? ORDER BY claim_id, repeat", [judge_run_id])
+            " FROM judge_repeats WHERE run_id = ? ORDER BY claim_id, repeat",
+            [judge_run_id],
+        )
         return [JudgeRepeat(*row[:8], bool(row[8])) for row in rows]
 
     def repeat_count(self, judge_run_id: int) -> int | None:
@@ -146,7 +168,9 @@ class JudgingStore:
         rows = self.db.execute(
             "SELECT r.name, j.run_id, j.claim_id, j.repeat, j.status, j.score, j.justification, j.raw_output,"
             " j.error, j.cached FROM judge_repeats j JOIN runs r ON r.id = j.run_id WHERE j.claim_id = ?"
-            " ORDER BY j.run_id, j.repeat", [claim_id])
+            " ORDER BY j.run_id, j.repeat",
+            [claim_id],
+        )
         found: dict[str, list[JudgeRepeat]] = {}
         for row in rows:
             found.setdefault(row[0], []).append(JudgeRepeat(*row[1:9], bool(row[9])))
@@ -154,8 +178,11 @@ class JudgingStore:
 
     def failures(self, judge_run_id: int) -> tuple[int, int]:
         """(unreadable judgments, judge errors) of a judge run: counted, never scores."""
-        row = self.db.execute("SELECT coalesce(sum(status = 'parse_failure'), 0), coalesce(sum(status = 'error'), 0)"
-                              " FROM predictions WHERE run_id = ?", [judge_run_id]).fetchone()
+        row = self.db.execute(
+            "SELECT coalesce(sum(status = 'parse_failure'), 0), coalesce(sum(status = 'error'), 0)"
+            " FROM predictions WHERE run_id = ?",
+            [judge_run_id],
+        ).fetchone()
         return row[0], row[1]
 
     def for_claim(self, claim_id: int) -> list[ClaimJudgment]:
@@ -164,10 +191,16 @@ class JudgingStore:
             "SELECT t.name, r.name, j.status, json_extract(j.parsed, '$.score'),"
             " coalesce(json_extract(j.parsed, '$.justification'), j.explanation, j.error)"
             " FROM predictions j JOIN runs r ON r.id = j.run_id JOIN runs t ON t.id = r.target_run_id"
-            " WHERE j.claim_id = ? AND r.kind = 'judge' ORDER BY t.id, r.id", [claim_id]).fetchall()
+            " WHERE j.claim_id = ? AND r.kind = 'judge' ORDER BY t.id, r.id",
+            [claim_id],
+        ).fetchall()
         rows += self.db.execute(
             "SELECT r.name, j.judge_model, 'ok', j.score, j.rationale FROM judgments j"
             " JOIN predictions p ON p.id = j.prediction_id JOIN runs r ON r.id = p.run_id"
-            " WHERE p.claim_id = ? ORDER BY r.id, j.judge_model", [claim_id]).fetchall()
-        return [ClaimJudgment(target, judge, status, None if score is None else float(score), reason)
-                for target, judge, status, score, reason in rows]
+            " WHERE p.claim_id = ? ORDER BY r.id, j.judge_model",
+            [claim_id],
+        ).fetchall()
+        return [
+            ClaimJudgment(target, judge, status, None if score is None else float(score), reason)
+            for target, judge, status, score, reason in rows
+        ]

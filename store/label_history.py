@@ -33,27 +33,52 @@ class HistoryEntry:
     changed_at: str
 
 
-def record_change(db: Connection, prediction_id: int | None, kind: str, annotator: str, changed_by: str, old, new,
-                  source: str, stamp: str | None = None, claim_id: int | None = None) -> None:
+def record_change(
+    db: Connection,
+    prediction_id: int | None,
+    kind: str,
+    annotator: str,
+    changed_by: str,
+    old,
+    new,
+    source: str,
+    stamp: str | None = None,
+    claim_id: int | None = None,
+) -> None:
     """One change to a label of an answer (prediction_id) or of a claim (claim_id)."""
     run_id = run_name = None
     if prediction_id is not None:
-        row = db.execute("SELECT p.claim_id, p.run_id, r.name FROM predictions p JOIN runs r ON r.id = p.run_id"
-                         " WHERE p.id = ?", [prediction_id]).fetchone()
+        row = db.execute(
+            "SELECT p.claim_id, p.run_id, r.name FROM predictions p JOIN runs r ON r.id = p.run_id WHERE p.id = ?",
+            [prediction_id],
+        ).fetchone()
         claim_id, run_id, run_name = row
     db.execute(
         "INSERT INTO label_history (claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by,"
         " old, new, source, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by,
-         None if old is None else json.dumps(old, ensure_ascii=False),
-         None if new is None else json.dumps(new, ensure_ascii=False), source, stamp or now_iso()])
+        [
+            claim_id,
+            prediction_id,
+            run_id,
+            run_name,
+            kind,
+            annotator,
+            changed_by,
+            None if old is None else json.dumps(old, ensure_ascii=False),
+            None if new is None else json.dumps(new, ensure_ascii=False),
+            source,
+            stamp or now_iso(),
+        ],
+    )
 
 
 def claim_history(db: Connection, claim_id: int, limit: int = 500) -> list[HistoryEntry]:
     """A claim's label changes, newest first."""
     rows = db.execute(
         "SELECT id, claim_id, prediction_id, run_name, kind, annotator, changed_by, old, new, source, changed_at"
-        " FROM label_history WHERE claim_id = ? ORDER BY id DESC LIMIT ?", [claim_id, limit])
+        " FROM label_history WHERE claim_id = ? ORDER BY id DESC LIMIT ?",
+        [claim_id, limit],
+    )
     return [HistoryEntry(*row[:7], _json(row[7]), _json(row[8]), *row[9:]) for row in rows]
 
 

@@ -344,8 +344,9 @@ def applied_migrations(conn: sqlite3.Connection) -> list[str]:
     """The workbench's migrations the database has had, in the order applied (read from
     sqlite-utils' _sqlite_migrations table with sqlite3; none for a new database)."""
     try:
-        rows = conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid",
-                            [MIGRATION_SET]).fetchall()
+        rows = conn.execute(
+            "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid", [MIGRATION_SET]
+        ).fetchall()
     except sqlite3.OperationalError:  # no such table: a new database
         return []
     return [name for (name,) in rows]
@@ -364,6 +365,9 @@ def apply_migrations(conn: sqlite3.Connection, stop_before: str | None = None) -
     """
     unknown = [name for name in applied_migrations(conn) if name not in KNOWN]
     if unknown:
-        raise DatabaseProblem(database_path(conn), f"was upgraded by a newer version of the workbench (its schema has"
-                              f" {unknown[-1]}; this version knows up to {KNOWN[-1]}): upgrade the workbench")
+        raise DatabaseProblem(
+            database_path(conn),
+            f"was upgraded by a newer version of the workbench (its schema has"
+            f" {unknown[-1]}; this version knows up to {KNOWN[-1]}): upgrade the workbench",
+        )
     workbench_migrations().apply(sqlite_utils_database(conn), stop_before=stop_before)

@@ -17,7 +17,7 @@ def _outcome_of(status: str, verdict: str, claim_id: str) -> str:
     scored = "EXISTS (SELECT 1 FROM json_each(d.labels) WHERE json_each.value = {})"
     return f"""(SELECT CASE
         WHEN {status} = 'error' THEN 'error'
-        WHEN c.label IS NULL OR NOT {scored.format('c.label')} THEN 'unscored'
+        WHEN c.label IS NULL OR NOT {scored.format("c.label")} THEN 'unscored'
         WHEN {status} = 'ok' AND {verdict} = c.label THEN 'correct'
         WHEN {status} = 'abstain' OR ({status} = 'ok' AND {verdict} = d.abstain_label) THEN 'abstain'
         WHEN {status} = 'ok' AND {scored.format(verdict)} THEN 'wrong'
@@ -171,8 +171,10 @@ def m013_document_addresses(db: Database) -> None:
 
 
 # The later numbers, each in a module of its own (registered in number order).
-from store import migrations_claimreview  # noqa: E402,F401  (m014: ClaimReview articles and curation)
-from store import migrations_team  # noqa: E402,F401  (m015: triage as a team)
-from store import migrations_spot_checks  # noqa: E402,F401  (m016: timings, prices, engine)
-from store import migrations_search_images  # noqa: E402,F401  (m017: images in search runs)
-from store import migrations_substring  # noqa: E402,F401  (m018: search inside unspaced scripts)
+from store import (  # noqa: E402 (registered after the migrations above)
+    migrations_claimreview,  # noqa: E402,F401  (m014: ClaimReview articles and curation)
+    migrations_search_images,  # noqa: E402,F401  (m017: images in search runs)
+    migrations_spot_checks,  # noqa: E402,F401  (m016: timings, prices, engine)
+    migrations_substring,  # noqa: E402,F401  (m018: search inside unspaced scripts)
+    migrations_team,  # noqa: E402,F401  (m015: triage as a team)
+)

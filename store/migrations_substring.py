@@ -28,15 +28,23 @@ BATCH = 20_000
 
 UNSPACED_RANGES = [
     (0x0E00, 0x0FFF),  # Thai, Lao, Tibetan
-    (0x1000, 0x109F), (0xA9E0, 0xA9FF), (0xAA60, 0xAA7F), (0x116D0, 0x116FF),  # Myanmar
-    (0x1100, 0x11FF), (0xA960, 0xA97F), (0xAC00, 0xD7FF),  # Hangul
-    (0x1780, 0x17FF), (0x19E0, 0x19FF),  # Khmer
+    (0x1000, 0x109F),
+    (0xA9E0, 0xA9FF),
+    (0xAA60, 0xAA7F),
+    (0x116D0, 0x116FF),  # Myanmar
+    (0x1100, 0x11FF),
+    (0xA960, 0xA97F),
+    (0xAC00, 0xD7FF),  # Hangul
+    (0x1780, 0x17FF),
+    (0x19E0, 0x19FF),  # Khmer
     (0x2E80, 0x2FDF),  # CJK radicals
     (0x3000, 0x9FFF),  # CJK punctuation, Hiragana, Katakana, Hangul letters, CJK ideographs
     (0xA000, 0xA4CF),  # Yi
     (0xF900, 0xFAFF),  # CJK compatibility ideographs
     (0xFF65, 0xFFDC),  # half-width Katakana and Hangul
-    (0x16FE0, 0x16FFF), (0x1AFF0, 0x1B2FF), (0x1F200, 0x1F200),  # marks, more kana, ほか
+    (0x16FE0, 0x16FFF),
+    (0x1AFF0, 0x1B2FF),
+    (0x1F200, 0x1F200),  # marks, more kana, ほか
     (0x20000, 0x3FFFF),  # CJK ideographs, extensions B onwards
 ]
 """Code points of the scripts store.text_search.is_unspaced names (a superset of them:
@@ -97,8 +105,13 @@ def m018_substring_search(db: Database) -> None:
     # What existed before is indexed in id ranges (one statement would be silent for minutes
     # on a big database), saying how far it has got.
     _index_existing(db, "claims", f"claims_trigram(rowid, text) SELECT id, text || {END}", claim, "claims")
-    _index_existing(db, "evidence", f"evidence_trigram(rowid, title, text) SELECT id, {title}, {text}", page,
-                    "evidence passages and pages")
+    _index_existing(
+        db,
+        "evidence",
+        f"evidence_trigram(rowid, title, text) SELECT id, {title}, {text}",
+        page,
+        "evidence passages and pages",
+    )
 
 
 def _of(row: str, expression: str) -> str:
@@ -114,11 +127,14 @@ def _index_existing(db: Database, table: str, insert: str, condition: str, what:
     start, done = low, 0
     while start is not None:
         # The id BATCH rows on (ids may have gaps): each statement looks at BATCH rows.
-        after = db.execute(f"SELECT id FROM {table} WHERE id >= ? ORDER BY id LIMIT 1 OFFSET ?",
-                           [start, BATCH]).fetchone()
+        after = db.execute(
+            f"SELECT id FROM {table} WHERE id >= ? ORDER BY id LIMIT 1 OFFSET ?", [start, BATCH]
+        ).fetchone()
         bound = "AND id < ?" if after else ""
-        db.execute(f"INSERT INTO {insert} FROM {table} WHERE id >= ? {bound} AND {condition}",
-                   [start, after[0]] if after else [start])
+        db.execute(
+            f"INSERT INTO {insert} FROM {table} WHERE id >= ? {bound} AND {condition}",
+            [start, after[0]] if after else [start],
+        )
         done = min(total, done + BATCH)
         progress.advance(done)
         start = after[0] if after else None

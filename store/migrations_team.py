@@ -25,8 +25,15 @@ _AUTHOR = f"coalesce(nullif(trim(who), ''), '{UNATTRIBUTED}')"
 def m015_team_triage(db: Database) -> None:
     """Labels per annotator, assignment rounds and queues, adjudications, label history,
     judge repeats; older single-voice rows attributed (see UNATTRIBUTED)."""
-    db.executescript(_PER_ANNOTATOR + _ASSIGNMENTS + _ADJUDICATION + _HISTORY + _JUDGE_REPEATS
-                     + _HISTORY_FROM_BEFORE + _HISTORY_WHEN_ANSWERS_GO)
+    db.executescript(
+        _PER_ANNOTATOR
+        + _ASSIGNMENTS
+        + _ADJUDICATION
+        + _HISTORY
+        + _JUDGE_REPEATS
+        + _HISTORY_FROM_BEFORE
+        + _HISTORY_WHEN_ANSWERS_GO
+    )
 
 
 # Categories and review state (done + note) per (answer, annotator); manual flags per
@@ -178,8 +185,9 @@ CREATE TABLE judge_repeats (
 ) WITHOUT ROWID;
 """
 
-_HISTORY_COLUMNS = ("(claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by, old, new, source,"
-                    " changed_at)")
+_HISTORY_COLUMNS = (
+    "(claim_id, prediction_id, run_id, run_name, kind, annotator, changed_by, old, new, source, changed_at)"
+)
 
 # What existed before m015 enters the history as made at its own time.
 _HISTORY_FROM_BEFORE = f"""
@@ -212,8 +220,10 @@ INSERT INTO label_history {_HISTORY_COLUMNS}
 # An answer deleted with its run takes its labels along (foreign keys); what people wrote
 # stays in the history. When a run is deleted its row is gone before its answers are, so
 # the run's name comes from the history.
-_RUN_NAME = ("coalesce((SELECT name FROM runs WHERE id = old.run_id), (SELECT run_name FROM label_history"
-             " WHERE prediction_id = old.id AND run_name IS NOT NULL ORDER BY id DESC LIMIT 1))")
+_RUN_NAME = (
+    "coalesce((SELECT name FROM runs WHERE id = old.run_id), (SELECT run_name FROM label_history"
+    " WHERE prediction_id = old.id AND run_name IS NOT NULL ORDER BY id DESC LIMIT 1))"
+)
 _HISTORY_WHEN_ANSWERS_GO = f"""
 CREATE TRIGGER predictions_keep_labels BEFORE DELETE ON predictions BEGIN
     INSERT INTO label_history {_HISTORY_COLUMNS}

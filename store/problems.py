@@ -39,13 +39,17 @@ def missing_database_text(path: str | Path) -> str:
     `workbench serve` and `python -m workbench.tui` alike): the file is not created."""
     import shlex  # only to say what to type
 
-    return (f"no database at {path}; import a file first (workbench import FILE), try"
-            f" `workbench --db {shlex.quote(str(path))} demo`, or pass --db")
+    return (
+        f"no database at {path}; import a file first (workbench import FILE), try"
+        f" `workbench --db {shlex.quote(str(path))} demo`, or pass --db"
+    )
 
 
 def read_only_text() -> str:
-    return ("is read-only (no write permission); the workbench records runs, flags and schema"
-            " upgrades in it: copy it somewhere writable, or change its permissions")
+    return (
+        "is read-only (no write permission); the workbench records runs, flags and schema"
+        " upgrades in it: copy it somewhere writable, or change its permissions"
+    )
 
 
 def describe(error: BaseException) -> str | None:
@@ -56,8 +60,10 @@ def describe(error: BaseException) -> str | None:
     if "file is not a database" in text or "malformed" in text:
         return "is not a SQLite database (or is damaged); a workbench database is one SQLite file"
     if "locked" in text or "busy" in text:
-        return (f"is locked by another process, which has held it for longer than"
-                f" {BUSY_TIMEOUT_MS / 1000:g} s (a run or an import in another terminal?); try again when it is done")
+        return (
+            f"is locked by another process, which has held it for longer than"
+            f" {BUSY_TIMEOUT_MS / 1000:g} s (a run or an import in another terminal?); try again when it is done"
+        )
     if "readonly" in text or "read-only" in text:
         return read_only_text()
     if "unable to open" in text:

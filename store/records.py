@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
 EvidenceKind = Literal["passage", "page", "qa", "article"]
@@ -144,7 +144,6 @@ class Claim:
     images: list[ClaimImage] = field(default_factory=list)
 
 
-
 @record
 class Dataset:
     """A benchmark loaded into the store."""
@@ -255,7 +254,7 @@ written without a name."""
 
 def now_iso() -> str:
     """The current UTC time as stored in the database (milliseconds: run speeds need them)."""
-    return datetime.now(timezone.utc).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+    return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
 def to_json(value: Any) -> str:
@@ -284,13 +283,18 @@ def _adapter(kind: type):
     return TypeAdapter(kind)
 
 
-def as_dict(item: Any, *, include: set[str] | None = None, exclude: set[str] | None = None,
-            exclude_none: bool = False) -> dict[str, Any]:
+def as_dict(
+    item: Any, *, include: set[str] | None = None, exclude: set[str] | None = None, exclude_none: bool = False
+) -> dict[str, Any]:
     """A record's fields as a new dict (nested records as dicts, lists and tables copied), some
     left out on request; `exclude_none` leaves out fields that are None, nested records' too."""
-    return {f.name: _plain(getattr(item, f.name), exclude_none) for f in dataclasses.fields(item)
-            if (include is None or f.name in include) and not (exclude and f.name in exclude)
-            and not (exclude_none and getattr(item, f.name) is None)}
+    return {
+        f.name: _plain(getattr(item, f.name), exclude_none)
+        for f in dataclasses.fields(item)
+        if (include is None or f.name in include)
+        and not (exclude and f.name in exclude)
+        and not (exclude_none and getattr(item, f.name) is None)
+    }
 
 
 def _plain(value: Any, exclude_none: bool) -> Any:

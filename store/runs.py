@@ -17,14 +17,31 @@ _RUN_JSON = ("model_identity", "params", "versions", "engine")
 BATCH_OWNER = "batch"
 """The owner of a run whose requests wait in a provider's batch API (no process runs it)."""
 _PREDICTION_COLUMNS = [
-    "run_id", "claim_id", "status", "verdict", "raw_verdict", "explanation", "raw_output",
-    "parsed", "error", "attempts", "latency_s", "tokens_in", "tokens_out", "finish_reason",
-    "cached", "created_at", "prompt_eval_tokens", "prompt_eval_ms", "eval_tokens", "eval_ms", "tokens_cached",
+    "run_id",
+    "claim_id",
+    "status",
+    "verdict",
+    "raw_verdict",
+    "explanation",
+    "raw_output",
+    "parsed",
+    "error",
+    "attempts",
+    "latency_s",
+    "tokens_in",
+    "tokens_out",
+    "finish_reason",
+    "cached",
+    "created_at",
+    "prompt_eval_tokens",
+    "prompt_eval_ms",
+    "eval_tokens",
+    "eval_ms",
+    "tokens_cached",
     "batched",
 ]
 _UPSERT_PREDICTION = (
-    "INSERT INTO predictions ({cols}) VALUES ({marks})"
-    " ON CONFLICT (run_id, claim_id) DO UPDATE SET {sets}"
+    "INSERT INTO predictions ({cols}) VALUES ({marks}) ON CONFLICT (run_id, claim_id) DO UPDATE SET {sets}"
 ).format(
     cols=", ".join(_PREDICTION_COLUMNS),
     marks=", ".join("?" * len(_PREDICTION_COLUMNS)),
@@ -80,8 +97,7 @@ class RunStore:
         values["created_at"] = values["created_at"] or now_iso()
         with atomic(self.db):
             cursor = self.db.execute(
-                f"INSERT INTO runs ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
-                list(values.values()),
+                f"INSERT INTO runs ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})", list(values.values())
             )
             run_id = cursor.lastrowid
             self.db.executemany(
@@ -98,8 +114,11 @@ class RunStore:
             rows = []
             for prediction in predictions:
                 values = as_dict(prediction, exclude={"id"})
-                values.update(run_id=created.id, created_at=values["created_at"] or now_iso(),
-                              parsed=None if values["parsed"] is None else to_json(values["parsed"]))
+                values.update(
+                    run_id=created.id,
+                    created_at=values["created_at"] or now_iso(),
+                    parsed=None if values["parsed"] is None else to_json(values["parsed"]),
+                )
                 rows.append([values[c] for c in _PREDICTION_COLUMNS])
             self.db.executemany(_UPSERT_PREDICTION, rows)
         return self.get(created.id)
@@ -142,8 +161,12 @@ class RunStore:
 
     def set_status(self, run_id: int, status: str) -> None:
         """Mark a run running / finished / cancelled / failed, stamping the time."""
-        stamp = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at",
-                 "failed": "finished_at"}.get(status)
+        stamp = {
+            "running": "started_at",
+            "finished": "finished_at",
+            "cancelled": "finished_at",
+            "failed": "finished_at",
+        }.get(status)
         owner = f"{_host()}:{os.getpid()}" if status == "running" else None
         with atomic(self.db):
             self.db.execute("UPDATE runs SET status = ?, owner = ? WHERE id = ?", [status, owner, run_id])
@@ -154,7 +177,9 @@ class RunStore:
         """The run's distinct error messages with how many claims ended with each, most first."""
         return self.db.execute(
             "SELECT ifnull(error, 'no message'), count(*) FROM predictions WHERE run_id = ? AND status = 'error'"
-            " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?", [run_id, limit]).fetchall()
+            " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?",
+            [run_id, limit],
+        ).fetchall()
 
     def statuses(self, run_ids: list[int]) -> dict[int, str]:
         """run id -> status, for the runs that exist."""
@@ -164,22 +189,26 @@ class RunStore:
     def set_batched(self, run_id: int) -> None:
         """Mark a run as waiting on a provider's batch API: it reads "batched", never "interrupted"."""
         with atomic(self.db):
-            self.db.execute("UPDATE runs SET status = 'running', owner = ?, started_at = coalesce(started_at, ?)"
-                            " WHERE id = ?", [BATCH_OWNER, now_iso(), run_id])
+            self.db.execute(
+                "UPDATE runs SET status = 'running', owner = ?, started_at = coalesce(started_at, ?) WHERE id = ?",
+                [BATCH_OWNER, now_iso(), run_id],
+            )
 
     def claim_ids(self, run_id: int) -> list[int]:
         """The run's claims in their original order."""
-        rows = self.db.execute(
-            "SELECT claim_id FROM run_claims WHERE run_id = ? ORDER BY position", [run_id]
-        )
+        rows = self.db.execute("SELECT claim_id FROM run_claims WHERE run_id = ? ORDER BY position", [run_id])
         return [r[0] for r in rows]
 
     def claim_span(self, run_id: int) -> tuple[int | None, int | None]:
         """The run's lowest and highest claim id (two index seeks)."""
         # Two subqueries: SQLite seeks the index for a lone min() or max(), not for both at once.
-        return tuple(self.db.execute("SELECT (SELECT min(claim_id) FROM run_claims WHERE run_id = ?),"
-                                     " (SELECT max(claim_id) FROM run_claims WHERE run_id = ?)",
-                                     [run_id, run_id]).fetchone())
+        return tuple(
+            self.db.execute(
+                "SELECT (SELECT min(claim_id) FROM run_claims WHERE run_id = ?),"
+                " (SELECT max(claim_id) FROM run_claims WHERE run_id = ?)",
+                [run_id, run_id],
+            ).fetchone()
+        )
 
     def pending_claim_ids(self, run_id: int) -> list[int]:
         """Claims still without an answer: never tried, or ended in an error."""
@@ -196,18 +225,20 @@ class RunStore:
         rows = self.db.execute(
             "SELECT p.claim_id FROM predictions p JOIN run_claims rc ON rc.run_id = p.run_id"
             " AND rc.claim_id = p.claim_id WHERE p.run_id = ? AND p.status IN ('ok', 'abstain')"
-            " AND trim(coalesce(p.explanation, '')) != '' ORDER BY rc.position", [run_id])
+            " AND trim(coalesce(p.explanation, '')) != '' ORDER BY rc.position",
+            [run_id],
+        )
         return [r[0] for r in rows]
 
     def errored_attempts(self, run_id: int) -> dict[int, int]:
         """claim id -> calls already spent, for the claims whose last try ended in an error
         (the only claims with a prediction that are asked again)."""
-        rows = self.db.execute("SELECT claim_id, attempts FROM predictions WHERE run_id = ? AND status = 'error'",
-                               [run_id])
+        rows = self.db.execute(
+            "SELECT claim_id, attempts FROM predictions WHERE run_id = ? AND status = 'error'", [run_id]
+        )
         return dict(rows.fetchall())
 
-    def record(self, prediction: Prediction,
-               cache: tuple[str, str, CachedResponse] | None = None) -> None:
+    def record(self, prediction: Prediction, cache: tuple[str, str, CachedResponse] | None = None) -> None:
         """Commit one finished item now (replacing an earlier error for the same claim).
 
         `cache` = (key, model identity, response): remember the response it came from in
@@ -265,11 +296,13 @@ class RunStore:
 
     def predictions_for_claim(self, claim_id: int) -> list[tuple[Run, Prediction]]:
         """Every run's answer for a claim, oldest run first (the side-by-side view)."""
-        rows = rows_as_dicts(self.db.execute(
-            "SELECT p.* FROM predictions p JOIN runs r ON r.id = p.run_id"
-            " WHERE p.claim_id = ? AND r.kind = 'verdict' ORDER BY r.id",
-            [claim_id],
-        ))
+        rows = rows_as_dicts(
+            self.db.execute(
+                "SELECT p.* FROM predictions p JOIN runs r ON r.id = p.run_id"
+                " WHERE p.claim_id = ? AND r.kind = 'verdict' ORDER BY r.id",
+                [claim_id],
+            )
+        )
         return [(self.get(r["run_id"]), _prediction(r)) for r in rows]
 
     def delete(self, run_id: int) -> None:
@@ -294,8 +327,16 @@ class RunStore:
             "INSERT OR REPLACE INTO response_cache"
             " (key, model_identity, text, tokens_in, tokens_out, finish_reason, tool_calls, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [key, model_identity, response.text, response.tokens_in, response.tokens_out,
-             response.finish_reason, response.tool_calls, created_at],
+            [
+                key,
+                model_identity,
+                response.text,
+                response.tokens_in,
+                response.tokens_out,
+                response.finish_reason,
+                response.tool_calls,
+                created_at,
+            ],
         )
 
     def claims(self, claim_ids: list[int]) -> list[Claim]:
@@ -319,12 +360,15 @@ class RunStore:
         cursor = self.db.execute(
             "SELECT ci.claim_id, ci.rank, ci.source, ci.url, ci.sha256, i.mime, i.bytes, i.width, i.height,"
             " ci.caption FROM claim_images ci LEFT JOIN images i ON i.sha256 = ci.sha256"
-            f" WHERE ci.claim_id IN ({marks}) ORDER BY ci.claim_id, ci.rank, ci.id", claim_ids)
+            f" WHERE ci.claim_id IN ({marks}) ORDER BY ci.claim_id, ci.rank, ci.id",
+            claim_ids,
+        )
         for row in rows_as_dicts(cursor):
             images[row.pop("claim_id")].append(ClaimImage(**row))
         cursor = self.db.execute(
             "SELECT c.*, d.name AS dataset FROM claims c JOIN datasets d ON d.id = c.dataset_id"
-            f" WHERE c.id IN ({marks})", claim_ids,
+            f" WHERE c.id IN ({marks})",
+            claim_ids,
         )
         found = {}
         for row in rows_as_dicts(cursor):

@@ -27,10 +27,17 @@ if TYPE_CHECKING:
 SEPARATOR = "\x1f"  # between string values; a value holding it sends that field down the slow path
 MAX_CODED_VALUES = 32
 """A column with more distinct values than this is shipped as text (a long CASE costs more)."""
-_COLUMNS = {"importance": "c.importance", "task": "c.task", "domain": "c.domain", "label": "c.label",
-            # what claims cluster by (resampled together): the question or response they came from, ...
-            "question": "c.question", "response": "c.response", "source": "c.source",
-            "article_url": "c.article_url"}
+_COLUMNS = {
+    "importance": "c.importance",
+    "task": "c.task",
+    "domain": "c.domain",
+    "label": "c.label",
+    # what claims cluster by (resampled together): the question or response they came from, ...
+    "question": "c.question",
+    "response": "c.response",
+    "source": "c.source",
+    "article_url": "c.article_url",
+}
 _INDEXED_COLUMNS = {"task", "domain"}
 """Columns with a (column, id) index: their distinct values come from a loose index scan."""
 
@@ -151,8 +158,11 @@ def outcome_ranges(codes: OutcomeCodes) -> list[tuple[str, list, int]]:
     index that together hold every prediction of a run, each range one outcome: what
     outcome_case says row by row, with no work per row but reading the claim id."""
     ranges = [("p.status = 'ok' AND p.verdict = ?", [name], code) for name, code in codes.verdicts.items()]
-    ranges += [("p.status = 'abstain'", [], codes.abstain), ("p.status = 'parse_failure'", [], codes.parse_failure),
-               ("p.status = 'error'", [], codes.error)]
+    ranges += [
+        ("p.status = 'abstain'", [], codes.abstain),
+        ("p.status = 'parse_failure'", [], codes.parse_failure),
+        ("p.status = 'error'", [], codes.error),
+    ]
     # Any other ok verdict (or none) is unreadable: the gaps between the known names.
     ordered = sorted(codes.verdicts)
     gaps = [("p.verdict IS NULL", []), ("p.verdict < ?", ordered[:1]), ("p.verdict > ?", ordered[-1:])]
@@ -169,17 +179,25 @@ class ScoringStore:
     def label_spaces_of_run(self, run_id: int, dataset_id: int | None) -> list[tuple[str, LabelSpace]]:
         """(dataset name, label space) of the run's dataset, or of every dataset its claims
         come from when it has none (a run over several datasets), by name."""
-        where, params = ("d.id = ?", [dataset_id]) if dataset_id is not None else (
-            "d.id IN (SELECT DISTINCT c.dataset_id FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
-            " WHERE rc.run_id = ?)", [run_id])
+        where, params = (
+            ("d.id = ?", [dataset_id])
+            if dataset_id is not None
+            else (
+                "d.id IN (SELECT DISTINCT c.dataset_id FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
+                " WHERE rc.run_id = ?)",
+                [run_id],
+            )
+        )
         # Straight to the rows: DatasetStore.list() counts every dataset's claims.
         rows = self.db.execute(
             "SELECT d.name, d.label_space, d.labels, d.abstain_label, d.excluded_labels FROM datasets d"
-            f" WHERE {where} ORDER BY d.name", params,
+            f" WHERE {where} ORDER BY d.name",
+            params,
         ).fetchall()
-        return [(name, LabelSpace(name=space, labels=json.loads(labels), abstain=abstain,
-                                         excluded=json.loads(excluded)))
-                for name, space, labels, abstain, excluded in rows]
+        return [
+            (name, LabelSpace(name=space, labels=json.loads(labels), abstain=abstain, excluded=json.loads(excluded)))
+            for name, space, labels, abstain, excluded in rows
+        ]
 
     def column_values(self, key: str) -> list[str] | None:
         """An indexed column's distinct non-NULL values (None when there are more than
@@ -198,43 +216,61 @@ class ScoringStore:
             return None
         return raws
 
-    def read_run(self, run_id: int, space: LabelSpace, codes: OutcomeCodes, coded: list[CodedColumn],
-                 strings: list[FieldSource], flag_specs: list[str], with_last_seen: bool) -> RunRead:
+    def read_run(
+        self,
+        run_id: int,
+        space: LabelSpace,
+        codes: OutcomeCodes,
+        coded: list[CodedColumn],
+        strings: list[FieldSource],
+        flag_specs: list[str],
+        with_last_seen: bool,
+    ) -> RunRead:
         """Every item of a run in one statement (one snapshot).
 
         The packed integer per item is claim id, then each coded column's code (the last
         varying fastest), then the gold code (gold_case), in mixed radix.
         """
-        sql, params, outcome_codes = _run_statement(run_id, space, codes, coded, strings, flag_specs,
-                                                    with_last_seen)
+        sql, params, outcome_codes = _run_statement(run_id, space, codes, coded, strings, flag_specs, with_last_seen)
         row = self.db.execute(sql, params).fetchone()
         after = 1 + len(strings) + len(outcome_codes)
-        return RunRead(row[0], list(row[1:1 + len(strings)]), list(row[1 + len(strings):after]), outcome_codes,
-                       row[after] if with_last_seen else None, list(row[after + with_last_seen:]))
+        return RunRead(
+            row[0],
+            list(row[1 : 1 + len(strings)]),
+            list(row[1 + len(strings) : after]),
+            outcome_codes,
+            row[after] if with_last_seen else None,
+            list(row[after + with_last_seen :]),
+        )
 
-    def read_claim_side(self, run_id: int, space: LabelSpace, coded: list[CodedColumn],
-                        strings: list[FieldSource]) -> RunRead:
+    def read_claim_side(
+        self, run_id: int, space: LabelSpace, coded: list[CodedColumn], strings: list[FieldSource]
+    ) -> RunRead:
         """Only the claims' side of a run's items (packed ids, field codes and gold; string
         fields): read once for several runs over the same claims."""
         sql, params, _ = _run_statement(run_id, space, None, coded, strings, [], False, run_side=False)
         row = self.db.execute(sql, params).fetchone()
         return RunRead(row[0], list(row[1:]), [], [], None, [])
 
-    def read_run_side(self, run_id: int, codes: OutcomeCodes, flag_specs: list[str],
-                      with_last_seen: bool) -> RunRead:
+    def read_run_side(self, run_id: int, codes: OutcomeCodes, flag_specs: list[str], with_last_seen: bool) -> RunRead:
         """Only the run's side (no claims joined): outcomes, flags, newest answer, and in
         `packed` the number of claims in the run."""
         select, params, outcome_codes = _run_side(run_id, codes, flag_specs, with_last_seen)
         sql = f"SELECT (SELECT count(*) FROM run_claims WHERE run_id = ?), {', '.join(select)}"
         row = self.db.execute(sql, [run_id, *params]).fetchone()
         after = 1 + len(outcome_codes)
-        return RunRead(row[0], [], list(row[1:after]), outcome_codes, row[after] if with_last_seen else None,
-                       list(row[after + with_last_seen:]))
+        return RunRead(
+            row[0],
+            [],
+            list(row[1:after]),
+            outcome_codes,
+            row[after] if with_last_seen else None,
+            list(row[after + with_last_seen :]),
+        )
 
     def run_claim_ids(self, run_id: int) -> str | None:
         """The run's claim ids, ascending, comma-separated."""
-        return self.db.execute("SELECT group_concat(claim_id) FROM run_claims WHERE run_id = ?",
-                               [run_id]).fetchone()[0]
+        return self.db.execute("SELECT group_concat(claim_id) FROM run_claims WHERE run_id = ?", [run_id]).fetchone()[0]
 
     def raw_values(self, run_id: int, source: FieldSource) -> list:
         """One field's raw value for each of the run's claims, in claim id order ('' for NULL)."""
@@ -267,20 +303,29 @@ class ScoringStore:
         marks = ", ".join("?" * len(run_ids))
         return self.db.execute(
             "SELECT r.id, (SELECT count(*) FROM predictions p WHERE p.run_id = r.id) FROM runs r"
-            f" WHERE r.kind = 'judge' AND r.target_run_id IN ({marks}) ORDER BY r.id", run_ids).fetchall()
+            f" WHERE r.kind = 'judge' AND r.target_run_id IN ({marks}) ORDER BY r.id",
+            run_ids,
+        ).fetchall()
 
     def flag_signature(self, kind: str) -> tuple:
         """Changes whenever a flag of `kind` is added or removed."""
         row = self.db.execute(
-            "SELECT count(*), ifnull(max(id), 0), ifnull(max(created_at), '') FROM flags"
-            " WHERE kind = ? COLLATE NOCASE", [kind],
+            "SELECT count(*), ifnull(max(id), 0), ifnull(max(created_at), '') FROM flags WHERE kind = ? COLLATE NOCASE",
+            [kind],
         ).fetchone()
         return tuple(row)
 
 
-def _run_statement(run_id: int, space: LabelSpace, codes: OutcomeCodes | None, coded: list[CodedColumn],
-                   strings: list[FieldSource], flag_specs: list[str], with_last_seen: bool,
-                   run_side: bool = True) -> tuple[str, list, list[int]]:
+def _run_statement(
+    run_id: int,
+    space: LabelSpace,
+    codes: OutcomeCodes | None,
+    coded: list[CodedColumn],
+    strings: list[FieldSource],
+    flag_specs: list[str],
+    with_last_seen: bool,
+    run_side: bool = True,
+) -> tuple[str, list, list[int]]:
     """The statement, its parameters and the outcome code of each outcome column."""
     gold_sql, params = gold_case(space)
     terms, place = [gold_sql], len(space.labels) + len(space.excluded) + 1
@@ -294,15 +339,18 @@ def _run_statement(run_id: int, space: LabelSpace, codes: OutcomeCodes | None, c
         # The separator is a literal: SQLite evaluates a bound one on every row.
         select.append(f"group_concat(ifnull({expr}, ''), '{SEPARATOR}')")
         params += expr_params
-    side, side_params, outcome_codes = (_run_side(run_id, codes, flag_specs, with_last_seen) if run_side
-                                        else ([], [], []))
-    sql = (f"SELECT {', '.join(select + side)} FROM run_claims rc JOIN claims c ON c.id = rc.claim_id"
-           " WHERE rc.run_id = ?")
+    side, side_params, outcome_codes = (
+        _run_side(run_id, codes, flag_specs, with_last_seen) if run_side else ([], [], [])
+    )
+    sql = (
+        f"SELECT {', '.join(select + side)} FROM run_claims rc JOIN claims c ON c.id = rc.claim_id WHERE rc.run_id = ?"
+    )
     return sql, params + side_params + [run_id], outcome_codes
 
 
-def _run_side(run_id: int, codes: OutcomeCodes, flag_specs: list[str], with_last_seen: bool
-              ) -> tuple[list[str], list, list[int]]:
+def _run_side(
+    run_id: int, codes: OutcomeCodes, flag_specs: list[str], with_last_seen: bool
+) -> tuple[list[str], list, list[int]]:
     """The subqueries of a run's own side: claim ids per outcome range, the newest answer,
     claim ids per flag spec."""
     select, params, outcome_codes = [], [], []
@@ -312,8 +360,9 @@ def _run_side(run_id: int, codes: OutcomeCodes, flag_specs: list[str], with_last
         outcome_codes.append(code)
     if with_last_seen:
         # The index named: another index of run_id would make max() visit every prediction.
-        select.append("(SELECT max(p.created_at) FROM predictions p INDEXED BY predictions_run_created"
-                      " WHERE p.run_id = ?)")
+        select.append(
+            "(SELECT max(p.created_at) FROM predictions p INDEXED BY predictions_run_created WHERE p.run_id = ?)"
+        )
         params.append(run_id)
     for spec in flag_specs:
         # No DISTINCT: a claim flagged twice is listed twice, which the decoder does not mind.
@@ -323,5 +372,16 @@ def _run_side(run_id: int, codes: OutcomeCodes, flag_specs: list[str], with_last
     return select, params, outcome_codes
 
 
-__all__ = ["MAX_CODED_VALUES", "SEPARATOR", "CodedColumn", "FieldSource", "OutcomeCodes", "RunRead",
-           "ScoringStore", "attribute_path", "gold_case", "outcome_case", "outcome_ranges"]
+__all__ = [
+    "MAX_CODED_VALUES",
+    "SEPARATOR",
+    "CodedColumn",
+    "FieldSource",
+    "OutcomeCodes",
+    "RunRead",
+    "ScoringStore",
+    "attribute_path",
+    "gold_case",
+    "outcome_case",
+    "outcome_ranges",
+]

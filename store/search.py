@@ -26,7 +26,8 @@ MAX_QUERY_WORDS = 32
 STOPWORDS = frozenset(
     "a an and are as at be been but by can did do does for from had has have he her his how i if in into is it"
     " its more most no not of on or our she so than that the their them then there these they this to was we"
-    " were what when where which who why will with would you your".split())
+    " were what when where which who why will with would you your".split()
+)
 """Words too common to rank pages by (a query of only these keeps them)."""
 
 
@@ -123,7 +124,8 @@ class SearchStore(SearchImages):
             " FROM evidence_fts JOIN evidence e ON e.id = evidence_fts.rowid"
             " WHERE evidence_fts MATCH ? AND e.kind IN ('page', 'passage', 'article')"
             " ORDER BY bm25(evidence_fts) LIMIT ?",
-            [self.fts_expression("evidence_fts", words), limit * 4]).fetchall()
+            [self.fts_expression("evidence_fts", words), limit * 4],
+        ).fetchall()
         found += self.db.execute(
             "SELECT d.url, d.title, snippet(documents_fts, 1, '', '', '…', 40), d.published, bm25(documents_fts),"
             " 'd', d.id FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid"
@@ -131,16 +133,22 @@ class SearchStore(SearchImages):
             " AND (:dataset IS NULL OR d.dataset_id = (SELECT id FROM datasets WHERE name = :dataset))"
             " AND (:dataset IS NULL OR d.claim_external_id IS NULL OR d.claim_external_id = :claim)"
             " ORDER BY bm25(documents_fts) LIMIT :limit",
-            {"expression": self.fts_expression("documents_fts", words), "dataset": dataset, "claim": claim,
-             "limit": limit * 4}).fetchall()
+            {
+                "expression": self.fts_expression("documents_fts", words),
+                "dataset": dataset,
+                "claim": claim,
+                "limit": limit * 4,
+            },
+        ).fetchall()
         found.sort(key=lambda row: row[4])
         seen, kept = set(), []
         for url, title, snippet, published, _, kind, row_id in found:
             if url and url in seen:
                 continue  # a page several claims cite is one result
             seen.add(url)
-            kept.append({"url": url, "title": title, "snippet": snippet, "published": published,
-                         "ref": f"{kind}{row_id}"})
+            kept.append(
+                {"url": url, "title": title, "snippet": snippet, "published": published, "ref": f"{kind}{row_id}"}
+            )
         return kept[:limit]
 
     def fts_expression(self, table: str, words: list[str]) -> str | None:
@@ -149,9 +157,14 @@ class SearchStore(SearchImages):
         known = self._pages.setdefault(table, {})
         unknown = [w for w in words if w not in known]
         if unknown:
-            self.db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_words USING fts5vocab(main, {table}, row)")
-            counted = dict(self.db.execute(f"SELECT term, doc FROM temp.{table}_words WHERE term IN"
-                                           f" ({', '.join('?' * len(unknown))})", unknown).fetchall())
+            self.db.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_words USING fts5vocab(main, {table}, row)"
+            )
+            counted = dict(
+                self.db.execute(
+                    f"SELECT term, doc FROM temp.{table}_words WHERE term IN ({', '.join('?' * len(unknown))})", unknown
+                ).fetchall()
+            )
             known.update({w: counted.get(w, 0) for w in unknown})
         return fts_query(rarest_within(words, known))
 
@@ -171,13 +184,17 @@ class SearchStore(SearchImages):
         with atomic(self.db):
             added = 0
             for claim, url, title, text, published in rows:
-                if self.db.execute("SELECT 1 FROM documents WHERE dataset_id = ? AND url IS ?"
-                                   " AND claim_external_id IS ? AND text = ? LIMIT 1",
-                                   [dataset_id, url, claim, text]).fetchone():
+                if self.db.execute(
+                    "SELECT 1 FROM documents WHERE dataset_id = ? AND url IS ?"
+                    " AND claim_external_id IS ? AND text = ? LIMIT 1",
+                    [dataset_id, url, claim, text],
+                ).fetchone():
                     continue
                 self.db.execute(
                     "INSERT INTO documents (dataset_id, claim_external_id, url, title, text, published)"
-                    " VALUES (?, ?, ?, ?, ?, ?)", [dataset_id, claim, url, title, text, published])
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    [dataset_id, claim, url, title, text, published],
+                )
                 added += 1
         return added
 
@@ -189,8 +206,10 @@ class SearchStore(SearchImages):
 
     def cache(self, key: str, backend: str, query: str, results: list[dict]) -> None:
         with atomic(self.db):
-            self.db.execute("INSERT OR REPLACE INTO search_cache (key, backend, query, results, created_at)"
-                            " VALUES (?, ?, ?, ?, ?)", [key, backend, query, json.dumps(results), now_iso()])
+            self.db.execute(
+                "INSERT OR REPLACE INTO search_cache (key, backend, query, results, created_at) VALUES (?, ?, ?, ?, ?)",
+                [key, backend, query, json.dumps(results), now_iso()],
+            )
 
     # -- trajectories ----------------------------------------------------------------------
 
@@ -200,25 +219,57 @@ class SearchStore(SearchImages):
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO search_steps (run_id, claim_id, step, kind, text, tool, arguments, query,"
                 " note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [run_id, claim_id, step.step, step.kind, step.text, step.tool, step.arguments, step.query,
-                 step.note, now_iso()])
+                [
+                    run_id,
+                    claim_id,
+                    step.step,
+                    step.kind,
+                    step.text,
+                    step.tool,
+                    step.arguments,
+                    step.query,
+                    step.note,
+                    now_iso(),
+                ],
+            )
             if cursor.rowcount:
                 self.db.executemany(
                     "INSERT INTO search_results (step_id, rank, url, title, snippet, published, dropped, image_url,"
                     " source, sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(cursor.lastrowid, r.rank, r.url, r.title, r.snippet, r.published, r.dropped, r.image_url,
-                      r.source, r.sha256) for r in step.results])
+                    [
+                        (
+                            cursor.lastrowid,
+                            r.rank,
+                            r.url,
+                            r.title,
+                            r.snippet,
+                            r.published,
+                            r.dropped,
+                            r.image_url,
+                            r.source,
+                            r.sha256,
+                        )
+                        for r in step.results
+                    ],
+                )
 
     def trajectory(self, run_id: int, claim_id: int) -> list[Step]:
         """A claim's steps in a run, in order, each with its results."""
         steps = self.db.execute(
             "SELECT id, step, kind, text, tool, arguments, query, note FROM search_steps"
-            " WHERE run_id = ? AND claim_id = ? ORDER BY step", [run_id, claim_id]).fetchall()
+            " WHERE run_id = ? AND claim_id = ? ORDER BY step",
+            [run_id, claim_id],
+        ).fetchall()
         found = []
         for step_id, *values in steps:
-            results = [StoredResult(*row) for row in self.db.execute(
-                "SELECT rank, url, title, snippet, published, dropped, image_url, source, sha256 FROM search_results"
-                " WHERE step_id = ? ORDER BY rank, id", [step_id])]
+            results = [
+                StoredResult(*row)
+                for row in self.db.execute(
+                    "SELECT rank, url, title, snippet, published, dropped, image_url, source, sha256 FROM search_results"
+                    " WHERE step_id = ? ORDER BY rank, id",
+                    [step_id],
+                )
+            ]
             found.append(Step(*values, results=results))
         return found
 
@@ -226,24 +277,42 @@ class SearchStore(SearchImages):
         """(run id, run name) of the runs with a trajectory for this claim."""
         return self.db.execute(
             "SELECT DISTINCT r.id, r.name FROM search_steps s JOIN runs r ON r.id = s.run_id"
-            " WHERE s.claim_id = ? ORDER BY r.id", [claim_id]).fetchall()
+            " WHERE s.claim_id = ? ORDER BY r.id",
+            [claim_id],
+        ).fetchall()
 
     def run_counts(self, run_id: int) -> dict:
         """How a search run went: claims, steps and searches, results kept and dropped."""
         claims, searches, steps = self.db.execute(
             "SELECT count(DISTINCT claim_id), sum(kind = 'search'), count(*) FROM search_steps WHERE run_id = ?",
-            [run_id]).fetchone()
-        dropped = dict(self.db.execute(
-            "SELECT r.dropped, count(*) FROM search_results r JOIN search_steps s ON s.id = r.step_id"
-            " WHERE s.run_id = ? AND r.dropped IS NOT NULL GROUP BY r.dropped", [run_id]).fetchall())
+            [run_id],
+        ).fetchone()
+        dropped = dict(
+            self.db.execute(
+                "SELECT r.dropped, count(*) FROM search_results r JOIN search_steps s ON s.id = r.step_id"
+                " WHERE s.run_id = ? AND r.dropped IS NOT NULL GROUP BY r.dropped",
+                [run_id],
+            ).fetchall()
+        )
         shown = self.db.execute(
             "SELECT r.url FROM search_results r JOIN search_steps s ON s.id = r.step_id"
-            " WHERE s.run_id = ? AND r.dropped IS NULL", [run_id]).fetchall()
-        by_claim = dict(self.db.execute(
-            "SELECT claim_id, sum(kind = 'search') FROM search_steps WHERE run_id = ? GROUP BY claim_id", [run_id]))
-        return {"claims": claims or 0, "steps": steps or 0, "searches": searches or 0, "dropped": dropped,
-                "shown_urls": [url for (url,) in shown if url], "searches_per_claim": list(by_claim.values()),
-                "searches_by_claim": by_claim}
+            " WHERE s.run_id = ? AND r.dropped IS NULL",
+            [run_id],
+        ).fetchall()
+        by_claim = dict(
+            self.db.execute(
+                "SELECT claim_id, sum(kind = 'search') FROM search_steps WHERE run_id = ? GROUP BY claim_id", [run_id]
+            )
+        )
+        return {
+            "claims": claims or 0,
+            "steps": steps or 0,
+            "searches": searches or 0,
+            "dropped": dropped,
+            "shown_urls": [url for (url,) in shown if url],
+            "searches_per_claim": list(by_claim.values()),
+            "searches_by_claim": by_claim,
+        }
 
     def progress(self, run_ids: list[int]) -> tuple[int, int]:
         """(steps recorded, query-pair labellings answered) for these runs: changes as a
@@ -254,19 +323,27 @@ class SearchStore(SearchImages):
         steps = self.db.execute(f"SELECT count(*) FROM search_steps WHERE run_id IN ({marks})", run_ids).fetchone()
         labels = self.db.execute(
             f"SELECT count(*) FROM predictions p JOIN runs r ON r.id = p.run_id WHERE r.kind = 'reformulate'"
-            f" AND r.target_run_id IN ({marks})", run_ids).fetchone()
+            f" AND r.target_run_id IN ({marks})",
+            run_ids,
+        ).fetchone()
         return (steps[0], labels[0])
 
     def searched_claims(self, run_id: int) -> list[int]:
         """The claims a search run has a trajectory for."""
-        return [c for (c,) in self.db.execute("SELECT DISTINCT claim_id FROM search_steps WHERE run_id = ?"
-                                              " ORDER BY claim_id", [run_id])]
+        return [
+            c
+            for (c,) in self.db.execute(
+                "SELECT DISTINCT claim_id FROM search_steps WHERE run_id = ? ORDER BY claim_id", [run_id]
+            )
+        ]
 
     def queries(self, run_id: int) -> dict[int, list[str]]:
         """Each claim's search queries in order (for the reformulation analysis)."""
         found: dict[int, list[str]] = {}
         for claim_id, query in self.db.execute(
-                "SELECT claim_id, query FROM search_steps WHERE run_id = ? AND kind = 'search'"
-                " AND query IS NOT NULL ORDER BY claim_id, step", [run_id]):
+            "SELECT claim_id, query FROM search_steps WHERE run_id = ? AND kind = 'search'"
+            " AND query IS NOT NULL ORDER BY claim_id, step",
+            [run_id],
+        ):
             found.setdefault(claim_id, []).append(query)
         return found

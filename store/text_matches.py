@@ -83,9 +83,10 @@ def _phrase_spans(words: list[tuple[int, int, str]], phrase: _Phrase) -> list[tu
     size = len(phrase.words)
     spans = []
     for i in range(len(words) - size + 1):
-        here = words[i:i + size]
+        here = words[i : i + size]
         if all(w[2] == p for w, p in zip(here[:-1], phrase.words[:-1])) and (
-                here[-1][2].startswith(phrase.words[-1]) if phrase.prefix else here[-1][2] == phrase.words[-1]):
+            here[-1][2].startswith(phrase.words[-1]) if phrase.prefix else here[-1][2] == phrase.words[-1]
+        ):
             spans.append((here[0][0], here[-1][1]))
     return spans
 

@@ -43,8 +43,10 @@ _EVIDENCE_IN = "c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN (SELECT
 def _unspaced():
     import regex  # its Unicode script tables; loaded only for filters that need them
 
-    return regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}"
-                         r"\p{Myanmar}\p{Tibetan}\p{Yi}\u30fc\u3005\u3006]")
+    return regex.compile(
+        r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}"
+        r"\p{Myanmar}\p{Tibetan}\p{Yi}\u30fc\u3005\u3006]"
+    )
 
 
 def is_unspaced(value: str) -> bool:
@@ -61,8 +63,10 @@ def claim_text_clause(term: Term, db=None) -> tuple[str, list]:
         return "c.id IN (SELECT rowid FROM claims_trigram WHERE claims_trigram MATCH ?)", [_quoted(value)]
     like = "c.text LIKE ? ESCAPE '\\'"
     if _rare(db, "claims_trigram_terms", value):
-        return (f"c.id IN (SELECT doc FROM claims_trigram_places WHERE term >= ? AND term < ?) AND {like}",
-                [value, value + _LAST, _like(value)])
+        return (
+            f"c.id IN (SELECT doc FROM claims_trigram_places WHERE term >= ? AND term < ?) AND {like}",
+            [value, value + _LAST, _like(value)],
+        )
     return like, [_like(value)]
 
 
@@ -75,8 +79,10 @@ def evidence_clause(term: Term, db=None) -> tuple[str, list]:
         return _EVIDENCE_IN.format("evidence_trigram"), [_quoted(value)]
     like = "(e.title LIKE ? ESCAPE '\\' OR e.text LIKE ? ESCAPE '\\')"
     if _rare(db, "evidence_trigram_terms", value):
-        sql = ("c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN (SELECT doc FROM"
-               f" evidence_trigram_places WHERE term >= ? AND term < ?) AND {like})")
+        sql = (
+            "c.id IN (SELECT e.claim_id FROM evidence e WHERE e.id IN (SELECT doc FROM"
+            f" evidence_trigram_places WHERE term >= ? AND term < ?) AND {like})"
+        )
         return sql, [value, value + _LAST] + [_like(value)] * 2
     return f"EXISTS (SELECT 1 FROM evidence e WHERE e.claim_id = c.id AND {like})", [_like(value)] * 2
 

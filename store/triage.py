@@ -58,8 +58,9 @@ class AdjudicationConflict(Exception):
     """Someone decided the item after the adjudicator read it: nothing was written."""
 
     def __init__(self, current: Adjudication):
-        super().__init__(f"{current.adjudicator} decided this item meanwhile (decision {current.version},"
-                         f" {current.decided_at})")
+        super().__init__(
+            f"{current.adjudicator} decided this item meanwhile (decision {current.version}, {current.decided_at})"
+        )
         self.current = current
 
 
@@ -130,23 +131,39 @@ class TriageStore:
         """Every annotator's label of an answer, by name (sorted)."""
         categories: dict[str, set[int]] = {}
         for annotator, category_id in self.db.execute(
-                "SELECT annotator, category_id FROM triage_entries WHERE prediction_id = ?", [prediction_id]):
+            "SELECT annotator, category_id FROM triage_entries WHERE prediction_id = ?", [prediction_id]
+        ):
             categories.setdefault(annotator, set()).add(category_id)
-        reviews = {row[0]: row[1:] for row in self.db.execute(
-            "SELECT annotator, reviewed, note FROM triage_reviews WHERE prediction_id = ?", [prediction_id])}
+        reviews = {
+            row[0]: row[1:]
+            for row in self.db.execute(
+                "SELECT annotator, reviewed, note FROM triage_reviews WHERE prediction_id = ?", [prediction_id]
+            )
+        }
         names = sorted(categories.keys() | reviews.keys())
-        return {name: Label(name, frozenset(categories.get(name, ())), bool(reviews.get(name, (0, None))[0]),
-                            reviews.get(name, (0, None))[1]) for name in names}
+        return {
+            name: Label(
+                name,
+                frozenset(categories.get(name, ())),
+                bool(reviews.get(name, (0, None))[0]),
+                reviews.get(name, (0, None))[1],
+            )
+            for name in names
+        }
 
     def annotators(self, run_id: int | None = None) -> list[str]:
         """Everyone who has labelled (or been assigned) an answer, of one run or any."""
         where, params = ("WHERE p.run_id = ?", [run_id]) if run_id is not None else ("", [])
         rows = self.db.execute(
-            "SELECT annotator FROM triage_entries t JOIN predictions p ON p.id = t.prediction_id " + where
+            "SELECT annotator FROM triage_entries t JOIN predictions p ON p.id = t.prediction_id "
+            + where
             + " UNION SELECT annotator FROM triage_reviews v JOIN predictions p ON p.id = v.prediction_id "
-            + where + " UNION SELECT annotator FROM triage_assignments a"
-            + (" WHERE a.run_id = ?" if run_id is not None else "") + " ORDER BY 1",
-            params * 3)
+            + where
+            + " UNION SELECT annotator FROM triage_assignments a"
+            + (" WHERE a.run_id = ?" if run_id is not None else "")
+            + " ORDER BY 1",
+            params * 3,
+        )
         return [r[0] for r in rows]
 
     def label_version(self) -> int:
@@ -170,7 +187,9 @@ class TriageStore:
             "  WHERE t.prediction_id = v.prediction_id AND t.annotator = v.annotator"
             f"  AND t.category_id IN ({', '.join(str(int(c)) for c in bits)})) AS mask"
             " FROM predictions p JOIN triage_reviews v ON v.prediction_id = p.id WHERE p.run_id = ?)"
-            " WHERE reviewed = 1 OR mask IS NOT NULL", [run_id])
+            " WHERE reviewed = 1 OR mask IS NOT NULL",
+            [run_id],
+        )
         return rows.fetchall()
 
     def used_categories(self, run_id: int) -> set[int]:
@@ -179,7 +198,8 @@ class TriageStore:
             "SELECT DISTINCT t.category_id FROM triage_entries t JOIN predictions p ON p.id = t.prediction_id"
             " WHERE p.run_id = ? UNION SELECT DISTINCT CAST(j.value AS INTEGER) FROM triage_adjudications a"
             " JOIN predictions p ON p.id = a.prediction_id, json_each(a.categories) j WHERE p.run_id = ?",
-            [run_id, run_id])
+            [run_id, run_id],
+        )
         return {r[0] for r in rows}
 
     def answer_ids(self, run_id: int, claim_ids: Iterable[int]) -> dict[int, int]:
@@ -187,10 +207,13 @@ class TriageStore:
         wanted = sorted(set(claim_ids))
         found: dict[int, int] = {}
         for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
+            chunk = wanted[start : start + 500]
             marks = ", ".join("?" * len(chunk))
-            found.update(self.db.execute(f"SELECT claim_id, id FROM predictions WHERE run_id = ? AND claim_id IN"
-                                         f" ({marks})", [run_id, *chunk]).fetchall())
+            found.update(
+                self.db.execute(
+                    f"SELECT claim_id, id FROM predictions WHERE run_id = ? AND claim_id IN ({marks})", [run_id, *chunk]
+                ).fetchall()
+            )
         return found
 
     def label_rows(self, run_id: int) -> list[tuple]:
@@ -204,19 +227,26 @@ class TriageStore:
             " v.reviewed, v.note, v.updated_at FROM triage_reviews v JOIN predictions p ON p.id = v.prediction_id"
             " JOIN claims c ON c.id = p.claim_id JOIN datasets d ON d.id = c.dataset_id WHERE p.run_id = ?"
             " AND (v.reviewed = 1 OR EXISTS (SELECT 1 FROM triage_entries t WHERE t.prediction_id = v.prediction_id"
-            " AND t.annotator = v.annotator)) ORDER BY p.claim_id, v.annotator", [run_id])
+            " AND t.annotator = v.annotator)) ORDER BY p.claim_id, v.annotator",
+            [run_id],
+        )
         return rows.fetchall()
 
     def done_labels(self, run_id: int) -> set[tuple[int, str]]:
         """(prediction id, annotator) of the labels of a run marked done."""
-        rows = self.db.execute("SELECT v.prediction_id, v.annotator FROM triage_reviews v JOIN predictions p"
-                               " ON p.id = v.prediction_id WHERE p.run_id = ? AND v.reviewed = 1", [run_id])
+        rows = self.db.execute(
+            "SELECT v.prediction_id, v.annotator FROM triage_reviews v JOIN predictions p"
+            " ON p.id = v.prediction_id WHERE p.run_id = ? AND v.reviewed = 1",
+            [run_id],
+        )
         return {(p, a) for p, a in rows}
 
     def category_counts(self, run_id: int, annotator: str | None = None) -> dict[int, int]:
         """Category id -> how many of a run's answers carry it (one annotator's, or anyone's)."""
-        sql = ("SELECT t.category_id, count(DISTINCT t.prediction_id) FROM triage_entries t"
-               " JOIN predictions p ON p.id = t.prediction_id WHERE p.run_id = ?")
+        sql = (
+            "SELECT t.category_id, count(DISTINCT t.prediction_id) FROM triage_entries t"
+            " JOIN predictions p ON p.id = t.prediction_id WHERE p.run_id = ?"
+        )
         params: list = [run_id]
         if annotator is not None:
             sql, params = sql + " AND t.annotator = ?", params + [annotator]
@@ -224,15 +254,23 @@ class TriageStore:
 
     # -- writing labels -----------------------------------------------------------------
 
-    def set_categories(self, prediction_id: int, annotator: str, category_ids: Iterable[int], *,
-                       by: str | None = None, source: str = "tui") -> LabelChange:
+    def set_categories(
+        self,
+        prediction_id: int,
+        annotator: str,
+        category_ids: Iterable[int],
+        *,
+        by: str | None = None,
+        source: str = "tui",
+    ) -> LabelChange:
         """Replace an annotator's categories of an answer (their note and done stay)."""
         wanted = frozenset(category_ids)
         with write_lock(self.db):
             return self._write(prediction_id, annotator, by, source, categories=wanted)
 
-    def toggle_category(self, prediction_id: int, annotator: str, category_id: int, *,
-                        by: str | None = None, source: str = "tui") -> bool:
+    def toggle_category(
+        self, prediction_id: int, annotator: str, category_id: int, *, by: str | None = None, source: str = "tui"
+    ) -> bool:
         """Give the category, or take it off if the annotator had given it. True if now on."""
         with write_lock(self.db):
             before = self._read(prediction_id, annotator)
@@ -240,14 +278,23 @@ class TriageStore:
             self._write(prediction_id, annotator, by, source, categories=now, before=before)
         return category_id in now
 
-    def set_done(self, prediction_id: int, annotator: str, done: bool = True, *, note: str | None = None,
-                 by: str | None = None, source: str = "tui") -> LabelChange:
+    def set_done(
+        self,
+        prediction_id: int,
+        annotator: str,
+        done: bool = True,
+        *,
+        note: str | None = None,
+        by: str | None = None,
+        source: str = "tui",
+    ) -> LabelChange:
         """Mark an answer done (labelled) by an annotator, or not; with `note`, set it too."""
         with write_lock(self.db):
             return self._write(prediction_id, annotator, by, source, done=done, note=note)
 
-    def set_note(self, prediction_id: int, annotator: str, note: str | None, *, by: str | None = None,
-                 source: str = "tui") -> LabelChange:
+    def set_note(
+        self, prediction_id: int, annotator: str, note: str | None, *, by: str | None = None, source: str = "tui"
+    ) -> LabelChange:
         """An annotator's note on an answer ("" or None removes it)."""
         with write_lock(self.db):
             return self._write(prediction_id, annotator, by, source, note=note or "")
@@ -260,8 +307,16 @@ class TriageStore:
         with write_lock(self.db):
             for row in rows:
                 before = self._read(row.prediction_id, row.annotator)
-                change = self._write(row.prediction_id, row.annotator, by, source, categories=row.category_ids,
-                                     done=row.done, note=row.note, before=before)
+                change = self._write(
+                    row.prediction_id,
+                    row.annotator,
+                    by,
+                    source,
+                    categories=row.category_ids,
+                    done=row.done,
+                    note=row.note,
+                    before=before,
+                )
                 if not change.changed:
                     counts.unchanged += 1
                     continue
@@ -275,29 +330,46 @@ class TriageStore:
     def _read(self, prediction_id: int, annotator: str) -> Label:
         return self.label(prediction_id, annotator)
 
-    def _write(self, prediction_id: int, annotator: str, by: str | None, source: str, *,
-               categories: frozenset[int] | None = None, done: bool | None = None, note: str | None = None,
-               before: Label | None = None) -> LabelChange:
+    def _write(
+        self,
+        prediction_id: int,
+        annotator: str,
+        by: str | None,
+        source: str,
+        *,
+        categories: frozenset[int] | None = None,
+        done: bool | None = None,
+        note: str | None = None,
+        before: Label | None = None,
+    ) -> LabelChange:
         """Inside a write_lock: apply what is given (None: keep), record the history."""
         before = before if before is not None else self._read(prediction_id, annotator)
-        after = Label(annotator, before.category_ids if categories is None else categories,
-                      before.done if done is None else done,
-                      before.note if note is None else (note or None))
+        after = Label(
+            annotator,
+            before.category_ids if categories is None else categories,
+            before.done if done is None else done,
+            before.note if note is None else (note or None),
+        )
         if after == before:
             return LabelChange(before, after)
         stamp = now_iso()
         conn = self.db
         if after.category_ids != before.category_ids:
             removed, added = before.category_ids - after.category_ids, after.category_ids - before.category_ids
-            conn.executemany("DELETE FROM triage_entries WHERE prediction_id = ? AND annotator = ? AND category_id = ?",
-                             [(prediction_id, annotator, c) for c in removed])
-            conn.executemany("INSERT INTO triage_entries (prediction_id, category_id, annotator, created_at)"
-                             " VALUES (?, ?, ?, ?)", [(prediction_id, c, annotator, stamp) for c in sorted(added)])
+            conn.executemany(
+                "DELETE FROM triage_entries WHERE prediction_id = ? AND annotator = ? AND category_id = ?",
+                [(prediction_id, annotator, c) for c in removed],
+            )
+            conn.executemany(
+                "INSERT INTO triage_entries (prediction_id, category_id, annotator, created_at) VALUES (?, ?, ?, ?)",
+                [(prediction_id, c, annotator, stamp) for c in sorted(added)],
+            )
         conn.execute(
             "INSERT INTO triage_reviews (prediction_id, annotator, reviewed, note, updated_at) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (prediction_id, annotator) DO UPDATE SET reviewed = excluded.reviewed,"
             " note = excluded.note, updated_at = excluded.updated_at",
-            [prediction_id, annotator, int(after.done), after.note, stamp])
+            [prediction_id, annotator, int(after.done), after.note, stamp],
+        )
         changes = []
         if after.category_ids != before.category_ids:
             changes.append(("categories", self._names(before.category_ids), self._names(after.category_ids)))
@@ -313,14 +385,25 @@ class TriageStore:
         if not category_ids:
             return []
         marks = ", ".join("?" * len(category_ids))
-        rows = self.db.execute(f"SELECT name FROM failure_categories WHERE id IN ({marks}) ORDER BY builtin DESC, id",
-                               sorted(category_ids))
+        rows = self.db.execute(
+            f"SELECT name FROM failure_categories WHERE id IN ({marks}) ORDER BY builtin DESC, id", sorted(category_ids)
+        )
         return [r[0] for r in rows]
 
     # -- history ------------------------------------------------------------------------
 
-    def record_history(self, prediction_id: int | None, kind: str, annotator: str, changed_by: str, old, new,
-                       source: str, stamp: str | None = None, claim_id: int | None = None) -> None:
+    def record_history(
+        self,
+        prediction_id: int | None,
+        kind: str,
+        annotator: str,
+        changed_by: str,
+        old,
+        new,
+        source: str,
+        stamp: str | None = None,
+        claim_id: int | None = None,
+    ) -> None:
         """One change, in the caller's transaction (store.label_history)."""
         record_change(self.db, prediction_id, kind, annotator, changed_by, old, new, source, stamp, claim_id)
 
@@ -331,19 +414,32 @@ class TriageStore:
     # -- adjudication ------------------------------------------------------------------
 
     def adjudication(self, prediction_id: int) -> Adjudication | None:
-        row = self.db.execute("SELECT prediction_id, categories, note, adjudicator, version, decided_at"
-                              " FROM triage_adjudications WHERE prediction_id = ?", [prediction_id]).fetchone()
+        row = self.db.execute(
+            "SELECT prediction_id, categories, note, adjudicator, version, decided_at"
+            " FROM triage_adjudications WHERE prediction_id = ?",
+            [prediction_id],
+        ).fetchone()
         return _adjudication(row) if row else None
 
     def adjudications(self, run_id: int) -> dict[int, Adjudication]:
         """Every decision on a run's answers, by prediction id."""
         rows = self.db.execute(
             "SELECT a.prediction_id, a.categories, a.note, a.adjudicator, a.version, a.decided_at"
-            " FROM triage_adjudications a JOIN predictions p ON p.id = a.prediction_id WHERE p.run_id = ?", [run_id])
+            " FROM triage_adjudications a JOIN predictions p ON p.id = a.prediction_id WHERE p.run_id = ?",
+            [run_id],
+        )
         return {row[0]: _adjudication(row) for row in rows}
 
-    def adjudicate(self, prediction_id: int, category_ids: Iterable[int], note: str | None, adjudicator: str,
-                   seen_version: int | None, *, source: str = "tui") -> Adjudication:
+    def adjudicate(
+        self,
+        prediction_id: int,
+        category_ids: Iterable[int],
+        note: str | None,
+        adjudicator: str,
+        seen_version: int | None,
+        *,
+        source: str = "tui",
+    ) -> Adjudication:
         """Record the final categories. `seen_version` is the decision the adjudicator read
         (None: none yet); if someone decided since, AdjudicationConflict carries their
         decision and nothing is written: the adjudicator looks again, then decides."""
@@ -359,11 +455,23 @@ class TriageStore:
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (prediction_id) DO UPDATE SET categories = excluded.categories,"
                 " note = excluded.note, adjudicator = excluded.adjudicator, version = excluded.version,"
                 " decided_at = excluded.decided_at",
-                [prediction_id, json.dumps(sorted(wanted)), note, adjudicator, version, stamp])
-            old = None if current is None else {"categories": self._names(current.category_ids), "note": current.note,
-                                                "by": current.adjudicator}
-            self.record_history(prediction_id, "adjudication", adjudicator, adjudicator, old,
-                                {"categories": self._names(wanted), "note": note}, source, stamp)
+                [prediction_id, json.dumps(sorted(wanted)), note, adjudicator, version, stamp],
+            )
+            old = (
+                None
+                if current is None
+                else {"categories": self._names(current.category_ids), "note": current.note, "by": current.adjudicator}
+            )
+            self.record_history(
+                prediction_id,
+                "adjudication",
+                adjudicator,
+                adjudicator,
+                old,
+                {"categories": self._names(wanted), "note": note},
+                source,
+                stamp,
+            )
         return self.adjudication(prediction_id)
 
 

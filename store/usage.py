@@ -25,12 +25,26 @@ class UsageStore:
             "SELECT count(*) FILTER (WHERE NOT cached), count(*) FILTER (WHERE cached),"
             " count(latency_s) FILTER (WHERE NOT cached), total(latency_s) FILTER (WHERE NOT cached),"
             " total(prompt_eval_tokens), total(prompt_eval_ms), total(eval_tokens), total(eval_ms)"
-            f" FROM predictions WHERE {answered}", [run_id]).fetchone()
-        tokens = {bool(batched): (int(t_in), int(t_out), int(t_cached)) for batched, t_in, t_out, t_cached in
-                  self.db.execute("SELECT batched, total(tokens_in), total(tokens_out), total(tokens_cached)"
-                                  f" FROM predictions WHERE {answered} AND NOT cached GROUP BY batched", [run_id])}
-        return {"answers": row[0], "from_cache": row[1], "timed": row[2], "seconds_total": row[3],
-                "prompt_eval": (row[4], row[5]), "eval": (row[6], row[7]), "tokens": tokens}
+            f" FROM predictions WHERE {answered}",
+            [run_id],
+        ).fetchone()
+        tokens = {
+            bool(batched): (int(t_in), int(t_out), int(t_cached))
+            for batched, t_in, t_out, t_cached in self.db.execute(
+                "SELECT batched, total(tokens_in), total(tokens_out), total(tokens_cached)"
+                f" FROM predictions WHERE {answered} AND NOT cached GROUP BY batched",
+                [run_id],
+            )
+        }
+        return {
+            "answers": row[0],
+            "from_cache": row[1],
+            "timed": row[2],
+            "seconds_total": row[3],
+            "prompt_eval": (row[4], row[5]),
+            "eval": (row[6], row[7]),
+            "tokens": tokens,
+        }
 
     def latencies_at(self, run_id: int, positions: list[int], count: int) -> dict[int, float]:
         """The model's seconds for the answers at these 0-based positions in ascending order,
@@ -43,7 +57,8 @@ class UsageStore:
             row = self.db.execute(
                 "SELECT latency_s FROM predictions INDEXED BY predictions_run_seconds WHERE run_id = ? AND cached = 0"
                 f" AND latency_s IS NOT NULL ORDER BY latency_s {'ASC' if ascending else 'DESC'} LIMIT 1 OFFSET ?",
-                [run_id, offset]).fetchone()
+                [run_id, offset],
+            ).fetchone()
             if row is not None:
                 found[position] = row[0]
         return found
@@ -56,10 +71,18 @@ class UsageStore:
         template = " AND r.prompt_name = ?" if prompt_name else ""
         answers, tokens_out, seconds = self.db.execute(
             f"SELECT count(*), avg(p.tokens_out), avg(p.latency_s) FROM predictions p JOIN runs r ON r.id = p.run_id"
-            f" WHERE {where}{template}", [model] + ([prompt_name] if prompt_name else [])).fetchone()
+            f" WHERE {where}{template}",
+            [model] + ([prompt_name] if prompt_name else []),
+        ).fetchone()
         p_tokens, p_ms, e_tokens, e_ms = self.db.execute(
             "SELECT sum(p.prompt_eval_tokens), sum(p.prompt_eval_ms), sum(p.eval_tokens), sum(p.eval_ms)"
-            f" FROM predictions p JOIN runs r ON r.id = p.run_id WHERE {where}", [model]).fetchone()
-        return {"answers": answers, "mean_tokens_out": tokens_out, "mean_seconds": seconds,
-                "prompt_per_second": p_tokens / p_ms * 1000 if p_ms else None,
-                "generated_per_second": e_tokens / e_ms * 1000 if e_ms else None}
+            f" FROM predictions p JOIN runs r ON r.id = p.run_id WHERE {where}",
+            [model],
+        ).fetchone()
+        return {
+            "answers": answers,
+            "mean_tokens_out": tokens_out,
+            "mean_seconds": seconds,
+            "prompt_per_second": p_tokens / p_ms * 1000 if p_ms else None,
+            "generated_per_second": e_tokens / e_ms * 1000 if e_ms else None,
+        }

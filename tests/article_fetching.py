@@ -9,9 +9,11 @@ from workbench.articles.fetching import FetchRequest, fetch_articles, plan_fetch
 from workbench.articles.web import FetchSettings
 from workbench.importers import ImportRequest, run_import
 
-PARAGRAPHS = ["The council's budget papers put the bridge at 40 million crowns, not 90 million.",
-              "A spokesperson for the council confirmed the figure on Tuesday and shared the tender documents.",
-              "The 90 million figure first appeared in a post that doubled the cost of two bridges."]
+PARAGRAPHS = [
+    "The council's budget papers put the bridge at 40 million crowns, not 90 million.",
+    "A spokesperson for the council confirmed the figure on Tuesday and shared the tender documents.",
+    "The 90 million figure first appeared in a post that doubled the cost of two bridges.",
+]
 FAST = dict(backoff=0.01, timeout=5.0, allow_private=True)
 """Quick retries; the test servers are on 127.0.0.1, which a fetch must be allowed to reach."""
 

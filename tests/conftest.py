@@ -14,6 +14,9 @@ AVERITEC_DEV = SHARED_DATA / "averitec" / "dev.json"
 AVERITEC_BASELINE = SHARED_DATA / "averitec" / "dev_baseline_predictions.json"
 DEMO_DATA = REPO / "workbench" / "demo_data"
 
+# Fixtures the support modules define, for every test module (they need not import them).
+pytest_plugins = ["tests.support.judging", "tests.support.reading"]
+
 
 @pytest.fixture(autouse=True)
 def isolated_environment(tmp_path, monkeypatch):

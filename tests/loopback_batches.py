@@ -14,9 +14,9 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from collections.abc import Callable
 from email.parser import BytesParser
 from email.policy import default as default_policy
-from typing import Callable
 
 
 class BatchDesk:
@@ -69,9 +69,15 @@ class BatchDesk:
             return made
         if method == "GET" and parts == ["v1", "batches"]:  # newest first, one page
             data = [json.loads(_public(self.batches[b])) for b in reversed(self.created)]
-            return 200, json.dumps({"object": "list", "data": data, "has_more": False,
-                                    "first_id": data[0]["id"] if data else None,
-                                    "last_id": data[-1]["id"] if data else None}).encode()
+            return 200, json.dumps(
+                {
+                    "object": "list",
+                    "data": data,
+                    "has_more": False,
+                    "first_id": data[0]["id"] if data else None,
+                    "last_id": data[-1]["id"] if data else None,
+                }
+            ).encode()
         if len(parts) >= 3 and parts[1] == "batches" and parts[2] in self.batches:
             return self._openai_batch(method, parts, self.batches[parts[2]])
         return None
@@ -89,25 +95,53 @@ class BatchDesk:
 
     def _upload(self, headers, raw):
         form = BytesParser(policy=default_policy).parsebytes(
-            b"Content-Type: " + headers["content-type"].encode() + b"\r\n\r\n" + raw)
-        data = next(part.get_payload(decode=True) for part in form.iter_parts()
-                    if part.get_param("name", header="content-disposition") == "file")
+            b"Content-Type: " + headers["content-type"].encode() + b"\r\n\r\n" + raw
+        )
+        data = next(
+            part.get_payload(decode=True)
+            for part in form.iter_parts()
+            if part.get_param("name", header="content-disposition") == "file"
+        )
         file_id = f"file-{next(self._ids)}"
         self.files[file_id] = data
-        return 200, json.dumps({"id": file_id, "object": "file", "bytes": len(data), "created_at": 0,
-                                "filename": "batch.jsonl", "purpose": "batch", "status": "processed"}).encode()
+        return 200, json.dumps(
+            {
+                "id": file_id,
+                "object": "file",
+                "bytes": len(data),
+                "created_at": 0,
+                "filename": "batch.jsonl",
+                "purpose": "batch",
+                "status": "processed",
+            }
+        ).encode()
 
     def _create_openai(self, body):
         batch_id = f"batch_{next(self._ids)}"
         lines = [json.loads(line) for line in self.files[body["input_file_id"]].decode().splitlines() if line]
-        batch = {"id": batch_id, "object": "batch", "endpoint": body["endpoint"], "errors": None,
-                 "input_file_id": body["input_file_id"], "completion_window": body["completion_window"],
-                 "status": "in_progress", "output_file_id": None, "error_file_id": None, "created_at": 0,
-                 "metadata": body.get("metadata"), "_lines": lines,
-                 "request_counts": {"total": len(lines), "completed": 0, "failed": 0}}
+        batch = {
+            "id": batch_id,
+            "object": "batch",
+            "endpoint": body["endpoint"],
+            "errors": None,
+            "input_file_id": body["input_file_id"],
+            "completion_window": body["completion_window"],
+            "status": "in_progress",
+            "output_file_id": None,
+            "error_file_id": None,
+            "created_at": 0,
+            "metadata": body.get("metadata"),
+            "_lines": lines,
+            "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+        }
         if self.fail_next:
-            batch.update(status="failed", errors={"object": "list", "data": [
-                {"code": "invalid_file", "message": self.fail_next, "line": None, "param": None}]})
+            batch.update(
+                status="failed",
+                errors={
+                    "object": "list",
+                    "data": [{"code": "invalid_file", "message": self.fail_next, "line": None, "param": None}],
+                },
+            )
             self.fail_next = None
         self.batches[batch_id] = batch
         self.created.append(batch_id)
@@ -123,24 +157,34 @@ class BatchDesk:
             row = {"id": f"batch_req_{number}", "custom_id": line["custom_id"], "error": None}
             if status != "completed" and number >= len(lines) // 2:
                 if status == "expired":
-                    bad.append({**row, "response": None, "error": {
-                        "code": "batch_expired", "message": "not run before the completion window ended"}})
+                    bad.append(
+                        {
+                            **row,
+                            "response": None,
+                            "error": {"code": "batch_expired", "message": "not run before the completion window ended"},
+                        }
+                    )
                 continue
             if reason:
-                row["response"] = {"status_code": 400, "request_id": "r", "body": {
-                    "error": {"message": reason, "type": "invalid_request_error"}}}
+                row["response"] = {
+                    "status_code": 400,
+                    "request_id": "r",
+                    "body": {"error": {"message": reason, "type": "invalid_request_error"}},
+                }
                 bad.append(row)
             else:
-                row["response"] = {"status_code": 200, "request_id": "r",
-                                   "body": self.owner.response_body(line["body"])}
+                row["response"] = {
+                    "status_code": 200,
+                    "request_id": "r",
+                    "body": self.owner.response_body(line["body"]),
+                }
                 good.append(row)
         for rows, key in ((good, "output_file_id"), (bad, "error_file_id")):
             if rows:
                 file_id = f"file-{next(self._ids)}"
                 self.files[file_id] = "".join(json.dumps(r) + "\n" for r in rows).encode()
                 batch[key] = file_id
-        batch.update(status=status, request_counts={"total": len(lines), "completed": len(good),
-                                                    "failed": len(bad)})
+        batch.update(status=status, request_counts={"total": len(lines), "completed": len(good), "failed": len(bad)})
 
     # -- Anthropic: /v1/messages/batches ----------------------------------------------------
 
@@ -154,11 +198,20 @@ class BatchDesk:
                 return _error(status, f"injected {status} on batch create")
             batch_id = f"msgbatch_{next(self._ids)}"
             requests = json.loads(raw)["requests"]
-            self.batches[batch_id] = {"id": batch_id, "type": "message_batch", "processing_status": "in_progress",
-                                      "request_counts": _anthropic_counts(processing=len(requests)),
-                                      "created_at": "2026-01-01T00:00:00Z", "expires_at": "2026-01-02T00:00:00Z",
-                                      "ended_at": None, "cancel_initiated_at": None, "archived_at": None,
-                                      "results_url": None, "_requests": requests, "_results": []}
+            self.batches[batch_id] = {
+                "id": batch_id,
+                "type": "message_batch",
+                "processing_status": "in_progress",
+                "request_counts": _anthropic_counts(processing=len(requests)),
+                "created_at": "2026-01-01T00:00:00Z",
+                "expires_at": "2026-01-02T00:00:00Z",
+                "ended_at": None,
+                "cancel_initiated_at": None,
+                "archived_at": None,
+                "results_url": None,
+                "_requests": requests,
+                "_results": [],
+            }
             self.created.append(batch_id)
             return 200, _public(self.batches[batch_id])
         batch = self.batches.get(parts[3]) if len(parts) > 3 else None
@@ -182,16 +235,25 @@ class BatchDesk:
             if stop and number >= len(requests) // 2:
                 result, kind = {"type": stop}, stop
             elif reason:
-                result, kind = {"type": "errored", "error": {"type": "error", "error": {
-                    "type": "invalid_request_error", "message": reason}}}, "errored"
+                result, kind = (
+                    {
+                        "type": "errored",
+                        "error": {"type": "error", "error": {"type": "invalid_request_error", "message": reason}},
+                    },
+                    "errored",
+                )
             else:
                 result = {"type": "succeeded", "message": self.owner.response_body(item["params"])}
                 kind = "succeeded"
             counts[kind] += 1
             batch["_results"].append({"custom_id": item["custom_id"], "result": result})
         port = self.owner._server.server_address[1]
-        batch.update(processing_status="ended", request_counts=counts, ended_at="2026-01-01T01:00:00Z",
-                     results_url=f"http://127.0.0.1:{port}/v1/messages/batches/{batch['id']}/results")
+        batch.update(
+            processing_status="ended",
+            request_counts=counts,
+            ended_at="2026-01-01T01:00:00Z",
+            results_url=f"http://127.0.0.1:{port}/v1/messages/batches/{batch['id']}/results",
+        )
 
 
 def _error(status: int, message: str):

@@ -50,7 +50,7 @@ class ImageServer:
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}{path}"
 
-    def __enter__(self) -> "ImageServer":
+    def __enter__(self) -> ImageServer:
         self._thread.start()
         return self
 
@@ -80,12 +80,19 @@ def _handler(owner: ImageServer):
                 pass  # the fetcher stopped reading (over its limit): expected
 
         def _route(self, path: str) -> None:
-            routes = {"/photo.png": ("image/png", PHOTO), "/chart.jpg": ("image/jpeg", CHART),
-                      "/page.html": ("image/png", b"<!DOCTYPE html><html><body>Not a picture</body></html>"),
-                      "/drawing.svg": ("image/svg+xml", b'<svg xmlns="http://www.w3.org/2000/svg"></svg>'),
-                      "/truncated.png": ("image/png", PHOTO[: len(PHOTO) // 2])}
-            redirects = {"/loop-a": "/loop-b", "/loop-b": "/loop-a", "/to-ftp": "ftp://127.0.0.1/photo.png",
-                         "/moved.png": "/photo.png"}
+            routes = {
+                "/photo.png": ("image/png", PHOTO),
+                "/chart.jpg": ("image/jpeg", CHART),
+                "/page.html": ("image/png", b"<!DOCTYPE html><html><body>Not a picture</body></html>"),
+                "/drawing.svg": ("image/svg+xml", b'<svg xmlns="http://www.w3.org/2000/svg"></svg>'),
+                "/truncated.png": ("image/png", PHOTO[: len(PHOTO) // 2]),
+            }
+            redirects = {
+                "/loop-a": "/loop-b",
+                "/loop-b": "/loop-a",
+                "/to-ftp": "ftp://127.0.0.1/photo.png",
+                "/moved.png": "/photo.png",
+            }
             if path in routes:
                 self._send(200, *routes[path])
             elif path.startswith("/on/"):

@@ -32,9 +32,11 @@ class Route:
 
 def article_html(title: str, paragraphs: list[str], nav: str = "Home | About | Donate") -> str:
     body = "".join(f"<p>{p}</p>" for p in paragraphs)
-    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{title}</title></head><body>"
-            f"<nav>{nav}</nav><article><h1>{title}</h1>{body}</article>"
-            "<footer>Copyright the agency. Subscribe to our newsletter.</footer></body></html>")
+    return (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head><body>'
+        f"<nav>{nav}</nav><article><h1>{title}</h1>{body}</article>"
+        "<footer>Copyright the agency. Subscribe to our newsletter.</footer></body></html>"
+    )
 
 
 class PageServer:
@@ -62,7 +64,7 @@ class PageServer:
     def netloc(self) -> str:
         return f"127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> "PageServer":
+    def __enter__(self) -> PageServer:
         self._thread.start()
         return self
 
@@ -70,8 +72,14 @@ class PageServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def page(self, path: str, html: str, status: int = 200, content_type: str = "text/html; charset=utf-8",
-             headers: dict | None = None) -> None:
+    def page(
+        self,
+        path: str,
+        html: str,
+        status: int = 200,
+        content_type: str = "text/html; charset=utf-8",
+        headers: dict | None = None,
+    ) -> None:
         self.routes[path] = Route(status, html.encode(), {"Content-Type": content_type, **(headers or {})})
 
     def redirect(self, path: str, to: str, status: int = 301) -> None:

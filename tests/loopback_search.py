@@ -23,8 +23,16 @@ from urllib.parse import parse_qs, urlsplit
 class SearchServer:
     """kind: searxng (GET /search?q=..&format=json) or tavily (POST /search, Bearer key)."""
 
-    def __init__(self, kind: str, results=lambda query: [], slow_seconds: float = 2.0, latency: float = 0.0,
-                 images=lambda query: [], lens=lambda url: [], key: str | None = None):
+    def __init__(
+        self,
+        kind: str,
+        results=lambda query: [],
+        slow_seconds: float = 2.0,
+        latency: float = 0.0,
+        images=lambda query: [],
+        lens=lambda url: [],
+        key: str | None = None,
+    ):
         self.kind, self.results, self.slow_seconds, self.latency = kind, results, slow_seconds, latency
         self.images, self.lens, self.key = images, lens, key
         self.faults: deque[str] = deque()
@@ -41,7 +49,7 @@ class SearchServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> "SearchServer":
+    def __enter__(self) -> SearchServer:
         self._thread.start()
         return self
 
@@ -53,31 +61,92 @@ class SearchServer:
         if self.kind == "serper":
             return self._serper(query, path)
         if images:
-            return {"query": query, "results": [
-                {"url": r.get("url"), "title": r.get("title"), "img_src": r.get("image_url"), "content": r.get("snippet"),
-                 "source": r.get("source"), "publishedDate": r.get("published"), "template": "images.html"}
-                for r in self.images(query)]}
+            return {
+                "query": query,
+                "results": [
+                    {
+                        "url": r.get("url"),
+                        "title": r.get("title"),
+                        "img_src": r.get("image_url"),
+                        "content": r.get("snippet"),
+                        "source": r.get("source"),
+                        "publishedDate": r.get("published"),
+                        "template": "images.html",
+                    }
+                    for r in self.images(query)
+                ],
+            }
         rows = self.results(query)
         if self.kind == "searxng":
-            return {"query": query, "results": [{"url": r["url"], "title": r.get("title"), "content": r.get("snippet"),
-                                                 "publishedDate": r.get("published")} for r in rows]}
-        return {"query": query, "results": [{"url": r["url"], "title": r.get("title"), "content": r.get("snippet"),
-                                             "published_date": r.get("published"), "raw_content": r.get("text")}
-                                            for r in rows]}
-
+            return {
+                "query": query,
+                "results": [
+                    {
+                        "url": r["url"],
+                        "title": r.get("title"),
+                        "content": r.get("snippet"),
+                        "publishedDate": r.get("published"),
+                    }
+                    for r in rows
+                ],
+            }
+        return {
+            "query": query,
+            "results": [
+                {
+                    "url": r["url"],
+                    "title": r.get("title"),
+                    "content": r.get("snippet"),
+                    "published_date": r.get("published"),
+                    "raw_content": r.get("text"),
+                }
+                for r in rows
+            ],
+        }
 
     def _serper(self, query: str, path: str) -> dict:
         if path == "/images":
-            return {"searchParameters": {"q": query, "type": "images"}, "images": [
-                {"title": r.get("title"), "imageUrl": r.get("image_url"), "link": r.get("url"), "source": r.get("source"),
-                 "domain": r.get("domain"), "position": n} for n, r in enumerate(self.images(query), 1)]}
+            return {
+                "searchParameters": {"q": query, "type": "images"},
+                "images": [
+                    {
+                        "title": r.get("title"),
+                        "imageUrl": r.get("image_url"),
+                        "link": r.get("url"),
+                        "source": r.get("source"),
+                        "domain": r.get("domain"),
+                        "position": n,
+                    }
+                    for n, r in enumerate(self.images(query), 1)
+                ],
+            }
         if path == "/lens":
-            return {"searchParameters": {"url": query, "type": "lens"}, "organic": [
-                {"title": r.get("title"), "link": r.get("url"), "source": r.get("source"), "imageUrl": r.get("image_url"),
-                 "position": n} for n, r in enumerate(self.lens(query), 1)]}
-        return {"searchParameters": {"q": query}, "organic": [
-            {"title": r.get("title"), "link": r.get("url"), "snippet": r.get("snippet"), "date": r.get("published"),
-             "position": n} for n, r in enumerate(self.results(query), 1)]}
+            return {
+                "searchParameters": {"url": query, "type": "lens"},
+                "organic": [
+                    {
+                        "title": r.get("title"),
+                        "link": r.get("url"),
+                        "source": r.get("source"),
+                        "imageUrl": r.get("image_url"),
+                        "position": n,
+                    }
+                    for n, r in enumerate(self.lens(query), 1)
+                ],
+            }
+        return {
+            "searchParameters": {"q": query},
+            "organic": [
+                {
+                    "title": r.get("title"),
+                    "link": r.get("url"),
+                    "snippet": r.get("snippet"),
+                    "date": r.get("published"),
+                    "position": n,
+                }
+                for n, r in enumerate(self.results(query), 1)
+            ],
+        }
 
 
 def _handler(owner: SearchServer):
@@ -107,9 +176,13 @@ def _handler(owner: SearchServer):
                 time.sleep(owner.slow_seconds)
             if fault and fault.split(" wait ")[0] in ("429", "500", "503", "403", "401"):
                 status, _, wait = fault.partition(" wait ")  # "429 wait 1": with a Retry-After
-                self._send(int(status), json.dumps({"message": "Unauthorized." if status in ("401", "403") else "busy",
-                                                    "statusCode": int(status)}).encode(),
-                           {"Retry-After": wait} if wait else {})
+                self._send(
+                    int(status),
+                    json.dumps(
+                        {"message": "Unauthorized." if status in ("401", "403") else "busy", "statusCode": int(status)}
+                    ).encode(),
+                    {"Retry-After": wait} if wait else {},
+                )
                 return
             if fault == "echo":  # a careless server repeating the key it was given
                 self._send(403, json.dumps({"message": f"bad key {headers.get('x-api-key')}"}).encode())

@@ -16,9 +16,9 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 from tests.loopback_batches import BatchDesk
 
@@ -31,20 +31,20 @@ class Fault:
     seconds: float = 0.0
 
     @classmethod
-    def status_code(cls, status: int, retry_after: float | None = None) -> "Fault":
+    def status_code(cls, status: int, retry_after: float | None = None) -> Fault:
         headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
         return cls("status", status, headers)
 
     @classmethod
-    def slow(cls, seconds: float) -> "Fault":
+    def slow(cls, seconds: float) -> Fault:
         return cls("slow", seconds=seconds)
 
     @classmethod
-    def reset(cls) -> "Fault":
+    def reset(cls) -> Fault:
         return cls("reset")
 
     @classmethod
-    def malformed(cls) -> "Fault":
+    def malformed(cls) -> Fault:
         return cls("malformed")
 
 
@@ -72,8 +72,13 @@ def default_answer(body: dict) -> str:
 class LoopbackServer:
     """A threaded HTTP server in this process; `kind` is openai or anthropic."""
 
-    def __init__(self, kind: str = "openai", latency: float = 0.0,
-                 answer: Callable[[dict], str] = default_answer, usage: dict | None = None):
+    def __init__(
+        self,
+        kind: str = "openai",
+        latency: float = 0.0,
+        answer: Callable[[dict], str] = default_answer,
+        usage: dict | None = None,
+    ):
         self.kind, self.latency, self.answer = kind, latency, answer
         self.usage = usage
         """The usage block every answer reports (default: 11 prompt / 7 completion tokens)."""
@@ -91,7 +96,7 @@ class LoopbackServer:
         port = self._server.server_address[1]
         return f"http://127.0.0.1:{port}" + ("/v1" if self.kind == "openai" else "")
 
-    def __enter__(self) -> "LoopbackServer":
+    def __enter__(self) -> LoopbackServer:
         self._thread.start()
         return self
 
@@ -117,20 +122,41 @@ class LoopbackServer:
         text, calls = (answer.text, answer.calls) if isinstance(answer, ToolUse) else (answer, [])
         if self.kind == "anthropic":
             blocks = [{"type": "text", "text": text}] if text or not calls else []
-            blocks += [{"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": arguments}
-                       for n, (name, arguments) in enumerate(calls)]
-            return {"id": "msg_loop", "type": "message", "role": "assistant", "model": body.get("model"),
-                    "content": blocks, "stop_reason": "tool_use" if calls else "end_turn",
-                    "stop_sequence": None, "usage": self.usage or {"input_tokens": 11, "output_tokens": 7}}
+            blocks += [
+                {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": arguments}
+                for n, (name, arguments) in enumerate(calls)
+            ]
+            return {
+                "id": "msg_loop",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model"),
+                "content": blocks,
+                "stop_reason": "tool_use" if calls else "end_turn",
+                "stop_sequence": None,
+                "usage": self.usage or {"input_tokens": 11, "output_tokens": 7},
+            }
         message = {"role": "assistant", "content": text if text or not calls else None}
         if calls:
-            message["tool_calls"] = [{"id": f"call_{n}", "type": "function",
-                                      "function": {"name": name, "arguments": arguments if isinstance(arguments, str)
-                                                   else json.dumps(arguments)}}
-                                     for n, (name, arguments) in enumerate(calls)]
-        return {"id": "chatcmpl-loop", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": self.usage or {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{n}",
+                    "type": "function",
+                    "function": {
+                        "name": name,
+                        "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                    },
+                }
+                for n, (name, arguments) in enumerate(calls)
+            ]
+        return {
+            "id": "chatcmpl-loop",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": self.usage or {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+        }
 
 
 class _Server(ThreadingHTTPServer):
@@ -184,8 +210,9 @@ def _handler_for(owner: LoopbackServer):
             fault = owner.next_fault()
             headers = {name.lower(): value for name, value in self.headers.items()}
             with owner.lock:
-                owner.requests.append(Arrival(time.monotonic(), self.path, body, headers,
-                                              fault.kind if fault else None))
+                owner.requests.append(
+                    Arrival(time.monotonic(), self.path, body, headers, fault.kind if fault else None)
+                )
             try:
                 self._respond(fault, body or {})
             except (BrokenPipeError, ConnectionResetError):

@@ -13,8 +13,10 @@ import hashlib
 import json
 import re
 
-FORGOTTEN = ("I have no record of this claim. Nothing in what I know speaks to it either way. "
-             "A reader should look for primary sources.")
+FORGOTTEN = (
+    "I have no record of this claim. Nothing in what I know speaks to it either way. "
+    "A reader should look for primary sources."
+)
 
 
 def image_urls(body: dict) -> list[str]:
@@ -30,8 +32,11 @@ def image_urls(body: dict) -> list[str]:
 
 def image_hashes(body: dict) -> list[str]:
     """The sha256 of each data-URL image the request carries."""
-    return [hashlib.sha256(base64.b64decode(url.split(",", 1)[1])).hexdigest()
-            for url in image_urls(body) if url.startswith("data:")]
+    return [
+        hashlib.sha256(base64.b64decode(url.split(",", 1)[1])).hexdigest()
+        for url in image_urls(body)
+        if url.startswith("data:")
+    ]
 
 
 def last_text(body: dict) -> str:

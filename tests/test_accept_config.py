@@ -14,11 +14,14 @@ from workbench.cli import main
 from workbench.config import Settings
 
 
-@pytest.mark.parametrize("text,message", [
-    ('keys = "sk-SECRET-1"\n', "keys: Input should be a valid dictionary"),
-    ('[keys]\nopenai = ["sk-SECRET-2"]\n', "keys.openai: Input should be a valid string"),
-    ('annotator = \n', "not valid TOML: Invalid value (at line 1"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('keys = "sk-SECRET-1"\n', "keys: Input should be a valid dictionary"),
+        ('[keys]\nopenai = ["sk-SECRET-2"]\n', "keys.openai: Input should be a valid string"),
+        ("annotator = \n", "not valid TOML: Invalid value (at line 1"),
+    ],
+)
 def test_a_broken_config_is_one_line_without_the_value(tmp_path, monkeypatch, text, message):
     config = tmp_path / "config.toml"
     config.write_text(text, encoding="utf-8")
@@ -45,10 +48,13 @@ def test_the_environment_beats_the_file_and_adds_to_its_tables(tmp_path, monkeyp
     assert settings.search_blocked_domains == ["a.org"]
 
 
-@pytest.mark.parametrize("variable,value,message", [
-    ("WORKBENCH_KEYS", '{"openai": sk-SECRET-3}', "WORKBENCH_KEYS: not valid JSON"),
-    ("WORKBENCH_SEARCH_FETCH_PRIVATE", "SECRET-maybe", "search_fetch_private: Input should be a valid boolean"),
-])
+@pytest.mark.parametrize(
+    "variable,value,message",
+    [
+        ("WORKBENCH_KEYS", '{"openai": sk-SECRET-3}', "WORKBENCH_KEYS: not valid JSON"),
+        ("WORKBENCH_SEARCH_FETCH_PRIVATE", "SECRET-maybe", "search_fetch_private: Input should be a valid boolean"),
+    ],
+)
 def test_a_broken_variable_is_one_line_without_the_value(monkeypatch, variable, value, message):
     monkeypatch.setenv(variable, value)
     result = CliRunner().invoke(main, ["prompts"])
@@ -57,16 +63,23 @@ def test_a_broken_variable_is_one_line_without_the_value(monkeypatch, variable, 
     assert "SECRET" not in result.output and "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("text,message", [
-    ('annotater = "ana"\n', ", line 1: annotater: not a setting here (did you mean annotator?)"),
-    ('annotator = "ana"\nthme = "x"\n', ", line 2: thme: not a setting here (did you mean theme?)"),
-    ('theme = "nord"\n\n[themez]\ndark = true\n', ", line 3: themez: not a setting here (did you mean theme?)"),
-    ('[keymap]\n"claims.flag" = "ctrl+f"\n[prices."openai:gpt-4o"]\ninptu = 2.5\noutput = 10\n',
-     ', line 4: prices."openai:gpt-4o".inptu: not a setting here (did you mean input?)'),
-    ('prices.m.output = 1\nprices.m.input = 1\nprices.m.cached = 1\n',
-     ", line 3: prices.m.cached: not a setting here (did you mean cached_input?)"),
-    ('zzz = 1\n', ", line 1: zzz: not a setting here (a typo?)"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('annotater = "ana"\n', ", line 1: annotater: not a setting here (did you mean annotator?)"),
+        ('annotator = "ana"\nthme = "x"\n', ", line 2: thme: not a setting here (did you mean theme?)"),
+        ('theme = "nord"\n\n[themez]\ndark = true\n', ", line 3: themez: not a setting here (did you mean theme?)"),
+        (
+            '[keymap]\n"claims.flag" = "ctrl+f"\n[prices."openai:gpt-4o"]\ninptu = 2.5\noutput = 10\n',
+            ', line 4: prices."openai:gpt-4o".inptu: not a setting here (did you mean input?)',
+        ),
+        (
+            "prices.m.output = 1\nprices.m.input = 1\nprices.m.cached = 1\n",
+            ", line 3: prices.m.cached: not a setting here (did you mean cached_input?)",
+        ),
+        ("zzz = 1\n", ", line 1: zzz: not a setting here (a typo?)"),
+    ],
+)
 def test_an_unknown_key_at_any_level_is_named_with_its_line(tmp_path, monkeypatch, text, message):
     config = tmp_path / "config.toml"
     config.write_text(text, encoding="utf-8")
@@ -76,15 +89,24 @@ def test_an_unknown_key_at_any_level_is_named_with_its_line(tmp_path, monkeypatc
     assert result.output == f"Error: {config}{message}\n"
 
 
-SETTING_LINES = ['annotator = "ana"', 'theme = "nord"', 'searxng_url = "http://127.0.0.1:8888"',
-                 'images = "off"', 'models_dirs = ["~/models"]', 'search_fetch_private = true']
+SETTING_LINES = [
+    'annotator = "ana"',
+    'theme = "nord"',
+    'searxng_url = "http://127.0.0.1:8888"',
+    'images = "off"',
+    'models_dirs = ["~/models"]',
+    "search_fetch_private = true",
+]
 KNOWN = {field.name for field in dataclasses.fields(Settings)}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.permutations(SETTING_LINES), at=st.integers(0, len(SETTING_LINES)),
-       key=st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True).filter(lambda key: key not in KNOWN),
-       table=st.booleans())
+@given(
+    lines=st.permutations(SETTING_LINES),
+    at=st.integers(0, len(SETTING_LINES)),
+    key=st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True).filter(lambda key: key not in KNOWN),
+    table=st.booleans(),
+)
 def test_any_unknown_key_is_refused_at_its_line(tmp_path, monkeypatch, lines, at, key, table):
     """Whatever the key and wherever it stands among real settings (a value or a table at the
     end), the file is refused naming that key and the line it is on."""

@@ -38,11 +38,23 @@ def write_jsonl(path, records):
 def hostile_db(tmp_path):
     records = [
         {"_dataset": {"name": "[red]ds", "label_space": {"labels": ["[b]yes", "no"]}}},
-        {"id": "[u]id1", "claim": "Claim " + HOSTILE, "label": "[b]yes", "attributes": {"[k]": HOSTILE},
-         "evidence": [
-             {"kind": "page", "title": "[i]T", "url": "http://u/[/]", "text": "page text and more",
-              "passage": "page text", "cited": True},
-             {"kind": "page", "title": "[cited]", "url": "u2", "text": "second page"}]},
+        {
+            "id": "[u]id1",
+            "claim": "Claim " + HOSTILE,
+            "label": "[b]yes",
+            "attributes": {"[k]": HOSTILE},
+            "evidence": [
+                {
+                    "kind": "page",
+                    "title": "[i]T",
+                    "url": "http://u/[/]",
+                    "text": "page text and more",
+                    "passage": "page text",
+                    "cited": True,
+                },
+                {"kind": "page", "title": "[cited]", "url": "u2", "text": "second page"},
+            ],
+        },
     ]
     db = tmp_path / "h.db"
     assert run("--db", db, "import", write_jsonl(tmp_path / "h.jsonl", records)).exit_code == 0
@@ -61,8 +73,10 @@ def test_show_prints_hostile_titles_names_and_keys_literally(hostile_db):
 
 def test_the_claims_footer_names_the_datasets_literally(hostile_db, tmp_path):
     """The footer is a line of text holding data (dataset names): no markup, no emoji codes."""
-    records = [{"_dataset": {"name": "news:fire:", "label_space": {"labels": ["yes", "no"]}}},
-               {"id": "a", "claim": "A claim", "label": "yes"}]
+    records = [
+        {"_dataset": {"name": "news:fire:", "label_space": {"labels": ["yes", "no"]}}},
+        {"id": "a", "claim": "A claim", "label": "yes"},
+    ]
     assert run("--db", hostile_db, "import", write_jsonl(tmp_path / "e.jsonl", records)).exit_code == 0
     result = run("--db", hostile_db, "claims")
     assert result.exit_code == 0, result.output
@@ -103,10 +117,13 @@ def test_a_failed_first_import_leaves_no_database_behind(tmp_path, monkeypatch):
     assert (tmp_path / "workbench.db").exists()  # an existing database is never removed
 
 
-@pytest.mark.parametrize("text,line,message", [
-    ('id,claim,label\na0,fine,Supported\na1,"never closed,Supported\na2,x,Refuted\n', 3, "unexpected end of data"),
-    ('id,claim,label\na1,"bad"quote,Supported\n', 2, "',' expected after '\"'"),
-])
+@pytest.mark.parametrize(
+    "text,line,message",
+    [
+        ('id,claim,label\na0,fine,Supported\na1,"never closed,Supported\na2,x,Refuted\n', 3, "unexpected end of data"),
+        ('id,claim,label\na1,"bad"quote,Supported\n', 2, "',' expected after '\"'"),
+    ],
+)
 def test_malformed_csv_names_the_row_where_it_starts(tmp_path, text, line, message):
     path = tmp_path / "bad.csv"
     path.write_text(text, encoding="utf-8")
@@ -121,12 +138,16 @@ def table_dump(db, dataset: str) -> tuple[list, list]:
         "SELECT c.external_id, c.text, c.label, c.question, c.response, c.claim_start, c.claim_end,"
         " c.reference_time, c.claim_date, c.importance, c.task, c.domain, c.source, c.article_url,"
         " c.article_text, c.justification, c.attributes, d.labels, d.abstain_label, d.excluded_labels"
-        " FROM claims c JOIN datasets d ON d.id = c.dataset_id WHERE d.name = ? ORDER BY c.id", [dataset]).fetchall()
+        " FROM claims c JOIN datasets d ON d.id = c.dataset_id WHERE d.name = ? ORDER BY c.id",
+        [dataset],
+    ).fetchall()
     evidence = con.execute(
         "SELECT c.external_id, e.kind, e.rank, e.url, e.title, e.text, e.passage, e.passage_start,"
         " e.passage_end, e.is_cited, e.question, e.answer_type, e.explanation, e.attributes FROM evidence e"
         " JOIN claims c ON c.id = e.claim_id JOIN datasets d ON d.id = c.dataset_id WHERE d.name = ?"
-        " ORDER BY c.id, e.rank", [dataset]).fetchall()
+        " ORDER BY c.id, e.rank",
+        [dataset],
+    ).fetchall()
     con.close()
     return claims, evidence
 
@@ -148,10 +169,13 @@ def test_an_exported_dataset_imports_again_exactly(tmp_path, dataset):
 
 def test_csv_export_keeps_every_attribute_and_lists_stay_lists(tmp_path):
     db = tmp_path / "w.db"
-    write_jsonl(tmp_path / "a.jsonl", [
-        {"id": "1", "claim": "one", "label": "Refuted", "attributes": {"types": ["Numerical", "Causal"]}},
-        {"id": "2", "claim": "two", "label": "Refuted", "attributes": {"region": "north"}},
-    ])
+    write_jsonl(
+        tmp_path / "a.jsonl",
+        [
+            {"id": "1", "claim": "one", "label": "Refuted", "attributes": {"types": ["Numerical", "Causal"]}},
+            {"id": "2", "claim": "two", "label": "Refuted", "attributes": {"region": "north"}},
+        ],
+    )
     run("--db", db, "import", tmp_path / "a.jsonl")
     out = tmp_path / "a.csv"
     run("--db", db, "export", "--what", "claims", "--format", "csv", "-o", out)
@@ -162,12 +186,15 @@ def test_csv_export_keeps_every_attribute_and_lists_stay_lists(tmp_path):
     assert run("--db", copy, "claims", "--where", "attr.types:Causal", "--json").output.count("\n") == 1
 
 
-@pytest.mark.parametrize("raw,space", [
-    ({"TRUE", "FALSE"}, "realfactbench"),
-    ({"Supported", "Refuted", "Not Enough Evidence"}, "averitec"),
-    ({"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"}, "jsfactcheck"),
-    ({"Supported", "Refuted"}, "jsfactcheck"),
-])
+@pytest.mark.parametrize(
+    "raw,space",
+    [
+        ({"TRUE", "FALSE"}, "realfactbench"),
+        ({"Supported", "Refuted", "Not Enough Evidence"}, "averitec"),
+        ({"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"}, "jsfactcheck"),
+        ({"Supported", "Refuted"}, "jsfactcheck"),
+    ],
+)
 def test_a_file_without_a_header_gets_the_space_its_labels_name(raw, space):
     assert labels.detect_space(raw).name == space
 
@@ -196,27 +223,46 @@ def test_the_wrong_profile_or_label_space_is_refused_clearly(tmp_path):
     assert result.exit_code == 1 and "dataset 'mine' already exists with labels Supported" in result.output
     clash = run("--db", db, "import", DEMO_DATA / "realfactbench.json", "--dataset", "mine")
     assert clash.exit_code == 1
-    assert ("dataset 'mine' already exists with labels Supported, Refuted, NotEnoughInfo;"
-            " this file's labels are true, false (abstain unknown)") in clash.output
+    assert (
+        "dataset 'mine' already exists with labels Supported, Refuted, NotEnoughInfo;"
+        " this file's labels are true, false (abstain unknown)"
+    ) in clash.output
 
 
-@pytest.mark.parametrize("name, text", [
-    ("deep.json", "[" * 100_000 + "]" * 100_000),
-    ("deep.jsonl", '{"id": "a", "claim": "c", "label": "Supported", "attributes": {"x": '
-     + "[" * 100_000 + "]" * 100_000 + "}}\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("deep.json", "[" * 100_000 + "]" * 100_000),
+        (
+            "deep.jsonl",
+            '{"id": "a", "claim": "c", "label": "Supported", "attributes": {"x": '
+            + "[" * 100_000
+            + "]" * 100_000
+            + "}}\n",
+        ),
+    ],
+)
 def test_json_nested_too_deeply_is_one_clear_error_and_changes_nothing(tmp_path, name, text):
     """Python's JSON parser stops at about 1,000 levels with a RecursionError: a broken file."""
     db = tmp_path / "w.db"
-    assert run("--db", db, "import", write_jsonl(tmp_path / "ok.jsonl", [
-        {"id": "x", "claim": "kept", "label": "Supported"}])).exit_code == 0
+    assert (
+        run(
+            "--db",
+            db,
+            "import",
+            write_jsonl(tmp_path / "ok.jsonl", [{"id": "x", "claim": "kept", "label": "Supported"}]),
+        ).exit_code
+        == 0
+    )
     before = sqlite3.connect(db).execute("SELECT count(*) FROM claims").fetchone()
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    result = CliRunner().invoke(main, ["--db", str(db), "import", str(path), "--format", "jsonl"
-                                       if name.endswith("l") else "averitec"])
+    result = CliRunner().invoke(
+        main, ["--db", str(db), "import", str(path), "--format", "jsonl" if name.endswith("l") else "averitec"]
+    )
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
         f"Error: {path}{':1' if name.endswith('l') else ''}: invalid JSON: nested too deeply to read"
-        " (over about 1,000 levels)"]
+        " (over about 1,000 levels)"
+    ]
     assert sqlite3.connect(db).execute("SELECT count(*) FROM claims").fetchone() == before

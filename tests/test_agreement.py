@@ -28,15 +28,29 @@ from workbench.metrics.triage_agreement import LabelMatrix, triage_agreement
 NAN = np.nan
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", 4 coders x 12 units,
 # worked by hand there: nominal 0.743, interval 0.849.
-KRIPPENDORFF_2011 = np.array([
-    [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
-    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
-    [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
-    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
-])
+KRIPPENDORFF_2011 = np.array(
+    [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
+        [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
+    ]
+)
 # Fleiss (1971) as worked in most textbooks: 10 items, 14 raters, 5 categories, kappa 0.210.
-FLEISS_TABLE = np.array([[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-                         [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]])
+FLEISS_TABLE = np.array(
+    [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
+)
 
 
 def codes_of(reliability: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,9 +98,10 @@ def test_masi_distance_and_a_hand_worked_set_alpha():
     codes = np.array([[0, 0], [1, 0], [2, 3]])
     found = krippendorff_alpha(value_patterns(codes, 4), masi_distance(sets), resamples=0)
     assert found.value == pytest.approx(0.21875)
-    library = krippendorff.alpha(value_counts=[[2, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1]],
-                                 level_of_measurement=lambda v1, v2, i1, i2, n_v, dtype=float:
-                                 masi_distance(sets)[i1, i2])
+    library = krippendorff.alpha(
+        value_counts=[[2, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1]],
+        level_of_measurement=lambda v1, v2, i1, i2, n_v, dtype=float: masi_distance(sets)[i1, i2],
+    )
     assert found.value == pytest.approx(library)
 
 
@@ -102,8 +117,9 @@ def test_the_coefficients_match_the_libraries_on_random_labels(seed):
     reliability = np.where(codes == MISSING, np.nan, codes).T.astype(float)
     for level, distance in (("nominal", nominal_distance(values)), ("interval", interval_distance(np.arange(4)))):
         found = krippendorff_alpha(patterns, distance, resamples=0).value
-        assert found == pytest.approx(krippendorff.alpha(reliability, level_of_measurement=level,
-                                                         value_domain=np.arange(values)))
+        assert found == pytest.approx(
+            krippendorff.alpha(reliability, level_of_measurement=level, value_domain=np.arange(values))
+        )
     full = rng.integers(0, values, size=(items, 2))
     copied = rng.random(items) < 0.6
     full[copied, 1] = full[copied, 0]
@@ -114,7 +130,8 @@ def test_the_coefficients_match_the_libraries_on_random_labels(seed):
     constant = rng.integers(0, values, size=(items, 4))
     counts = np.stack([(constant == v).sum(axis=1) for v in range(values)], axis=1)
     assert fleiss_kappa(value_patterns(constant, values), resamples=0).value == pytest.approx(
-        fleiss_by_krippendorff(counts))
+        fleiss_by_krippendorff(counts)
+    )
 
 
 def test_bootstrap_intervals_are_reproducible_and_narrow_with_more_items():
@@ -138,23 +155,26 @@ def test_what_cannot_be_computed_is_said_not_zero_or_nan():
     assert one_value.value is None and one_value.undefined
 
 
-def matrix(rows: list[tuple], annotators=("ana", "ben"), categories=("Knowledge Error", "Flawed Reasoning",
-                                                                     "Lost in Complex Text")) -> LabelMatrix:
+def matrix(
+    rows: list[tuple],
+    annotators=("ana", "ben"),
+    categories=("Knowledge Error", "Flawed Reasoning", "Lost in Complex Text"),
+) -> LabelMatrix:
     masks = np.array([[MISSING if cell is None else sum(1 << c for c in cell) for cell in row] for row in rows])
     return LabelMatrix(list(annotators), list(categories), masks, np.arange(len(rows)))
 
 
 def test_triage_agreement_per_category_overall_and_confusion():
-    found = triage_agreement(matrix([({0}, {0}), ({0, 1}, {1}), ({1}, {1}), (set(), set()), ({2}, {0}),
-                                     ({0}, None)]), resamples=200)
+    found = triage_agreement(
+        matrix([({0}, {0}), ({0, 1}, {1}), ({1}, {1}), (set(), set()), ({2}, {0}), ({0}, None)]), resamples=200
+    )
     assert (found.labelled, found.compared, found.single) == (6, 5, 1)
     assert found.unavailable is None and found.kappa_name == "Cohen's kappa"
     assert found.exact.value == pytest.approx(3 / 5)
     by_name = {c.category: c for c in found.categories}
     # Knowledge Error, yes/no per item (ana, ben): (1,1) (1,0) (0,0) (0,0) (0,1): 3 of 5 agree.
     assert by_name["Knowledge Error"].observed.value == pytest.approx(3 / 5)
-    assert by_name["Knowledge Error"].kappa.value == pytest.approx(cohen_kappa_score([1, 1, 0, 0, 0],
-                                                                                     [1, 0, 0, 0, 1]))
+    assert by_name["Knowledge Error"].kappa.value == pytest.approx(cohen_kappa_score([1, 1, 0, 0, 0], [1, 0, 0, 0, 1]))
     assert by_name["Flawed Reasoning"].given == 4  # ana twice, ben twice
     confusion = found.confusion
     assert (confusion.first, confusion.second) == ("ana", "ben") and confusion.labels[-1] == "(none)"
@@ -165,11 +185,16 @@ def test_triage_agreement_per_category_overall_and_confusion():
 
 
 def test_three_annotators_use_fleiss_and_every_pair_is_listed():
-    found = triage_agreement(matrix([({0}, {0}, {0}), ({1}, {1}, None), (None, {2}, {2}), ({0}, {1}, {0})],
-                                    annotators=("ana", "ben", "cy")), resamples=0)
+    found = triage_agreement(
+        matrix([({0}, {0}, {0}), ({1}, {1}, None), (None, {2}, {2}), ({0}, {1}, {0})], annotators=("ana", "ben", "cy")),
+        resamples=0,
+    )
     assert found.kappa_name == "Fleiss' kappa" and found.kappa.value is not None
-    assert [(p.first, p.second, p.shared) for p in found.pairs] == [("ana", "ben", 3), ("ana", "cy", 2),
-                                                                   ("ben", "cy", 3)]
+    assert [(p.first, p.second, p.shared) for p in found.pairs] == [
+        ("ana", "ben", 3),
+        ("ana", "cy", 2),
+        ("ben", "cy", 3),
+    ]
 
 
 def test_one_annotator_or_no_shared_item_is_said_in_words():

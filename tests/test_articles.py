@@ -43,16 +43,23 @@ def test_every_failure_is_stored_with_its_cause(store, db_path, tmp_path):
         site.redirect("/loop-a", "/loop-b")
         site.redirect("/loop-b", "/loop-a")
         site.routes["/report.pdf"] = Route(200, b"%PDF-1.7 binary", {"Content-Type": "application/pdf"})
-        site.routes["/empty"] = Route(200, b"<html><body><script>var a;</script></body></html>",
-                                      {"Content-Type": "text/html"})
+        site.routes["/empty"] = Route(
+            200, b"<html><body><script>var a;</script></body></html>", {"Content-Type": "text/html"}
+        )
         urls = {name: f"{site.url}/{name}" for name in ("ok", "gone", "broken", "loop-a", "report.pdf", "empty")}
         urls["ftp"] = "http://bad host.example/x"
         claims_for(store, tmp_path, urls)
         _, summary = fetch(db_path, store, attempts=3)
         causes = {key: (article(store, url).cause, article(store, url).status) for key, url in urls.items()}
-        assert causes == {"ok": (None, "fetched"), "gone": ("http 404", "failed"), "broken": ("http 500", "failed"),
-                          "loop-a": ("too many redirects", "failed"), "report.pdf": ("not HTML", "failed"),
-                          "empty": ("no text", "failed"), "ftp": ("bad URL", "failed")}
+        assert causes == {
+            "ok": (None, "fetched"),
+            "gone": ("http 404", "failed"),
+            "broken": ("http 500", "failed"),
+            "loop-a": ("too many redirects", "failed"),
+            "report.pdf": ("not HTML", "failed"),
+            "empty": ("no text", "failed"),
+            "ftp": ("bad URL", "failed"),
+        }
         assert article(store, urls["broken"]).attempts == 3 and site.paths().count("/broken") == 3
         assert article(store, urls["gone"]).http_status == 404 and site.paths().count("/gone") == 1  # not retried
         assert "application/pdf" in article(store, urls["report.pdf"]).detail
@@ -76,7 +83,9 @@ def test_a_429_with_retry_after_is_waited_for(store, db_path, tmp_path):
 
 def test_huge_pages_are_refused_as_they_stream(store, db_path, tmp_path):
     with PageServer() as site:
-        site.routes["/declared"] = Route(200, headers={"Content-Type": "text/html"}, stream_bytes=50 << 20, declare=True)
+        site.routes["/declared"] = Route(
+            200, headers={"Content-Type": "text/html"}, stream_bytes=50 << 20, declare=True
+        )
         site.routes["/streamed"] = Route(200, headers={"Content-Type": "text/html"}, stream_bytes=50 << 20)
         claims_for(store, tmp_path, {"d": site.url + "/declared", "s": site.url + "/streamed"})
         fetch(db_path, store, max_bytes=2 << 20)
@@ -91,8 +100,11 @@ def test_robots_txt_is_obeyed(store, db_path, tmp_path):
         site.robots("User-agent: *\nDisallow: /private/\n\nUser-agent: factcheck-workbench\nDisallow: /ours/\n")
         for path in ("/private/a", "/ours/b", "/public/c"):
             site.page(path, article_html("A check", PARAGRAPHS))
-        claims_for(store, tmp_path, {key: site.url + path for key, path in
-                                     (("a", "/private/a"), ("b", "/ours/b"), ("c", "/public/c"))})
+        claims_for(
+            store,
+            tmp_path,
+            {key: site.url + path for key, path in (("a", "/private/a"), ("b", "/ours/b"), ("c", "/public/c"))},
+        )
         fetch(db_path, store)
         assert article(store, site.url + "/ours/b").cause == "robots.txt"
         assert "robots.txt does not allow factcheck-workbench" in article(store, site.url + "/ours/b").detail
@@ -116,8 +128,9 @@ def test_a_robots_txt_that_cannot_be_read_forbids_until_it_can(store, db_path, t
 
 def test_a_slow_page_times_out(store, db_path, tmp_path):
     with PageServer() as site:
-        site.routes["/slow"] = Route(200, article_html("A", PARAGRAPHS).encode(), {"Content-Type": "text/html"},
-                                     sleep=2.0)
+        site.routes["/slow"] = Route(
+            200, article_html("A", PARAGRAPHS).encode(), {"Content-Type": "text/html"}, sleep=2.0
+        )
         claims_for(store, tmp_path, {"a": site.url + "/slow"})
         fetch(db_path, store, timeout=0.3, attempts=1)
         assert article(store, site.url + "/slow").cause == "timeout"
@@ -169,18 +182,24 @@ def test_a_second_fetch_asks_only_for_what_is_missing_or_failed(store, db_path, 
 
 def test_wayback_addresses_are_asked_for_the_page_as_saved(store, db_path, tmp_path):
     with PageServer() as archive:
-        archive.page("/web/20251002000000id_/https://harbourtruth.example/checks/x",
-                     article_html("Archived check", PARAGRAPHS))
+        archive.page(
+            "/web/20251002000000id_/https://harbourtruth.example/checks/x", article_html("Archived check", PARAGRAPHS)
+        )
         # As the Wayback Machine does: the nearest snapshot, in the form asked for.
-        archive.redirect("/web/2025id_/https://harbourtruth.example/checks/x",
-                         "/web/20251002000000id_/https://harbourtruth.example/checks/x", 302)
+        archive.redirect(
+            "/web/2025id_/https://harbourtruth.example/checks/x",
+            "/web/20251002000000id_/https://harbourtruth.example/checks/x",
+            302,
+        )
         url = archive.url + "/web/2025/https://harbourtruth.example/checks/x"
         claims_for(store, tmp_path, {"a": url})
         fetch(db_path, store, archive_hosts=(archive.netloc,))
         found = article(store, url)
         assert found.status == "fetched" and "40 million crowns" in found.text
-        assert archive.paths()[1:] == ["/web/2025id_/https://harbourtruth.example/checks/x",
-                                       "/web/20251002000000id_/https://harbourtruth.example/checks/x"]
+        assert archive.paths()[1:] == [
+            "/web/2025id_/https://harbourtruth.example/checks/x",
+            "/web/20251002000000id_/https://harbourtruth.example/checks/x",
+        ]
 
 
 def test_stopping_keeps_what_finished(store, db_path, tmp_path):
@@ -227,8 +246,11 @@ def test_a_datasets_article_counts_in_one_read_agree_with_the_claims(store, db_p
     with PageServer() as site:
         site.page("/a", article_html("A", PARAGRAPHS))
         site.routes["/gone"] = Route(404, b"gone", {"Content-Type": "text/html"})
-        claims_for(store, tmp_path, {"a": site.url + "/a", "a2": site.url + "/a", "gone": site.url + "/gone",
-                                     "later": site.url + "/later"})
+        claims_for(
+            store,
+            tmp_path,
+            {"a": site.url + "/a", "a2": site.url + "/a", "gone": site.url + "/gone", "later": site.url + "/later"},
+        )
         request = FetchRequest("cr", filter="-ext:" + site.url + "/later", settings=FetchSettings(**FAST))
         fetch_articles(db_path, plan_fetch(store, request))
     dataset = store.datasets.get("cr")

@@ -18,8 +18,10 @@ from workbench.articles.web import FetchSettings
 from workbench.cli import main
 from workbench.importers import ImportRequest, run_import
 
-PARAGRAPHS = ["The council's budget papers put the bridge at 40 million crowns, not 90 million.",
-              "A spokesperson for the council confirmed the figure on Tuesday and shared the tender documents."]
+PARAGRAPHS = [
+    "The council's budget papers put the bridge at 40 million crowns, not 90 million.",
+    "A spokesperson for the council confirmed the figure on Tuesday and shared the tender documents.",
+]
 
 
 def claims_for(store, tmp_path, urls: list[str]) -> None:
@@ -40,17 +42,23 @@ def test_a_folder_of_saved_pages_is_matched_by_address(store, db_path, tmp_path)
     folder = tmp_path / "saved"
     (folder / "harbourtruth.example" / "checks" / "mirror").mkdir(parents=True)
     page = article_html("A check", PARAGRAPHS)
-    (folder / "canonical.html").write_text(with_head(page, '<link rel="canonical" href="https://www.harbourtruth'
-                                                            '.example/checks/one/">'))
-    (folder / "browser.htm").write_text("<!-- saved from url=(0042)https://harbourtruth.example/checks/two -->\n"
-                                        + page)
+    (folder / "canonical.html").write_text(
+        with_head(page, '<link rel="canonical" href="https://www.harbourtruth.example/checks/one/">')
+    )
+    (folder / "browser.htm").write_text(
+        "<!-- saved from url=(0042)https://harbourtruth.example/checks/two -->\n" + page
+    )
     (folder / "listed.html").write_text(page)
     (folder / "urls.tsv").write_text("https://harbourtruth.example/checks/three?utm_source=x\tlisted.html\n")
     (folder / "harbourtruth.example" / "checks" / "mirror" / "index.html").write_text(page)
     (folder / "other.html").write_text(with_head(page, '<meta property="og:url" content="https://else.example/x">'))
-    urls = ["https://harbourtruth.example/checks/one", "http://harbourtruth.example/checks/two#top",
-            "https://harbourtruth.example/checks/three", "https://harbourtruth.example/checks/mirror/",
-            "https://harbourtruth.example/checks/four"]
+    urls = [
+        "https://harbourtruth.example/checks/one",
+        "http://harbourtruth.example/checks/two#top",
+        "https://harbourtruth.example/checks/three",
+        "https://harbourtruth.example/checks/mirror/",
+        "https://harbourtruth.example/checks/four",
+    ]
     claims_for(store, tmp_path, urls)
     summary = from_saved(db_path, store, folder)
     assert (summary.fetched, summary.failed, dict(summary.causes)) == (4, 1, {"not saved": 1})
@@ -96,29 +104,51 @@ def warc_bytes(records: list[tuple[str, str, int, dict, bytes]], compress: bool)
     for kind, url, status, headers, body in records:
         if kind == "response":
             http = StatusAndHeaders(f"{status} X", list(headers.items()), protocol="HTTP/1.1")
-            record = writer.create_warc_record(url, "response", payload=io.BytesIO(body), length=len(body),
-                                               http_headers=http)
+            record = writer.create_warc_record(
+                url, "response", payload=io.BytesIO(body), length=len(body), http_headers=http
+            )
         else:
-            record = writer.create_warc_record(url, kind, payload=io.BytesIO(body), length=len(body),
-                                               warc_content_type=headers.get("Content-Type"))
+            record = writer.create_warc_record(
+                url, kind, payload=io.BytesIO(body), length=len(body), warc_content_type=headers.get("Content-Type")
+            )
         writer.write_record(record)
     return buffer.getvalue()
 
 
 CRAWL = [
     ("request", "https://harbourtruth.example/a", 0, {}, b"GET /a HTTP/1.1\r\n\r\n"),
-    ("response", "https://harbourtruth.example/a", 200, {"Content-Type": "text/html; charset=utf-8"},
-     article_html("A", PARAGRAPHS).encode()),
+    (
+        "response",
+        "https://harbourtruth.example/a",
+        200,
+        {"Content-Type": "text/html; charset=utf-8"},
+        article_html("A", PARAGRAPHS).encode(),
+    ),
     ("response", "https://harbourtruth.example/old-b", 301, {"Location": "/b"}, b""),
-    ("response", "https://harbourtruth.example/b", 200, {"Content-Type": "text/html"},
-     article_html("B", PARAGRAPHS).encode()),
+    (
+        "response",
+        "https://harbourtruth.example/b",
+        200,
+        {"Content-Type": "text/html"},
+        article_html("B", PARAGRAPHS).encode(),
+    ),
     ("response", "https://harbourtruth.example/c", 404, {"Content-Type": "text/html"}, b"<html>gone</html>"),
-    ("resource", "https://harbourtruth.example/d", 0, {"Content-Type": "text/html"},
-     article_html("D", PARAGRAPHS).encode()),
+    (
+        "resource",
+        "https://harbourtruth.example/d",
+        0,
+        {"Content-Type": "text/html"},
+        article_html("D", PARAGRAPHS).encode(),
+    ),
     ("response", "https://harbourtruth.example/e.pdf", 200, {"Content-Type": "application/pdf"}, b"%PDF-1.7"),
 ]
-CRAWLED = ["https://harbourtruth.example/a", "https://harbourtruth.example/old-b", "https://harbourtruth.example/c",
-           "https://harbourtruth.example/d", "https://harbourtruth.example/e.pdf"]
+CRAWLED = [
+    "https://harbourtruth.example/a",
+    "https://harbourtruth.example/old-b",
+    "https://harbourtruth.example/c",
+    "https://harbourtruth.example/d",
+    "https://harbourtruth.example/e.pdf",
+]
 
 
 @pytest.mark.parametrize("compress", [True, False])
@@ -129,8 +159,12 @@ def test_a_warc_file(store, db_path, tmp_path, compress):
     summary = from_saved(db_path, store, crawl)
     found = {url.rsplit("/", 1)[-1]: store.articles.get(url) for url in CRAWLED}
     assert {key: (r.status, r.cause) for key, r in found.items()} == {
-        "a": ("fetched", None), "old-b": ("fetched", None), "c": ("failed", "http 404"), "d": ("fetched", None),
-        "e.pdf": ("failed", "not HTML")}
+        "a": ("fetched", None),
+        "old-b": ("fetched", None),
+        "c": ("failed", "http 404"),
+        "d": ("fetched", None),
+        "e.pdf": ("failed", "not HTML"),
+    }
     assert found["old-b"].final_url == "https://harbourtruth.example/b" and found["old-b"].title == "B"
     assert found["a"].source.startswith(f"warc:{crawl}@")
     assert summary.fetched == 3
@@ -146,8 +180,9 @@ def test_a_warc_with_a_record_cut_short_stores_nothing(store, db_path, tmp_path,
         from_saved(db_path, store, crawl)
     assert f"{crawl}: the WARC record at byte" in str(error.value) and "nothing was stored" in str(error.value)
     assert store.articles.counts(store.claims.ids("")).missing == len(CRAWLED)
-    result = CliRunner().invoke(main, ["--db", str(db_path), "articles", "fetch", "--dataset", "cr", "--from",
-                                       str(crawl)])
+    result = CliRunner().invoke(
+        main, ["--db", str(db_path), "articles", "fetch", "--dataset", "cr", "--from", str(crawl)]
+    )
     assert result.exit_code == 1 and "is damaged or cut short" in result.output
 
 

@@ -32,11 +32,14 @@ def cli(db, *args):
 @pytest.fixture
 def db(tmp_path):
     claims, answers = tmp_path / "claims.jsonl", tmp_path / "answers.jsonl"
-    rows = [{"id": f"c{i}", "claim": f"claim {i}", "label": ["true", "false"][i % 2], **dict(zip(FIELDS, values))}
-            for i, values in enumerate(RECORDS)]
+    rows = [
+        {"id": f"c{i}", "claim": f"claim {i}", "label": ["true", "false"][i % 2], **dict(zip(FIELDS, values))}
+        for i, values in enumerate(RECORDS)
+    ]
     claims.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    answers.write_text("".join(json.dumps({"id": row["id"], "verdict": "true"}) + "\n" for row in rows),
-                       encoding="utf-8")
+    answers.write_text(
+        "".join(json.dumps({"id": row["id"], "verdict": "true"}) + "\n" for row in rows), encoding="utf-8"
+    )
     db = tmp_path / "w.db"
     cli(db, "import", str(claims), "--dataset", "at")
     cli(db, "import-predictions", str(answers), "--dataset", "at", "--run", "R")
@@ -63,7 +66,7 @@ def test_values_compare_by_their_json_type(db):
     assert matching(db, "attr.n:-1000") == ["c5"]
     assert matching(db, "attr.misc:a") == ["c0", "c1"]  # a list matches any of its items
     assert matching(db, "attr.misc:1") == ["c3"]
-    assert matching(db, f'attr.misc:{filter_value(json.dumps({"k": 1}, separators=(",", ":")))}') == ["c2", "c3"]
+    assert matching(db, f"attr.misc:{filter_value(json.dumps({'k': 1}, separators=(',', ':')))}") == ["c2", "c3"]
     assert matching(db, "attr.misc:true") == ["c5"]
 
 

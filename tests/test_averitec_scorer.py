@@ -31,25 +31,21 @@ def meteor(gold: str, predicted: str) -> float:
 
 
 def gold_claim(questions: list[tuple[str, list[dict]]], label: str = "Refuted") -> dict:
-    return {"label": label,
-            "questions": [{"question": q, "answers": answers} for q, answers in questions]}
+    return {"label": label, "questions": [{"question": q, "answers": answers} for q, answers in questions]}
 
 
 def prediction(evidence: list[tuple[str, str]], label: str = "Refuted") -> dict:
-    return {"pred_label": label,
-            "evidence": [{"question": q, "answer": a, "url": ""} for q, a in evidence]}
+    return {"pred_label": label, "evidence": [{"question": q, "answer": a, "url": ""} for q, a in evidence]}
 
 
 ANSWER = {"answer": "Joe Biden won the election.", "answer_type": "Extractive"}
 QUESTION = "Who won the 2020 presidential election?"
 # No word (nor punctuation) in common with QUESTION + ANSWER: METEOR 0.
-OFF_TOPIC = [(f"Zebra stripes pattern {i}", "Striped animals graze savannah grass")
-             for i in range(10)]
+OFF_TOPIC = [(f"Zebra stripes pattern {i}", "Striped animals graze savannah grass") for i in range(10)]
 
 
 def test_boolean_answers_carry_their_explanation():
-    boolean = {"answer": "No", "answer_type": "Boolean",
-               "boolean_explanation": "The letter was satire"}
+    boolean = {"answer": "No", "answer_type": "Boolean", "boolean_explanation": "The letter was satire"}
     record = gold_claim([("Is the letter real?", [boolean])])
     assert gold_strings(record) == ["Is the letter real? No. The letter was satire"]
     pred = prediction([("Is the letter real?", "No")])
@@ -109,15 +105,17 @@ def test_labels_accuracy_and_macro_f1():
     # F1: Supported 2/3, Refuted 1/2, NEE 0, Conflicting 0 (no support, no guesses).
     assert macro_f1(gold, pred) == pytest.approx((2 / 3 + 1 / 2) / 4)
     sklearn = pytest.importorskip("sklearn.metrics")
-    assert macro_f1(gold, pred) == pytest.approx(sklearn.f1_score(
-        gold, pred, labels=list(LABELS), average="macro", zero_division=0))
+    assert macro_f1(gold, pred) == pytest.approx(
+        sklearn.f1_score(gold, pred, labels=list(LABELS), average="macro", zero_division=0)
+    )
 
 
 def test_per_claim_scores_and_label_correctness():
-    gold = [gold_claim([(QUESTION, [ANSWER])], "Refuted"),
-            gold_claim([(QUESTION, [ANSWER])], "Supported")]
-    preds = [prediction([(QUESTION, ANSWER["answer"])], "Refuted"),
-             prediction([(QUESTION, ANSWER["answer"])], "Refuted")]
+    gold = [gold_claim([(QUESTION, [ANSWER])], "Refuted"), gold_claim([(QUESTION, [ANSWER])], "Supported")]
+    preds = [
+        prediction([(QUESTION, ANSWER["answer"])], "Refuted"),
+        prediction([(QUESTION, ANSWER["answer"])], "Refuted"),
+    ]
     result = score_evidence(gold, preds)
     assert [c.label_correct for c in result.claims] == [True, False]
     assert result.label_accuracy == 0.5
@@ -131,8 +129,9 @@ def test_length_mismatch_is_an_error():
         score_evidence(gold, [prediction([])])
 
 
-@pytest.mark.parametrize("which,field", [("pred", "evidence"), ("pred", "pred_label"),
-                                         ("gold", "questions"), ("gold", "label")])
+@pytest.mark.parametrize(
+    "which,field", [("pred", "evidence"), ("pred", "pred_label"), ("gold", "questions"), ("gold", "label")]
+)
 def test_missing_field_names_file_record_and_field(which, field):
     gold = [gold_claim([(QUESTION, [ANSWER])]) for _ in range(2)]
     preds = [prediction([]) for _ in range(2)]
@@ -157,19 +156,20 @@ def test_unknown_label_and_bad_json_are_errors(tmp_path):
 def dev_data():
     if not (AVERITEC / "dev_baseline_predictions.json").exists():
         pytest.skip(f"{AVERITEC} is absent (the real AVeriTeC data lives in ../shared)")
-    return load_records(AVERITEC / "dev.json"), load_records(
-        AVERITEC / "dev_baseline_predictions.json")
+    return load_records(AVERITEC / "dev.json"), load_records(AVERITEC / "dev_baseline_predictions.json")
 
 
 def test_dev_baseline_reproduces_the_published_table(dev_data):
     result = score_evidence(*dev_data)
     published = {"question_only": 0.24, "qa": 0.19, "0.2": 0.19, "0.25": 0.09, "0.3": 0.05}
-    ours = {"question_only": round(result.question_only, 2), "qa": round(result.qa, 2),
-            **{str(t): round(result.averitec[t], 2) for t in (0.2, 0.25, 0.3)}}
+    ours = {
+        "question_only": round(result.question_only, 2),
+        "qa": round(result.qa, 2),
+        **{str(t): round(result.averitec[t], 2) for t in (0.2, 0.25, 0.3)},
+    }
     # nltk 3.9.3 began splitting en dashes in word_tokenize, which moves a few scores.
     assert ours == published, (
-        f"nltk {nltk.__version__} does not reproduce AVeriTeC's published scores; "
-        "they need nltk>=3.9.1,<3.9.3"
+        f"nltk {nltk.__version__} does not reproduce AVeriTeC's published scores; they need nltk>=3.9.1,<3.9.3"
     )
     assert result.n_claims == 500 and result.label_accuracy == 0.546
 

@@ -10,10 +10,17 @@ from workbench.backends.anthropic_backend import AnthropicBackend
 from workbench.backends.openai_backend import OpenAIBackend
 
 KEY = "sk-test-SECRET-4242-abcdef"
-SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"],
-          "additionalProperties": False}
-REQUEST = CompletionRequest([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Check X."}],
-                            max_tokens=32, json_schema=SCHEMA)
+SCHEMA = {
+    "type": "object",
+    "properties": {"verdict": {"type": "string"}},
+    "required": ["verdict"],
+    "additionalProperties": False,
+}
+REQUEST = CompletionRequest(
+    [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Check X."}],
+    max_tokens=32,
+    json_schema=SCHEMA,
+)
 
 
 async def fail_with(backend, server: LoopbackServer, fault: Fault) -> BackendError:
@@ -100,7 +107,9 @@ async def test_anthropic_backend_sends_the_system_prompt_apart():
 
 def test_model_specs_are_checked_before_any_work():
     assert parse_model_spec(None).text == "gguf:default"
-    assert parse_model_spec("openai-compatible:qwen", "http://127.0.0.1:8000/v1/").base_url == "http://127.0.0.1:8000/v1"
+    assert (
+        parse_model_spec("openai-compatible:qwen", "http://127.0.0.1:8000/v1/").base_url == "http://127.0.0.1:8000/v1"
+    )
     for text, base_url, message in [
         ("llama:x", None, "SCHEME one of gguf, openai, anthropic, openai-compatible"),
         ("openai:", None, "cannot read model"),

@@ -12,17 +12,26 @@ from tests.run_fixtures import load_mini
 from workbench.backends import CompletionRequest
 from workbench.backends.gguf_file import read_metadata
 from workbench.backends.llama import LlamaBackend, default_gguf_path
-from workbench.parsing import parse_answer
 from workbench.labels import JSFACTCHECK
+from workbench.parsing import parse_answer
 from workbench.runs.engine import RunRequest, RunSetupError, execute_run, prepare_run
 
 pytestmark = pytest.mark.slow
-SCHEMA = {"type": "object", "properties": {
-    "verdict": {"type": "string", "enum": ["Supported", "Refuted", "NotEnoughInfo"]},
-    "explanation": {"type": "string"}}, "required": ["verdict", "explanation"]}
-QUESTION = [{"role": "system", "content": "You check facts."},
-            {"role": "user", "content": "Claim: Paris is the capital of France. Is it Supported, Refuted or "
-                                        "NotEnoughInfo? Answer in JSON."}]
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "verdict": {"type": "string", "enum": ["Supported", "Refuted", "NotEnoughInfo"]},
+        "explanation": {"type": "string"},
+    },
+    "required": ["verdict", "explanation"],
+}
+QUESTION = [
+    {"role": "system", "content": "You check facts."},
+    {
+        "role": "user",
+        "content": "Claim: Paris is the capital of France. Is it Supported, Refuted or NotEnoughInfo? Answer in JSON.",
+    },
+]
 # The runner's default load options, so the model loaded here is the one runs reuse.
 SHARED_OPTIONS = {"n_ctx": 4096}
 
@@ -39,8 +48,10 @@ def test_identity_is_the_file_hash_quantisation_and_chat_template(smollm2):
     path = default_gguf_path()
     template = read_metadata(path)["tokenizer.chat_template"]
     assert smollm2.identity == {
-        "backend": "gguf", "file": "SmolLM2-135M-Instruct.Q4_1.gguf",
-        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "quantisation": "Q4_1",
+        "backend": "gguf",
+        "file": "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "quantisation": "Q4_1",
         "chat_template_sha256": hashlib.sha256(template.encode()).hexdigest(),
     }
     assert "{% for message in messages %}" in template  # the file carries its own chat template
@@ -70,8 +81,10 @@ async def test_a_completion_leaves_the_event_loop_free(smollm2):
             ticks += 1
 
     counting = asyncio.create_task(ticker())
-    both = await asyncio.gather(smollm2.complete(CompletionRequest(QUESTION, max_tokens=12)),
-                                smollm2.complete(CompletionRequest(QUESTION, max_tokens=12)))
+    both = await asyncio.gather(
+        smollm2.complete(CompletionRequest(QUESTION, max_tokens=12)),
+        smollm2.complete(CompletionRequest(QUESTION, max_tokens=12)),
+    )
     counting.cancel()
     assert all(c.text for c in both)  # two callers, one model: the lock takes turns
     assert ticks >= 5
@@ -103,9 +116,11 @@ def test_files_that_are_not_models_are_refused_before_any_work(store, tmp_path):
     empty_model = tmp_path / "empty.gguf"
     # A well-formed GGUF header with no tensors: our reader accepts it, llama.cpp cannot load it.
     empty_model.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 0))
-    for model, message in [(f"gguf:{tmp_path}/absent.gguf", "no GGUF file at"),
-                           (f"gguf:{garbage}", "is not a GGUF file"),
-                           (f"gguf:{empty_model}", "llama.cpp could not load")]:
+    for model, message in [
+        (f"gguf:{tmp_path}/absent.gguf", "no GGUF file at"),
+        (f"gguf:{garbage}", "is not a GGUF file"),
+        (f"gguf:{empty_model}", "llama.cpp could not load"),
+    ]:
         with pytest.raises(RunSetupError, match=message):
             prepare_run(store, RunRequest(model=model, dataset="mini"))
     assert store.runs.list() == []

@@ -34,7 +34,9 @@ def predictions(db_path, run="b") -> dict[str, tuple[str, str | None, str | None
     store = Store.open(db_path)
     rows = store.db.execute(
         "SELECT c.external_id, p.status, p.verdict, p.error FROM predictions p JOIN claims c ON c.id = p.claim_id"
-        " WHERE p.run_id = (SELECT id FROM runs WHERE name = ?)", [run]).fetchall()
+        " WHERE p.run_id = (SELECT id FROM runs WHERE name = ?)",
+        [run],
+    ).fetchall()
     store.close()
     return {ext: (status, verdict, error) for ext, status, verdict, error in rows}
 
@@ -47,8 +49,20 @@ def run_status(db_path, run="b") -> str:
 
 
 def submit(db_path, server, model="openai:gpt-test", *extra):
-    return cli(db_path, "run", "--dataset", "many", "--model", model, "--base-url", server.url, "--name", "b",
-               "--batch", *extra)
+    return cli(
+        db_path,
+        "run",
+        "--dataset",
+        "many",
+        "--model",
+        model,
+        "--base-url",
+        server.url,
+        "--name",
+        "b",
+        "--batch",
+        *extra,
+    )
 
 
 def test_an_openai_batch_is_submitted_collected_and_cached(batch_db):
@@ -72,8 +86,18 @@ def test_an_openai_batch_is_submitted_collected_and_cached(batch_db):
         assert cli(batch_db, "run", "--resume", "b").exit_code == 0
         assert len(server.answer_arrivals()) == 1 and predictions(batch_db)["c4"][0] == "ok"
         # ... and the same configuration again is answered from the cache the batch filled.
-        again = cli(batch_db, "run", "--dataset", "many", "--model", "openai:gpt-test", "--base-url", server.url,
-                    "--name", "again")
+        again = cli(
+            batch_db,
+            "run",
+            "--dataset",
+            "many",
+            "--model",
+            "openai:gpt-test",
+            "--base-url",
+            server.url,
+            "--name",
+            "again",
+        )
         assert again.exit_code == 0, again.output
         assert len(server.answer_arrivals()) == 1
         assert "12 from cache" in again.output
@@ -245,8 +269,20 @@ def test_a_lost_anthropic_submit_waits_for_the_user_to_forget_it(batch_db):
 
 def test_collect_leaves_a_run_without_batches_as_it_was(batch_db):
     with LoopbackServer("openai") as server:
-        result = cli(batch_db, "run", "--dataset", "many", "--limit", "2", "--model", "openai:gpt-test",
-                     "--base-url", server.url, "--name", "b")
+        result = cli(
+            batch_db,
+            "run",
+            "--dataset",
+            "many",
+            "--limit",
+            "2",
+            "--model",
+            "openai:gpt-test",
+            "--base-url",
+            server.url,
+            "--name",
+            "b",
+        )
         assert result.exit_code == 0, result.output
         store = Store.open(batch_db)
         store.runs.set_status(store.runs.get("b").id, "cancelled")

@@ -30,8 +30,12 @@ def demo_db(tmp_path):
 def test_the_demo_builds_a_curated_post_cutoff_dataset_with_its_articles(demo_db):
     funnel = json.loads(cli(demo_db, "curate", CLAIMREVIEW_DATASET, "--json").output)
     assert [(s["step"], s["in"], s["removed"], s["left"]) for s in funnel["steps"]] == [
-        ("date", 15, 2, 13), ("language", 13, 1, 12), ("publisher", 12, 1, 11), ("duplicate", 11, 1, 10),
-        ("screen", 10, 0, 10)]
+        ("date", 15, 2, 13),
+        ("language", 13, 1, 12),
+        ("publisher", 12, 1, 11),
+        ("duplicate", 11, 1, 10),
+        ("screen", 10, 0, 10),
+    ]
     assert funnel["kept"] == 10
     store = Store.open(demo_db)
     try:
@@ -55,9 +59,25 @@ def test_the_demo_builds_a_curated_post_cutoff_dataset_with_its_articles(demo_db
 
 @pytest.mark.slow
 def test_a_contamination_run_and_a_screening_on_the_demo_with_the_embedded_model(demo_db):
-    result = cli(demo_db, "contamination", "run", "--dataset", CLAIMREVIEW_DATASET, "--where",
-                 "-flagged:curated-out has:fetched", "--limit", "2", "--model", "gguf:default",
-                 "--param", "max_tokens=48", "--extractor-param", "max_tokens=64", "--max-evidence", "3")
+    result = cli(
+        demo_db,
+        "contamination",
+        "run",
+        "--dataset",
+        CLAIMREVIEW_DATASET,
+        "--where",
+        "-flagged:curated-out has:fetched",
+        "--limit",
+        "2",
+        "--model",
+        "gguf:default",
+        "--param",
+        "max_tokens=48",
+        "--extractor-param",
+        "max_tokens=64",
+        "--max-evidence",
+        "3",
+    )
     if "WordNet" in result.output:
         pytest.skip("WordNet is not installed (make setup runs workbench nlp-data)")
     assert result.exit_code == 0, result.output
@@ -80,8 +100,17 @@ def test_a_contamination_run_and_a_screening_on_the_demo_with_the_embedded_model
 
 def test_the_curated_benchmark_exports_with_its_articles_and_imports_again(demo_db, tmp_path):
     out = tmp_path / "benchmark.jsonl"
-    result = cli(demo_db, "export", "--what", "claims", "--where", f"dataset:{CLAIMREVIEW_DATASET} -flagged:curated-out",
-                 "--with-articles", "-o", out)
+    result = cli(
+        demo_db,
+        "export",
+        "--what",
+        "claims",
+        "--where",
+        f"dataset:{CLAIMREVIEW_DATASET} -flagged:curated-out",
+        "--with-articles",
+        "-o",
+        out,
+    )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()[1:]]
     assert len(rows) == 10 and sum("article_text" in row for row in rows) == 9
@@ -93,6 +122,7 @@ def test_the_curated_benchmark_exports_with_its_articles_and_imports_again(demo_
     assert again.exit_code == 0, again.output
     original, imported = Store.open(demo_db), Store.open(copy)
     try:
+
         def labels(store, dataset):
             return {store.claims.get(i).external_id: store.claims.get(i).label for i in store.claims.ids(dataset)}
 

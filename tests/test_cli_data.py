@@ -19,8 +19,10 @@ def test_import_list_show_and_export_round_trip(tmp_path):
     db = tmp_path / "w.db"
     result = run("--db", db, "import", DEMO_DATA / "jsfactcheck.jsonl", "--dataset", "demo")
     assert result.exit_code == 0 and "24 added, 0 updated, 0 unchanged" in result.output
-    assert "0 added, 0 updated, 24 unchanged" in run("--db", db, "import", DEMO_DATA / "jsfactcheck.jsonl",
-                                                       "--dataset", "demo").output
+    assert (
+        "0 added, 0 updated, 24 unchanged"
+        in run("--db", db, "import", DEMO_DATA / "jsfactcheck.jsonl", "--dataset", "demo").output
+    )
     listed = json.loads(run("datasets", "--db", db, "--json").output)
     assert listed[0]["name"] == "demo" and listed[0]["claim_count"] == 24
     lines = run("--db", db, "claims", "--where", "importance:Main label:Refuted", "--json").output.splitlines()
@@ -30,8 +32,9 @@ def test_import_list_show_and_export_round_trip(tmp_path):
     exported = tmp_path / "out.jsonl"
     run("--db", db, "export", "--what", "claims", "--where", "dataset:demo", "-o", exported)
     copy_db = tmp_path / "copy.db"
-    again = run("--db", copy_db, "import", exported, "--format", "jsonl", "--label-space", "jsfactcheck",
-                "--dataset", "demo")
+    again = run(
+        "--db", copy_db, "import", exported, "--format", "jsonl", "--label-space", "jsfactcheck", "--dataset", "demo"
+    )
     assert "24 added" in again.output
     original = json.loads(run("--db", db, "show", "demo:js-005", "--json").output)
     copied = json.loads(run("--db", copy_db, "show", "demo:js-005", "--json").output)

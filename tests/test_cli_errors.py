@@ -27,8 +27,9 @@ def run(*args, **kwargs):
 
 
 def run_process(*args, env=None, **kwargs):
-    return subprocess.run([WORKBENCH, *map(str, args)], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, **kwargs)
+    return subprocess.run(
+        [WORKBENCH, *map(str, args)], capture_output=True, text=True, env={**os.environ, **(env or {})}, **kwargs
+    )
 
 
 def one_error_line(result) -> str:
@@ -67,19 +68,25 @@ def test_a_missing_folder_a_folder_and_a_file_that_is_not_sqlite(tmp_path):
 def test_the_tui_refuses_before_taking_the_terminal(tmp_path):
     notes = tmp_path / "notes.db"
     notes.write_text("not sqlite")
-    for command in ([WORKBENCH, "--db", str(notes), "tui"],
-                    [sys.executable, "-m", "workbench.tui", "--db", str(notes)]):
+    for command in (
+        [WORKBENCH, "--db", str(notes), "tui"],
+        [sys.executable, "-m", "workbench.tui", "--db", str(notes)],
+    ):
         result = subprocess.run(command, capture_output=True, text=True, timeout=60)
         assert result.returncode == 1, result
-        assert one_error_line(result) == f"Error: {notes}: is not a SQLite database (or is damaged);" \
-                                         " a workbench database is one SQLite file"
+        assert (
+            one_error_line(result) == f"Error: {notes}: is not a SQLite database (or is damaged);"
+            " a workbench database is one SQLite file"
+        )
         assert "\x1b[" not in result.stdout  # no screen was drawn
 
 
 def test_a_database_from_a_newer_version_is_refused(demo_db):
     with sqlite3.connect(demo_db) as db:
-        db.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at)"
-                   " VALUES ('workbench', 'm999_from_the_future', 'x')")
+        db.execute(
+            "INSERT INTO _sqlite_migrations (migration_set, name, applied_at)"
+            " VALUES ('workbench', 'm999_from_the_future', 'x')"
+        )
     result = run("--db", demo_db, "claims")
     assert result.exit_code == 1
     line = one_error_line(result)
@@ -92,8 +99,16 @@ def test_a_database_locked_longer_than_the_busy_timeout(demo_db):
     holder.execute("BEGIN IMMEDIATE")  # another process writing, and not letting go
     holder.execute("UPDATE claims SET label = label WHERE id = 1")
     try:
-        result = run_process("--db", demo_db, "import", DEMO_DATA / "jsfactcheck.jsonl", "--dataset", "again",
-                             env={"WORKBENCH_BUSY_TIMEOUT_MS": "200"}, timeout=60)
+        result = run_process(
+            "--db",
+            demo_db,
+            "import",
+            DEMO_DATA / "jsfactcheck.jsonl",
+            "--dataset",
+            "again",
+            env={"WORKBENCH_BUSY_TIMEOUT_MS": "200"},
+            timeout=60,
+        )
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -122,8 +137,9 @@ def test_a_read_only_database():
         assert run("--db", db, "demo", "--no-tui").exit_code == 0
         db.chmod(0o444)
         env = {**os.environ, "HOME": str(folder), "WORKBENCH_CONFIG": str(folder / "none.toml")}
-        result = subprocess.run([*prefix, WORKBENCH, "--db", str(db), "claims"], capture_output=True, text=True,
-                                env=env, timeout=60)
+        result = subprocess.run(
+            [*prefix, WORKBENCH, "--db", str(db), "claims"], capture_output=True, text=True, env=env, timeout=60
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if result.returncode != 1 and "Permission denied" in result.stderr:
@@ -133,16 +149,24 @@ def test_a_read_only_database():
 
 
 def test_a_closed_pipe_ends_quietly_with_the_shells_status(demo_db):
-    result = subprocess.run(f"'{WORKBENCH}' --db '{demo_db}' export --what claims | head -1; "
-                            "echo status ${PIPESTATUS[0]} >&2",
-                            shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        f"'{WORKBENCH}' --db '{demo_db}' export --what claims | head -1; echo status ${{PIPESTATUS[0]}} >&2",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert json.loads(result.stdout.splitlines()[0])["id"]
     assert result.stderr.strip().splitlines() == ["status 141"]
 
 
 def test_a_usage_error_is_one_line(demo_db):
-    for args, message in ((["export", "--what", "claims", "--format", "xml"], "'xml' is not one of"),
-                          (["expotr"], "No such command 'expotr'"), (["--bogus"], "No such option")):
+    for args, message in (
+        (["export", "--what", "claims", "--format", "xml"], "'xml' is not one of"),
+        (["expotr"], "No such command 'expotr'"),
+        (["--bogus"], "No such option"),
+    ):
         result = run("--db", demo_db, *args)
         assert result.exit_code == 2
         line = one_error_line(result)
@@ -153,8 +177,17 @@ def test_a_broken_config_file_stops_every_command(demo_db, tmp_path, monkeypatch
     config = tmp_path / "bad.toml"
     config.write_text('theme = 5\n[keys]\nopenai = "sk-secret-value"\n')
     monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
-    for command in (["datasets"], ["claims"], ["runs"], ["show", "1"], ["prompts"], ["metrics", "x"],
-                    ["batch", "status"], ["contamination", "summary"], ["filter-help"]):
+    for command in (
+        ["datasets"],
+        ["claims"],
+        ["runs"],
+        ["show", "1"],
+        ["prompts"],
+        ["metrics", "x"],
+        ["batch", "status"],
+        ["contamination", "summary"],
+        ["filter-help"],
+    ):
         result = run("--db", demo_db, *command)
         assert result.exit_code == 1, (command, result.output)
         line = one_error_line(result)
@@ -163,8 +196,12 @@ def test_a_broken_config_file_stops_every_command(demo_db, tmp_path, monkeypatch
 
 
 def test_every_command_takes_db_after_its_name(demo_db, tmp_path):
-    for command in (["batch", "--db", demo_db, "status"], ["contamination", "--db", demo_db, "summary"],
-                    ["score-evidence", "--db", demo_db, "--help"], ["nlp-data", "--db", demo_db, "--help"]):
+    for command in (
+        ["batch", "--db", demo_db, "status"],
+        ["contamination", "--db", demo_db, "summary"],
+        ["score-evidence", "--db", demo_db, "--help"],
+        ["nlp-data", "--db", demo_db, "--help"],
+    ):
         result = run(*command)
         assert "No such option" not in result.output, (command, result.output)
 

@@ -24,10 +24,12 @@ def test_every_command_has_its_own_first_sentence():
 
 def fresh_help(width: int) -> str:
     """`workbench --help` in a new process: no command module loaded before it."""
-    code = ("import sys\nfrom click.testing import CliRunner\nfrom workbench.cli import main\n"
-            f"result = CliRunner().invoke(main, ['--help'], terminal_width={width})\n"
-            "assert result.exit_code == 0 and 'workbench.cli.data_commands' not in sys.modules\n"
-            "sys.stdout.write(result.output)")
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom workbench.cli import main\n"
+        f"result = CliRunner().invoke(main, ['--help'], terminal_width={width})\n"
+        "assert result.exit_code == 0 and 'workbench.cli.data_commands' not in sys.modules\n"
+        "sys.stdout.write(result.output)"
+    )
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
 
@@ -44,9 +46,11 @@ def test_the_listing_is_what_click_prints_from_the_commands_themselves(width):
 
 
 def test_help_imports_no_command_module():
-    code = ("import json, sys\nfrom click.testing import CliRunner\nfrom workbench.cli import main\n"
-            "assert CliRunner().invoke(main, ['--help']).exit_code == 0\n"
-            "print(json.dumps(sorted(sys.modules)))")
+    code = (
+        "import json, sys\nfrom click.testing import CliRunner\nfrom workbench.cli import main\n"
+        "assert CliRunner().invoke(main, ['--help']).exit_code == 0\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(result.stdout.splitlines()[-1])
     assert [m for m in loaded if m.startswith("workbench.cli.") and m != "workbench.cli.summaries"] == []

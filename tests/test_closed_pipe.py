@@ -53,9 +53,23 @@ PRINTING = {
     "--help": ["--help"],
 }
 # Commands that print nothing worth piping before they need a model, a server or a terminal.
-NOT_PIPED = {"batch", "demo", "import", "import-knowledge", "import-predictions", "judge", "judge-agreement",
-             "judge-consistency",
-             "nlp-data", "reformulations", "run", "score-evidence", "serve", "trajectory", "tui"}
+NOT_PIPED = {
+    "batch",
+    "demo",
+    "import",
+    "import-knowledge",
+    "import-predictions",
+    "judge",
+    "judge-agreement",
+    "judge-consistency",
+    "nlp-data",
+    "reformulations",
+    "run",
+    "score-evidence",
+    "serve",
+    "trajectory",
+    "tui",
+}
 
 
 @pytest.fixture(scope="module")
@@ -64,25 +78,30 @@ def demo_db(tmp_path_factory) -> Path:
     db = folder / "demo.db"
     subprocess.run([WORKBENCH, "--db", str(db), "demo", "--no-tui"], check=True, capture_output=True)
     answers = folder / "answers.jsonl"
-    answers.write_text("".join(json.dumps({"id": f"js-{n:03d}", "verdict": "Supported"}) + "\n"
-                               for n in range(1, 25)), encoding="utf-8")
+    answers.write_text(
+        "".join(json.dumps({"id": f"js-{n:03d}", "verdict": "Supported"}) + "\n" for n in range(1, 25)),
+        encoding="utf-8",
+    )
     for name in ("outside", "outside-2"):
-        subprocess.run([WORKBENCH, "--db", str(db), "import-predictions", str(answers), "--dataset", "demo",
-                        "--run", name], check=True, capture_output=True)
+        subprocess.run(
+            [WORKBENCH, "--db", str(db), "import-predictions", str(answers), "--dataset", "demo", "--run", name],
+            check=True,
+            capture_output=True,
+        )
     store = Store.open(db)  # contamination scores computed for real from constructed evidence
     make_scores(store, "gguf:A")
     write_flags(store, pick_group(store, "gguf:A", "meteor"), 0.25)
     store.close()
     for claim, label in (("demo:js-001", "--contaminated"), ("demo:js-003", "--clean")):
-        subprocess.run([WORKBENCH, "--db", str(db), "contamination", "mark", claim, label], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [WORKBENCH, "--db", str(db), "contamination", "mark", claim, label], check=True, capture_output=True
+        )
     return db
 
 
 def closed_pipe(db: Path, args: list[str]) -> tuple[int, str]:
     """Run a command whose reader has already gone: its first write meets a closed pipe."""
-    process = subprocess.Popen([WORKBENCH, "--db", str(db), *args], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
+    process = subprocess.Popen([WORKBENCH, "--db", str(db), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     process.stdout.close()
     error = process.stderr.read().decode()
     return process.wait(timeout=60), error
@@ -107,6 +126,9 @@ def test_every_command_is_either_piped_here_or_said_not_to_print():
 def test_commands_print_through_the_console_that_knows_closed_pipes():
     from tests.conftest import REPO
 
-    offenders = [str(path.relative_to(REPO)) for path in (REPO / "workbench" / "cli").glob("*.py")
-                 if "Console(" in path.read_text(encoding="utf-8")]
+    offenders = [
+        str(path.relative_to(REPO))
+        for path in (REPO / "workbench" / "cli").glob("*.py")
+        if "Console(" in path.read_text(encoding="utf-8")
+    ]
     assert offenders == []  # use workbench.render.console.output_console()

@@ -39,8 +39,9 @@ def db(demo_store, db_path):
 
 
 def cli(db, *args):
-    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], env={"COLUMNS": "140"},
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        main, ["--db", str(db), *map(str, args)], env={"COLUMNS": "140"}, catch_exceptions=False
+    )
     return result
 
 
@@ -51,8 +52,10 @@ def test_metrics_with_clusters_names_them_and_widens_the_interval(db):
     assert clustered["cluster"] == "question"
     scored = clustered["overall"]["scored"]
     assert clustered["clusters"] == 6 and scored > 6
-    width = {name: found["overall"]["intervals"]["accuracy"]["high"] - found["overall"]["intervals"]["accuracy"]["low"]
-             for name, found in (("plain", plain), ("clustered", clustered))}
+    width = {
+        name: found["overall"]["intervals"]["accuracy"]["high"] - found["overall"]["intervals"]["accuracy"]["low"]
+        for name, found in (("plain", plain), ("clustered", clustered))
+    }
     # answers are right or wrong by whole questions: claims of a question move together
     assert width["clustered"] > 1.3 * width["plain"]
     out = " ".join(cli(db, "metrics", "A", "--cluster", "question", "--resamples", "200").output.split())
@@ -100,7 +103,7 @@ def _scored_per_question(db) -> list[int]:
     with sqlite3.connect(db) as connection:
         labels = dict(connection.execute("SELECT id, label FROM claims WHERE id <= 24"))
     scored = [label in ("Supported", "Refuted", "NotEnoughInfo") for _, label in sorted(labels.items())]
-    return [sum(scored[q * 4:(q + 1) * 4]) for q in range(6)]
+    return [sum(scored[q * 4 : (q + 1) * 4]) for q in range(6)]
 
 
 def test_an_unknown_cluster_field_is_named_with_a_suggestion(db):

@@ -99,13 +99,15 @@ def test_accuracy_standard_error_is_the_closed_form_of_discordant_pairs():
     assert accuracy_delta_standard_error(right_a, right_b) == pytest.approx(closed, abs=1e-15)
     # one claim per cluster: the sandwich form is the closed form times sqrt(n / (n - 1))
     assert accuracy_delta_standard_error(right_a, right_b, list(range(n))) == pytest.approx(
-        closed * math.sqrt(n / (n - 1)), abs=1e-15)
+        closed * math.sqrt(n / (n - 1)), abs=1e-15
+    )
 
 
 def test_detectable_difference_at_alpha_005_and_power_08():
     assert detectable_difference(0.01) == pytest.approx((1.959963984540054 + 0.8416212335729143) * 0.01, abs=1e-15)
     assert detectable_difference(0.01, alpha=0.01, power=0.9) == pytest.approx(
-        (2.5758293035489004 + 1.2815515655446004) * 0.01, abs=1e-15)
+        (2.5758293035489004 + 1.2815515655446004) * 0.01, abs=1e-15
+    )
 
 
 def test_bootstrap_spread_of_accuracy_delta_matches_the_closed_form():
@@ -122,7 +124,8 @@ def test_clustered_standard_error_grows_with_correlated_clusters():
     other, _ = _clustered_world(rng, 80, 10, 0.4)
     right_a, right_b = cells == 0, other == 0
     assert accuracy_delta_standard_error(right_a, right_b, clusters) > 1.3 * accuracy_delta_standard_error(
-        right_a, right_b)
+        right_a, right_b
+    )
 
 
 def test_words_when_the_interval_spans_zero():

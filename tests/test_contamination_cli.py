@@ -18,7 +18,6 @@ from tests.run_fixtures import load_mini
 from tests.support.contamination import EVIDENCE, ORACLE, make_scores
 from workbench.cli import main
 from workbench.contamination.flagging import pick_group, write_flags
-
 from workbench.contamination.sweep import sweep
 
 REPO = Path(__file__).resolve().parents[1]
@@ -139,14 +138,17 @@ def test_sweep_and_show_say_what_is_missing(scored, db_path):
     assert result.exit_code == 1 and "has no contamination score" in result.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--model", "llama:7b", "--dataset", "demo"], "cannot read model 'llama:7b'"),
-    (["--model", "gguf:default", "--dataset", "demo", "--extractor", "gpt4"], "cannot read model 'gpt4'"),
-    (["--model", "gguf:default", "--dataset", "nope"], "no dataset 'nope'"),
-    (["--model", "gguf:default", "--dataset", "demo", "--metric", "bleu"], "unknown metric 'bleu'"),
-    (["--model", "gguf:default", "--dataset", "demo", "--tau", "1.5"], "--tau must lie between 0 and 1"),
-    (["--model", "gguf:default", "--dataset", "demo", "--param", "colour=red"], "unknown --param 'colour'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--model", "llama:7b", "--dataset", "demo"], "cannot read model 'llama:7b'"),
+        (["--model", "gguf:default", "--dataset", "demo", "--extractor", "gpt4"], "cannot read model 'gpt4'"),
+        (["--model", "gguf:default", "--dataset", "nope"], "no dataset 'nope'"),
+        (["--model", "gguf:default", "--dataset", "demo", "--metric", "bleu"], "unknown metric 'bleu'"),
+        (["--model", "gguf:default", "--dataset", "demo", "--tau", "1.5"], "--tau must lie between 0 and 1"),
+        (["--model", "gguf:default", "--dataset", "demo", "--param", "colour=red"], "unknown --param 'colour'"),
+    ],
+)
 def test_run_rejects_bad_input_before_any_work(demo_store, db_path, args, message):
     result = cli(db_path, "run", *args)
     assert result.exit_code == 1 and message in result.output, result.output
@@ -163,12 +165,19 @@ def test_run_on_claims_without_oracle_evidence_says_how_many(store, db_path, tmp
 
 def test_run_without_nltk_data_names_the_fix(demo_store, db_path, tmp_path):
     demo_store.close()
-    script = ("import sys, nltk\nnltk.data.path[:] = [sys.argv[1]]\nfrom workbench.cli import main\n"
-              "main(['--db', sys.argv[2], 'contamination', 'run', '--model', 'gguf:default', '--dataset', 'demo'])")
+    script = (
+        "import sys, nltk\nnltk.data.path[:] = [sys.argv[1]]\nfrom workbench.cli import main\n"
+        "main(['--db', sys.argv[2], 'contamination', 'run', '--model', 'gguf:default', '--dataset', 'demo'])"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO), "WORKBENCH_CONFIG": str(tmp_path / "none.toml")}
     env.pop("NLTK_DATA", None)
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "empty"), str(db_path)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "empty"), str(db_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr
     assert "METEOR scoring needs NLTK data" in done.stderr and "workbench nlp-data" in done.stderr
     assert "Traceback" not in done.stderr

@@ -36,8 +36,22 @@ def cli(db, *args):
 
 
 def pipeline(db, url, *extra):
-    return cli(db, "contamination", "run", "--model", MODEL, "--base-url", url, "--extractor", MODEL,
-               "--extractor-base-url", url, "--dataset", "demo-realfact", *extra)
+    return cli(
+        db,
+        "contamination",
+        "run",
+        "--model",
+        MODEL,
+        "--base-url",
+        url,
+        "--extractor",
+        MODEL,
+        "--extractor-base-url",
+        url,
+        "--dataset",
+        "demo-realfact",
+        *extra,
+    )
 
 
 @pytest.fixture
@@ -141,8 +155,23 @@ def test_a_text_only_model_is_refused_before_any_article(demo_store, db_path, se
 
 def test_the_image_setting_needs_image_claims_and_a_known_setting(demo_store, db_path, seer):
     with LoopbackServer("openai", answer=seer.answer) as server:
-        none = cli(db_path, "contamination", "run", "--model", MODEL, "--base-url", server.url, "--extractor", MODEL,
-                   "--extractor-base-url", server.url, "--where", "ext:rfb-001", "--setting", "claim+image")
+        none = cli(
+            db_path,
+            "contamination",
+            "run",
+            "--model",
+            MODEL,
+            "--base-url",
+            server.url,
+            "--extractor",
+            MODEL,
+            "--extractor-base-url",
+            server.url,
+            "--where",
+            "ext:rfb-001",
+            "--setting",
+            "claim+image",
+        )
         assert none.exit_code == 1 and "none of the 1 selected claims has an image" in " ".join(none.output.split())
         odd = pipeline(db_path, server.url, "--setting", "claim+time")
         assert odd.exit_code == 1 and "claim and claim+image" in " ".join(odd.output.split())
@@ -157,16 +186,29 @@ def test_combine_takes_the_intersection_of_the_two_probes(demo_store, db_path, s
         assert pipeline(db_path, server.url, "--tau", "0").exit_code == 0
     assert len(demo_store.annotations.flagged_claim_ids(CONTAMINATED, MODEL, "meteor", "pipeline")) == 18
     assert len(demo_store.annotations.flagged_claim_ids(CONTAMINATED, MODEL, "meteor+image", "pipeline")) == 3
-    combined = cli(db_path, "contamination", "combine", "--model", MODEL, "--metric", "meteor",
-                   "--metric", "meteor+image")
+    combined = cli(
+        db_path, "contamination", "combine", "--model", MODEL, "--metric", "meteor", "--metric", "meteor+image"
+    )
     assert combined.exit_code == 0, combined.output
     assert demo_store.annotations.flagged_claim_ids(CONTAMINATED, MODEL, "meteor&meteor+image", "pipeline") == {
-        demo_store.claims.resolve(f"demo-realfact:{e}") for e in IMAGE_CLAIMS}
+        demo_store.claims.resolve(f"demo-realfact:{e}") for e in IMAGE_CLAIMS
+    }
 
 
 def test_a_gguf_target_without_its_projector_is_refused(demo_store, db_path):
-    result = cli(db_path, "contamination", "run", "--model", "gguf:default", "--extractor", "gguf:default",
-                 "--dataset", "demo-realfact", "--setting", "claim+image")
+    result = cli(
+        db_path,
+        "contamination",
+        "run",
+        "--model",
+        "gguf:default",
+        "--extractor",
+        "gguf:default",
+        "--dataset",
+        "demo-realfact",
+        "--setting",
+        "claim+image",
+    )
     assert result.exit_code == 1
     said = " ".join(result.output.split())
     assert "text-only GGUF model" in said and "--param mmproj=PATH" in said

@@ -16,17 +16,29 @@ from click.testing import CliRunner
 from store import Store
 from workbench.backends.llama import LlamaBackend
 from workbench.cli import main
+from workbench.cli.demo import load_demo
 from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline, run_pipeline
 from workbench.contamination.pipeline_evidence import generated_side, oracle_side
-
-from workbench.cli.demo import load_demo
 from workbench.runs.types import ItemFinished
 
 pytestmark = pytest.mark.slow
-SMALL = dict(model="gguf:default", extractor="gguf:default", params={"max_tokens": 48},
-             extractor_params={"max_tokens": 64}, max_evidence=3)
-CLI_SMALL = ["--model", "gguf:default", "--param", "max_tokens=48", "--extractor-param", "max_tokens=64",
-             "--max-evidence", "3"]
+SMALL = dict(
+    model="gguf:default",
+    extractor="gguf:default",
+    params={"max_tokens": 48},
+    extractor_params={"max_tokens": 64},
+    max_evidence=3,
+)
+CLI_SMALL = [
+    "--model",
+    "gguf:default",
+    "--param",
+    "max_tokens=48",
+    "--extractor-param",
+    "max_tokens=64",
+    "--max-evidence",
+    "3",
+]
 
 
 class ModelCalls:
@@ -56,8 +68,7 @@ class Piped:
             store.close()
         steps = []
         cancel = changes.pop("_cancel", None) if "_cancel" in changes else None
-        outcome = run_pipeline(self.db_path, plan, lambda step, prepared: steps.append((step, prepared)),
-                               None, cancel)
+        outcome = run_pipeline(self.db_path, plan, lambda step, prepared: steps.append((step, prepared)), None, cancel)
         return outcome, steps
 
     def store(self) -> Store:
@@ -93,7 +104,10 @@ def test_every_step_is_a_stored_run_with_its_answers(piped):
     assert [step for step, _ in steps] == ["oracle evidence", "articles", "generated evidence"]
     runs = {step: store.runs.get(name) for step, name in outcome.runs.items()}
     assert [runs[s].kind for s in ("oracle evidence", "articles", "generated evidence")] == [
-        "extract", "article", "extract"]
+        "extract",
+        "article",
+        "extract",
+    ]
     assert runs["oracle evidence"].setting == "oracle articles"
     assert store.runs.claim_ids(runs["oracle evidence"].id) == [1, 2]
     assert store.runs.claim_ids(runs["articles"].id) == known
@@ -204,8 +218,22 @@ def test_cancelling_keeps_what_finished(piped):
 
 
 def test_cli_run_on_averitec_claims_uses_the_qa_pairs_as_oracle(piped):
-    result = CliRunner().invoke(main, ["--db", str(piped.db_path), "contamination", "run", *CLI_SMALL,
-                                       "--dataset", "demo-averitec", "--limit", "2", "--metric", "embedding"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "--db",
+            str(piped.db_path),
+            "contamination",
+            "run",
+            *CLI_SMALL,
+            "--dataset",
+            "demo-averitec",
+            "--limit",
+            "2",
+            "--metric",
+            "embedding",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "2 use their gold question-answer pairs directly (no extraction)" in " ".join(result.output.split())
     assert "oracle evidence: run" not in result.output  # no extraction run over oracle articles
@@ -219,6 +247,20 @@ def test_cli_run_on_averitec_claims_uses_the_qa_pairs_as_oracle(piped):
         assert row.oracle_run_id is None and row.n_oracle == len([e for e in claim.evidence if e.kind == "qa"])
         assert row.scorable and 0 <= row.score <= 1
     store.close()
-    again = CliRunner().invoke(main, ["--db", str(piped.db_path), "contamination", "run", *CLI_SMALL,
-                                      "--dataset", "demo-averitec", "--limit", "2", "--metric", "embedding"])
+    again = CliRunner().invoke(
+        main,
+        [
+            "--db",
+            str(piped.db_path),
+            "contamination",
+            "run",
+            *CLI_SMALL,
+            "--dataset",
+            "demo-averitec",
+            "--limit",
+            "2",
+            "--metric",
+            "embedding",
+        ],
+    )
     assert again.exit_code == 0 and again.output.count("(reused)") == 2

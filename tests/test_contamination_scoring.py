@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.contamination.flagging import (
-    ContaminationError, combine_flags, pick_group, summarise, write_flags,
-)
-from workbench.nlp.meteor import MeteorScorer
+from tests.support.contamination import EVIDENCE, ORACLE, make_scores
+from workbench.contamination.flagging import ContaminationError, combine_flags, pick_group, summarise, write_flags
 from workbench.contamination.pipeline_evidence import aligned_rows
 from workbench.contamination.pipeline_tasks import parse_evidence_list
 from workbench.contamination.similarity import PairScorer, parse_metric, score_claim
 from workbench.contamination.sweep import sweep
-from tests.support.contamination import EVIDENCE, ORACLE, make_scores
+from workbench.nlp.meteor import MeteorScorer
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +39,7 @@ def test_meteor_claim_score_is_the_matched_sum_over_the_oracle_count(meteor):
 
 def test_pairs_are_one_to_one_and_every_oracle_sentence_counts(meteor):
     oracle = ["Prices rose 5 percent in 2020.", "Prices rose 5 percent in 2021."]
-    generated = ["Prices rose 5 percent in 2020.", "Prices rose 5 percent in 2020.",
-                 "Prices rose 5 percent in 2021."]
+    generated = ["Prices rose 5 percent in 2020.", "Prices rose 5 percent in 2020.", "Prices rose 5 percent in 2021."]
     result = score_claim(oracle, generated, meteor)
     assert sorted(o for o, _, _ in result.pairs) == [0, 1]
     assert len({g for _, g, _ in result.pairs}) == 2  # no generated sentence used twice
@@ -79,14 +76,17 @@ def test_metric_names_and_errors(tmp_path):
         parse_metric(f"embedding:{tmp_path}")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"evidence": ["A  b.", "A b.", "", "C."]}', ["A b.", "C."]),
-    ('Here you go:\n```json\n["x", "y"]\n```', ["x", "y"]),
-    ('{"Evidence": []}', []),
-    ('[{"text": "t1"}, {"sentence": "s2", "n": 1}]', ["t1", "s2"]),
-    ("The evidence is that the sky is blue.", None),
-    ('{"evidence": ["cut off', None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"evidence": ["A  b.", "A b.", "", "C."]}', ["A b.", "C."]),
+        ('Here you go:\n```json\n["x", "y"]\n```', ["x", "y"]),
+        ('{"Evidence": []}', []),
+        ('[{"text": "t1"}, {"sentence": "s2", "n": 1}]', ["t1", "s2"]),
+        ("The evidence is that the sky is blue.", None),
+        ('{"evidence": ["cut off', None),
+    ],
+)
 def test_evidence_lists_are_read_tolerantly(text, expected):
     assert parse_evidence_list(text) == expected
 
@@ -125,7 +125,9 @@ def test_combine_flags_the_intersection_under_combined_names(demo_store, embeddi
     _, flags = combine_flags(demo_store, ["gguf:A"], ["meteor", "embedding"])
     assert [(f.claim_id, f.model, f.metric) for f in flags] == [(1, "gguf:A", "meteor&embedding")]
     scores = demo_store.contamination.score_values("gguf:A", "meteor")
-    assert flags[0].score == pytest.approx(min(scores[1], demo_store.contamination.score_values("gguf:A", "embedding")[1]))
+    assert flags[0].score == pytest.approx(
+        min(scores[1], demo_store.contamination.score_values("gguf:A", "embedding")[1])
+    )
     with pytest.raises(ContaminationError, match="two or more"):
         combine_flags(demo_store, ["gguf:A"], ["meteor"])
     with pytest.raises(ContaminationError, match="no contamination scores for model gguf:C"):
@@ -139,8 +141,12 @@ def test_sweep_finds_the_known_best_tau():
     # Flags at 0.21-0.42 get 1-4 right and 5 wrong (4/5); above 0.90 only 3 and 4 are wrong (3/5).
     assert result.best_agreement == pytest.approx(0.8)
     assert result.tied == (0.21, 0.42) and result.best_tau == 0.31 and result.is_tie
-    assert result.confusion == {"flagged_contaminated": 2, "flagged_clean": 1, "missed_contaminated": 0,
-                                "passed_clean": 2}
+    assert result.confusion == {
+        "flagged_contaminated": 2,
+        "flagged_clean": 1,
+        "missed_contaminated": 0,
+        "passed_clean": 2,
+    }
     assert len(result.taus) == 101 and result.agreement[0] == pytest.approx(0.4)
 
 
@@ -159,8 +165,9 @@ def test_score_rows_round_trip(demo_store):
     assert [r.claim_id for r in demo_store.contamination.score_rows(scorable_only=True)][0] == 1  # highest first
 
 
-@pytest.mark.parametrize("top, ticks", [(0, [0, 1]), (3, [0, 1, 2, 3]), (7, [0, 2, 4, 6, 7]),
-                                        (300, [0, 75, 150, 225, 300])])
+@pytest.mark.parametrize(
+    "top, ticks", [(0, [0, 1]), (3, [0, 1, 2, 3]), (7, [0, 2, 4, 6, 7]), (300, [0, 75, 150, 225, 300])]
+)
 def test_histogram_counts_are_labelled_with_whole_numbers(top, ticks):
     from workbench.render.charts import count_ticks, histogram_counts
 

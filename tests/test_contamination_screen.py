@@ -13,9 +13,8 @@ from textual.widgets import DataTable, Static
 from tests.support.contamination import EVIDENCE, ORACLE, make_scores
 from tests.support.tui import until
 from workbench.contamination.flagging import pick_group, write_flags
-
-from workbench.tui.screens.contamination.screen import ContaminationScreen
 from workbench.tui.messages import FlagsChanged
+from workbench.tui.screens.contamination.screen import ContaminationScreen
 
 
 class Host(App):
@@ -96,8 +95,9 @@ async def test_no_scores_says_how_to_get_them(store, db_path):
     app = Host(screen)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: screen.overview is not None)
-        assert (f"`workbench --db {db_path} contamination run --model TARGET --extractor EXTRACTOR --dataset"
-                " DATASET` first") in text_of(screen, "#cont-header")  # the whole command, wrapped, never cut
+        assert (
+            f"`workbench --db {db_path} contamination run --model TARGET --extractor EXTRACTOR --dataset DATASET` first"
+        ) in text_of(screen, "#cont-header")  # the whole command, wrapped, never cut
         await pilot.press("right_square_bracket", "a", "w")  # nothing to move, accept or plot: no crash
         assert screen.tau is None
 

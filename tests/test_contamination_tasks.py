@@ -15,7 +15,6 @@ from tests.loopback_servers import LoopbackServer
 from workbench.cli import main
 from workbench.contamination.pipeline import ContaminationRequest, plan_pipeline, run_pipeline
 
-
 NUDGE = "could not be read as JSON"
 
 
@@ -31,7 +30,7 @@ def helpful(body: dict) -> str:
         return f"GENERATED. {claim_in(body)} That is what the records show."
     if "GENERATED." in text and NUDGE not in text:
         return "Sure! Here is the evidence you asked for."
-    return '{"evidence": ["%s", "The records were published in 2023."]}' % claim_in(body)
+    return f'{{"evidence": ["{claim_in(body)}", "The records were published in 2023."]}}'
 
 
 def stubborn(body: dict) -> str:
@@ -42,9 +41,16 @@ def stubborn(body: dict) -> str:
 
 
 def request(server, **changes) -> ContaminationRequest:
-    values = dict(model="openai-compatible:target", base_url=server.url, extractor="openai-compatible:reader",
-                  extractor_base_url=server.url, claim_ids=[1, 2], concurrency=2,
-                  extractor_params={"json_format": "schema"}, max_evidence=4)
+    values = dict(
+        model="openai-compatible:target",
+        base_url=server.url,
+        extractor="openai-compatible:reader",
+        extractor_base_url=server.url,
+        claim_ids=[1, 2],
+        concurrency=2,
+        extractor_params={"json_format": "schema"},
+        max_evidence=4,
+    )
     return ContaminationRequest(**{**values, **changes})
 
 
@@ -63,8 +69,11 @@ def test_unreadable_json_is_asked_again_with_a_nudge_and_a_new_seed(demo_store, 
         assert outcome.status == "finished", outcome.message
         retries = [a.body for a in server.requests if NUDGE in a.body["messages"][-1]["content"]]
         assert len(retries) == 2  # one per generated article
-        firsts = [a.body for a in server.requests
-                  if "GENERATED." in a.body["messages"][-1]["content"] and NUDGE not in a.body["messages"][-1]["content"]]
+        firsts = [
+            a.body
+            for a in server.requests
+            if "GENERATED." in a.body["messages"][-1]["content"] and NUDGE not in a.body["messages"][-1]["content"]
+        ]
         assert {b["seed"] for b in firsts} == {0} and {b["seed"] for b in retries} == {1}
         schema = retries[0]["response_format"]["json_schema"]["schema"]
         assert schema["properties"]["evidence"]["maxItems"] == 4
@@ -114,8 +123,12 @@ def test_an_api_error_leaves_the_step_resumable(demo_store, db_path, answer):
         server.faults.extend([Fault.status_code(400)])  # not retried: that claim ends in an error
         first = run(db_path, request(server))
         assert first.status == "finished"
-        errors = [p for name in first.runs.values()
-                  for p in demo_store.runs.predictions(demo_store.runs.get(name).id) if p.status == "error"]
+        errors = [
+            p
+            for name in first.runs.values()
+            for p in demo_store.runs.predictions(demo_store.runs.get(name).id)
+            if p.status == "error"
+        ]
         assert len(errors) == 1 and "HTTP 400" in errors[0].error
         second = run(db_path, request(server))
     assert second.status == "finished"
@@ -128,8 +141,13 @@ def test_contamination_prompts_are_their_own_kind_and_can_be_overridden(tmp_path
     from workbench.prompting import TemplateError, available_templates
 
     listed = json.loads(CliRunner().invoke(main, ["prompts", "--json"]).output)
-    assert {r["name"] for r in listed} == {"averitec", "jsfactcheck", "jsfactcheck-claim-first", "jsfactcheck-ja",
-                                           "realfactbench"}
+    assert {r["name"] for r in listed} == {
+        "averitec",
+        "jsfactcheck",
+        "jsfactcheck-claim-first",
+        "jsfactcheck-ja",
+        "realfactbench",
+    }
     assert set(available_templates(kind="extract")) == {"contamination_extract"}
     folder = tmp_path / "mine"
     folder.mkdir()

@@ -9,7 +9,6 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from store import Store
 from tests.claimreview_files import claim_review, write_json
 from workbench.cli import main
 from workbench.curation import CurationError
@@ -20,27 +19,63 @@ from workbench.importers import ImportRequest, run_import
 
 REVIEWS = [
     # (claim, rating, publisher, site, review day, language)
-    ("The harbour bridge cost 90 million crowns.", "False", "Harbour Truth", "harbourtruth.example", "2024-08-02", "en"),
+    (
+        "The harbour bridge cost 90 million crowns.",
+        "False",
+        "Harbour Truth",
+        "harbourtruth.example",
+        "2024-08-02",
+        "en",
+    ),
     ("The harbour bridge cost 90 million crowns!", "False", "Valley Facts", "valleyfacts.example", "2024-08-01", "en"),
-    ("The harbour bridge cost ninety million crowns, says a councillor.", "Mostly False", "Coast Check",
-     "coastcheck.example", "2024-08-05", "en"),
-    ("Schools in the valley will close every Friday from next month.", "False", "Valley Facts",
-     "valleyfacts.example", "2024-09-10", "en"),
-    ("La presa fue abierta a propósito durante la noche.", "Falso", "Harbour Truth", "harbourtruth.example",
-     "2024-09-11", None),
+    (
+        "The harbour bridge cost ninety million crowns, says a councillor.",
+        "Mostly False",
+        "Coast Check",
+        "coastcheck.example",
+        "2024-08-05",
+        "en",
+    ),
+    (
+        "Schools in the valley will close every Friday from next month.",
+        "False",
+        "Valley Facts",
+        "valleyfacts.example",
+        "2024-09-10",
+        "en",
+    ),
+    (
+        "La presa fue abierta a propósito durante la noche.",
+        "Falso",
+        "Harbour Truth",
+        "harbourtruth.example",
+        "2024-09-11",
+        None,
+    ),
     ("The mayor owns three yachts in the marina.", "True", "Some Blog", "someblog.example", "2024-10-01", "en"),
-    ("Tap water in the old town contains lead.", "Half True", "Harbour Truth", "harbourtruth.example", "2024-05-01",
-     "en"),
-    ("The ferry line will be free for pensioners.", "True", "Harbour Truth", "news.harbourtruth.example",
-     "2024-11-20", "de"),
+    (
+        "Tap water in the old town contains lead.",
+        "Half True",
+        "Harbour Truth",
+        "harbourtruth.example",
+        "2024-05-01",
+        "en",
+    ),
+    (
+        "The ferry line will be free for pensioners.",
+        "True",
+        "Harbour Truth",
+        "news.harbourtruth.example",
+        "2024-11-20",
+        "de",
+    ),
 ]
 
 
 def reviews_file(tmp_path):
     items = []
     for n, (claim, rating, publisher, site, day, language) in enumerate(REVIEWS):
-        review = claim_review(claim, rating, f"https://{site}/checks/{n}", day=day, author=publisher,
-                              language=language)
+        review = claim_review(claim, rating, f"https://{site}/checks/{n}", day=day, author=publisher, language=language)
         review["author"]["url"] = f"https://{site}"
         items.append(review)
     return write_json(tmp_path / "cr.json", items)
@@ -57,10 +92,10 @@ def ids(store, filter_text: str) -> set[str]:
 
 
 def test_the_date_window_after_a_model_cutoff(cr):
-    outcome, = curate(cr, CurationRequest("cr", window=window(after_cutoff=["gpt-4.1"])))  # after 2024-06
+    (outcome,) = curate(cr, CurationRequest("cr", window=window(after_cutoff=["gpt-4.1"])))  # after 2024-06
     assert (outcome.considered, outcome.removed) == (8, 1)
     assert ids(cr, "flagged:curated-out:date") == {"6"}
-    flag, = cr.annotations.flags_for(cr.claims.resolve("cr:https://harbourtruth.example/checks/6"))
+    (flag,) = cr.annotations.flags_for(cr.claims.resolve("cr:https://harbourtruth.example/checks/6"))
     assert (flag.kind, flag.source) == ("curated-out:date", "pipeline")
     assert flag.note == "review date 2024-05-01 is before the window (from 2024-07-01)"
     # Narrowed: later than September 2024 and before November; the claim date can be asked for instead.
@@ -75,7 +110,7 @@ def test_the_date_window_after_a_model_cutoff(cr):
 
 
 def test_language_from_the_markup_else_detected(cr):
-    outcome, = curate(cr, CurationRequest("cr", languages=["en"]))
+    (outcome,) = curate(cr, CurationRequest("cr", languages=["en"]))
     assert ids(cr, "flagged:curated-out:language") == {"4", "7"}
     notes = {f.note for i in cr.claims.ids("flagged:curated-out:language") for f in cr.annotations.flags_for(i)}
     assert "language de (from the markup)" in notes
@@ -85,9 +120,11 @@ def test_language_from_the_markup_else_detected(cr):
 
 def test_the_publisher_allow_list(cr, tmp_path):
     allowed = tmp_path / "ifcn.txt"
-    allowed.write_text("# our signatories\nHarbour Truth\nvalleyfacts.example   # by site\nhttps://www.coastcheck.example/\n"
-                       "[bold]Nobody\n")
-    outcome, = curate(cr, CurationRequest("cr", publishers=allowed))
+    allowed.write_text(
+        "# our signatories\nHarbour Truth\nvalleyfacts.example   # by site\nhttps://www.coastcheck.example/\n"
+        "[bold]Nobody\n"
+    )
+    (outcome,) = curate(cr, CurationRequest("cr", publishers=allowed))
     # news.harbourtruth.example is Harbour Truth's subdomain; Some Blog is not on the list.
     assert ids(cr, "flagged:curated-out:publisher") == {"5"}
     assert "[bold]Nobody" in outcome.note
@@ -100,13 +137,14 @@ def test_the_publisher_allow_list(cr, tmp_path):
 
 
 def test_duplicates_across_agencies_are_kept_once_and_linked(cr):
-    outcome, = curate(cr, CurationRequest("cr", dedup="minhash"))
+    (outcome,) = curate(cr, CurationRequest("cr", dedup="minhash"))
     # The same text (punctuation aside) is one claim; a reworded one is another at 0.8.
     assert ids(cr, "flagged:curated-out:duplicate") == {"0"}
     kept = cr.claims.resolve("cr:https://valleyfacts.example/checks/1")  # the earliest review of the two
     links = cr.curation.duplicates_of(kept)
     assert [(link.claim_id, link.kept_id, link.similarity, link.method) for link in links] == [
-        (cr.claims.resolve("cr:https://harbourtruth.example/checks/0"), kept, 1.0, "same text")]
+        (cr.claims.resolve("cr:https://harbourtruth.example/checks/0"), kept, 1.0, "same text")
+    ]
     note = cr.annotations.flags_for(links[0].claim_id)[0].note
     assert note.startswith(f"duplicate of claim {kept} (https://valleyfacts.example/checks/1, Valley Facts):")
     # A lower threshold joins the reworded claim too: the group keeps its earliest review.
@@ -129,15 +167,26 @@ def test_the_duplicate_step_follows_the_steps_before_it(cr):
 def test_the_funnel_adds_up_and_filters_leave_the_removed_out(cr, tmp_path):
     allowed = tmp_path / "ifcn.txt"
     allowed.write_text("Harbour Truth\nValley Facts\nCoast Check\n")
-    curate(cr, CurationRequest("cr", window=window(after_cutoff=["gpt-4.1"]), languages=["en"], publishers=allowed,
-                               dedup="minhash"))
+    curate(
+        cr,
+        CurationRequest(
+            "cr", window=window(after_cutoff=["gpt-4.1"]), languages=["en"], publishers=allowed, dedup="minhash"
+        ),
+    )
     claim = cr.claims.resolve("cr:https://harbourtruth.example/checks/3") or cr.claims.resolve(
-        "cr:https://valleyfacts.example/checks/3")
+        "cr:https://valleyfacts.example/checks/3"
+    )
     cr.annotations.flag([claim], "curated-out:manual", note="a person's call")
     funnel = dataset_funnel(cr, cr.datasets.get("cr"))
     rows = {row.step: (row.entering, row.removed, row.left) for row in funnel.rows}
-    assert rows == {"date": (8, 1, 7), "language": (7, 2, 5), "publisher": (5, 1, 4), "duplicate": (4, 1, 3),
-                    "screen": (3, 0, 3), "by hand": (3, 1, 2)}
+    assert rows == {
+        "date": (8, 1, 7),
+        "language": (7, 2, 5),
+        "publisher": (5, 1, 4),
+        "duplicate": (4, 1, 3),
+        "screen": (3, 0, 3),
+        "by hand": (3, 1, 2),
+    }
     assert funnel.kept == 2 == cr.claims.count("dataset:cr -flagged:curated-out")
     assert not funnel.rows[4].ran and funnel.rows[4].settings == "not run"
 
@@ -166,7 +215,12 @@ def test_the_curate_command_shows_the_funnel(cr, db_path, tmp_path):
     assert "kept 4 of 8 claims: dataset:cr -flagged:curated-out" in result.output
     shown = json.loads(cli(db_path, "curate", "cr", "--json").output)
     assert [(s["step"], s["removed"]) for s in shown["steps"]] == [
-        ("date", 1), ("language", 2), ("publisher", 0), ("duplicate", 1), ("screen", 0)]
+        ("date", 1),
+        ("language", 2),
+        ("publisher", 0),
+        ("duplicate", 1),
+        ("screen", 0),
+    ]
     assert shown["kept"] == 4
     bad = cli(db_path, "curate", "nope")
     assert bad.exit_code == 1 and "no dataset 'nope'; datasets: cr" in bad.output
@@ -180,11 +234,13 @@ def test_metrics_score_with_and_without_what_curation_removed(cr, db_path):
     run = cr.runs.create(Run(name="r", model="openai:gpt-4o", config_key="r"), claim_ids)
     for claim_id in claim_ids:
         cr.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", verdict="Refuted"))
-    report = json.loads(cli(db_path, "metrics", "r", "--exclude-flag", "curated-out", "--json",
-                            "--resamples", "0").output)["runs"][0]
+    report = json.loads(
+        cli(db_path, "metrics", "r", "--exclude-flag", "curated-out", "--json", "--resamples", "0").output
+    )["runs"][0]
     assert report["all"]["overall"]["scored"] == 8 and report["filtered"]["overall"]["scored"] == 5
-    by_flag = json.loads(cli(db_path, "metrics", "r", "--by", "flag:curated-out:language", "--json",
-                             "--resamples", "0").output)["runs"][0]["all"]["breakdowns"]
+    by_flag = json.loads(
+        cli(db_path, "metrics", "r", "--by", "flag:curated-out:language", "--json", "--resamples", "0").output
+    )["runs"][0]["all"]["breakdowns"]
     assert {k: v["scored"] for k, v in by_flag["flag:curated-out:language"].items()} == {"yes": 2, "no": 6}
 
 
@@ -203,5 +259,5 @@ def test_duplicates_by_sentence_embeddings(cr):
     reworded = cr.claims.resolve("cr:https://coastcheck.example/checks/2")
     note = cr.annotations.flags_for(reworded)[0].note
     assert "similar text (cosine 0." in note
-    link, = [link for link in cr.curation.duplicates_of(reworded) if link.claim_id == reworded]
+    (link,) = [link for link in cr.curation.duplicates_of(reworded) if link.claim_id == reworded]
     assert link.method == "embedding" and 0.8 <= link.similarity < 1

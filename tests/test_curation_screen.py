@@ -52,8 +52,11 @@ def cli(db_path, *args):
 
 def flags(db_path) -> dict[str, str]:
     store = Store.open(db_path)
-    found = {store.claims.get(i).external_id.rsplit("/", 1)[-1]: f.note
-             for i in store.claims.ids("flagged:curated-out:screen") for f in store.annotations.flags_for(i)}
+    found = {
+        store.claims.get(i).external_id.rsplit("/", 1)[-1]: f.note
+        for i in store.claims.ids("flagged:curated-out:screen")
+        for f in store.annotations.flags_for(i)
+    }
     store.close()
     return found
 
@@ -64,7 +67,10 @@ def test_a_screening_run_flags_what_it_rejects_with_the_reason(screen_db):
         assert result.exit_code == 0, result.output
         found = flags(screen_db)
         assert set(found) == {"reveals", "meta", "cut"}
-        assert found["meta"] == "meta: [bold]because of 'viral post' (screened by openai:gpt-test, run gpt-test-screens-cr)"
+        assert (
+            found["meta"]
+            == "meta: [bold]because of 'viral post' (screened by openai:gpt-test, run gpt-test-screens-cr)"
+        )
         assert "kept: 1 whose answer could not be read" in result.output
         funnel = json.loads(cli(screen_db, "curate", "cr", "--json").output)
         assert funnel["steps"][-1]["note"] == "reveals-verdict 1, incomplete 1, meta 1, 1 unreadable (kept)"
@@ -103,7 +109,9 @@ def test_a_screening_through_the_batch_api(screen_db):
 
 def test_answers_are_read_strictly():
     assert parse_screening('{"label": "Reveals verdict", "reason": "says fake"}').parsed == {
-        "label": "reveals-verdict", "reason": "says fake"}
+        "label": "reveals-verdict",
+        "reason": "says fake",
+    }
     assert parse_screening('{"category": "meta"}').parsed == {"label": "meta", "reason": None}
     assert parse_screening('{"label": "maybe"}').status == "parse_failure"
     assert parse_screening("ok").status == "parse_failure"

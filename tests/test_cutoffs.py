@@ -66,8 +66,10 @@ def two_runs(tmp_path):
     db = tmp_path / "w.db"
     store = Store.open(db)
     dataset = Dataset(name="d", source_format="workbench", label_space=JSFACTCHECK)
-    claims = [Claim(external_id=str(n), text=f"claim {n}", label="Supported", claim_date=day)
-              for n, day in enumerate(["2023-06-01", "2023-10-31", "2023-11-01", "2024-08-01"])]
+    claims = [
+        Claim(external_id=str(n), text=f"claim {n}", label="Supported", claim_date=day)
+        for n, day in enumerate(["2023-06-01", "2023-10-31", "2023-11-01", "2024-08-01"])
+    ]
     store.datasets.import_claims(dataset, claims)
     ids = store.claims.ids("")
     for name, model in (("old", "openai:gpt-4o-2024-08-06"), ("new", "openai:gpt-4.1-mini")):
@@ -79,11 +81,14 @@ def two_runs(tmp_path):
 
 
 def buckets(db, *args):
-    result = CliRunner().invoke(main, ["--db", str(db), "metrics", *args, "--by", "cutoff", "--json",
-                                       "--resamples", "0"])
+    result = CliRunner().invoke(
+        main, ["--db", str(db), "metrics", *args, "--by", "cutoff", "--json", "--resamples", "0"]
+    )
     assert result.exit_code == 0, result.output
-    return {run["run"]: {k: v["scored"] for k, v in run["all"]["breakdowns"]["cutoff"].items()}
-            for run in json.loads(result.output)["runs"]}
+    return {
+        run["run"]: {k: v["scored"] for k, v in run["all"]["breakdowns"]["cutoff"].items()}
+        for run in json.loads(result.output)["runs"]
+    }
 
 
 def test_metrics_cutoff_takes_a_model_name_or_auto(two_runs):

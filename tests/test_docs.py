@@ -23,8 +23,7 @@ GENERATED = set(reference.PAGES)
 
 
 def test_the_generated_pages_are_what_the_code_makes_now():
-    stale = [page for page, text in reference.generated().items()
-             if (DOCS / page).read_text(encoding="utf-8") != text]
+    stale = [page for page, text in reference.generated().items() if (DOCS / page).read_text(encoding="utf-8") != text]
     assert stale == [], "run `make docs` (python -m workbench.cli.reference docs)"
 
 
@@ -32,8 +31,13 @@ def test_the_site_builds_offline_and_strictly(tmp_path):
     mkdocs = Path(sys.executable).with_name("mkdocs")
     if not mkdocs.exists():
         pytest.skip("mkdocs is in the docs extra (make setup installs it)")
-    done = subprocess.run([str(mkdocs), "build", "--strict", "-d", str(tmp_path / "site")], cwd=REPO,
-                          capture_output=True, text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [str(mkdocs), "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "site" / "reference" / "cli" / "index.html").exists()
 
@@ -66,8 +70,11 @@ def examples(text: str) -> list[tuple[str, str]]:
 
 def pages_with_examples() -> list[tuple[str, str]]:
     named = [("README.md", (REPO / "README.md").read_text(encoding="utf-8"))]
-    named += [(str(path.relative_to(REPO)), path.read_text(encoding="utf-8")) for path in sorted(DOCS.rglob("*.md"))
-              if str(path.relative_to(DOCS)) not in GENERATED]
+    named += [
+        (str(path.relative_to(REPO)), path.read_text(encoding="utf-8"))
+        for path in sorted(DOCS.rglob("*.md"))
+        if str(path.relative_to(DOCS)) not in GENERATED
+    ]
     return named
 
 
@@ -101,4 +108,4 @@ def test_the_examples_run_and_print_what_the_page_shows(name, demo_db, tmp_path)
         done = subprocess.run([WORKBENCH, *args], cwd=REPO, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"{name}: `{command}` failed: {done.stderr[-600:]}"
         first = next((line for line in done.stdout.splitlines() if line.strip()), "")
-        assert words(first)[:len(words(shown))] == words(shown), f"{name}: `{command}` printed {first!r}"
+        assert words(first)[: len(words(shown))] == words(shown), f"{name}: `{command}` printed {first!r}"

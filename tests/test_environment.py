@@ -21,7 +21,9 @@ def test_this_environment_is_complete_so_setup_installs_nothing():
 def test_a_requirement_missing_or_too_old_is_named(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "factcheck-workbench"\ndependencies = ["click>=999", "no-such-package-here"]\n'
-        '[project.optional-dependencies]\ndev = ["pytest>=1"]\n', encoding="utf-8")
+        '[project.optional-dependencies]\ndev = ["pytest>=1"]\n',
+        encoding="utf-8",
+    )
     found = environment.missing(tmp_path, extras=("dev",))
     assert any(line.startswith("click ") and "does not meet >=999" in line for line in found)
     assert "no-such-package-here is not installed" in found

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from store import Claim, Evidence
-from workbench.prompting.evidence import (
-    cut_window, full_window, page_windows, qa_text, reference_passages, window_of,
-)
+from workbench.prompting.evidence import cut_window, full_window, page_windows, qa_text, reference_passages, window_of
 
 
 def page(text: str, passage: str | None = None, cited: bool = False, url: str = "u") -> Evidence:
     start = text.index(passage) if passage else None
-    return Evidence(kind="page", text=text, passage=passage, passage_start=start,
-                    passage_end=None if passage is None else start + len(passage), is_cited=cited, url=url)
+    return Evidence(
+        kind="page",
+        text=text,
+        passage=passage,
+        passage_start=start,
+        passage_end=None if passage is None else start + len(passage),
+        is_cited=cited,
+        url=url,
+    )
 
 
 def test_full_window_is_centred_on_the_passage():
@@ -48,8 +54,7 @@ def test_short_pages_are_shown_whole_and_pages_without_passage_from_the_start():
     assert window_of(page("z" * 2000), 600).text == "z" * 600
 
 
-@given(length=st.integers(1, 5000), start=st.integers(0, 4999), span=st.integers(1, 800),
-       size=st.integers(1, 3000))
+@given(length=st.integers(1, 5000), start=st.integers(0, 4999), span=st.integers(1, 800), size=st.integers(1, 3000))
 def test_windows_always_hold_the_passage_and_stay_in_bounds(length, start, span, size):
     start = min(start, length - 1)
     end = min(length, start + span)
@@ -59,8 +64,12 @@ def test_windows_always_hold_the_passage_and_stay_in_bounds(length, start, span,
 
 
 def test_settings_views_of_a_claim():
-    cited = page("intro " * 300 + "The ferry began in 1998." + " tail" * 300, "The ferry began in 1998.",
-                 cited=True, url="https://cited")
+    cited = page(
+        "intro " * 300 + "The ferry began in 1998." + " tail" * 300,
+        "The ferry began in 1998.",
+        cited=True,
+        url="https://cited",
+    )
     other = page("other page " * 100, url="https://other")
     claim = Claim(external_id="1", text="The ferry began in 1998.", evidence=[other, cited])
     assert [w.text for w in reference_passages(claim)] == ["The ferry began in 1998."]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from store import FilterError, FlagSpec, FlagSpecError, Prediction, Run
-from workbench.scoring.runs import ScoringError, score_run
 from workbench.scoring.compare import compare_runs
+from workbench.scoring.runs import ScoringError, score_run
 
 
 def make_run(store, name, model, answers):
@@ -43,8 +43,9 @@ def test_a_model_qualified_flag_term_reads_that_models_flags_and_peoples(flagged
 
 
 def test_a_model_name_with_spaces_is_quoted_after_the_at(flagged_store):
-    flagged_store.annotations.flag([5], "contaminated", source="pipeline", model="gguf:/models/my model.gguf",
-                                   metric="meteor")
+    flagged_store.annotations.flag(
+        [5], "contaminated", source="pipeline", model="gguf:/models/my model.gguf", metric="meteor"
+    )
     assert flagged_store.claims.ids('flagged:contaminated@"gguf:/models/my model.gguf"') == [4, 5]
     assert flagged_store.claims.ids('flagged:"contaminated@gguf:/models/my model.gguf"') == [4, 5]
 
@@ -60,7 +61,7 @@ def test_a_misspelt_model_or_a_run_less_at_run_is_an_error_at_the_term(flagged_s
     text = "label:Refuted flagged:contaminated@model-c"
     with pytest.raises(FilterError, match="no flag was found for model 'model-c'.*model-a, model-b") as caught:
         flagged_store.claims.ids(text)
-    assert text[caught.value.start:caught.value.end] == "flagged:contaminated@model-c"
+    assert text[caught.value.start : caught.value.end] == "flagged:contaminated@model-c"
     with pytest.raises(FilterError, match="@run needs a run"):
         flagged_store.claims.ids("flagged:contaminated@run")
     with pytest.raises(FlagSpecError, match="name a model after @"):

@@ -10,7 +10,8 @@ from urllib.parse import urlsplit
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.article_fetching import PARAGRAPHS, article, claims_for, fetch
 from tests.loopback_images import ImageServer
@@ -63,8 +64,11 @@ def test_the_link_local_metadata_address_is_refused_without_a_connection(store, 
     claims_for(store, tmp_path, {"m": url, "v6": "http://[fe80::1]/x", "mapped": "http://[::ffff:127.0.0.1]/x"})
     # One try, a long timeout: a connection attempt would end as "timeout" or "connection".
     fetch(db_path, store, allow_private=False, attempts=1, timeout=30.0)
-    for address, host in ((url, "169.254.169.254"), ("http://[fe80::1]/x", "fe80::1"),
-                          ("http://[::ffff:127.0.0.1]/x", "::ffff:127.0.0.1")):
+    for address, host in (
+        (url, "169.254.169.254"),
+        ("http://[fe80::1]/x", "fe80::1"),
+        ("http://[::ffff:127.0.0.1]/x", "::ffff:127.0.0.1"),
+    ):
         refused = article(store, address)
         assert (refused.cause, refused.detail, refused.attempts) == ("private address", f"{host} {REFUSED}", 1)
 
@@ -108,9 +112,20 @@ def test_an_image_redirect_to_loopback_is_refused_by_the_same_guard(store):
         assert isinstance(fetched, FetchedImage) and fetched.final_url == pictures.url("/photo.png")
 
 
-private_networks = st.sampled_from(["127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
-                                    "169.254.0.0/16", "100.64.0.0/10", "0.0.0.0/8", "::1/128", "fe80::/10",
-                                    "fc00::/7"])
+private_networks = st.sampled_from(
+    [
+        "127.0.0.0/8",
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "169.254.0.0/16",
+        "100.64.0.0/10",
+        "0.0.0.0/8",
+        "::1/128",
+        "fe80::/10",
+        "fc00::/7",
+    ]
+)
 
 
 @given(network=private_networks, offset=st.integers(0, 2**32))

@@ -42,8 +42,9 @@ def run_as_written(command: str, timeout: float = 120) -> subprocess.CompletedPr
     installed script."""
     words = shlex.split(command)
     assert words[0] == "workbench"
-    return subprocess.run([WORKBENCH, *words[1:]], capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ))
+    return subprocess.run(
+        [WORKBENCH, *words[1:]], capture_output=True, text=True, timeout=timeout, env=dict(os.environ)
+    )
 
 
 @pytest.fixture
@@ -58,8 +59,20 @@ def test_a_failed_judge_run_through_a_server_suggests_the_command_that_retries_i
     add_answers(store, "sys-a", right_every=2, count=12)
     with LoopbackServer("openai", answer=scripted_judge) as server:
         server.faults.extend([Fault.status_code(500)] * 3)
-        failed = cli("--db", str(many_db), "judge", "sys-a", "--judge", "openai-compatible:qwen", "--base-url",
-                     server.url, "--param", "attempts=1", "--concurrency", "1")
+        failed = cli(
+            "--db",
+            str(many_db),
+            "judge",
+            "sys-a",
+            "--judge",
+            "openai-compatible:qwen",
+            "--base-url",
+            server.url,
+            "--param",
+            "attempts=1",
+            "--concurrency",
+            "1",
+        )
         assert failed.exit_code == 1, failed.output
         (hint,) = hinted_commands(failed.output)
         assert "--base-url" in hint and "--db" in hint
@@ -70,8 +83,20 @@ def test_a_failed_judge_run_through_a_server_suggests_the_command_that_retries_i
 
 def test_a_cancelled_run_says_the_command_that_continues_it(many_db):
     with LoopbackServer("openai", latency=0.1) as server:
-        process = workbench_process(many_db, "run", "--model", "openai-compatible:slow", "--base-url", server.url,
-                                    "--dataset", "many", "--concurrency", "1", "--name", "a name with spaces")
+        process = workbench_process(
+            many_db,
+            "run",
+            "--model",
+            "openai-compatible:slow",
+            "--base-url",
+            server.url,
+            "--dataset",
+            "many",
+            "--concurrency",
+            "1",
+            "--name",
+            "a name with spaces",
+        )
         assert server.wait_served(2)
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=60)
@@ -82,11 +107,17 @@ def test_a_cancelled_run_says_the_command_that_continues_it(many_db):
     assert "continuing run a name with spaces" in " ".join(again.stdout.split())
 
 
-@pytest.mark.parametrize("command", [
-    ["predictions", "no-such-run"], ["batch", "collect", "no-such-run"], ["score-evidence", "--run", "no-such-run"],
-    ["reformulations", "no-such-run", "--judge", "gguf:default"], ["run", "--resume", "no-such-run"],
-    ["import-knowledge", "/etc/hostname", "--dataset", "no-such-set"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["predictions", "no-such-run"],
+        ["batch", "collect", "no-such-run"],
+        ["score-evidence", "--run", "no-such-run"],
+        ["reformulations", "no-such-run", "--judge", "gguf:default"],
+        ["run", "--resume", "no-such-run"],
+        ["import-knowledge", "/etc/hostname", "--dataset", "no-such-set"],
+    ],
+)
 def test_a_misspelled_name_suggests_a_listing_that_runs(many_db, command):
     failed = cli("--db", str(many_db), *command)
     assert failed.exit_code == 1, failed.output
@@ -100,8 +131,20 @@ def test_a_misspelled_name_suggests_a_listing_that_runs(many_db, command):
 def test_a_batch_submitted_says_how_to_collect_it_and_that_works(many_db, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
     with LoopbackServer("openai") as server:
-        submitted = cli("--db", str(many_db), "run", "--model", "openai:gpt-test", "--base-url", server.url,
-                        "--dataset", "many", "--batch", "--name", "b")
+        submitted = cli(
+            "--db",
+            str(many_db),
+            "run",
+            "--model",
+            "openai:gpt-test",
+            "--base-url",
+            server.url,
+            "--dataset",
+            "many",
+            "--batch",
+            "--name",
+            "b",
+        )
         assert submitted.exit_code == 0, submitted.output
         (hint,) = hinted_commands(submitted.output)
         collected = run_as_written(hint)

@@ -15,12 +15,12 @@ from PIL import Image
 
 from store import Store
 from tests.loopback_servers import Fault, LoopbackServer
+from tests.support.images import picture
 from workbench.backends.images import ImageData, fitted
 from workbench.cli import main
 from workbench.importers import ImportRequest, dry_run, run_import
 from workbench.importers.reading import BadInput
 from workbench.scoring.runs import score_run
-from tests.support.images import picture
 
 
 def rfb_file(folder, records) -> object:
@@ -41,8 +41,10 @@ def record(n: int, image=None, label="FALSE") -> dict:
 def with_images(store, tmp_path):
     png = picture(tmp_path / "data" / "images" / "a.png")
     jpeg = picture(tmp_path / "data" / "b.jpg", (8, 5), kind="JPEG")
-    path = rfb_file(tmp_path, [record(1, "images/a.png"), record(2, "b.jpg", "TRUE"),
-                               record(3, "https://example.org/c.png"), record(4)])
+    path = rfb_file(
+        tmp_path,
+        [record(1, "images/a.png"), record(2, "b.jpg", "TRUE"), record(3, "https://example.org/c.png"), record(4)],
+    )
     report = run_import(store, ImportRequest(path))
     return store, report, png, jpeg
 
@@ -51,8 +53,9 @@ def test_images_are_stored_with_their_facts_and_found_by_the_filter(with_images)
     store, report, png, jpeg = with_images
     assert not report.warnings.items
     first = store.claims.get(store.claims.resolve("rfb:r1")).images
-    assert [(i.source, i.mime, i.width, i.height, i.bytes) for i in first] == [("images/a.png", "image/png", 6, 4,
-                                                                                  len(png))]
+    assert [(i.source, i.mime, i.width, i.height, i.bytes) for i in first] == [
+        ("images/a.png", "image/png", 6, 4, len(png))
+    ]
     assert first[0].sha256 == hashlib.sha256(png).hexdigest()
     assert store.claims.image_data(first[0].sha256) == png
     second = store.claims.get(store.claims.resolve("rfb:r2")).images[0]
@@ -69,13 +72,16 @@ def _page(text):
     return PageRequest(filter=text)
 
 
-@pytest.mark.parametrize("image, message", [
-    ("missing.png", "image 'missing.png': No such file or directory"),
-    ("empty.png", "image 'empty.png' is an empty file"),
-    ("notes.png", "image 'notes.png' is not an image"),
-    ("../outside.png", "image path '../outside.png' leads outside the data folder (not read)"),
-    ("/etc/passwd", "image path '/etc/passwd' leads outside the data folder (not read)"),
-])
+@pytest.mark.parametrize(
+    "image, message",
+    [
+        ("missing.png", "image 'missing.png': No such file or directory"),
+        ("empty.png", "image 'empty.png' is an empty file"),
+        ("notes.png", "image 'notes.png' is not an image"),
+        ("../outside.png", "image path '../outside.png' leads outside the data folder (not read)"),
+        ("/etc/passwd", "image path '/etc/passwd' leads outside the data folder (not read)"),
+    ],
+)
 def test_an_image_that_cannot_be_used_is_a_located_warning(store, tmp_path, image, message):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "empty.png").write_bytes(b"")
@@ -83,7 +89,7 @@ def test_an_image_that_cannot_be_used_is_a_located_warning(store, tmp_path, imag
     picture(tmp_path / "outside.png")
     path = rfb_file(tmp_path, [record(1, image)])
     report = run_import(store, ImportRequest(path))
-    warning, = report.warnings.items
+    (warning,) = report.warnings.items
     assert (warning.path, warning.line, warning.field) == (str(path), 1, "image")
     assert message in warning.message
     assert store.claims.get(store.claims.resolve("rfb:r1")).images == []
@@ -120,12 +126,25 @@ def run_cli(db, *args):
 def test_openai_compatible_image_parts_carry_the_bytes(with_images, db_path):
     store, _, png, jpeg = with_images
     with LoopbackServer("openai", answer=verdict_answer) as server:
-        result = run_cli(db_path, "run", "--dataset", "rfb", "--model", "openai-compatible:vision",
-                         "--base-url", server.url, "--setting", "claim+image", "--concurrency", "1")
+        result = run_cli(
+            db_path,
+            "run",
+            "--dataset",
+            "rfb",
+            "--model",
+            "openai-compatible:vision",
+            "--base-url",
+            server.url,
+            "--setting",
+            "claim+image",
+            "--concurrency",
+            "1",
+        )
         assert result.exit_code == 0, result.output
         bodies = [a.body for a in server.answer_arrivals()]
     probe, *answers = bodies
     assert probe["messages"][0]["content"][1]["type"] == "image_url"  # the one question before the run
+
     def about(n: int) -> list:
         return next(b["messages"][-1]["content"] for b in answers if f"Claim {n} about" in json.dumps(b))
 
@@ -144,8 +163,20 @@ def test_anthropic_image_blocks_carry_the_bytes(with_images, db_path, monkeypatc
     store, _, png, _ = with_images
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-img")
     with LoopbackServer("anthropic", answer=verdict_answer) as server:
-        result = run_cli(db_path, "run", "--where", "has:image", "--model", "anthropic:claude-vision",
-                         "--base-url", server.url, "--setting", "claim+image", "--concurrency", "1")
+        result = run_cli(
+            db_path,
+            "run",
+            "--where",
+            "has:image",
+            "--model",
+            "anthropic:claude-vision",
+            "--base-url",
+            server.url,
+            "--setting",
+            "claim+image",
+            "--concurrency",
+            "1",
+        )
         assert result.exit_code == 0, result.output
         bodies = [a.body for a in server.answer_arrivals()][1:]
     blocks = [part for body in bodies for part in body["messages"][-1]["content"] if part["type"] == "image"]
@@ -158,8 +189,18 @@ def test_anthropic_image_blocks_carry_the_bytes(with_images, db_path, monkeypatc
 def test_a_model_that_refuses_images_is_refused_before_the_run(with_images, db_path):
     with LoopbackServer("openai", answer=verdict_answer) as server:
         server.faults.append(Fault.status_code(400))
-        result = run_cli(db_path, "run", "--dataset", "rfb", "--model", "openai-compatible:text-only",
-                         "--base-url", server.url, "--setting", "claim+image")
+        result = run_cli(
+            db_path,
+            "run",
+            "--dataset",
+            "rfb",
+            "--model",
+            "openai-compatible:text-only",
+            "--base-url",
+            server.url,
+            "--setting",
+            "claim+image",
+        )
         assert len(server.requests) == 1  # the one question, nothing else
     assert result.exit_code == 1 and "does not take images (asked once with a 2x2 picture" in result.output
     store = Store.open(db_path)
@@ -178,8 +219,17 @@ def test_the_cache_key_holds_the_image_hashes(store, tmp_path, db_path):
     picture(tmp_path / "data" / "blue.png", colour=(0, 0, 200))
     run_import(store, ImportRequest(rfb_file(tmp_path, [record(1, "red.png"), record(2, "blue.png")])))
     with LoopbackServer("openai", answer=verdict_answer) as server:
-        args = ["run", "--dataset", "rfb", "--model", "openai-compatible:v", "--base-url", server.url,
-                "--setting", "claim+image"]
+        args = [
+            "run",
+            "--dataset",
+            "rfb",
+            "--model",
+            "openai-compatible:v",
+            "--base-url",
+            server.url,
+            "--setting",
+            "claim+image",
+        ]
         assert run_cli(db_path, *args).exit_code == 0
         asked = len(server.answer_arrivals())
         again = run_cli(db_path, *args, "--name", "again")
@@ -237,6 +287,16 @@ def test_a_gguf_projector_that_is_not_one_stops_the_run_with_the_reason(with_ima
     from workbench.backends.llama import default_gguf_path
 
     not_a_projector = default_gguf_path()  # a text model's file: llama.cpp cannot read it as a projector
-    result = run_cli(db_path, "run", "--where", "has:image ext:r1", "--model", "gguf:default",
-                     "--setting", "claim+image", "--param", f"mmproj={not_a_projector}")
+    result = run_cli(
+        db_path,
+        "run",
+        "--where",
+        "has:image ext:r1",
+        "--model",
+        "gguf:default",
+        "--setting",
+        "claim+image",
+        "--param",
+        f"mmproj={not_a_projector}",
+    )
     assert result.exit_code == 1 and "could not load the vision projector" in result.output

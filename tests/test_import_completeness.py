@@ -37,20 +37,33 @@ PROFILES = {
     "liar-plus": (FIXTURES / "liar_plus_upstream.jsonl", []),
     "factcheck-bench": (FIXTURES / "factcheck_bench.jsonl", [("sentences.sentence1", "claim", "")]),
     "factcheck-bench-claims": (FIXTURES / "factcheck_bench_claims.jsonl", []),
-    "averitec": (FIXTURES / "averitec_train.json", [("questions[0]", "claim", "questions[0]"),
-                                                    ("questions[0].answers[0]", "item 0", "")]),
+    "averitec": (
+        FIXTURES / "averitec_train.json",
+        [("questions[0]", "claim", "questions[0]"), ("questions[0].answers[0]", "item 0", "")],
+    ),
     "jsfactcheck": (DEMO_DATA / "jsfactcheck.jsonl", []),
     "realfactbench": (DEMO_DATA / "realfactbench.json", []),
 }
+
 
 def names(prefix: str):
     return st.text("abcdefghij_", min_size=1, max_size=8).map(lambda text: prefix + text)
 
 
-scalars = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=12) | st.floats(
-    allow_nan=True, allow_infinity=True)
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-    st.text("xyz", min_size=1, max_size=3), inner, max_size=3), max_leaves=6)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.text(max_size=12)
+    | st.floats(allow_nan=True, allow_infinity=True)
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text("xyz", min_size=1, max_size=3), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
 extras = st.dictionaries(names("extra_"), values, min_size=1, max_size=3)
 inner_extras = st.dictionaries(names("inner_"), values, min_size=1, max_size=3)
 
@@ -121,7 +134,7 @@ def test_every_value_of_a_record_is_kept_or_named(profile, top, nested):
             assert claims
             for claim in claims:  # an exploded record's fields go with every claim it makes
                 check_kept(claim.attributes, top, "", warnings)
-            for where, end, prefix in inside:
+            for _where, end, prefix in inside:
                 if end == "claim":
                     for claim in claims:
                         if profile != "factcheck-bench" or claim.attributes.get("sentence") == "sentence1":
@@ -142,8 +155,13 @@ def test_every_value_of_a_record_is_kept_or_named(profile, top, nested):
 @pytest.mark.parametrize("value", [12345, 2.5, float("nan"), float("inf")])
 def test_a_number_or_nan_as_claim_text_is_a_warning_never_silent(tmp_path, value):
     path = tmp_path / "odd.jsonl"
-    path.write_text(json.dumps({"id": "a", "claim": value, "label": "true"}) + "\n" +
-                    json.dumps({"id": "b", "claim": "text", "label": "false"}) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps({"id": "a", "claim": value, "label": "true"})
+        + "\n"
+        + json.dumps({"id": "b", "claim": "text", "label": "false"})
+        + "\n",
+        encoding="utf-8",
+    )
     store = Store.open(tmp_path / "w.db")
     try:
         report = run_import(store, ImportRequest(path))
@@ -160,8 +178,12 @@ def test_a_null_in_a_field_a_profile_keeps_as_an_attribute_stays_null(tmp_path):
     record["questions"][0]["answers"][0]["source_medium"] = None
     store = Store.open(tmp_path / "w.db")
     try:
-        run_import(store, ImportRequest(write_like(FIXTURES / "averitec_train.json", record, tmp_path),
-                                        profile="averitec", dataset="d"))
+        run_import(
+            store,
+            ImportRequest(
+                write_like(FIXTURES / "averitec_train.json", record, tmp_path), profile="averitec", dataset="d"
+            ),
+        )
         (claim,) = claims_of(store, "d")
         assert claim.attributes["original_claim_url"] is None and claim.attributes["reporting_source"] == ""
         assert claim.evidence[0].attributes["source_medium"] is None

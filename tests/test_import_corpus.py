@@ -18,7 +18,6 @@ from tests.support.messy_files import MessyFile, messy_files
 from workbench.importers import ImportRequest, run_import
 from workbench.importers.reading import BadInput
 
-
 NUMBERS = itertools.count()
 
 

@@ -51,31 +51,50 @@ def test_factcheck_bench_as_published(store):
     assert unsure.attributes["revised_decontext"] == ["The Vell is the longest river in Aram."]
     assert unsure.attributes["response_factuality"] == "NA"
     first = claims["0-sentence1-0"]
-    for name, value in {"decontext": "The Harrow Bay bridge was designed by Ilse Marr.",
-                        "sentence_factuality_label": False, "sentence_checkworthiness": "yes",
-                        "most_importance_sentence": "yes", "if_automatic_evidence_enough_to_verify": "no",
-                        "usedEvidence_index_in_revision": "1", "revised_claim": "The Harrow Bay bridge was designed by"
-                        " Otto Renn.", "claim_checkworthiness": "factual"}.items():
+    for name, value in {
+        "decontext": "The Harrow Bay bridge was designed by Ilse Marr.",
+        "sentence_factuality_label": False,
+        "sentence_checkworthiness": "yes",
+        "most_importance_sentence": "yes",
+        "if_automatic_evidence_enough_to_verify": "no",
+        "usedEvidence_index_in_revision": "1",
+        "revised_claim": "The Harrow Bay bridge was designed by Otto Renn.",
+        "claim_checkworthiness": "factual",
+    }.items():
         assert first.attributes[name] == value, name
     assert [first.importance, claims["0-sentence2-0"].importance, claims["1-sentence1-1"].importance] == [
-        "Main", "Sub", "Irrelevant"]
+        "Main",
+        "Sub",
+        "Irrelevant",
+    ]
     annotators, *retrieved = first.evidence
     assert (annotators.url, annotators.text, annotators.is_cited) == (
-        "https://example.org/harrow-bridge", "The bridge's designer was Otto Renn.", True)
+        "https://example.org/harrow-bridge",
+        "The bridge's designer was Otto Renn.",
+        True,
+    )
     assert [(e.url, e.text, e.attributes["stance"]) for e in retrieved] == [
         ("https://example.org/renn", "Otto Renn drew the Harrow Bay bridge in 1957.", "refute"),
-        ("https://example.org/marr", "Ilse Marr designed the town hall.", "irrelevant")]
+        ("https://example.org/marr", "Ilse Marr designed the town hall.", "irrelevant"),
+    ]
     linked = unsure.evidence[0]  # the address on a "Link:" line of its own leaves the text
-    assert (linked.url, linked.text) == ("https://example.org/aram-rivers",
-                                         "Surveys disagree on the lengths of the Vell and the Osk.")
+    assert (linked.url, linked.text) == (
+        "https://example.org/aram-rivers",
+        "Surveys disagree on the lengths of the Vell and the Osk.",
+    )
     assert claims["1-sentence1-1"].evidence[0].url == "https://example.org/tor-hills"  # a bare address
     assert claims["1-sentence1-0"].evidence[2].attributes == {"origin": "retrieved", "stance": "irrelevant"}
 
 
 def test_exclude_label_works_with_a_built_in_space(store, tmp_path):
-    path = write_jsonl(tmp_path / "rf.jsonl", [{"id": "a", "claim": "x", "label": "true"},
-                                               {"id": "b", "claim": "y", "label": "unknown"},
-                                               {"id": "c", "claim": "z", "label": "Disputed"}])
+    path = write_jsonl(
+        tmp_path / "rf.jsonl",
+        [
+            {"id": "a", "claim": "x", "label": "true"},
+            {"id": "b", "claim": "y", "label": "unknown"},
+            {"id": "c", "claim": "z", "label": "Disputed"},
+        ],
+    )
     report = run_import(store, ImportRequest(path, label_space="realfactbench", excluded=["unknown", "Disputed"]))
     assert report.dataset.label_space.excluded == ["unknown", "Disputed"]
     assert report.label_counts == {"true": 1, "unknown": 1, "Disputed": 1}
@@ -88,19 +107,36 @@ def test_the_liar_plus_json_lines_read_like_the_tsv(store):
     assert sorted(by_jsonl) == sorted(by_tsv) == ["1204.json", "2635.json", "8811.json"]
     for key in by_jsonl:
         assert (by_jsonl[key].text, by_jsonl[key].label, by_jsonl[key].source) == (
-            by_tsv[key].text, by_tsv[key].label, by_tsv[key].source)
-    assert by_jsonl["2635.json"].attributes == {"id": 0, "topics": ["budget"], "title": "County commissioner",
-                                                "party": "Oregon"}
+            by_tsv[key].text,
+            by_tsv[key].label,
+            by_tsv[key].source,
+        )
+    assert by_jsonl["2635.json"].attributes == {
+        "id": 0,
+        "topics": ["budget"],
+        "title": "County commissioner",
+        "party": "Oregon",
+    }
 
 
 # -- nothing dropped without a word --------------------------------------------------------------
 
 
 def test_explode_keeps_the_records_unmapped_fields_on_every_claim(store, tmp_path):
-    path = write_jsonl(tmp_path / "factbench.jsonl", [
-        {"prompt": "Who runs Keel?", "response": "Ada runs Keel. She founded it.", "response_label": False,
-         "claims": ["Ada runs Keel", "Ada founded Keel"], "claim_labels": [True, False], "source": "factool-qa",
-         "hallucination_spans": None}])
+    path = write_jsonl(
+        tmp_path / "factbench.jsonl",
+        [
+            {
+                "prompt": "Who runs Keel?",
+                "response": "Ada runs Keel. She founded it.",
+                "response_label": False,
+                "claims": ["Ada runs Keel", "Ada founded Keel"],
+                "claim_labels": [True, False],
+                "source": "factool-qa",
+                "hallucination_spans": None,
+            }
+        ],
+    )
     report = run_import(store, ImportRequest(path, maps=["explode=claims[]", "claim=.", "label=$claim_labels[#]"]))
     claims = [store.claims.get(i) for i in store.claims.ids("dataset:factbench")]
     assert [c.text for c in claims] == ["Ada runs Keel", "Ada founded Keel"]
@@ -112,8 +148,10 @@ def test_explode_keeps_the_records_unmapped_fields_on_every_claim(store, tmp_pat
 
 
 def test_explode_keeps_an_elements_own_unmapped_fields(store, tmp_path):
-    path = write_jsonl(tmp_path / "objs.jsonl", [
-        {"id": "r", "claims": [{"text": "A", "label": "true", "span": [0, 1]}, {"text": "B", "label": "false"}]}])
+    path = write_jsonl(
+        tmp_path / "objs.jsonl",
+        [{"id": "r", "claims": [{"text": "A", "label": "true", "span": [0, 1]}, {"text": "B", "label": "false"}]}],
+    )
     run_import(store, ImportRequest(path, maps=["explode=claims[]", "claim=text", "label=label"]))
     claims = [store.claims.get(i) for i in store.claims.ids("dataset:objs")]
     assert [c.external_id for c in claims] == ["r-0", "r-1"]
@@ -122,9 +160,12 @@ def test_explode_keeps_an_elements_own_unmapped_fields(store, tmp_path):
 
 def test_a_nan_response_is_a_warning(store, tmp_path):
     path = tmp_path / "felm.jsonl"
-    path.write_text('{"index": 0, "source": "wk", "prompt": "p", "response": NaN, "segmented_response":'
-                    ' ["seg a", "seg b"], "labels": [true, false], "comment": ["", ""], "type": [null, null],'
-                    ' "ref": []}\n', encoding="utf-8")
+    path.write_text(
+        '{"index": 0, "source": "wk", "prompt": "p", "response": NaN, "segmented_response":'
+        ' ["seg a", "seg b"], "labels": [true, false], "comment": ["", ""], "type": [null, null],'
+        ' "ref": []}\n',
+        encoding="utf-8",
+    )
     report = run_import(store, ImportRequest(path))
     (warning,) = [w for w in report.warnings.items if w.kind == "NaN or Infinity for a value"]
     assert (warning.line, warning.field) == (1, "response")  # said once, not once per segment
@@ -133,8 +174,10 @@ def test_a_nan_response_is_a_warning(store, tmp_path):
 
 
 def test_a_number_where_text_is_expected_is_a_warning(store, tmp_path):
-    path = write_jsonl(tmp_path / "num.jsonl", [{"id": 7, "claim": 12345, "label": "true"},
-                                                {"id": 8, "claim": "words", "label": "false"}])
+    path = write_jsonl(
+        tmp_path / "num.jsonl",
+        [{"id": 7, "claim": 12345, "label": "true"}, {"id": 8, "claim": "words", "label": "false"}],
+    )
     report = run_import(store, ImportRequest(path))
     (warning,) = report.warnings.items
     assert (warning.kind, warning.line, warning.field) == ("number where text is expected", 1, "claim")
@@ -145,10 +188,25 @@ def test_a_number_where_text_is_expected_is_a_warning(store, tmp_path):
 
 def test_a_question_object_without_its_question_is_a_warning(store, tmp_path):
     path = tmp_path / "av.json"
-    path.write_text(json.dumps([{"claim": "x", "label": "Refuted", "questions": [
-        {"answers": [{"answer": "an answer", "answer_type": "Extractive"}]},
-        {"question": "Empty?", "answers": [{"answer": "", "answer_type": "Abstractive", "note": "kept"}]}]}],
-        indent=2), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "claim": "x",
+                    "label": "Refuted",
+                    "questions": [
+                        {"answers": [{"answer": "an answer", "answer_type": "Extractive"}]},
+                        {
+                            "question": "Empty?",
+                            "answers": [{"answer": "", "answer_type": "Abstractive", "note": "kept"}],
+                        },
+                    ],
+                }
+            ],
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
     report = run_import(store, ImportRequest(path, profile="averitec"))
     assert kinds(report) == {"question without its text": 1, "answer without text": 1}
     claim = store.claims.get(store.claims.ids("dataset:av")[0])
@@ -158,8 +216,17 @@ def test_a_question_object_without_its_question_is_a_warning(store, tmp_path):
 
 
 def test_an_evidence_item_with_nothing_in_it_is_a_warning(store, tmp_path):
-    path = write_jsonl(tmp_path / "ev.jsonl", [{"id": "a", "claim": "x", "label": "true", "evidence": [
-        {"text": "kept"}, {"text": "", "url": "", "rating": None}]}])
+    path = write_jsonl(
+        tmp_path / "ev.jsonl",
+        [
+            {
+                "id": "a",
+                "claim": "x",
+                "label": "true",
+                "evidence": [{"text": "kept"}, {"text": "", "url": "", "rating": None}],
+            }
+        ],
+    )
     report = run_import(store, ImportRequest(path))
     (warning,) = report.warnings.items
     assert warning.kind == "empty evidence item dropped" and "rating" in warning.message
@@ -171,10 +238,17 @@ def test_an_evidence_item_with_nothing_in_it_is_a_warning(store, tmp_path):
 
 def test_a_warning_in_pretty_printed_json_names_the_fields_own_line(store, tmp_path):
     path = tmp_path / "pretty.json"
-    records = [{"claim": "x", "label": "Refuted", "questions": []},
-               {"claim": "y", "label": "Refuted", "questions": [
-                   {"question": "fine?", "answers": [{"answer": "yes"}]},
-                   {"question": "", "answers": [{"answer": "no"}]}]}]
+    records = [
+        {"claim": "x", "label": "Refuted", "questions": []},
+        {
+            "claim": "y",
+            "label": "Refuted",
+            "questions": [
+                {"question": "fine?", "answers": [{"answer": "yes"}]},
+                {"question": "", "answers": [{"answer": "no"}]},
+            ],
+        },
+    ]
     text = json.dumps(records, indent=2)
     path.write_text(text, encoding="utf-8")
     report = run_import(store, ImportRequest(path, profile="averitec"))
@@ -187,8 +261,10 @@ def test_a_warning_in_pretty_printed_json_names_the_fields_own_line(store, tmp_p
 
 def test_a_warning_in_one_line_json_names_the_record(store, tmp_path):
     path = tmp_path / "flat.json"
-    path.write_text(json.dumps([{"id": "a", "claim": "x", "label": "true"},
-                                {"id": "b", "claim": 3, "label": "false"}]), encoding="utf-8")
+    path.write_text(
+        json.dumps([{"id": "a", "claim": "x", "label": "true"}, {"id": "b", "claim": 3, "label": "false"}]),
+        encoding="utf-8",
+    )
     report = run_import(store, ImportRequest(path))
     (warning,) = report.warnings.items
     assert (warning.line, warning.record, warning.field) == (1, 1, "claim")
@@ -217,8 +293,9 @@ def cli(db, *args):
 def demo_db(tmp_path):
     db = tmp_path / "demo.db"
     cli(db, "demo", "--no-tui")
-    answers = write_jsonl(tmp_path / "answers.jsonl", [{"id": "js-001", "verdict": "Supported"},
-                                                       {"id": "js-002", "verdict": "Refuted"}])
+    answers = write_jsonl(
+        tmp_path / "answers.jsonl", [{"id": "js-001", "verdict": "Supported"}, {"id": "js-002", "verdict": "Refuted"}]
+    )
     return db, answers
 
 

@@ -23,11 +23,15 @@ CLIMATE_FEATURES = {
     "claim_id": {"dtype": "string", "_type": "Value"},
     "claim": {"dtype": "string", "_type": "Value"},
     "claim_label": {"names": ["SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO", "DISPUTED"], "_type": "ClassLabel"},
-    "evidences": {"feature": {"evidence_id": {"dtype": "string", "_type": "Value"},
-                              "evidence_label": {"names": ["SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO"],
-                                                 "_type": "ClassLabel"},
-                              "article": {"dtype": "string", "_type": "Value"},
-                              "evidence": {"dtype": "string", "_type": "Value"}}, "_type": "List"},
+    "evidences": {
+        "feature": {
+            "evidence_id": {"dtype": "string", "_type": "Value"},
+            "evidence_label": {"names": ["SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO"], "_type": "ClassLabel"},
+            "article": {"dtype": "string", "_type": "Value"},
+            "evidence": {"dtype": "string", "_type": "Value"},
+        },
+        "_type": "List",
+    },
 }
 
 
@@ -38,9 +42,22 @@ def climate_table(rows: list[dict]) -> pa.Table:
 
 
 def climate_rows(start: int, count: int) -> list[dict]:
-    return [{"claim_id": str(i), "claim": f"Claim number {i} about the coast.", "claim_label": i % 4,
-             "evidences": [{"evidence_id": f"Coast:{i}", "evidence_label": i % 3, "article": "Coast",
-                            "evidence": f"Sentence {i} about the coast."}]} for i in range(start, start + count)]
+    return [
+        {
+            "claim_id": str(i),
+            "claim": f"Claim number {i} about the coast.",
+            "claim_label": i % 4,
+            "evidences": [
+                {
+                    "evidence_id": f"Coast:{i}",
+                    "evidence_label": i % 3,
+                    "article": "Coast",
+                    "evidence": f"Sentence {i} about the coast.",
+                }
+            ],
+        }
+        for i in range(start, start + count)
+    ]
 
 
 def run(*args):
@@ -99,7 +116,9 @@ def test_gzip_is_read_as_it_streams(store, tmp_path):
 
 def test_tsv_with_a_header_and_csv_without_one(store, tmp_path):
     tsv = tmp_path / "mine.tsv"
-    tsv.write_text("id\tclaim\tlabel\tspeaker\n1\tThe ferry is late.\tRefuted\tBo\n2\tThe bus is on time.\tSupported\tAl\n")
+    tsv.write_text(
+        "id\tclaim\tlabel\tspeaker\n1\tThe ferry is late.\tRefuted\tBo\n2\tThe bus is on time.\tSupported\tAl\n"
+    )
     report = run_import(store, ImportRequest(tsv))
     assert report.counts.added == 2 and store.claims.count("attr.speaker:Bo") == 1
     headerless = tmp_path / "rows.csv"
@@ -115,8 +134,9 @@ def test_tsv_with_a_header_and_csv_without_one(store, tmp_path):
 
 def test_json_objects_keyed_by_id_or_holding_a_list(store, tmp_path):
     keyed = tmp_path / "keyed.json"
-    keyed.write_text(json.dumps({"c1": {"claim": "X is Y.", "label": "Supported"},
-                                 "c2": {"claim": "Y is Z.", "label": "Refuted"}}))
+    keyed.write_text(
+        json.dumps({"c1": {"claim": "X is Y.", "label": "Supported"}, "c2": {"claim": "Y is Z.", "label": "Refuted"}})
+    )
     report = run_import(store, ImportRequest(keyed))
     assert report.counts.added == 2 and store.claims.resolve("keyed:c2") is not None
     wrapped = tmp_path / "wrapped.json"
@@ -126,13 +146,40 @@ def test_json_objects_keyed_by_id_or_holding_a_list(store, tmp_path):
 
 def test_a_mapping_on_the_command_line_for_a_benchmark_without_a_profile(tmp_path):
     path = tmp_path / "bench.jsonl"
-    records = [{"uid": f"u{i}", "prompt_claim": f"Claim {i}.", "verdict": v, "sources": [{"link": f"https://e/{i}",
-               "snippet": f"Snippet {i}."}], "topic": "science"} for i, v in enumerate(["Yes", "No", "Unclear"])]
+    records = [
+        {
+            "uid": f"u{i}",
+            "prompt_claim": f"Claim {i}.",
+            "verdict": v,
+            "sources": [{"link": f"https://e/{i}", "snippet": f"Snippet {i}."}],
+            "topic": "science",
+        }
+        for i, v in enumerate(["Yes", "No", "Unclear"])
+    ]
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     db = tmp_path / "w.db"
-    args = ["--db", db, "import", path, "--map", "id=uid", "--map", "claim=prompt_claim", "--map", "label=verdict",
-            "--map", "evidence=sources[]", "--map", "evidence.url=link", "--map", "evidence.text=snippet",
-            "--map", "domain=topic", "--exclude-label", "Unclear"]
+    args = [
+        "--db",
+        db,
+        "import",
+        path,
+        "--map",
+        "id=uid",
+        "--map",
+        "claim=prompt_claim",
+        "--map",
+        "label=verdict",
+        "--map",
+        "evidence=sources[]",
+        "--map",
+        "evidence.url=link",
+        "--map",
+        "evidence.text=snippet",
+        "--map",
+        "domain=topic",
+        "--exclude-label",
+        "Unclear",
+    ]
     result = run(*args)
     assert result.exit_code == 0, result.output
     assert "label space bench (the file's own): Yes 1, No 1, Unclear 1" in result.output
@@ -148,8 +195,20 @@ def test_save_a_profile_and_use_it(tmp_path, monkeypatch):
     path = tmp_path / "bench.jsonl"
     path.write_text(json.dumps({"uid": "u1", "statement_text": "A is B.", "verdict": "Refuted"}) + "\n")
     db = tmp_path / "w.db"
-    saved = run("--db", db, "import", path, "--map", "id=uid", "--map", "claim=statement_text",
-                "--map", "label=verdict", "--save-profile", "mybench")
+    saved = run(
+        "--db",
+        db,
+        "import",
+        path,
+        "--map",
+        "id=uid",
+        "--map",
+        "claim=statement_text",
+        "--map",
+        "label=verdict",
+        "--save-profile",
+        "mybench",
+    )
     assert saved.exit_code == 0, saved.output
     assert (config.parent / "profiles" / "mybench.toml").is_file()
     listed = run("profiles")
@@ -197,8 +256,9 @@ def test_a_mapping_naming_a_field_no_record_has_lists_the_fields(db, tmp_path):
 
 
 def test_a_list_path_applied_to_a_scalar_names_record_and_path(db):
-    line = one_line_error(run("--db", db, "import", FIXTURES / "fever.jsonl", "--profile", "workbench",
-                              "--map", "explode=claim[]"))
+    line = one_line_error(
+        run("--db", db, "import", FIXTURES / "fever.jsonl", "--profile", "workbench", "--map", "explode=claim[]")
+    )
     assert "fever.jsonl:1" in line and "'claim[]' takes each element of a list" in line and "str" in line
 
 
@@ -210,7 +270,8 @@ def test_an_unknown_profile_lists_the_profiles(db):
 def test_labels_the_mapping_does_not_cover_are_each_counted(db, tmp_path):
     lines = (FIXTURES / "climate-fever.jsonl").read_text().splitlines()
     odd = [json.loads(line) for line in lines] + [
-        {"claim_id": str(10 + i), "claim": f"c{i}", "claim_label": "MAYBE", "evidences": []} for i in range(3)]
+        {"claim_id": str(10 + i), "claim": f"c{i}", "claim_label": "MAYBE", "evidences": []} for i in range(3)
+    ]
     path = tmp_path / "climate.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in odd) + "\n")
     before = db_counts(db)

@@ -33,12 +33,15 @@ def write(path, records):
 
 
 def test_predictions_by_id_with_explanations_and_odd_verdicts(fever, tmp_path):
-    path = write(tmp_path / "preds.jsonl", [
-        {"id": 101, "prediction": "SUPPORTS", "rationale": "The page says so.", "model": "vllm:qwen"},
-        {"id": 102, "prediction": "refuted", "rationale": "No."},
-        {"id": 103, "prediction": "maybe?", "rationale": "Unsure."},
-        {"id": 999, "prediction": "SUPPORTS"},
-    ])
+    path = write(
+        tmp_path / "preds.jsonl",
+        [
+            {"id": 101, "prediction": "SUPPORTS", "rationale": "The page says so.", "model": "vllm:qwen"},
+            {"id": 102, "prediction": "refuted", "rationale": "No."},
+            {"id": 103, "prediction": "maybe?", "rationale": "Unsure."},
+            {"id": 999, "prediction": "SUPPORTS"},
+        ],
+    )
     report = import_predictions(fever, PredictionRequest(path, "fever"))
     run_ = report.run
     assert (run_.name, run_.model, run_.status) == ("imported-vllm:qwen", "imported:vllm:qwen", "finished")
@@ -46,17 +49,23 @@ def test_predictions_by_id_with_explanations_and_odd_verdicts(fever, tmp_path):
     assert report.matched == 3 and report.unmatched == ["999"] and report.matched_by == "id"
     answers = {fever.claims.get(p.claim_id).external_id: p for p in fever.runs.predictions(run_.id)}
     assert (answers["101"].status, answers["101"].verdict, answers["101"].explanation) == (
-        "ok", "Supported", "The page says so.")
+        "ok",
+        "Supported",
+        "The page says so.",
+    )
     assert answers["102"].verdict == "Refuted"
     assert (answers["103"].status, answers["103"].raw_verdict) == ("parse_failure", "maybe?")
     assert json.loads(answers["101"].raw_output)["model"] == "vllm:qwen"  # the record, kept whole
 
 
 def test_predictions_by_claim_text_when_the_file_has_no_ids(fever, tmp_path):
-    path = write(tmp_path / "by_text.jsonl", [
-        {"claim": "Quillmere is a landlocked town.", "verdict": "REFUTES"},
-        {"claim": "A claim nobody made.", "verdict": "REFUTES"},
-    ])
+    path = write(
+        tmp_path / "by_text.jsonl",
+        [
+            {"claim": "Quillmere is a landlocked town.", "verdict": "REFUTES"},
+            {"claim": "A claim nobody made.", "verdict": "REFUTES"},
+        ],
+    )
     report = import_predictions(fever, PredictionRequest(path, "fever", model="gpt-x"))
     assert (report.matched, report.matched_by, report.unmatched) == (1, "claim text", ["A claim nobody made."])
     assert report.without == 2
@@ -83,10 +92,14 @@ def test_files_that_cannot_be_a_run_say_why_and_write_nothing(fever, tmp_path):
 def test_the_cli_imports_a_run_that_metrics_compare_and_export_treat_like_any(tmp_path):
     db = tmp_path / "w.db"
     assert run("--db", db, "import", FIXTURES / "fever.jsonl").exit_code == 0
-    first = write(tmp_path / "a.jsonl", [{"id": i, "verdict": v} for i, v in ((101, "SUPPORTS"), (102, "SUPPORTS"),
-                                                                             (103, "NOT ENOUGH INFO"))])
-    second = write(tmp_path / "b.jsonl", [{"id": i, "verdict": v} for i, v in ((101, "SUPPORTS"), (102, "REFUTES"),
-                                                                              (103, "REFUTES"))])
+    first = write(
+        tmp_path / "a.jsonl",
+        [{"id": i, "verdict": v} for i, v in ((101, "SUPPORTS"), (102, "SUPPORTS"), (103, "NOT ENOUGH INFO"))],
+    )
+    second = write(
+        tmp_path / "b.jsonl",
+        [{"id": i, "verdict": v} for i, v in ((101, "SUPPORTS"), (102, "REFUTES"), (103, "REFUTES"))],
+    )
     out = run("--db", db, "import-predictions", first, "--dataset", "fever", "--run", "sys-a")
     assert out.exit_code == 0 and "3 predictions matched by id" in out.output, out.output
     assert run("--db", db, "import-predictions", second, "--dataset", "fever", "--run", "sys-b").exit_code == 0
@@ -105,7 +118,9 @@ def test_the_cli_imports_a_run_that_metrics_compare_and_export_treat_like_any(tm
     store = Store.open(db)
     keep = ("status", "verdict", "raw_verdict", "explanation", "raw_output", "parsed")
     before = [as_dict(p, include=set(keep) | {"claim_id"}) for p in store.runs.predictions(store.runs.get("sys-b").id)]
-    after = [as_dict(p, include=set(keep) | {"claim_id"}) for p in store.runs.predictions(store.runs.get("sys-b-again").id)]
+    after = [
+        as_dict(p, include=set(keep) | {"claim_id"}) for p in store.runs.predictions(store.runs.get("sys-b-again").id)
+    ]
     assert after == before
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from workbench.importers import ImportRequest, dry_run, run_import
 from tests.support.import_fixtures import FIXTURES, imported, kinds
+from workbench.importers import ImportRequest, dry_run, run_import
 
 
 def test_fever_jsonl(store):
@@ -18,7 +18,10 @@ def test_fever_jsonl(store):
     assert (report.plan.mapping.name, report.plan.how_picked) == ("fever", "detected")
     assert report.dataset.label_space.name == "jsfactcheck"
     assert {c.external_id: c.label for c in claims.values()} == {
-        "101": "Supported", "102": "Refuted", "103": "NotEnoughInfo"}
+        "101": "Supported",
+        "102": "Refuted",
+        "103": "NotEnoughInfo",
+    }
     assert claims["101"].raw_label == "SUPPORTS"
     # The evidence sets point into Wikipedia, which the file does not hold: kept as they are.
     assert claims["101"].attributes["evidence"][1][1] == [5002, 6002, "Quillmere", 4]
@@ -26,9 +29,11 @@ def test_fever_jsonl(store):
 
 
 def test_fever_rows_of_the_hugging_face_copy_merge_into_claims(store, tmp_path):
-    rows = [{"id": 7, "label": "SUPPORTS", "claim": "A is B.", "evidence_wiki_url": "A", "evidence_sentence_id": 0},
-            {"id": 7, "label": "SUPPORTS", "claim": "A is B.", "evidence_wiki_url": "B", "evidence_sentence_id": 3},
-            {"id": 8, "label": "REFUTES", "claim": "C is D.", "evidence_wiki_url": "C", "evidence_sentence_id": 1}]
+    rows = [
+        {"id": 7, "label": "SUPPORTS", "claim": "A is B.", "evidence_wiki_url": "A", "evidence_sentence_id": 0},
+        {"id": 7, "label": "SUPPORTS", "claim": "A is B.", "evidence_wiki_url": "B", "evidence_sentence_id": 3},
+        {"id": 8, "label": "REFUTES", "claim": "C is D.", "evidence_wiki_url": "C", "evidence_sentence_id": 1},
+    ]
     path = tmp_path / "fever_rows.jsonl"
     path.write_text("\n".join(__import__("json").dumps(row) for row in rows) + "\n")
     report = run_import(store, ImportRequest(path))
@@ -40,8 +45,10 @@ def test_fever_rows_of_the_hugging_face_copy_merge_into_claims(store, tmp_path):
 def test_climate_fever_has_four_classes_of_its_own(store):
     report, claims = imported(store, "climate-fever.jsonl")
     space = report.dataset.label_space
-    assert (report.plan.mapping.name, space.labels) == ("climate-fever", ["SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO",
-                                                                          "DISPUTED"])
+    assert (report.plan.mapping.name, space.labels) == (
+        "climate-fever",
+        ["SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO", "DISPUTED"],
+    )
     assert claims["2"].label == "DISPUTED"
     first = claims["0"].evidence
     assert [e.title for e in first] == ["Mount Verrin", "Glacier"] and first[0].kind == "passage"
@@ -83,8 +90,14 @@ def test_scifact_labels_from_rationales_and_abstracts_from_the_corpus(store):
 def test_liar_headerless_tsv_with_a_blank_row_and_a_quote(store):
     report, claims = imported(store, "liar_train.tsv")
     assert (report.plan.mapping.name, report.plan.source.format) == ("liar", "tsv")
-    assert report.dataset.label_space.labels == ["true", "mostly-true", "half-true", "barely-true", "false",
-                                                 "pants-fire"]
+    assert report.dataset.label_space.labels == [
+        "true",
+        "mostly-true",
+        "half-true",
+        "barely-true",
+        "false",
+        "pants-fire",
+    ]
     assert claims["8811.json"].text.startswith('"Every" resident')  # a quote is text in LIAR's TSV
     assert claims["8811.json"].label == "pants-fire" and claims["2635.json"].source == "mara-holt"
     assert claims["2635.json"].attributes["party_affiliation"] == "republican"
@@ -92,10 +105,11 @@ def test_liar_headerless_tsv_with_a_blank_row_and_a_quote(store):
 
 
 def test_liar_six_labels_folded_into_true_false(store):
-    folds = ["true=true", "mostly-true=true", "half-true=false", "barely-true=false", "false=false",
-             "pants-fire=false"]
-    report = run_import(store, ImportRequest(FIXTURES / "liar_train.tsv", label_space="realfactbench",
-                                             label_maps=folds, dataset="liar2"))
+    folds = ["true=true", "mostly-true=true", "half-true=false", "barely-true=false", "false=false", "pants-fire=false"]
+    report = run_import(
+        store,
+        ImportRequest(FIXTURES / "liar_train.tsv", label_space="realfactbench", label_maps=folds, dataset="liar2"),
+    )
     assert report.dataset.label_space.name == "realfactbench"
     assert {store.claims.get(i).label for i in store.claims.ids("dataset:liar2")} == {"true", "false"}
 
@@ -105,8 +119,7 @@ def test_liar_plus_tsv_quirks(store):
     assert report.plan.mapping.name == "liar-plus" and report.counts.added == 3
     assert claims["8811.json"].justification == "Children are exempt from the tax.\tThe mailer was withdrawn."
     assert claims["1204.json"].justification is None
-    assert kinds(report) == {"blank row": 1, "extra cells joined to the last column": 1,
-                             "row with too few cells": 1}
+    assert kinds(report) == {"blank row": 1, "extra cells joined to the last column": 1, "row with too few cells": 1}
 
 
 def test_liar_plus_jsonl_and_a_label_in_another_case(store):
@@ -131,7 +144,10 @@ def test_factcheck_bench_document_and_claim_files(store):
     report, claims = imported(store, "factcheck_bench.jsonl")
     assert report.plan.mapping.name == "factcheck-bench"
     wrong = claims["0-sentence1-0"]
-    assert (wrong.label, wrong.attributes["revised_claim"]) == ("false", "The Harrow Bay bridge was designed by Otto Renn.")
+    assert (wrong.label, wrong.attributes["revised_claim"]) == (
+        "false",
+        "The Harrow Bay bridge was designed by Otto Renn.",
+    )
     assert wrong.evidence[0].url == "https://example.org/harrow-bridge"
     assert claims["0-sentence2-0"].evidence == []  # human evidence "NA"
     claim_report, claim_claims = imported(store, "factcheck_bench_claims.jsonl")
@@ -145,8 +161,12 @@ def test_averitec_train_quirks_and_the_unlabelled_test_split(store):
     assert report.plan.mapping.name == "averitec"
     assert kinds(report) == {"empty question": 1, "answer without text": 1, "unreadable date": 1}
     qa = claims["0"].evidence
-    assert [e.question for e in qa] == ["How much did water prices change in Velsa in 2021?",
-                                        "Did the board announce a doubling?", None, "Who first published the claim?"]
+    assert [e.question for e in qa] == [
+        "How much did water prices change in Velsa in 2021?",
+        "Did the board announce a doubling?",
+        None,
+        "Who first published the claim?",
+    ]
     assert qa[1].explanation.startswith("The minutes") and qa[3].text is None
     assert claims["0"].claim_date == "2022-02-03" and claims["1"].claim_date is None
     assert claims["1"].evidence[0].question == "When did the library open?"  # a question without answers
@@ -165,7 +185,12 @@ def test_a_dry_run_reads_everything_and_writes_nothing(store, name):
 
 def test_the_bundled_demo_files_still_pick_their_profiles():
     demo = Path(REPO / "workbench" / "demo_data")
-    picked = {name: dry_run(ImportRequest(demo / name)).plan.mapping.name
-              for name in ("jsfactcheck.jsonl", "realfactbench.json", "averitec.json")}
-    assert picked == {"jsfactcheck.jsonl": "jsfactcheck", "realfactbench.json": "realfactbench",
-                      "averitec.json": "averitec"}
+    picked = {
+        name: dry_run(ImportRequest(demo / name)).plan.mapping.name
+        for name in ("jsfactcheck.jsonl", "realfactbench.json", "averitec.json")
+    }
+    assert picked == {
+        "jsfactcheck.jsonl": "jsfactcheck",
+        "realfactbench.json": "realfactbench",
+        "averitec.json": "averitec",
+    }

@@ -15,9 +15,11 @@ from workbench.cli import main
 from workbench.importers import ImportRequest, run_import
 from workbench.importers.reading import BadInput
 
-ROWS = [("1", "The ferry is late.", "Refuted"),
-        ("2", 'He said "no"; then | left @ noon, again.', "Supported"),
-        ("3", "Line one\nline two of one cell", "Refuted")]
+ROWS = [
+    ("1", "The ferry is late.", "Refuted"),
+    ("2", 'He said "no"; then | left @ noon, again.', "Supported"),
+    ("3", "Line one\nline two of one cell", "Refuted"),
+]
 
 
 def run(*args):
@@ -43,7 +45,7 @@ def texts(store, dataset: str) -> list[str]:
 
 def test_json_lines_in_a_json_file_imports_with_a_note(store, tmp_path):
     path = tmp_path / "lines.json"
-    path.write_text("".join(json.dumps({"id": n, "claim": c, "label": l}) + "\n" for n, c, l in ROWS))
+    path.write_text("".join(json.dumps({"id": n, "claim": c, "label": label}) + "\n" for n, c, label in ROWS))
     report = run_import(store, ImportRequest(path))
     assert report.counts.added == 3
     assert any("holds JSON Lines" in note and "jsonl" in note for note in report.warnings.notes)
@@ -51,7 +53,7 @@ def test_json_lines_in_a_json_file_imports_with_a_note(store, tmp_path):
 
 def test_one_json_array_in_a_jsonl_file_imports_with_a_note(store, tmp_path):
     path = tmp_path / "array.jsonl"
-    path.write_text(json.dumps([{"id": n, "claim": c, "label": l} for n, c, l in ROWS], indent=1))
+    path.write_text(json.dumps([{"id": n, "claim": c, "label": label} for n, c, label in ROWS], indent=1))
     report = run_import(store, ImportRequest(path))
     assert report.counts.added == 3
     assert any("holds one JSON document" in note for note in report.warnings.notes)
@@ -71,8 +73,14 @@ def test_each_delimiter_with_quoted_newlines_and_doubled_quotes(store, tmp_path,
 
 def test_a_pandas_index_column_and_repeated_names_keep_the_header(store, tmp_path):
     path = tmp_path / "pandas.csv"
-    path.write_text(delimited(",", header=("id", "claim", "label", "label"),
-                              rows=[(*row, f"x{n}") for n, row in enumerate(ROWS)], index=True))
+    path.write_text(
+        delimited(
+            ",",
+            header=("id", "claim", "label", "label"),
+            rows=[(*row, f"x{n}") for n, row in enumerate(ROWS)],
+            index=True,
+        )
+    )
     report = run_import(store, ImportRequest(path))
     assert report.counts.added == 3  # the header row is not a claim
     assert "label" not in {str(label) for label in report.label_counts}
@@ -87,18 +95,43 @@ def test_the_overrides_delimiter_header_and_encoding(tmp_path):
     text = delimited(":", header=None)  # a delimiter no sniffer is asked to look for
     path = tmp_path / "colons.txt.csv"
     path.write_text(text, encoding="cp1252")
-    result = run("--db", db, "import", path, "--delimiter", ":", "--no-header", "--columns", "id,claim,label",
-                 "--encoding", "cp1252", "--dataset", "colons")
+    result = run(
+        "--db",
+        db,
+        "import",
+        path,
+        "--delimiter",
+        ":",
+        "--no-header",
+        "--columns",
+        "id,claim,label",
+        "--encoding",
+        "cp1252",
+        "--dataset",
+        "colons",
+    )
     assert result.exit_code == 0, result.output
     assert "3 added" in result.output
     headed = tmp_path / "headed.csv"
     headed.write_text("id,claim,label\n1,First,Refuted\n2,Second,Supported\n")
-    result = run("--db", db, "import", headed, "--no-header", "--columns", "a,claim,label", "--dry-run",
-                 "--json")
+    result = run("--db", db, "import", headed, "--no-header", "--columns", "a,claim,label", "--dry-run", "--json")
     preview = json.loads(result.output)
     assert preview["claims"] == 3 and "no header row" in preview["shape"]  # the first row is data when told
-    result = run("--db", db, "import", tmp_path / "colons.txt.csv", "--delimiter", ":", "--encoding", "cp1252",
-                 "--no-header", "--columns", "id,claim,label", "--dry-run", "--json")
+    result = run(
+        "--db",
+        db,
+        "import",
+        tmp_path / "colons.txt.csv",
+        "--delimiter",
+        ":",
+        "--encoding",
+        "cp1252",
+        "--no-header",
+        "--columns",
+        "id,claim,label",
+        "--dry-run",
+        "--json",
+    )
     assert json.loads(result.output)["shape"].startswith("CSV, cp1252 (--encoding)")
     result = run("--db", db, "import", headed, "--header", "--columns", "a,claim,label", "--dry-run", "--json")
     assert json.loads(result.output)["claims"] == 2  # the row is skipped, the names given used
@@ -106,12 +139,16 @@ def test_the_overrides_delimiter_header_and_encoding(tmp_path):
 
 # -- encodings ------------------------------------------------------------------------------------
 
-JAPANESE = [("1", "富士山は日本一高い山である。", "true"), ("2", "東京タワーは333メートルである。", "false"),
-            ("3", "ワクチンは不妊の原因になる。", "false")]
+JAPANESE = [
+    ("1", "富士山は日本一高い山である。", "true"),
+    ("2", "東京タワーは333メートルである。", "false"),
+    ("3", "ワクチンは不妊の原因になる。", "false"),
+]
 
 
-@pytest.mark.parametrize("encoding,named", [("cp932", "cp932"), ("shift_jis", "cp932"), ("utf-8-sig", "utf-8-sig"),
-                                            ("utf-16", "utf-16")])
+@pytest.mark.parametrize(
+    "encoding,named", [("cp932", "cp932"), ("shift_jis", "cp932"), ("utf-8-sig", "utf-8-sig"), ("utf-16", "utf-16")]
+)
 def test_japanese_files_in_each_encoding(store, tmp_path, encoding, named):
     path = tmp_path / "ja.csv"
     path.write_bytes(delimited(",", rows=JAPANESE).encode(encoding))
@@ -131,8 +168,9 @@ def test_a_cp1252_file_is_read_and_named(store, tmp_path):
 
 def test_a_bad_byte_after_utf8_text_names_the_line_and_the_flag(store, tmp_path):
     path = tmp_path / "late.jsonl"
-    good = "".join(json.dumps({"id": n, "claim": f"claim {n} " + "x" * 80, "label": "Refuted"}) + "\n"
-                   for n in range(1000))
+    good = "".join(
+        json.dumps({"id": n, "claim": f"claim {n} " + "x" * 80, "label": "Refuted"}) + "\n" for n in range(1000)
+    )
     path.write_bytes(good.encode() + b'{"id": "z", "claim": "caf\xe9", "label": "Refuted"}\n')
     with pytest.raises(BadInput, match=r"late.jsonl:1001: not UTF-8 text .*--encoding"):
         run_import(store, ImportRequest(path))
@@ -140,12 +178,28 @@ def test_a_bad_byte_after_utf8_text_names_the_line_and_the_flag(store, tmp_path)
 
 # -- ClaimReview's flat exports -------------------------------------------------------------------
 
-FLAT = [{"claimReviewed": "The bridge will close for a year.", "alternativeName": "False", "ratingValue": "1",
-         "bestRating": "5", "datePublished": "2024-03-01", "URL": "https://checks.example/a",
-         "reviewBody": "The council denied it.", "author": "Checks Example"},
-        {"claimReviewed": "Taxes rose 5% in 2023.", "alternativeName": "True", "ratingValue": "5",
-         "bestRating": "5", "datePublished": "2024-04-02", "URL": "https://checks.example/b",
-         "reviewBody": "Official figures agree.", "author": "Checks Example"}]
+FLAT = [
+    {
+        "claimReviewed": "The bridge will close for a year.",
+        "alternativeName": "False",
+        "ratingValue": "1",
+        "bestRating": "5",
+        "datePublished": "2024-03-01",
+        "URL": "https://checks.example/a",
+        "reviewBody": "The council denied it.",
+        "author": "Checks Example",
+    },
+    {
+        "claimReviewed": "Taxes rose 5% in 2023.",
+        "alternativeName": "True",
+        "ratingValue": "5",
+        "bestRating": "5",
+        "datePublished": "2024-04-02",
+        "URL": "https://checks.example/b",
+        "reviewBody": "Official figures agree.",
+        "author": "Checks Example",
+    },
+]
 
 
 @pytest.mark.parametrize("delimiter", [",", "\t"])
@@ -169,9 +223,22 @@ def test_claimreview_flat_export_columns_through_the_rating_map(tmp_path, delimi
 
 
 def test_a_claimreview_api_page_in_cp1252_is_read(store, tmp_path):
-    page = {"claims": [{"text": "Le café coûte 2 € à Noël, dit le maire", "claimant": "Le maire",
-                        "claimReview": [{"publisher": {"name": "Vérif"}, "url": "https://verif.example/a",
-                                         "textualRating": "Faux", "reviewDate": "2024-01-02"}]}]}
+    page = {
+        "claims": [
+            {
+                "text": "Le café coûte 2 € à Noël, dit le maire",
+                "claimant": "Le maire",
+                "claimReview": [
+                    {
+                        "publisher": {"name": "Vérif"},
+                        "url": "https://verif.example/a",
+                        "textualRating": "Faux",
+                        "reviewDate": "2024-01-02",
+                    }
+                ],
+            }
+        ]
+    }
     path = tmp_path / "page.json"
     path.write_bytes(json.dumps(page, ensure_ascii=False).encode("cp1252"))
     run_import(store, ImportRequest(path, label_space="own"))
@@ -204,8 +271,9 @@ def _write(path, records: list[dict], format: str) -> None:
         path.write_text(json.dumps(records, indent=1))
     elif format in ("csv", "tsv"):
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(records[0]), delimiter="," if format == "csv" else "\t",
-                                lineterminator="\n")
+        writer = csv.DictWriter(
+            out, fieldnames=list(records[0]), delimiter="," if format == "csv" else "\t", lineterminator="\n"
+        )
         writer.writeheader()
         writer.writerows(records)
         path.write_text(out.getvalue())
@@ -227,8 +295,17 @@ def test_every_profile_reads_every_format_or_refuses_in_one_line(tmp_path, forma
     for profile in _claims_profiles():
         path = tmp_path / f"{profile}.{format}"
         _write(path, _records_for(profile), format)
-        result = run("--db", tmp_path / f"{profile}-{format}.db", "import", path, "--profile", profile,
-                     "--label-space", "own", "--dry-run")
+        result = run(
+            "--db",
+            tmp_path / f"{profile}-{format}.db",
+            "import",
+            path,
+            "--profile",
+            profile,
+            "--label-space",
+            "own",
+            "--dry-run",
+        )
         assert "Traceback" not in result.output, (profile, format, result.output)
         if result.exit_code != 0:
             message = result.output.strip()
@@ -237,9 +314,11 @@ def test_every_profile_reads_every_format_or_refuses_in_one_line(tmp_path, forma
             # whose labels the file does not give (SciFact's come from a corpus file).
             # A profile that names its own classes refuses generated labels outside them, in one line
             # that does not suggest --label-space own, which was given.
-            assert (f"profile {profile!r} reads" in message or "no claim has a gold label" in message
-                    or ("unknown labels" in message and "--label-space own" not in message)), \
-                (profile, format, message)
+            assert (
+                f"profile {profile!r} reads" in message
+                or "no claim has a gold label" in message
+                or ("unknown labels" in message and "--label-space own" not in message)
+            ), (profile, format, message)
 
 
 # -- errors that say the fix ----------------------------------------------------------------------
@@ -259,8 +338,12 @@ def test_no_claim_field_names_the_text_columns_and_the_map_to_try(store, tmp_pat
 
 def test_a_path_meeting_another_type_names_the_fields_and_the_map(store, tmp_path):
     path = tmp_path / "evidence.jsonl"
-    path.write_text("".join(json.dumps({"id": n, "claim": f"Claim {n}", "label": "Refuted",
-                                        "sources": {"page": f"p{n}"}}) + "\n" for n in range(3)))
+    path.write_text(
+        "".join(
+            json.dumps({"id": n, "claim": f"Claim {n}", "label": "Refuted", "sources": {"page": f"p{n}"}}) + "\n"
+            for n in range(3)
+        )
+    )
     # (evidence=sources[] over an object reads it as one item since evidence of any shape is kept)
     with pytest.raises(BadInput) as caught:
         run_import(store, ImportRequest(path, maps=["id=sources[]"]))
@@ -275,20 +358,26 @@ def test_every_predictions_profile_reads_every_format_or_refuses_in_one_line(tmp
 
     db = tmp_path / "w.db"
     claims = tmp_path / "claims.jsonl"
-    claims.write_text("".join(json.dumps({"id": f"c{n}", "claim": f"Claim {n}.", "label": "Refuted"}) + "\n"
-                              for n in range(3)))
+    claims.write_text(
+        "".join(json.dumps({"id": f"c{n}", "claim": f"Claim {n}.", "label": "Refuted"}) + "\n" for n in range(3))
+    )
     assert run("--db", db, "import", claims, "--dataset", "d").exit_code == 0
     profiles = sorted(name for name, profile in available().items() if read_profile(profile.path).kind == "predictions")
     for profile in profiles:
         mapping = read_profile(available()[profile].path)
         names = list(dict.fromkeys([*(mapping.detect[0] if mapping.detect else []), "id", "verdict"]))
-        records = [{name: f"c{n}" if name in ("id", "claim_id", "external_id") else "Refuted" for name in names}
-                   for n in range(3)]
+        records = [
+            {name: f"c{n}" if name in ("id", "claim_id", "external_id") else "Refuted" for name in names}
+            for n in range(3)
+        ]
         path = tmp_path / f"{profile}.{format}"
         _write(path, records, format)
         result = run("--db", db, "import-predictions", path, "--dataset", "d", "--profile", profile, "--dry-run")
         assert "Traceback" not in result.output, (profile, format, result.output)
         if result.exit_code != 0:
             message = result.output.strip()
-            assert len(message.splitlines()) == 1 and f"profile {profile!r} reads" in message, (profile, format,
-                                                                                                 message)
+            assert len(message.splitlines()) == 1 and f"profile {profile!r} reads" in message, (
+                profile,
+                format,
+                message,
+            )

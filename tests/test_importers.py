@@ -22,13 +22,23 @@ PAGE = "Intro paragraph about the harbour. " * 40 + "The ferry began service in 
 
 def js_record(n: int, **changes) -> dict:
     record = {
-        "id": f"js-{n}", "question": "When did the ferry start?",
-        "response": "The ferry started in 1998. It crosses the bay.", "claim": "The ferry started in 1998.",
-        "reference_time": "2025-01-01", "importance": "Main", "label": "supported",
-        "reference": {"url": "https://example.org/ferry", "title": "Ferry", "text": PAGE,
-                      "quote": "The ferry began service in 1998."},
-        "candidates": [{"url": "https://example.org/other", "title": "Other", "text": "Other page. " * 100},
-                       {"url": "https://example.org/ferry", "title": "Ferry", "text": PAGE}],
+        "id": f"js-{n}",
+        "question": "When did the ferry start?",
+        "response": "The ferry started in 1998. It crosses the bay.",
+        "claim": "The ferry started in 1998.",
+        "reference_time": "2025-01-01",
+        "importance": "Main",
+        "label": "supported",
+        "reference": {
+            "url": "https://example.org/ferry",
+            "title": "Ferry",
+            "text": PAGE,
+            "quote": "The ferry began service in 1998.",
+        },
+        "candidates": [
+            {"url": "https://example.org/other", "title": "Other", "text": "Other page. " * 100},
+            {"url": "https://example.org/ferry", "title": "Ferry", "text": PAGE},
+        ],
     }
     record.update(changes)
     return record
@@ -39,7 +49,10 @@ def test_real_averitec_dev_file_imports_500_claims_with_label_counts(store):
     dataset, counts = import_file(store, path)
     assert counts.added == 500 and dataset.label_space.name == "averitec"
     assert store.datasets.label_counts(dataset.id) == {
-        "Refuted": 305, "Supported": 122, "Conflicting Evidence/Cherrypicking": 38, "Not Enough Evidence": 35,
+        "Refuted": 305,
+        "Supported": 122,
+        "Conflicting Evidence/Cherrypicking": 38,
+        "Not Enough Evidence": 35,
     }
     first = store.claims.get(store.claims.resolve(f"{dataset.name}:0"))
     assert first.text.startswith("In a letter to Steve Jobs, Sean Connery")
@@ -54,7 +67,8 @@ def test_averitec_boolean_answers_keep_their_explanation(store):
     path = require_shared(AVERITEC_DEV)
     dataset, _ = import_file(store, path)
     row = store.db.execute(
-        "SELECT count(*) FROM evidence WHERE answer_type = 'Boolean' AND explanation IS NOT NULL").fetchone()
+        "SELECT count(*) FROM evidence WHERE answer_type = 'Boolean' AND explanation IS NOT NULL"
+    ).fetchone()
     assert row[0] == 292
 
 
@@ -78,17 +92,31 @@ def test_jsfactcheck_cited_page_is_marked_and_the_quote_located(store, tmp_path)
     assert claim.label == "Supported" and claim.raw_label == "supported"
     cited = [e for e in claim.evidence if e.is_cited]
     assert len(cited) == 1 and cited[0].rank == 1
-    assert PAGE[cited[0].passage_start:cited[0].passage_end] == "The ferry began service in 1998."
+    assert PAGE[cited[0].passage_start : cited[0].passage_end] == "The ferry began service in 1998."
     assert (claim.claim_start, claim.claim_end) == (0, len("The ferry started in 1998."))
 
 
 def test_realfactbench_json_array_and_generic_csv(store, tmp_path):
     rfb = tmp_path / "rfb.json"
-    rfb.write_text(json.dumps([
-        {"id": "r1", "claim": "Water boils at 100 C at sea level.", "label": "TRUE", "evidence": "Physics.",
-         "task": "KV", "domain": "science", "date": "2024-02-01", "source": "blog", "image": "a.png"},
-        {"id": "r2", "claim": "The moon is cheese.", "label": "FALSE", "evidence": ["a", "b"], "task": "RD"},
-    ]), encoding="utf-8")
+    rfb.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "r1",
+                    "claim": "Water boils at 100 C at sea level.",
+                    "label": "TRUE",
+                    "evidence": "Physics.",
+                    "task": "KV",
+                    "domain": "science",
+                    "date": "2024-02-01",
+                    "source": "blog",
+                    "image": "a.png",
+                },
+                {"id": "r2", "claim": "The moon is cheese.", "label": "FALSE", "evidence": ["a", "b"], "task": "RD"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     dataset, counts = import_file(store, rfb)
     assert dataset.source_format == "realfactbench" and dataset.label_space.abstain == "unknown"
     claim = store.claims.get(store.claims.resolve("rfb:r1"))
@@ -99,8 +127,10 @@ def test_realfactbench_json_array_and_generic_csv(store, tmp_path):
     csv_file = tmp_path / "mine.csv"
     csv_file.write_bytes(
         "\ufeffid,claim,label,importance,attr.topic,evidence\r\n"
-        'c1,"A claim, with a comma",Refuted,Sub,bridges,"[{""kind"": ""passage"", ""text"": ""snippet""}]"\r\n'
-        .encode("utf-8"))
+        'c1,"A claim, with a comma",Refuted,Sub,bridges,"[{""kind"": ""passage"", ""text"": ""snippet""}]"\r\n'.encode(
+            "utf-8"
+        )
+    )
     dataset, counts = import_file(store, csv_file)
     claim = store.claims.get(store.claims.resolve("mine:c1"))
     assert claim.text == "A claim, with a comma" and claim.attributes == {"topic": "bridges"}
@@ -108,10 +138,13 @@ def test_realfactbench_json_array_and_generic_csv(store, tmp_path):
 
 
 def test_generic_jsonl_header_sets_name_and_custom_label_space(store, tmp_path):
-    path = write_jsonl(tmp_path / "g.jsonl", [
-        {"_dataset": {"name": "mine", "label_space": {"labels": ["yes", "no"], "abstain": "pass"}}},
-        {"id": 1, "claim": "Something.", "label": "YES", "attributes": {"tags": ["a", "b"]}},
-    ])
+    path = write_jsonl(
+        tmp_path / "g.jsonl",
+        [
+            {"_dataset": {"name": "mine", "label_space": {"labels": ["yes", "no"], "abstain": "pass"}}},
+            {"id": 1, "claim": "Something.", "label": "YES", "attributes": {"tags": ["a", "b"]}},
+        ],
+    )
     dataset, _ = import_file(store, path)
     assert dataset.name == "mine" and dataset.label_space.labels == ["yes", "no"]
     assert store.claims.count("attr.tags:b") == 1
@@ -126,8 +159,11 @@ def test_demo_files_all_import(store):
     names = {d.name: d for d in store.datasets.list()}
     assert set(names) == {"demo", "demo-realfact", "demo-averitec", "demo-ja"}
     assert sum(d.claim_count for d in names.values()) >= 75
-    assert {names["demo"].label_space.name, names["demo-realfact"].label_space.name,
-            names["demo-averitec"].label_space.name} == {"jsfactcheck", "realfactbench", "averitec"}
+    assert {
+        names["demo"].label_space.name,
+        names["demo-realfact"].label_space.name,
+        names["demo-averitec"].label_space.name,
+    } == {"jsfactcheck", "realfactbench", "averitec"}
     assert names["demo-ja"].label_space.name == "jsfactcheck" and names["demo-ja"].claim_count == 20
     assert store.claims.count("dataset:demo importance:Main") > 0
     assert store.claims.count("dataset:demo has:pages") == names["demo"].claim_count
@@ -135,30 +171,57 @@ def test_demo_files_all_import(store):
 
 # -- bad input: one clear error naming file, line and field; the database unchanged -----------
 
+
 def db_snapshot(store) -> tuple:
-    return tuple(store.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                 for t in ("datasets", "claims", "evidence"))
+    return tuple(
+        store.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("datasets", "claims", "evidence")
+    )
 
 
 BAD_JSONL = {
     "malformed JSON": ('{"id": 1, "claim": "ok", "label": "Refuted"}\n{"id": 2, "claim": \n', 2, None, "invalid JSON"),
     "wrong type": ('{"id": 1, "claim": ["x"], "label": "Refuted"}\n', 1, "claim", "must be text"),
     "missing field": ('{"id": 1, "label": "Refuted"}\n', 1, "claim", "no record has claim text"),
-    "unknown label": ('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 2, "claim": "b", "label": "Maybe"}\n',
-                      2, None, "'Maybe'"),
-    "duplicate id": ('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 1, "claim": "b", "label": "Refuted"}\n',
-                     2, "id", "duplicate id '1' (first on line 1)"),
+    "unknown label": (
+        '{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 2, "claim": "b", "label": "Maybe"}\n',
+        2,
+        None,
+        "'Maybe'",
+    ),
+    "duplicate id": (
+        '{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 1, "claim": "b", "label": "Refuted"}\n',
+        2,
+        "id",
+        "duplicate id '1' (first on line 1)",
+    ),
 }
 # Content oddities: imported with a warning; --strict refuses them, located the same way (issue 12).
 ODD_JSONL = {
-    "bad importance": ('{"id": 1, "claim": "a", "label": "Refuted", "importance": "Huge"}\n', 1, "importance",
-                       "is not one of Main, Sub, Irrelevant"),
-    "bad date": ('{"id": 1, "claim": "a", "label": "Refuted", "claim_date": "yesterday"}\n', 1, "claim_date",
-                 "not a date"),
-    "quote not in page": ('{"id": 1, "claim": "a", "label": "Refuted", "evidence": [{"kind": "page", '
-                          '"text": "abc", "passage": "xyz"}]}\n', 1, "evidence[0].passage", "does not occur"),
-    "no claim text": ('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 2, "claim": "", "label": "Refuted"}\n',
-                      2, "claim", "no claim text"),
+    "bad importance": (
+        '{"id": 1, "claim": "a", "label": "Refuted", "importance": "Huge"}\n',
+        1,
+        "importance",
+        "is not one of Main, Sub, Irrelevant",
+    ),
+    "bad date": (
+        '{"id": 1, "claim": "a", "label": "Refuted", "claim_date": "yesterday"}\n',
+        1,
+        "claim_date",
+        "not a date",
+    ),
+    "quote not in page": (
+        '{"id": 1, "claim": "a", "label": "Refuted", "evidence": [{"kind": "page", '
+        '"text": "abc", "passage": "xyz"}]}\n',
+        1,
+        "evidence[0].passage",
+        "does not occur",
+    ),
+    "no claim text": (
+        '{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 2, "claim": "", "label": "Refuted"}\n',
+        2,
+        "claim",
+        "no claim text",
+    ),
 }
 
 
@@ -191,8 +254,9 @@ def test_content_oddities_import_with_a_located_warning(store, tmp_path, case):
 
 
 def test_unknown_fields_are_kept_as_attributes(store, tmp_path):
-    path = write_jsonl(tmp_path / "extra.jsonl", [{"id": 1, "claim": "a", "label": "Refuted", "lable": "x",
-                                                   "meta": {"k": [1, 2]}}])
+    path = write_jsonl(
+        tmp_path / "extra.jsonl", [{"id": 1, "claim": "a", "label": "Refuted", "lable": "x", "meta": {"k": [1, 2]}}]
+    )
     report = run_import(store, ImportRequest(path))
     claim = store.claims.get(store.claims.resolve("extra:1"))
     assert claim.attributes == {"lable": "x", "meta": {"k": [1, 2]}}
@@ -203,7 +267,9 @@ def test_unknown_fields_are_kept_as_attributes(store, tmp_path):
 def test_legacy_bytes_are_read_in_the_encoding_found_and_named(store, tmp_path):
     # This test once pinned a refusal ("not UTF-8 text"): issue 31 asks for cp1252 to be read.
     path = tmp_path / "latin.jsonl"
-    path.write_bytes(b'{"id": 1, "claim": "ok", "label": "Refuted"}\n{"id": 2, "claim": "caf\xe9", "label": "Refuted"}\n')
+    path.write_bytes(
+        b'{"id": 1, "claim": "ok", "label": "Refuted"}\n{"id": 2, "claim": "caf\xe9", "label": "Refuted"}\n'
+    )
     report = run_import(store, ImportRequest(path))
     assert store.claims.get(store.claims.resolve("latin:2")).text == "café"
     assert any("cp1252" in note for note in report.warnings.notes)
@@ -220,7 +286,9 @@ def test_non_utf8_bytes_past_the_sniffed_start_name_the_line(store, tmp_path):
 
 def test_bom_and_crlf_are_accepted(store, tmp_path):
     path = tmp_path / "crlf.jsonl"
-    path.write_bytes(b'\xef\xbb\xbf{"id": 1, "claim": "ok", "label": "Refuted"}\r\n{"id": 2, "claim": "b", "label": "Supported"}\r\n')
+    path.write_bytes(
+        b'\xef\xbb\xbf{"id": 1, "claim": "ok", "label": "Refuted"}\r\n{"id": 2, "claim": "b", "label": "Supported"}\r\n'
+    )
     _, counts = import_file(store, path)
     assert counts.added == 2
 
@@ -240,8 +308,10 @@ def test_empty_file_and_directory_are_clear_errors(store, tmp_path):
 
 def test_ten_megabyte_page_imports_but_a_ten_megabyte_claim_is_refused(store, tmp_path):
     big = "word " * 2_000_000  # 10 MB
-    ok = write_jsonl(tmp_path / "big.jsonl", [
-        {"id": 1, "claim": "short", "label": "Refuted", "evidence": [{"kind": "page", "text": big}]}])
+    ok = write_jsonl(
+        tmp_path / "big.jsonl",
+        [{"id": 1, "claim": "short", "label": "Refuted", "evidence": [{"kind": "page", "text": big}]}],
+    )
     _, counts = import_file(store, ok)
     assert counts.added == 1
     assert len(store.claims.get(store.claims.resolve("big:1")).evidence[0].text) == len(big)
@@ -263,10 +333,20 @@ def test_csv_errors_name_line_and_field(store, tmp_path):
 
 def test_averitec_errors_name_record_and_nested_field(tmp_path):
     path = tmp_path / "av.json"
-    path.write_text(json.dumps([
-        {"claim": "x", "label": "Refuted", "questions": []},
-        {"claim": "y", "label": "Refuted", "questions": [{"question": "q?", "answers": [{"answer": {"no": 1}}]}]},
-    ], indent=1), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            [
+                {"claim": "x", "label": "Refuted", "questions": []},
+                {
+                    "claim": "y",
+                    "label": "Refuted",
+                    "questions": [{"question": "q?", "answers": [{"answer": {"no": 1}}]}],
+                },
+            ],
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(BadInput) as caught:
         load_file(path, "averitec")
     error = caught.value
@@ -275,8 +355,10 @@ def test_averitec_errors_name_record_and_nested_field(tmp_path):
 
 
 def test_labels_that_fit_no_built_in_space_are_the_files_own(tmp_path):
-    path = write_jsonl(tmp_path / "odd.jsonl", [{"id": 1, "claim": "a", "label": "Perhaps"},
-                                                {"id": 2, "claim": "b", "label": "Surely"}])
+    path = write_jsonl(
+        tmp_path / "odd.jsonl",
+        [{"id": 1, "claim": "a", "label": "Perhaps"}, {"id": 2, "claim": "b", "label": "Surely"}],
+    )
     parsed = load_file(path)
     assert parsed.dataset.label_space.labels == ["Perhaps", "Surely"]
     assert [c.label for c in parsed.claims] == ["Perhaps", "Surely"]

@@ -38,7 +38,7 @@ def test_the_japanese_demo_is_jsfactcheck_shaped(demo_store):
         page = cited[0]
         # Every quote is placed in its page, most only under compatibility equivalence.
         assert page.passage_start is not None
-        assert folded(page.text[page.passage_start:page.passage_end]) == folded(page.passage)
+        assert folded(page.text[page.passage_start : page.passage_end]) == folded(page.passage)
 
 
 @pytest.mark.parametrize("setting", TWELVE)
@@ -49,7 +49,9 @@ def test_the_japanese_template_words_every_setting(demo_store, setting):
     assert "確認する主張:\n開業は2024年10月で、開業から半年で延べ300万人が利用しました" in text
     assert ("2025-05-01の時点の状況で判断してください" in text) == ("time" in setting)
     assert ("«開業は2024年10月で" in text) == ("qr" in setting)
-    assert ("下の主張には出典が付いていません" in text) == (setting.count("+") == setting.count("+time") + setting.count("+qr"))
+    assert ("下の主張には出典が付いていません" in text) == (
+        setting.count("+") == setting.count("+time") + setting.count("+qr")
+    )
     if setting.endswith(("+full", "+pages")):
         assert "延べ約１２０万人" in text  # the cited page as stored, full-width digits and all
     assert rendered.json_schema["properties"]["verdict"]["enum"] == ["支持", "反駁", "情報不足"]
@@ -65,16 +67,51 @@ def answer_in_japanese(body: dict) -> str:
 
 def test_a_run_with_the_japanese_template_reads_japanese_verdicts(demo_store, db_path):
     with LoopbackServer("openai", answer=answer_in_japanese) as server:
-        result = CliRunner().invoke(main, [
-            "--db", str(db_path), "run", "--model", "openai-compatible:loop", "--base-url", server.url,
-            "--dataset", "demo-ja", "--prompt", "jsfactcheck-ja", "--setting", "claim+time+full",
-            "--param", "json=false", "--name", "ja-loop"])
+        result = CliRunner().invoke(
+            main,
+            [
+                "--db",
+                str(db_path),
+                "run",
+                "--model",
+                "openai-compatible:loop",
+                "--base-url",
+                server.url,
+                "--dataset",
+                "demo-ja",
+                "--prompt",
+                "jsfactcheck-ja",
+                "--setting",
+                "claim+time+full",
+                "--param",
+                "json=false",
+                "--name",
+                "ja-loop",
+            ],
+        )
         assert result.exit_code == 0, result.output
         assert "hint:" not in result.output
         sent = server.answer_arrivals()[0].body["messages"][-1]["content"]
-        english = CliRunner().invoke(main, [
-            "--db", str(db_path), "run", "--model", "openai-compatible:loop", "--base-url", server.url,
-            "--dataset", "demo-ja", "--prompt", "jsfactcheck", "--limit", "2", "--name", "en-loop"])
+        english = CliRunner().invoke(
+            main,
+            [
+                "--db",
+                str(db_path),
+                "run",
+                "--model",
+                "openai-compatible:loop",
+                "--base-url",
+                server.url,
+                "--dataset",
+                "demo-ja",
+                "--prompt",
+                "jsfactcheck",
+                "--limit",
+                "2",
+                "--name",
+                "en-loop",
+            ],
+        )
         assert english.exit_code == 0, english.output
         assert "hint: these claims are in Japanese" in english.output
         assert "--prompt jsfactcheck-ja asks in Japanese" in english.output
@@ -97,9 +134,14 @@ def test_japanese_claims_get_the_hint_english_ones_do_not(demo_store, db_path):
     assert english.exit_code == 0 and "hint:" not in english.stderr
 
 
-@pytest.mark.parametrize("command, shown", [
-    (["show", "demo-ja:ja-015"], "充電中に本体が異常に熱く"), (["claims", "--where", "dataset:demo-ja"], "充電中に本体が"),
-    (["predictions", "demo-checker-ja"], "報告されたのは発")])
+@pytest.mark.parametrize(
+    "command, shown",
+    [
+        (["show", "demo-ja:ja-015"], "充電中に本体が異常に熱く"),
+        (["claims", "--where", "dataset:demo-ja"], "充電中に本体が"),
+        (["predictions", "demo-checker-ja"], "報告されたのは発"),
+    ],
+)
 def test_japanese_listings_and_show_fit_80_cells(demo_store, db_path, command, shown):
     from rich.cells import cell_len
 

@@ -13,12 +13,12 @@ from scipy.stats import spearmanr
 
 from store import Prediction, Run
 from tests.loopback_servers import Fault, LoopbackServer
+from tests.support.judging import LABELS, cli, scripted_judge
 from tests.support.processes import opened_store, workbench_process
-from workbench.judging.task import parse_judgment
-from workbench.metrics import mean_interval, paired_mean_difference
 from workbench.judging.calibration import agreements, scorings
 from workbench.judging.scores import score_explanations
-from tests.support.judging import LABELS, cli, judged_db, scripted_judge  # noqa: F401 (judged_db: the fixture)
+from workbench.judging.task import parse_judgment
+from workbench.metrics import mean_interval, paired_mean_difference
 
 
 def test_a_judge_run_scores_every_explanation_and_metrics_show_eq(judged_db):
@@ -50,8 +50,10 @@ def test_a_judge_run_scores_every_explanation_and_metrics_show_eq(judged_db):
 def test_eq_by_slice_and_paired_between_runs_with_the_same_judge(judged_db):
     with LoopbackServer("openai", answer=scripted_judge) as server:
         for run in ("sys-a", "sys-b"):
-            assert cli(judged_db, "judge", run, "--judge", "openai-compatible:judge",
-                       "--base-url", server.url).exit_code == 0
+            assert (
+                cli(judged_db, "judge", run, "--judge", "openai-compatible:judge", "--base-url", server.url).exit_code
+                == 0
+            )
     with opened_store(judged_db) as store:
         eq = score_explanations(store, "sys-a", by=["label"], resamples=100)
         a = {j.claim_id: j.score for j in store.judging.scores(store.judging.judge_runs(1)[0].id)}
@@ -67,15 +69,18 @@ def test_eq_by_slice_and_paired_between_runs_with_the_same_judge(judged_db):
     assert "EQ (same judge): B − A" in cli(judged_db, "compare", "sys-a", "sys-b").output
 
 
-@pytest.mark.parametrize("answer, status, note", [
-    ('{"score": 7, "justification": "fine"}', "ok", None),
-    ('Here: ```json\n{"Score": "6", "reason": "partly"}\n```', "ok", None),
-    ('{"score": 11, "justification": "too good"}', "parse_failure", "outside 0-10"),
-    ('{"score": -1}', "parse_failure", "outside 0-10"),
-    ("The explanation is rather good, I would say eight.", "parse_failure", "no JSON object with a score"),
-    ('{"score": "eight"}', "parse_failure", "not a number"),
-    ('{"score": true}', "parse_failure", "not a number"),
-])
+@pytest.mark.parametrize(
+    "answer, status, note",
+    [
+        ('{"score": 7, "justification": "fine"}', "ok", None),
+        ('Here: ```json\n{"Score": "6", "reason": "partly"}\n```', "ok", None),
+        ('{"score": 11, "justification": "too good"}', "parse_failure", "outside 0-10"),
+        ('{"score": -1}', "parse_failure", "outside 0-10"),
+        ("The explanation is rather good, I would say eight.", "parse_failure", "no JSON object with a score"),
+        ('{"score": "eight"}', "parse_failure", "not a number"),
+        ('{"score": true}', "parse_failure", "not a number"),
+    ],
+)
 def test_a_judge_answer_is_read_never_coerced(answer, status, note):
     found = parse_judgment(answer)
     assert found.status == status
@@ -91,10 +96,23 @@ def test_prose_and_out_of_range_judges_are_parse_failures_and_errors_are_kept(ju
 
     with LoopbackServer("openai", answer=judge) as server:
         server.faults.extend([Fault.status_code(400)])
-        result = cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge", "--base-url", server.url,
-                     "--concurrency", "1", "--param", "attempts=1")
-    again = (f"`workbench --db {judged_db} judge sys-a --judge openai-compatible:judge --base-url {server.url}"
-             " --concurrency 1 --param attempts=1`")
+        result = cli(
+            judged_db,
+            "judge",
+            "sys-a",
+            "--judge",
+            "openai-compatible:judge",
+            "--base-url",
+            server.url,
+            "--concurrency",
+            "1",
+            "--param",
+            "attempts=1",
+        )
+    again = (
+        f"`workbench --db {judged_db} judge sys-a --judge openai-compatible:judge --base-url {server.url}"
+        " --concurrency 1 --param attempts=1`"
+    )
     assert result.exit_code == 1 and again in result.output
     with opened_store(judged_db) as store:
         eq = score_explanations(store, "sys-a", resamples=0)
@@ -104,8 +122,17 @@ def test_prose_and_out_of_range_judges_are_parse_failures_and_errors_are_kept(ju
 
 def test_a_killed_judge_run_resumes_without_losing_a_judgment(judged_db):
     with LoopbackServer("openai", latency=0.15, answer=scripted_judge) as server:
-        process = workbench_process(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge",
-                                    "--base-url", server.url, "--concurrency", "2")
+        process = workbench_process(
+            judged_db,
+            "judge",
+            "sys-a",
+            "--judge",
+            "openai-compatible:judge",
+            "--base-url",
+            server.url,
+            "--concurrency",
+            "2",
+        )
         try:
             assert server.wait_served(6), "the judge run never got going"
         finally:
@@ -124,8 +151,10 @@ def test_a_killed_judge_run_resumes_without_losing_a_judgment(judged_db):
 
 def test_agreement_of_a_judge_and_a_person_matches_scipy(judged_db):
     with LoopbackServer("openai", answer=scripted_judge) as server:
-        assert cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge",
-                   "--base-url", server.url).exit_code == 0
+        assert (
+            cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge", "--base-url", server.url).exit_code
+            == 0
+        )
     rng = np.random.default_rng(4)
     with opened_store(judged_db) as store:
         judge_scores = {j.claim_id: j.score for j in store.judging.scores(store.judging.judge_runs(1)[0].id)}
@@ -135,7 +164,7 @@ def test_agreement_of_a_judge_and_a_person_matches_scipy(judged_db):
         people = store.judging.person_scores(1)["ana"]
         rows = agreements(scorings(store, "sys-a"))
     shared = sorted(people)
-    (first, second, found), = rows
+    ((first, second, found),) = rows
     assert (first, second, found.n) == ("judge-judges-sys-a", "person:ana", 20)
     x, y = [judge_scores[c] for c in shared], [people[c] for c in shared]
     assert found.spearman == pytest.approx(spearmanr(x, y).statistic)
@@ -167,15 +196,16 @@ def test_eq_interval_is_the_bootstrap_of_the_mean():
 def test_a_judge_run_through_the_batch_api(judged_db, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-judge-batch-77")
     with LoopbackServer("openai", answer=scripted_judge) as server:
-        submitted = cli(judged_db, "judge", "sys-a", "--judge", "openai:judge-model", "--base-url", server.url,
-                        "--batch")
+        submitted = cli(
+            judged_db, "judge", "sys-a", "--judge", "openai:judge-model", "--base-url", server.url, "--batch"
+        )
         assert submitted.exit_code == 0, submitted.output
         assert "30 requests" in submitted.output and not server.answer_arrivals()
         collected = cli(judged_db, "batch", "collect", "judge-model-judges-sys-a")
         assert collected.exit_code == 0, collected.output
         live = cli(judged_db, "judge", "sys-a", "--judge", "openai:judge-model", "--base-url", server.url)
     with opened_store(judged_db) as store:
-        batched, = [r for r in store.judging.judge_runs(1) if r.name == "judge-model-judges-sys-a"]
+        (batched,) = [r for r in store.judging.judge_runs(1) if r.name == "judge-model-judges-sys-a"]
         from_batch = {j.claim_id: j.score for j in store.judging.scores(batched.id)}
     assert len(from_batch) == 30
     assert "nothing left to do" in live.output  # the same judge configuration: the batch's run, complete

@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from tests.loopback_servers import LoopbackServer
-from tests.support.judging import cli, judged_db  # noqa: F401 (the fixture)
+from tests.support.judging import cli
 from tests.support.processes import opened_store
 from workbench.judging.consistency import judge_consistency
 from workbench.runs.requests import REPEAT_SEED_STEP
@@ -22,8 +22,9 @@ REPEATS = 3
 def flickering_judge(body: dict) -> str:
     """Claim numbers divisible by 3 get 6, 7, 6 over the repeats; numbers ending in 5 get
     an unreadable answer on repeat 2 (every try of it); the others 5 each time."""
-    claim = int(re.search(r"Reasons for claim (\d+)", body["messages"][0]["content"]
-                          + body["messages"][-1]["content"]).group(1))
+    claim = int(
+        re.search(r"Reasons for claim (\d+)", body["messages"][0]["content"] + body["messages"][-1]["content"]).group(1)
+    )
     repeat = body["seed"] // REPEAT_SEED_STEP
     if claim % 10 == 5 and repeat == 2:
         return "I would rather not give a number."
@@ -35,8 +36,17 @@ def run_judge(db_path, server=None):
     if server is None:
         with LoopbackServer("openai", answer=flickering_judge) as server:
             return run_judge(db_path, server)
-    result = cli(db_path, "judge", "sys-a", "--judge", "openai-compatible:judge", "--base-url", server.url,
-                 "--repeats", str(REPEATS))
+    result = cli(
+        db_path,
+        "judge",
+        "sys-a",
+        "--judge",
+        "openai-compatible:judge",
+        "--base-url",
+        server.url,
+        "--repeats",
+        str(REPEATS),
+    )
     return result, list(server.requests)
 
 
@@ -92,15 +102,26 @@ def test_judge_consistency_command_and_json(judged_db):  # noqa: F811
 def test_repeats_and_batch_do_not_mix_and_k_is_bounded(judged_db):  # noqa: F811
     result = cli(judged_db, "judge", "sys-a", "--judge", "openai:gpt-4o-mini", "--repeats", "2", "--batch")
     assert result.exit_code == 1 and "--batch asks once per explanation" in result.output
-    result = cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:j", "--base-url", "http://127.0.0.1:9",
-                 "--repeats", "50")
+    result = cli(
+        judged_db,
+        "judge",
+        "sys-a",
+        "--judge",
+        "openai-compatible:j",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--repeats",
+        "50",
+    )
     assert result.exit_code == 1 and "1 to 20" in result.output
 
 
 def test_judge_against_a_person_has_weighted_kappa_and_failures_apart(judged_db):  # noqa: F811
     with LoopbackServer("openai", answer=flickering_judge) as server:
-        assert cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge",
-                   "--base-url", server.url).exit_code == 0
+        assert (
+            cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge", "--base-url", server.url).exit_code
+            == 0
+        )
     with opened_store(judged_db) as store:
         run = store.runs.get("sys-a")
         judge = store.judging.judge_runs(run.id)[0]

@@ -16,11 +16,23 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from tests.support.reading import READ_COMMANDS, demo_with_a_search  # noqa: F401 (the fixture)
+
+from tests.support.reading import READ_COMMANDS
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("openai", "anthropic", "httpx", "scipy", "sklearn", "numpy", "torch", "sentence_transformers",
-         "llama_cpp", "nltk", "textual")
+HEAVY = (
+    "openai",
+    "anthropic",
+    "httpx",
+    "scipy",
+    "sklearn",
+    "numpy",
+    "torch",
+    "sentence_transformers",
+    "llama_cpp",
+    "nltk",
+    "textual",
+)
 
 
 def python_files(folder: str) -> list[Path]:
@@ -52,7 +64,7 @@ def import_contracts() -> dict:
 
 def layers() -> list[list[str]]:
     """The layers contract's layers, top first, each as its modules."""
-    contract, = (c for c in import_contracts()["contracts"] if c["type"] == "layers")
+    (contract,) = (c for c in import_contracts()["contracts"] if c["type"] == "layers")
     return [[name.strip() for name in re.split(r"[|:]", layer)] for layer in contract["layers"]]
 
 
@@ -81,16 +93,20 @@ def test_every_package_and_module_is_in_a_layer():
 def test_every_folder_of_python_files_is_a_package():
     """A folder without __init__.py is invisible to the import contracts (and to a wheel)."""
     folders = {path.parent for path in python_files("workbench")} | {path.parent for path in python_files("store")}
-    missing = sorted(str(folder.relative_to(REPO)) for folder in folders if not (folder / "__init__.py").exists()
-                     and not any(str(folder.relative_to(REPO)).startswith(data) for data in NOT_PACKAGES))
+    missing = sorted(
+        str(folder.relative_to(REPO))
+        for folder in folders
+        if not (folder / "__init__.py").exists()
+        and not any(str(folder.relative_to(REPO)).startswith(data) for data in NOT_PACKAGES)
+    )
     assert missing == []
 
 
 def test_the_presentation_contract_names_every_layer_below_the_renderers():
     found = layers()
     render = next(n for n, layer in enumerate(found) if "workbench.render" in layer)
-    below = {name for layer in found[render + 1:] for name in layer} - {"store"}
-    contract, = (c for c in import_contracts()["contracts"] if c["name"].startswith("Domain packages"))
+    below = {name for layer in found[render + 1 :] for name in layer} - {"store"}
+    (contract,) = (c for c in import_contracts()["contracts"] if c["name"].startswith("Domain packages"))
     assert sorted(contract["source_modules"]) == sorted(below)
 
 
@@ -107,16 +123,15 @@ def test_no_sql_is_written_outside_the_store():
 
 def test_the_cli_reaches_the_tui_only_inside_a_command():
     offenders = [
-        str(path.relative_to(REPO)) for path in python_files("workbench/cli")
-        if any(name.startswith("workbench.tui") or name.startswith("textual")
-               for name in module_level_imports(path))
+        str(path.relative_to(REPO))
+        for path in python_files("workbench/cli")
+        if any(name.startswith("workbench.tui") or name.startswith("textual") for name in module_level_imports(path))
     ]
     assert offenders == []
 
 
 def test_starting_the_cli_loads_nothing_heavy():
-    code = ("import json, sys; import workbench.cli; "
-            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    code = "import json, sys; import workbench.cli; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(result.stdout))
     assert loaded & set(HEAVY) == set()
@@ -124,9 +139,11 @@ def test_starting_the_cli_loads_nothing_heavy():
 
 def test_the_help_of_every_command_loads_nothing_heavy():
     """`workbench --help` imports every command module: none may import a heavy package."""
-    code = ("import json, sys\nfrom click.testing import CliRunner\nfrom workbench.cli import main\n"
-            "result = CliRunner().invoke(main, ['--help'])\nassert result.exit_code == 0, result.output\n"
-            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    code = (
+        "import json, sys\nfrom click.testing import CliRunner\nfrom workbench.cli import main\n"
+        "result = CliRunner().invoke(main, ['--help'])\nassert result.exit_code == 0, result.output\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(result.stdout.splitlines()[-1]))
     assert loaded & set(HEAVY) == set()
@@ -139,16 +156,33 @@ def test_the_checkers_see_what_they_look_for(tmp_path):
     assert module_level_imports(sample) == {"textual.app", "workbench.tui"}
 
 
-NOT_FOR_READING = ("numpy", "scipy", "pydantic_settings", "openai", "anthropic", "torch", "llama_cpp", "textual",
-                   "sqlite_utils", "pydantic")
+NOT_FOR_READING = (
+    "numpy",
+    "scipy",
+    "pydantic_settings",
+    "openai",
+    "anthropic",
+    "torch",
+    "llama_cpp",
+    "textual",
+    "sqlite_utils",
+    "pydantic",
+)
 """What the commands that read and print must not import: the numeric and model packages,
 the TUI, and what validating or migrating needs (importing sqlite-utils or pydantic takes
 longer than these commands take to run: the store reads with sqlite3 into plain dataclasses).
 With a config file, pydantic is what checks it (every command does): VALIDATING_CONFIG."""
 VALIDATING_CONFIG = ("pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection")
 """What checking a config file with pydantic imports; without a file none of it is loaded."""
-RICH_NOT_FOR_READING = ("rich.markdown", "rich.syntax", "pygments", "rich.progress", "rich.live", "rich.traceback",
-                        "markdown_it")
+RICH_NOT_FOR_READING = (
+    "rich.markdown",
+    "rich.syntax",
+    "pygments",
+    "rich.progress",
+    "rich.live",
+    "rich.traceback",
+    "markdown_it",
+)
 """What printing tables, panels and text does without (Rich's console, table, panel and text
 are what the reading commands print with)."""
 
@@ -160,14 +194,17 @@ def test_the_commands_that_read_load_nothing_heavy(name, with_config, demo_with_
     sets the usual things (checked by pydantic): the modules loaded when it exits."""
     config = tmp_path / "config.toml"
     if with_config:
-        config.write_text('annotator = "ana"\ntheme = "nord"\n[keys]\nopenai = "sk-test"\n'
-                          '[keymap]\n"claims.flag" = "ctrl+f"\n')
+        config.write_text(
+            'annotator = "ana"\ntheme = "nord"\n[keys]\nopenai = "sk-test"\n[keymap]\n"claims.flag" = "ctrl+f"\n'
+        )
     listing = tmp_path / "modules.json"
-    code = ("import atexit, json, sys\n"
-            f"atexit.register(lambda: open({str(listing)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n"
-            "from workbench.cli import main\n"
-            f"sys.argv = ['workbench', '--db', {str(demo_with_a_search)!r}, *{READ_COMMANDS[name]!r}]\n"
-            "main()\n")
+    code = (
+        "import atexit, json, sys\n"
+        f"atexit.register(lambda: open({str(listing)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n"
+        "from workbench.cli import main\n"
+        f"sys.argv = ['workbench', '--db', {str(demo_with_a_search)!r}, *{READ_COMMANDS[name]!r}]\n"
+        "main()\n"
+    )
     env = {name: value for name, value in os.environ.items() if not name.upper().startswith("WORKBENCH_")}
     env["WORKBENCH_CONFIG"] = str(config)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
@@ -209,5 +246,19 @@ print(json.dumps(asyncio.run(first_frame())))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     loaded = {module.split(".")[0] for module in json.loads(result.stdout.splitlines()[-1])}
     assert "textual" in loaded  # it did draw
-    assert loaded & {"numpy", "scipy", "pandas", "sqlite_utils", "pydantic_settings", "openai", "anthropic", "torch",
-                     "llama_cpp", "httpx"} == set()
+    assert (
+        loaded
+        & {
+            "numpy",
+            "scipy",
+            "pandas",
+            "sqlite_utils",
+            "pydantic_settings",
+            "openai",
+            "anthropic",
+            "torch",
+            "llama_cpp",
+            "httpx",
+        }
+        == set()
+    )

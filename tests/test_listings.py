@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from store import Prediction, Run
 from tests.support.scoring import RUN_A, RUN_B, make_run
-from tests.support.tui_metrics import Host, panel_text, settled
 from tests.support.tui import until
+from tests.support.tui_metrics import Host, panel_text, settled
 from workbench.cli import main
 from workbench.render.display import run_names
 
@@ -26,11 +26,23 @@ def every_kind(demo_store):
     """One run of each kind the workbench makes, over demo claims 1-3."""
     store = demo_store
     answer = make_run(store, "answers", 1, [1, 2, 3], {1: ("ok", "Refuted")})
-    kinds = [("judge", "judge-of-answers"), ("reformulate", "labels-of-answers"), ("article", "articles"),
-             ("extract", "evidence-lists")]
+    kinds = [
+        ("judge", "judge-of-answers"),
+        ("reformulate", "labels-of-answers"),
+        ("article", "articles"),
+        ("extract", "evidence-lists"),
+    ]
     for kind, name in kinds:
-        store.runs.create(Run(name=name, kind=kind, dataset_id=1, model="gguf:default",
-                              target_run_id=answer.id if kind in ("judge", "reformulate") else None), [1, 2, 3])
+        store.runs.create(
+            Run(
+                name=name,
+                kind=kind,
+                dataset_id=1,
+                model="gguf:default",
+                target_run_id=answer.id if kind in ("judge", "reformulate") else None,
+            ),
+            [1, 2, 3],
+        )
     store.runs.create(Run(name="elsewhere", dataset_id=1, model="imported:elsewhere", status="finished"), [1, 2])
     return answer
 
@@ -38,8 +50,13 @@ def every_kind(demo_store):
 def test_runs_lists_every_run_with_its_kind(every_kind, db_path):
     listed = {row["name"]: row for row in json.loads(cli(db_path, "runs", "--json").output)}
     assert {name: row["kind"] for name, row in listed.items()} == {
-        "answers": "answer", "judge-of-answers": "judge", "labels-of-answers": "reformulate",
-        "articles": "article", "evidence-lists": "extract", "elsewhere": "imported"}
+        "answers": "answer",
+        "judge-of-answers": "judge",
+        "labels-of-answers": "reformulate",
+        "articles": "article",
+        "evidence-lists": "extract",
+        "elsewhere": "imported",
+    }
     assert listed["judge-of-answers"]["of_run"] == every_kind.id
     table = " ".join(cli(db_path, "runs").output.split())
     assert f"judge of #{every_kind.id}" in table and "extract · gguf:default" in table
@@ -61,8 +78,10 @@ def test_compare_of_runs_that_share_no_items_says_so_and_prints_no_scores(demo_s
     for extra in ([], ["--json"]):
         result = cli(db_path, "compare", "A", "B", *extra)
         assert result.exit_code == 1
-        assert result.output == ("Error: runs 'A' and 'B' share no items (claims both answered whose gold label is"
-                                 " scored): nothing to compare\n")
+        assert result.output == (
+            "Error: runs 'A' and 'B' share no items (claims both answered whose gold label is"
+            " scored): nothing to compare\n"
+        )
 
 
 def test_compare_heads_its_output_in_the_order_typed(demo_store, db_path):
@@ -75,8 +94,10 @@ def test_compare_heads_its_output_in_the_order_typed(demo_store, db_path):
 
 
 def test_a_name_cut_short_beside_one_that_goes_on_alike_gets_its_id():
-    runs = [Run(id=4, name="smollm2-jsfactcheck-claim+time", model="m"),
-            Run(id=1, name="smollm2-jsfactcheck-claim+time+reference", model="m")]
+    runs = [
+        Run(id=4, name="smollm2-jsfactcheck-claim+time", model="m"),
+        Run(id=1, name="smollm2-jsfactcheck-claim+time+reference", model="m"),
+    ]
     assert run_names(runs, 30) == ["#4 smollm2-jsfactcheck-claim+…", "#1 smollm2-jsfactcheck-claim+…"]
     apart = [Run(id=1, name="alpha-run", model="m"), Run(id=2, name="alpha-runner-with-a-long-name", model="m")]
     assert run_names(apart, 30) == ["alpha-run", "alpha-runner-with-a-long-name"]

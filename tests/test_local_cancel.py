@@ -40,8 +40,9 @@ def test_llama_cpp_stops_at_the_step_after_the_flag_is_set(smollm2):
         return logits
 
     with lock, abortable(model, flag), pytest.raises(RuntimeError, match="llama_decode returned 2"):
-        model.create_chat_completion(messages=STORY, max_tokens=300, temperature=0.0,
-                                     logits_processor=LogitsProcessorList([count_tokens]))
+        model.create_chat_completion(
+            messages=STORY, max_tokens=300, temperature=0.0, logits_processor=LogitsProcessorList([count_tokens])
+        )
     assert len(chosen) == 5
     after = smollm2.complete_blocking(CompletionRequest(STORY, max_tokens=12, temperature=0.0))
     assert after.tokens_out == 12 and after.text.strip()
@@ -57,7 +58,8 @@ def test_an_interrupted_backend_abandons_its_call_and_the_model_serves_the_next_
 
 
 def test_a_cancelled_local_run_keeps_its_answers_leaves_the_abandoned_claim_pending_and_resumes(
-        store, db_path, tmp_path, smollm2):
+    store, db_path, tmp_path, smollm2
+):
     import_file(store, write_mini(tmp_path, many_claims(3), name="few"), "jsonl")
     request = RunRequest(dataset="few", name="stopped", params={"max_tokens": 64})
     prepared = prepare_run(store, request)

@@ -10,11 +10,11 @@ import os
 import pytest
 from click.testing import CliRunner
 
+from tests.support.local_models import hf_model, ollama_model, tiny_gguf
 from workbench.backends.local_models import find_local_models
 from workbench.backends.model_catalog import LocalModelError, catalog, describe, resolve
 from workbench.backends.specs import local_model_path, parse_model_spec
 from workbench.cli import main
-from tests.support.local_models import hf_model, ollama_model, tiny_gguf
 
 
 @pytest.fixture
@@ -26,8 +26,12 @@ def machine(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
     monkeypatch.setenv("OLLAMA_MODELS", str(tmp_path / "ollama"))
-    return {"home": home, "hf": tmp_path / "hf" / "hub", "ollama": tmp_path / "ollama",
-            "lmstudio": home / ".lmstudio" / "models"}
+    return {
+        "home": home,
+        "hf": tmp_path / "hf" / "hub",
+        "ollama": tmp_path / "ollama",
+        "lmstudio": home / ".lmstudio" / "models",
+    }
 
 
 def models_cli(*args):
@@ -46,11 +50,17 @@ def test_models_lists_every_source_with_its_header_facts(machine, tmp_path):
     result = models_cli("--json")
     assert result.exit_code == 0, result.output
     rows = {row["name"]: row for row in json.loads(result.output)["models"]}
-    assert {"acme/Tiny-GGUF/tiny-q4_k_m", "studio-pub/Vision-GGUF/vision-Q8_0", "tinyllm:latest",
-            "sub/local"} <= set(rows)
+    assert {"acme/Tiny-GGUF/tiny-q4_k_m", "studio-pub/Vision-GGUF/vision-Q8_0", "tinyllm:latest", "sub/local"} <= set(
+        rows
+    )
     hf = rows["acme/Tiny-GGUF/tiny-q4_k_m"]
     assert (hf["source"], hf["quantisation"], hf["parameters"], hf["context_length"], hf["chat_template"]) == (
-        "hf", "Q4_K_M", 96, 4096, True)
+        "hf",
+        "Q4_K_M",
+        96,
+        4096,
+        True,
+    )
     vision = rows["studio-pub/Vision-GGUF/vision-Q8_0"]
     assert (vision["quantisation"], vision["context_length"], vision["chat_template"]) == ("Q8_0", 8192, False)
     assert vision["projector"].endswith("mmproj-vision-f16.gguf")  # beside it, not listed as a model
@@ -157,8 +167,11 @@ def test_a_run_finds_a_model_by_its_ollama_name(machine, store, db_path, tmp_pat
 
     load_mini(store, tmp_path)
     ollama_model(machine["ollama"], "smol", "135m", blob_file=default_gguf_path())
-    result = CliRunner().invoke(main, ["--db", str(db_path), "run", "--model", "gguf:smol", "--limit", "1",
-                                       "--param", "max_tokens=8"], terminal_width=120)
+    result = CliRunner().invoke(
+        main,
+        ["--db", str(db_path), "run", "--model", "gguf:smol", "--limit", "1", "--param", "max_tokens=8"],
+        terminal_width=120,
+    )
     assert result.exit_code in (0, 1), result.output  # 8 tokens may cut the JSON: answered all the same
     run = store.runs.list()[0]
     assert run.model == "gguf:smol" and run.name.startswith("smol-")

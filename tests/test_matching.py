@@ -20,16 +20,11 @@ def brute_force_best(scores: np.ndarray) -> float:
     n_rows, n_cols = scores.shape
     if n_rows == 0:
         return 0.0
-    return max(
-        sum(scores[i, cols[i]] for i in range(n_rows))
-        for cols in permutations(range(n_cols), n_rows)
-    )
+    return max(sum(scores[i, cols[i]] for i in range(n_rows)) for cols in permutations(range(n_cols), n_rows))
 
 
 matrices = st.tuples(st.integers(0, 5), st.integers(0, 5)).flatmap(
-    lambda shape: arrays(
-        np.float64, shape, elements=st.floats(0, 1, allow_nan=False, width=32)
-    )
+    lambda shape: arrays(np.float64, shape, elements=st.floats(0, 1, allow_nan=False, width=32))
 )
 
 

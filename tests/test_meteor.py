@@ -37,20 +37,53 @@ PAIRS = [
     ("The runners were running a run.", "Runner runs; the run was run."),
     ("It was 1–3 in the 2020–21 season", "It was 1-3 in the 2020-21 season"),
     ("Don't say \"never\" - it's Biden's", "Do not say never, it is Biden"),
-    ("Was the claim first published on Facebook?",
-     "Where was the claim first published? It was first published on Facebook."),
+    (
+        "Was the claim first published on Facebook?",
+        "Where was the claim first published? It was first published on Facebook.",
+    ),
     # nltk's own documented example (0.6944).
-    ("It is a guide to action that ensures that the military will forever heed "
-     "Party commands", "It is a guide to action which ensures that the military "
-     "always obeys the commands of the party"),
+    (
+        "It is a guide to action that ensures that the military will forever heed Party commands",
+        "It is a guide to action which ensures that the military always obeys the commands of the party",
+    ),
 ]
 
 # Repeats, shared stems and overlapping synonym sets (big/great, car/auto, dog/hound/
 # hunt/chase/trace) make the order in which nltk pairs words matter.
-VOCAB = ["the", "The", "a", "dog", "dogs", "hound", "hunt", "chase", "trace", "run", "running",
-         "ran", "runner", "big", "large", "great", "bad", "quick", "fast", "car", "cars",
-         "auto", "automobile", "machine", "house", "home", "Housing", ".", ",", "is",
-         "be", "was"]
+VOCAB = [
+    "the",
+    "The",
+    "a",
+    "dog",
+    "dogs",
+    "hound",
+    "hunt",
+    "chase",
+    "trace",
+    "run",
+    "running",
+    "ran",
+    "runner",
+    "big",
+    "large",
+    "great",
+    "bad",
+    "quick",
+    "fast",
+    "car",
+    "cars",
+    "auto",
+    "automobile",
+    "machine",
+    "house",
+    "home",
+    "Housing",
+    ".",
+    ",",
+    "is",
+    "be",
+    "was",
+]
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +135,9 @@ def test_matrix_layout_and_cache_do_not_change_scores(scorer):
 
 def nltk_synonyms(word: str) -> set[str]:
     """The synonym set nltk's METEOR builds for a hypothesis word."""
-    return {lemma.name() for synset in wordnet.synsets(word) for lemma in synset.lemmas()
-            if "_" not in lemma.name()} | {word}
+    return {
+        lemma.name() for synset in wordnet.synsets(word) for lemma in synset.lemmas() if "_" not in lemma.name()
+    } | {word}
 
 
 def test_synonym_sets_equal_nltks(scorer):
@@ -118,8 +152,7 @@ def evidence_strings(path: Path) -> tuple[list[str], list[str]]:
     """Gold question+answer strings and predicted ones from the real dev files."""
     gold = json.loads((path / "dev.json").read_text(encoding="utf-8"))
     predictions = json.loads((path / "dev_baseline_predictions.json").read_text(encoding="utf-8"))
-    gold_texts = [q["question"] + " " + a["answer"] for g in gold for q in g["questions"]
-                  for a in q["answers"]]
+    gold_texts = [q["question"] + " " + a["answer"] for g in gold for q in g["questions"] for a in q["answers"]]
     pred_texts = [e["question"] + " " + e["answer"] for p in predictions for e in p["evidence"]]
     return gold_texts, pred_texts
 

@@ -26,8 +26,9 @@ def db(demo_store, db_path):
 
 
 def run(db, *args):
-    result = CliRunner().invoke(main, ["--db", str(db), *map(str, args)], env={"COLUMNS": "120"},
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        main, ["--db", str(db), *map(str, args)], env={"COLUMNS": "120"}, catch_exceptions=False
+    )
     return result
 
 
@@ -35,10 +36,26 @@ def test_metrics_prints_the_numbers_and_baselines(db):
     result = run(db, "metrics", "A", "--by", "importance", "--resamples", "100")
     assert result.exit_code == 0, result.output
     out = result.output
-    for expected in ("accuracy", "0.667", "macro-F1", "0.698", "MCC", "Unknown Rate", "parse-failure rate",
-                     "0.111", "error rate", "0.091", "0.818 (9 of 11)", "excluded Unclear 1",
-                     "uniform acc / F1", "majority acc / F1", "(Refuted)", "<parse failure>", "by importance",
-                     "Irrelevant"):
+    for expected in (
+        "accuracy",
+        "0.667",
+        "macro-F1",
+        "0.698",
+        "MCC",
+        "Unknown Rate",
+        "parse-failure rate",
+        "0.111",
+        "error rate",
+        "0.091",
+        "0.818 (9 of 11)",
+        "excluded Unclear 1",
+        "uniform acc / F1",
+        "majority acc / F1",
+        "(Refuted)",
+        "<parse failure>",
+        "by importance",
+        "Irrelevant",
+    ):
         assert expected in out, expected
 
 
@@ -51,8 +68,23 @@ def test_exclude_flag_shows_both_sets_side_by_side(db):
 
 
 def test_metrics_json_holds_everything(db):
-    data = json.loads(run(db, "metrics", "A", "B", "--by", "importance", "--cutoff", "2025-01-01",
-                          "--exclude-flag", "contaminated", "--json", "--resamples", "50").output)
+    data = json.loads(
+        run(
+            db,
+            "metrics",
+            "A",
+            "B",
+            "--by",
+            "importance",
+            "--cutoff",
+            "2025-01-01",
+            "--exclude-flag",
+            "contaminated",
+            "--json",
+            "--resamples",
+            "50",
+        ).output
+    )
     a, b = data["runs"]
     assert (a["run"], b["run"]) == ("A", "B")
     overall = a["all"]["overall"]
@@ -78,8 +110,22 @@ def test_compare_prints_tests_cor_and_flips(db):
 @pytest.mark.parametrize("fmt", ["md", "json", "csv"])
 def test_report_writes_each_format(db, tmp_path, fmt):
     target = tmp_path / f"report.{fmt}"
-    result = run(db, "report", "A", "B", "--format", fmt, "-o", target, "--by", "importance",
-                 "--exclude-flag", "contaminated", "--resamples", "50")
+    result = run(
+        db,
+        "report",
+        "A",
+        "B",
+        "--format",
+        fmt,
+        "-o",
+        target,
+        "--by",
+        "importance",
+        "--exclude-flag",
+        "contaminated",
+        "--resamples",
+        "50",
+    )
     assert result.exit_code == 0, result.output
     text = target.read_text(encoding="utf-8")
     if fmt == "md":
@@ -103,16 +149,19 @@ def test_untrusted_names_stay_literal(db):
     assert "\\[bold\\]x\\\\x1b\\[31m" in md
 
 
-@pytest.mark.parametrize("args, message", [
-    (["metrics", "nope"], "no run 'nope'"),
-    (["metrics", "A", "--by", "importanse"], "unknown field 'importanse'; did you mean importance?"),
-    (["metrics", "A", "--cutoff", "2025-02-30"], "cutoff '2025-02-30' is not a date"),
-    (["metrics", "A", "--by", "cutoff"], "no cutoff date for run 'A'"),
-    (["compare", "A", "A"], "two different runs"),
-    (["metrics", "A", "--exclude-flag", "contaminated@gpt-9"], "no flag was found for model 'gpt-9'"),
-    (["metrics", "A", "--by", "flag:contaminated@"], "name a model after @"),
-    (["report", "A", "--format", "md", "-o", "/no/such/dir/r.md"], "cannot write /no/such/dir/r.md"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["metrics", "nope"], "no run 'nope'"),
+        (["metrics", "A", "--by", "importanse"], "unknown field 'importanse'; did you mean importance?"),
+        (["metrics", "A", "--cutoff", "2025-02-30"], "cutoff '2025-02-30' is not a date"),
+        (["metrics", "A", "--by", "cutoff"], "no cutoff date for run 'A'"),
+        (["compare", "A", "A"], "two different runs"),
+        (["metrics", "A", "--exclude-flag", "contaminated@gpt-9"], "no flag was found for model 'gpt-9'"),
+        (["metrics", "A", "--by", "flag:contaminated@"], "name a model after @"),
+        (["report", "A", "--format", "md", "-o", "/no/such/dir/r.md"], "cannot write /no/such/dir/r.md"),
+    ],
+)
 def test_user_errors(db, args, message):
     result = run(db, *args)
     assert result.exit_code == 1

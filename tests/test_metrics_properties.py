@@ -7,12 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import (
-    accuracy_score,
-    f1_score,
-    matthews_corrcoef,
-    precision_recall_fscore_support,
-)
+from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef, precision_recall_fscore_support
 
 from workbench.metrics import (
     API_ERROR,
@@ -52,9 +47,7 @@ def test_scores_agree_with_sklearn(run):
     classes, abstain, gold, predicted = run
     summary = summarise(gold, predicted, classes, abstain)
 
-    precision, recall, f1, support = precision_recall_fscore_support(
-        gold, predicted, labels=classes, zero_division=0
-    )
+    precision, recall, f1, support = precision_recall_fscore_support(gold, predicted, labels=classes, zero_division=0)
     assert abs(summary.accuracy - accuracy_score(gold, predicted)) < TOL
     expected_macro = f1_score(gold, predicted, labels=classes, average="macro", zero_division=0)
     assert abs(summary.macro_f1 - expected_macro) < TOL

@@ -42,10 +42,13 @@ async def error_from(backend) -> BackendError:
     return caught.value
 
 
-@pytest.mark.parametrize("make", [
-    lambda url: OpenAIBackend("m", "sk-test", url, compatible=True, timeout=5),
-    lambda url: AnthropicBackend("m", "sk-test", url.removesuffix("/v1"), None, 5, False),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda url: OpenAIBackend("m", "sk-test", url, compatible=True, timeout=5),
+        lambda url: AnthropicBackend("m", "sk-test", url.removesuffix("/v1"), None, 5, False),
+    ],
+)
 async def test_dns_failure_and_refused_connection_are_told_apart(make):
     dns = await error_from(make(f"http://{NOWHERE}/v1"))
     assert dns.message.startswith(f"DNS lookup failed: cannot resolve {NOWHERE}")
@@ -62,8 +65,26 @@ def tls_server(tmp_path):
     if shutil.which("openssl") is None:
         pytest.skip("openssl is not installed: no certificate can be made for the TLS test")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                    "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     listener = socket.socket()
@@ -110,8 +131,18 @@ def cli(db_path, *args):
 
 
 def test_an_unreachable_server_stops_the_run_with_the_cause(mini_db):
-    result = cli(mini_db, "run", "--model", "openai-compatible:x", "--base-url", f"http://{NOWHERE}/v1",
-                 "--dataset", "mini", "--param", "attempts=2")
+    result = cli(
+        mini_db,
+        "run",
+        "--model",
+        "openai-compatible:x",
+        "--base-url",
+        f"http://{NOWHERE}/v1",
+        "--dataset",
+        "mini",
+        "--param",
+        "attempts=2",
+    )
     assert result.exit_code == 1
     last = result.output.strip().splitlines()[-1]
     assert last.startswith("Error: run ") and f"failed: DNS lookup failed: cannot resolve {NOWHERE}" in last
@@ -125,21 +156,40 @@ def test_an_unreachable_server_stops_the_run_with_the_cause(mini_db):
 def test_the_summary_counts_each_distinct_cause(mini_db):
     with LoopbackServer("openai") as server:
         server.faults.extend([Fault.status_code(500)] * 2 + [Fault.status_code(400)] * 2)
-        result = cli(mini_db, "run", "--model", "openai-compatible:x", "--base-url", server.url,
-                     "--dataset", "mini", "--param", "attempts=1", "--concurrency", "1")
+        result = cli(
+            mini_db,
+            "run",
+            "--model",
+            "openai-compatible:x",
+            "--base-url",
+            server.url,
+            "--dataset",
+            "mini",
+            "--param",
+            "attempts=1",
+            "--concurrency",
+            "1",
+        )
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     causes = [line.strip() for line in lines if "×" in line]
     assert len(causes) == 2 and all(line.startswith("2 × HTTP ") for line in causes)
     assert {"500" in line for line in causes} == {True, False}
-    assert lines[-1] == (f"Error: 4 of 4 claims have no answer (why: above); `workbench --db {mini_db} run --resume"
-                         " x-jsfactcheck-claim` retries them")
+    assert lines[-1] == (
+        f"Error: 4 of 4 claims have no answer (why: above); `workbench --db {mini_db} run --resume"
+        " x-jsfactcheck-claim` retries them"
+    )
 
 
 def test_preflight_lists_every_model_that_cannot_be_called():
     with pytest.raises(RunSetupError) as caught:
-        preflight([ModelCall("target model", "openai:gpt-x"), ModelCall("extractor", "anthropic:claude-x"),
-                   ModelCall("judge", "gguf:/nowhere/model.gguf")])
+        preflight(
+            [
+                ModelCall("target model", "openai:gpt-x"),
+                ModelCall("extractor", "anthropic:claude-x"),
+                ModelCall("judge", "gguf:/nowhere/model.gguf"),
+            ]
+        )
     message = str(caught.value)
     assert "target model openai:gpt-x: no API key for openai" in message
     assert "extractor anthropic:claude-x: no API key for anthropic" in message
@@ -147,9 +197,20 @@ def test_preflight_lists_every_model_that_cannot_be_called():
 
 
 def test_the_contamination_pipeline_checks_the_target_key_before_extracting(demo_store, db_path):
-    result = cli(db_path, "contamination", "run", "--model", "openai:gpt-4o-mini", "--extractor", "gguf:default",
-                 "--dataset", "demo")
+    result = cli(
+        db_path,
+        "contamination",
+        "run",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--extractor",
+        "gguf:default",
+        "--dataset",
+        "demo",
+    )
     assert result.exit_code == 1
-    assert result.output.strip() == ("Error: target model openai:gpt-4o-mini: no API key for openai: set"
-                                     f" OPENAI_API_KEY, or add `openai = \"...\"` under [keys] in {config_path()}")
+    assert result.output.strip() == (
+        "Error: target model openai:gpt-4o-mini: no API key for openai: set"
+        f' OPENAI_API_KEY, or add `openai = "..."` under [keys] in {config_path()}'
+    )
     assert Store.open(db_path).runs.list(kind=None) == []  # not one extraction ran

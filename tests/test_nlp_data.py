@@ -38,8 +38,9 @@ for make in (check_nlp_data, MeteorScorer):
 def probe(data_dir: Path, script: str = PROBE, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("NLTK_DATA", None)
-    return subprocess.run([sys.executable, "-c", script, str(data_dir), *args],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", script, str(data_dir), *args], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def installed(resource: str) -> Path:
@@ -69,8 +70,7 @@ def test_missing_data_stops_scoring_with_the_fix(tmp_path):
 
 
 def test_missing_wordnet_alone_is_reported(tmp_path):
-    shutil.copytree(installed("tokenizers/punkt_tab/english/"),
-                    tmp_path / "tokenizers" / "punkt_tab" / "english")
+    shutil.copytree(installed("tokenizers/punkt_tab/english/"), tmp_path / "tokenizers" / "punkt_tab" / "english")
     line = probe(tmp_path).stdout.splitlines()[0]
     assert "WordNet corpus is not installed" in line
     assert "punkt_tab tokenizer data is not installed" not in line
@@ -80,10 +80,8 @@ def test_a_different_wordnet_version_is_refused(tmp_path):
     corpus = tmp_path / "corpora" / "wordnet"
     shutil.copytree(installed("corpora/wordnet/"), corpus)
     data_adj = corpus / "data.adj"
-    data_adj.write_bytes(data_adj.read_bytes().replace(b"WordNet 3.0 Copyright",
-                                                       b"WordNet 3.1 Copyright", 1))
-    shutil.copytree(installed("tokenizers/punkt_tab/english/"),
-                    tmp_path / "tokenizers" / "punkt_tab" / "english")
+    data_adj.write_bytes(data_adj.read_bytes().replace(b"WordNet 3.0 Copyright", b"WordNet 3.1 Copyright", 1))
+    shutil.copytree(installed("tokenizers/punkt_tab/english/"), tmp_path / "tokenizers" / "punkt_tab" / "english")
     line = probe(tmp_path).stdout.splitlines()[0]
     assert "version 3.1" in line and "workbench nlp-data" in line
 
@@ -116,8 +114,11 @@ def test_nlp_data_installs_through_nltks_downloader_from_an_index(tmp_path):
         assert done.returncode == 0, done.stderr[-2000:]
         assert f"NLTK data is in {data}" in done.stdout
         assert f"set NLTK_DATA={data}" in done.stdout
-        assert sorted(hub.requested) == ["/index.xml", "/packages/corpora/wordnet.zip",
-                                         "/packages/tokenizers/punkt_tab.zip"]
+        assert sorted(hub.requested) == [
+            "/index.xml",
+            "/packages/corpora/wordnet.zip",
+            "/packages/tokenizers/punkt_tab.zip",
+        ]
         assert probe(data).stdout.splitlines() == ["OK", "OK"]
         again = probe(data, INSTALL, hub.index_url)
         assert "already installed" in again.stdout and len(hub.requested) == 3
@@ -158,8 +159,7 @@ def test_an_index_out_of_reach_is_one_clear_error(tmp_path, monkeypatch):
         result = CliRunner().invoke(main, ["nlp-data", "--dir", str(tmp_path / "data"), "--index-url", url])
         # urllib cannot log in with a user:password in the URL; the message still hides it.
         secret = url.replace("http://", "http://someone:s3cret@")
-        with_secret = CliRunner().invoke(main, ["nlp-data", "--dir", str(tmp_path / "data"),
-                                                "--index-url", secret])
+        with_secret = CliRunner().invoke(main, ["nlp-data", "--dir", str(tmp_path / "data"), "--index-url", secret])
     said = " ".join(result.output.split())  # the error is wrapped to the terminal's width
     assert result.exit_code == 1
     assert f"could not install punkt_tab from {url}: " in said and "HTTP Error 404" in said
@@ -169,8 +169,10 @@ def test_an_index_out_of_reach_is_one_clear_error(tmp_path, monkeypatch):
     assert not (tmp_path / "data").exists()
 
 
-@given(user=st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=12),
-       password=st.text(st.characters(categories=["L", "N"]), min_size=4, max_size=20))
+@given(
+    user=st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=12),
+    password=st.text(st.characters(categories=["L", "N"]), min_size=4, max_size=20),
+)
 def test_urls_in_messages_never_carry_a_password(user, password):
     url = f"https://{user}:{password}@mirror.example:8443/nltk/index.xml"
     assert shown_url(url) == "https://mirror.example:8443/nltk/index.xml"

@@ -55,8 +55,9 @@ def test_offline_install_into_an_empty_folder(tmp_path):
     """Real provisioning: Debian's WordNet packages and the PyPI wheel, no NLTK hub."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("NLTK_DATA", None)
-    done = subprocess.run([sys.executable, str(SCRIPT), "--dir", str(tmp_path)],
-                          capture_output=True, text=True, env=env, timeout=900)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--dir", str(tmp_path)], capture_output=True, text=True, env=env, timeout=900
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"load from {tmp_path}" in done.stdout
     assert (tmp_path / "corpora" / "wordnet" / "lexnames").read_text() == offline_script().lexnames_text()

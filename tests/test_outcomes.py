@@ -27,19 +27,32 @@ def write_dataset(tmp_path, labels: dict[str, str], name: str = "t"):
 @pytest.fixture
 def answered(store, tmp_path):
     """Six claims (one with an excluded gold label) and a run answering five of them."""
-    import_file(store, write_dataset(tmp_path, {"a": "Refuted", "b": "Supported", "c": "Unclear",
-                                                "d": "NotEnoughInfo", "e": "Supported", "f": "Refuted"}))
+    import_file(
+        store,
+        write_dataset(
+            tmp_path,
+            {"a": "Refuted", "b": "Supported", "c": "Unclear", "d": "NotEnoughInfo", "e": "Supported", "f": "Refuted"},
+        ),
+    )
     ids = {x: store.claims.resolve(f"t:{x}") for x in "abcdef"}
     run = store.runs.create(Run(name="r1", model="m", dataset_id=1), list(ids.values()))
-    for key, status, verdict in [("a", "ok", "Refuted"), ("b", "ok", "Refuted"), ("c", "ok", "Refuted"),
-                                 ("d", "parse_failure", None), ("e", "error", None)]:
+    for key, status, verdict in [
+        ("a", "ok", "Refuted"),
+        ("b", "ok", "Refuted"),
+        ("c", "ok", "Refuted"),
+        ("d", "parse_failure", None),
+        ("e", "error", None),
+    ]:
         store.runs.record(Prediction(run_id=run.id, claim_id=ids[key], status=status, verdict=verdict))
     return store, run, ids
 
 
 def outcomes(store, run_id) -> dict[str, str]:
-    rows = store.db.execute("SELECT c.external_id, p.outcome FROM predictions p JOIN claims c ON c.id = p.claim_id"
-                            " WHERE p.run_id = ? ORDER BY 1", [run_id])
+    rows = store.db.execute(
+        "SELECT c.external_id, p.outcome FROM predictions p JOIN claims c ON c.id = p.claim_id"
+        " WHERE p.run_id = ? ORDER BY 1",
+        [run_id],
+    )
     return dict(rows.fetchall())
 
 
@@ -49,8 +62,13 @@ def matching(store, text: str) -> list[str]:
 
 def test_each_prediction_carries_its_outcome_as_it_is_written(answered):
     store, run, _ = answered
-    assert outcomes(store, run.id) == {"a": "correct", "b": "wrong", "c": "unscored", "d": "parse_failure",
-                                       "e": "error"}
+    assert outcomes(store, run.id) == {
+        "a": "correct",
+        "b": "wrong",
+        "c": "unscored",
+        "d": "parse_failure",
+        "e": "error",
+    }
     assert matching(store, "run:r1 right") == ["a"]
     assert matching(store, "run:r1 wrong") == ["b", "d"]
     assert matching(store, "run:r1 -wrong") == ["a", "c", "e", "f"]
@@ -64,8 +82,13 @@ def test_a_retried_answer_and_a_changed_gold_label_change_the_outcome(answered, 
     store.runs.record(Prediction(run_id=run.id, claim_id=ids["e"], status="ok", verdict="Supported"))
     assert outcomes(store, run.id)["e"] == "correct"
     # The dataset imported again with b's gold label corrected: b's answer becomes right.
-    import_file(store, write_dataset(tmp_path, {"a": "Refuted", "b": "Refuted", "c": "Unclear",
-                                                "d": "NotEnoughInfo", "e": "Supported", "f": "Refuted"}))
+    import_file(
+        store,
+        write_dataset(
+            tmp_path,
+            {"a": "Refuted", "b": "Refuted", "c": "Unclear", "d": "NotEnoughInfo", "e": "Supported", "f": "Refuted"},
+        ),
+    )
     assert outcomes(store, run.id)["b"] == "correct"
     assert matching(store, "run:r1 right") == ["a", "b", "e"]
 
@@ -85,10 +108,18 @@ def test_the_stored_outcome_agrees_with_scoring(answered):
 
 def test_an_abstention_and_an_unreadable_verdict_are_told_apart(store, tmp_path):
     path = tmp_path / "rfb.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in [
-        {"_dataset": {"name": "rfb", "label_space": "realfactbench"}},
-        {"id": "x", "claim": "one", "label": "true"}, {"id": "y", "claim": "two", "label": "false"},
-        {"id": "z", "claim": "three", "label": "false"}]), encoding="utf-8")
+    path.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"_dataset": {"name": "rfb", "label_space": "realfactbench"}},
+                {"id": "x", "claim": "one", "label": "true"},
+                {"id": "y", "claim": "two", "label": "false"},
+                {"id": "z", "claim": "three", "label": "false"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     import_file(store, path)
     claim = {x: store.claims.resolve(f"rfb:{x}") for x in "xyz"}
     run = store.runs.create(Run(name="r", model="m", dataset_id=1), list(claim.values()))
@@ -117,20 +148,29 @@ def test_upgrading_fills_the_outcome_of_every_existing_prediction(db_path):
     names = list(KNOWN)
     old = open_database(db_path)
     apply_migrations(old, stop_before="m009_prediction_outcomes")
-    old.execute("INSERT INTO datasets (name, source_format, label_space, labels, excluded_labels, imported_at)"
-                " VALUES ('old', 'jsonl', 'jsfactcheck', ?, '[\"Unclear\"]', '2024-01-01')", [json.dumps(LABELS)])
+    old.execute(
+        "INSERT INTO datasets (name, source_format, label_space, labels, excluded_labels, imported_at)"
+        " VALUES ('old', 'jsonl', 'jsfactcheck', ?, '[\"Unclear\"]', '2024-01-01')",
+        [json.dumps(LABELS)],
+    )
     for n, label in enumerate(["Supported", "Refuted", "Unclear"], start=1):
-        old.execute("INSERT INTO claims (id, dataset_id, external_id, text, label, content_hash)"
-                    " VALUES (?, 1, ?, 'c', ?, 'h')", [n, str(n), label])
+        old.execute(
+            "INSERT INTO claims (id, dataset_id, external_id, text, label, content_hash) VALUES (?, 1, ?, 'c', ?, 'h')",
+            [n, str(n), label],
+        )
     old.execute("INSERT INTO runs (name, dataset_id, model, created_at) VALUES ('r', 1, 'm', '2024-01-01')")
     for n, (status, verdict) in enumerate([("ok", "Supported"), ("ok", "Supported"), ("ok", "Refuted")], start=1):
         old.execute("INSERT INTO run_claims (run_id, claim_id, position) VALUES (1, ?, ?)", [n, n])
-        old.execute("INSERT INTO predictions (run_id, claim_id, status, verdict, created_at)"
-                    " VALUES (1, ?, ?, ?, '2024-01-01')", [n, status, verdict])
+        old.execute(
+            "INSERT INTO predictions (run_id, claim_id, status, verdict, created_at) VALUES (1, ?, ?, ?, '2024-01-01')",
+            [n, status, verdict],
+        )
     old.close()
     store = Store.open(db_path)
     assert applied_migrations(store.conn) == names
     assert [row[0] for row in store.db.execute("SELECT outcome FROM predictions ORDER BY claim_id")] == [
-        "correct", "wrong", "unscored"]
+        "correct",
+        "wrong",
+        "unscored",
+    ]
     assert store.claims.count("run:r wrong") == 1
-

@@ -10,15 +10,22 @@ from workbench.labels import AVERITEC, JSFACTCHECK, REALFACTBENCH
 from workbench.parsing import parse_answer
 
 
-@pytest.mark.parametrize("text, verdict, explanation", [
-    ('{"verdict": "Refuted", "explanation": "The trial found no effect."}', "Refuted", "The trial found no effect."),
-    ('Here you go:\n```json\n{"verdict": "supported", "explanation": "ok"}\n```\nHope it helps', "Supported", "ok"),
-    ('I think {"Verdict": "NOT ENOUGH INFO", "reason": "no source"} is fair.', "NotEnoughInfo", "no source"),
-    ("Verdict: **Refuted**\nExplanation: the number was 4%, not 40%.", "Refuted", "the number was 4%, not 40%."),
-    ("Final verdict - SUPPORTS\n", "Supported", None),
-    ('{ "verdict": "Refuted", "explanation": "The study was cut off mid', "Refuted", "The study was cut off mid"),
-    ("Refuted. The study reports 1.9 versus 2.0 colds.", "Refuted", "The study reports 1.9 versus 2.0 colds."),
-])
+@pytest.mark.parametrize(
+    "text, verdict, explanation",
+    [
+        (
+            '{"verdict": "Refuted", "explanation": "The trial found no effect."}',
+            "Refuted",
+            "The trial found no effect.",
+        ),
+        ('Here you go:\n```json\n{"verdict": "supported", "explanation": "ok"}\n```\nHope it helps', "Supported", "ok"),
+        ('I think {"Verdict": "NOT ENOUGH INFO", "reason": "no source"} is fair.', "NotEnoughInfo", "no source"),
+        ("Verdict: **Refuted**\nExplanation: the number was 4%, not 40%.", "Refuted", "the number was 4%, not 40%."),
+        ("Final verdict - SUPPORTS\n", "Supported", None),
+        ('{ "verdict": "Refuted", "explanation": "The study was cut off mid', "Refuted", "The study was cut off mid"),
+        ("Refuted. The study reports 1.9 versus 2.0 colds.", "Refuted", "The study reports 1.9 versus 2.0 colds."),
+    ],
+)
 def test_verdicts_are_found_in_json_fences_and_text(text, verdict, explanation):
     answer = parse_answer(text, JSFACTCHECK)
     assert (answer.status, answer.verdict, answer.explanation) == ("ok", verdict, explanation)
@@ -64,8 +71,10 @@ def test_a_templates_own_verdict_field_is_read():
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400)
-       | st.text(alphabet='{}[]":,`\\ verdictVERDICT:truefalsRefuted\n*-', max_size=300))
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=400)
+    | st.text(alphabet='{}[]":,`\\ verdictVERDICT:truefalsRefuted\n*-', max_size=300)
+)
 def test_arbitrary_text_never_raises_and_gives_one_of_three_states(text):
     for space in (JSFACTCHECK, REALFACTBENCH, AVERITEC):
         answer = parse_answer(text, space)
@@ -81,23 +90,29 @@ def test_pathological_nesting_does_not_raise():
     assert parse_answer('{"a":' * 5000 + "1" + "}" * 5000, JSFACTCHECK).status == "parse_failure"
 
 
-@pytest.mark.parametrize("text, space", [
-    ("Verdict: Refuted or Supported", JSFACTCHECK),
-    ("Supported / Refuted", JSFACTCHECK),
-    ('{"verdict": "Supported or Refuted", "explanation": "hard to say"}', JSFACTCHECK),
-    ("true or false", REALFACTBENCH),
-    ("Conflicting / Supported", AVERITEC),
-])
+@pytest.mark.parametrize(
+    "text, space",
+    [
+        ("Verdict: Refuted or Supported", JSFACTCHECK),
+        ("Supported / Refuted", JSFACTCHECK),
+        ('{"verdict": "Supported or Refuted", "explanation": "hard to say"}', JSFACTCHECK),
+        ("true or false", REALFACTBENCH),
+        ("Conflicting / Supported", AVERITEC),
+    ],
+)
 def test_an_answer_that_will_not_choose_is_a_parse_failure(text, space):
     answer = parse_answer(text, space)
     assert (answer.status, answer.verdict) == ("parse_failure", None)
 
 
-@pytest.mark.parametrize("text, space, verdict", [
-    ("Refuted or not, the report disagrees", JSFACTCHECK, "Refuted"),
-    ("Refuted, supported by nothing in the report", JSFACTCHECK, "Refuted"),
-    ("Conflicting Evidence/Cherrypicking", AVERITEC, "Conflicting Evidence/Cherrypicking"),
-    ("Supported or supported: either way", JSFACTCHECK, "Supported"),
-])
+@pytest.mark.parametrize(
+    "text, space, verdict",
+    [
+        ("Refuted or not, the report disagrees", JSFACTCHECK, "Refuted"),
+        ("Refuted, supported by nothing in the report", JSFACTCHECK, "Refuted"),
+        ("Conflicting Evidence/Cherrypicking", AVERITEC, "Conflicting Evidence/Cherrypicking"),
+        ("Supported or supported: either way", JSFACTCHECK, "Supported"),
+    ],
+)
 def test_a_label_followed_by_other_words_is_still_read(text, space, verdict):
     assert parse_answer(text, space).verdict == verdict

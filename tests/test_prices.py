@@ -63,11 +63,31 @@ def test_the_built_in_table_is_dated_and_finds_dated_snapshots():
 def test_costs_per_run_and_per_claim_from_stored_tokens(priced_db):
     usage = {"prompt_tokens": 1200, "completion_tokens": 80, "prompt_tokens_details": {"cached_tokens": 1000}}
     with LoopbackServer("openai", usage=usage) as server:
-        result = cli(priced_db, "run", "--dataset", "many", "--model", "openai:gpt-4o-mini", "--base-url",
-                     server.url, "--name", "priced")
+        result = cli(
+            priced_db,
+            "run",
+            "--dataset",
+            "many",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            server.url,
+            "--name",
+            "priced",
+        )
         assert result.exit_code == 0, result.output
-        again = cli(priced_db, "run", "--dataset", "many", "--model", "openai:gpt-4o-mini", "--base-url",
-                    server.url, "--name", "again")  # answered from the cache: no cost
+        again = cli(
+            priced_db,
+            "run",
+            "--dataset",
+            "many",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            server.url,
+            "--name",
+            "again",
+        )  # answered from the cache: no cost
     per_answer = (200 * MINI.input + 1000 * MINI.cached_input + 80 * MINI.output) / PER
     assert "estimate for 12 claims" in said(result) and "at most $" in said(result)
     rows = {row["name"]: row for row in runs_json(priced_db)}
@@ -76,7 +96,9 @@ def test_costs_per_run_and_per_claim_from_stored_tokens(priced_db):
     assert priced["cost_per_claim_usd"] == pytest.approx(per_answer, abs=1e-6)
     assert priced["tokens_cached"] == 12_000 and priced["price"]["as_of"] == MINI.as_of.isoformat()
     assert priced["seconds_per_claim"]["median"] is not None
-    assert again.exit_code == 0 and rows["again"]["usage"]["cost_usd"] == 0 and rows["again"]["usage"]["from_cache"] == 12
+    assert (
+        again.exit_code == 0 and rows["again"]["usage"]["cost_usd"] == 0 and rows["again"]["usage"]["from_cache"] == 12
+    )
     listing = said(cli(priced_db, "runs"))
     assert f"cost ${12 * per_answer:.4f} (${per_answer:.4f} per claim)" in listing
     metrics = said(cli(priced_db, "metrics", "priced", "--resamples", "0"))
@@ -89,8 +111,18 @@ def test_costs_per_run_and_per_claim_from_stored_tokens(priced_db):
 
 def test_an_unknown_price_is_unknown_never_zero(priced_db):
     with LoopbackServer("openai") as server:
-        result = cli(priced_db, "run", "--dataset", "many", "--model", "openai-compatible:house-model",
-                     "--base-url", server.url, "--name", "house")
+        result = cli(
+            priced_db,
+            "run",
+            "--dataset",
+            "many",
+            "--model",
+            "openai-compatible:house-model",
+            "--base-url",
+            server.url,
+            "--name",
+            "house",
+        )
     assert result.exit_code == 0
     assert "cost unknown (no price for this model" in said(result)
     usage = runs_json(priced_db)[0]["usage"]
@@ -100,22 +132,40 @@ def test_an_unknown_price_is_unknown_never_zero(priced_db):
 
 
 def test_a_price_in_the_config_prices_a_model_and_beats_the_table(priced_db, config):
-    config('[prices."openai-compatible:house-model"]\ninput = 2.0\noutput = 4.0\nas_of = 2026-11-01\n'
-           '[prices."openai:gpt-4o-mini"]\ninput = 1.0\noutput = 1.0\n')
+    config(
+        '[prices."openai-compatible:house-model"]\ninput = 2.0\noutput = 4.0\nas_of = 2026-11-01\n'
+        '[prices."openai:gpt-4o-mini"]\ninput = 1.0\noutput = 1.0\n'
+    )
     table = price_table()
-    assert table.for_model("openai:gpt-4o-mini").input == 1.0 and "config" in table.for_model("openai:gpt-4o-mini").source
+    assert (
+        table.for_model("openai:gpt-4o-mini").input == 1.0 and "config" in table.for_model("openai:gpt-4o-mini").source
+    )
     with LoopbackServer("openai") as server:
-        assert cli(priced_db, "run", "--dataset", "many", "--model", "openai-compatible:house-model", "--base-url",
-                   server.url).exit_code == 0
+        assert (
+            cli(
+                priced_db,
+                "run",
+                "--dataset",
+                "many",
+                "--model",
+                "openai-compatible:house-model",
+                "--base-url",
+                server.url,
+            ).exit_code
+            == 0
+        )
     assert runs_json(priced_db)[0]["usage"]["cost_usd"] == pytest.approx(12 * (11 * 2.0 + 7 * 4.0) / PER)
 
 
-@pytest.mark.parametrize("text, key", [
-    ('[prices."openai:gpt-4o"]\ninptu = 2.5\noutput = 10\n', 'prices."openai:gpt-4o".inptu: not a setting here'),
-    ('[prices."openai:gpt-4o"]\ninput = "cheap"\noutput = 10\n', 'prices."openai:gpt-4o".input:'),
-    ('[prices."openai:gpt-4o"]\ninput = -1\noutput = 10\n', 'prices."openai:gpt-4o".input:'),
-    ('[prices."openai:gpt-4o"]\noutput = 10\n', 'prices."openai:gpt-4o".input: Field required'),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ('[prices."openai:gpt-4o"]\ninptu = 2.5\noutput = 10\n', 'prices."openai:gpt-4o".inptu: not a setting here'),
+        ('[prices."openai:gpt-4o"]\ninput = "cheap"\noutput = 10\n', 'prices."openai:gpt-4o".input:'),
+        ('[prices."openai:gpt-4o"]\ninput = -1\noutput = 10\n', 'prices."openai:gpt-4o".input:'),
+        ('[prices."openai:gpt-4o"]\noutput = 10\n', 'prices."openai:gpt-4o".input: Field required'),
+    ],
+)
 def test_a_typo_in_the_price_table_is_one_line_naming_file_and_key(priced_db, config, text, key):
     path = config(text)
     result = cli(priced_db, "runs")
@@ -132,8 +182,23 @@ def test_a_broken_built_in_table_names_its_file_and_key():
 
 
 def max_cost_run(db_path, server, *extra):
-    return cli(db_path, "run", "--dataset", "many", "--model", "openai:gpt-4o-mini", "--base-url", server.url,
-               "--name", "capped", "--concurrency", "1", "--param", "max_tokens=100", *extra)
+    return cli(
+        db_path,
+        "run",
+        "--dataset",
+        "many",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--base-url",
+        server.url,
+        "--name",
+        "capped",
+        "--concurrency",
+        "1",
+        "--param",
+        "max_tokens=100",
+        *extra,
+    )
 
 
 def test_max_cost_stops_cleanly_before_a_request_could_pass_it_and_resume_goes_on(priced_db, config):
@@ -174,8 +239,18 @@ def test_a_budget_smaller_than_one_request_is_refused_before_starting(priced_db)
 
 def test_a_budget_needs_a_known_price_and_a_priced_model(priced_db):
     with LoopbackServer("openai") as server:
-        unknown = cli(priced_db, "run", "--dataset", "many", "--model", "openai-compatible:house", "--base-url",
-                      server.url, "--max-cost", "1")
+        unknown = cli(
+            priced_db,
+            "run",
+            "--dataset",
+            "many",
+            "--model",
+            "openai-compatible:house",
+            "--base-url",
+            server.url,
+            "--max-cost",
+            "1",
+        )
         assert unknown.exit_code == 1 and "--max-cost needs the price of openai-compatible:house" in said(unknown)
         assert 'add [prices."openai-compatible:house"]' in said(unknown)
         assert server.answer_arrivals() == []
@@ -186,8 +261,19 @@ def test_a_budget_needs_a_known_price_and_a_priced_model(priced_db):
 
 def test_batch_answers_are_priced_at_batch_prices(priced_db):
     with LoopbackServer("openai") as server:
-        submitted = cli(priced_db, "run", "--dataset", "many", "--model", "openai:gpt-4o-mini", "--base-url",
-                        server.url, "--name", "b", "--batch")
+        submitted = cli(
+            priced_db,
+            "run",
+            "--dataset",
+            "many",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            server.url,
+            "--name",
+            "b",
+            "--batch",
+        )
         assert submitted.exit_code == 0, submitted.output
         assert cli(priced_db, "batch", "collect", "b").exit_code == 0
     usage = runs_json(priced_db)[0]["usage"]
@@ -199,11 +285,25 @@ def test_a_judge_runs_cost_is_shown_beside_the_run_it_scored(priced_db):
         return '{"score": 7, "justification": "fine"}'
 
     with LoopbackServer("openai") as server:
-        assert cli(priced_db, "run", "--dataset", "many", "--model", "openai:gpt-4o-mini", "--base-url", server.url,
-                   "--name", "answers").exit_code == 0
+        assert (
+            cli(
+                priced_db,
+                "run",
+                "--dataset",
+                "many",
+                "--model",
+                "openai:gpt-4o-mini",
+                "--base-url",
+                server.url,
+                "--name",
+                "answers",
+            ).exit_code
+            == 0
+        )
     with LoopbackServer("openai", answer=judge) as server:
-        judged = cli(priced_db, "judge", "answers", "--judge", "openai:gpt-4o-mini", "--base-url", server.url,
-                     "--name", "judged")
+        judged = cli(
+            priced_db, "judge", "answers", "--judge", "openai:gpt-4o-mini", "--base-url", server.url, "--name", "judged"
+        )
         assert judged.exit_code == 0, judged.output
     per_run = 12 * (11 * MINI.input + 7 * MINI.output) / PER
     metrics = said(cli(priced_db, "metrics", "answers", "--resamples", "0"))

@@ -15,24 +15,37 @@ from tests.support.private_uses import private_uses, private_uses_in
 # Package (import name) -> the requirement pyproject.toml must carry, and the private
 # names used under it. Rich has no entry: no private Rich import may remain.
 ALLOWED: dict[str, tuple[str, set[str]]] = {
-    "textual": ("textual>=8.2,<8.3", {
-        "textual.widgets._footer",  # FooterKey, for the footer fitted to the width
-        "textual.widgets._toggle_button",  # ToggleButton's look, for the choosers
-        "textual.widgets.RadioSet._selected", "textual.widgets.RadioSet._nodes",  # the flag dialog
-    }),
-    "llama_cpp": ("llama-cpp-python>=0.3.36,<0.3.37", {
-        # Prefix states and the abort callback (llama_abort.py reads model._ctx too,
-        # through a parameter typed Any, which the scan cannot see).
-        "llama_cpp.Llama._ctx", "llama_cpp.Llama._requires_eval",
-    }),
-    "nltk": ("nltk>=3.9.1,<3.9.3", {
-        "nltk.corpus.wordnet._data_file_map",  # a forked METEOR worker reopens WordNet's files
-    }),
-    "openai": ("openai[aiohttp]>=1.40,<4", {
-        "openai._base_client",  # the SDK's OS detection; guarded: without it the SDK detects itself
-    }),
+    "textual": (
+        "textual>=8.2,<8.3",
+        {
+            "textual.widgets._footer",  # FooterKey, for the footer fitted to the width
+            "textual.widgets._toggle_button",  # ToggleButton's look, for the choosers
+            "textual.widgets.RadioSet._selected",
+            "textual.widgets.RadioSet._nodes",  # the flag dialog
+        },
+    ),
+    "llama_cpp": (
+        "llama-cpp-python>=0.3.36,<0.3.37",
+        {
+            # Prefix states and the abort callback (llama_abort.py reads model._ctx too,
+            # through a parameter typed Any, which the scan cannot see).
+            "llama_cpp.Llama._ctx",
+            "llama_cpp.Llama._requires_eval",
+        },
+    ),
+    "nltk": (
+        "nltk>=3.9.1,<3.9.3",
+        {
+            "nltk.corpus.wordnet._data_file_map"  # a forked METEOR worker reopens WordNet's files
+        },
+    ),
+    "openai": (
+        "openai[aiohttp]>=1.40,<4",
+        {
+            "openai._base_client"  # the SDK's OS detection; guarded: without it the SDK detects itself
+        },
+    ),
 }
-
 
 
 def requirements() -> dict[str, Requirement]:
@@ -44,8 +57,11 @@ def requirements() -> dict[str, Requirement]:
 
 
 def test_every_private_use_of_a_library_is_allowed_with_its_pin():
-    unlisted = [f"{use.path}:{use.line} {use.what}" for use in private_uses(REPO)
-                if use.what not in ALLOWED.get(use.package, ("", set()))[1]]
+    unlisted = [
+        f"{use.path}:{use.line} {use.what}"
+        for use in private_uses(REPO)
+        if use.what not in ALLOWED.get(use.package, ("", set()))[1]
+    ]
     assert unlisted == [], "pin the library to the versions tested and add the use to ALLOWED"
 
 
@@ -88,8 +104,14 @@ class Mine(Llama):
         return self._mine, self._ctx
 """
     found = sorted(use.what for use in private_uses_in(source))
-    assert found == ["llama_cpp.Llama._ctx", "llama_cpp._internals", "llama_cpp._lib",
-                     "nltk.corpus.wordnet._morphy", "rich._wrap", "textual._xterm_parser"]
+    assert found == [
+        "llama_cpp.Llama._ctx",
+        "llama_cpp._internals",
+        "llama_cpp._lib",
+        "nltk.corpus.wordnet._morphy",
+        "rich._wrap",
+        "textual._xterm_parser",
+    ]
 
 
 def test_rich_has_no_allowance_so_its_private_import_would_fail():

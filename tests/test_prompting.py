@@ -8,6 +8,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
+from tests.run_fixtures import load_mini
 from workbench.cli import main
 from workbench.prompting import (
     PromptError,
@@ -19,10 +20,8 @@ from workbench.prompting import (
     render,
     template_settings,
 )
-from tests.run_fixtures import load_mini
 
-TWELVE = [f"{c}{e}" for c in ("claim", "claim+time", "claim+time+qr")
-          for e in ("", "+reference", "+full", "+pages")]
+TWELVE = [f"{c}{e}" for c in ("claim", "claim+time", "claim+time+qr") for e in ("", "+reference", "+full", "+pages")]
 
 
 @pytest.fixture
@@ -54,7 +53,9 @@ def test_each_setting_shows_what_it_promises(mini, setting):
     closed_book = not setting.endswith(("+reference", "+full", "+pages"))
     assert ("No sources are provided for the claim below. Rely on what you already know." in text) == closed_book
     assert ('"It is 212 metres long"' in text) == setting.endswith("+reference")
-    assert ("[Page 1] Lantern Bridge [history] <https://bridges.example.org/lantern>" in text) == setting.endswith("+pages")
+    assert ("[Page 1] Lantern Bridge [history] <https://bridges.example.org/lantern>" in text) == setting.endswith(
+        "+pages"
+    )
 
 
 @pytest.mark.parametrize("evidence", ["", "+reference", "+full", "+pages"])
@@ -66,8 +67,10 @@ def test_a_claims_three_contexts_share_its_evidence_as_their_prefix(mini, eviden
     shared = os.path.commonprefix(texts)
     material = texts[0].split("The claim to check:")[0]
     assert len(material) > 100 and shared.startswith(material)
-    first = [user_text(claims[0], context + evidence, "jsfactcheck-claim-first")[0]
-             for context in ("claim", "claim+time", "claim+time+qr")]
+    first = [
+        user_text(claims[0], context + evidence, "jsfactcheck-claim-first")[0]
+        for context in ("claim", "claim+time", "claim+time+qr")
+    ]
     assert len(os.path.commonprefix(first)) < len(material)
 
 
@@ -100,14 +103,19 @@ def test_a_claim_without_the_evidence_a_setting_shows_is_refused(mini):
     _, claims = mini
     with pytest.raises(PromptError, match="has no candidate pages"):
         render(claims[2], load_template("jsfactcheck"), parse_setting("claim+pages"))
-    with pytest.raises(PromptError, match="has no question, no response, no reference time or claim date, which template .jsfactcheck. shows in setting claim.time.qr"):
+    with pytest.raises(
+        PromptError,
+        match="has no question, no response, no reference time or claim date, which template .jsfactcheck. shows in setting claim.time.qr",
+    ):
         render(claims[3], load_template("jsfactcheck"), parse_setting("claim+time+qr"))
 
 
 def test_unknown_settings_and_templates_say_what_exists():
     with pytest.raises(PromptError, match="CONTEXT one of claim, claim"):
         parse_setting("claims+web")
-    with pytest.raises(TemplateError, match="available: averitec, jsfactcheck, jsfactcheck-claim-first, jsfactcheck-ja, realfactbench"):
+    with pytest.raises(
+        TemplateError, match="available: averitec, jsfactcheck, jsfactcheck-claim-first, jsfactcheck-ja, realfactbench"
+    ):
         load_template("nope")
 
 
@@ -123,7 +131,9 @@ def test_a_user_drops_a_template_in_prompts_dir(tmp_path, monkeypatch, mini):
     (folder / "terse.toml").write_text(
         'label_space = "jsfactcheck"\nverdicts = ["Supported", "Refuted", "NotEnoughInfo"]\njson = false\n'
         'user = "{context}\\n{answer}"\n[context]\nclaim = "Check: {claim} ({domain})"\n'
-        '[evidence]\nnone = ""\n[answer]\ntext = "One word: {verdicts}."\n', encoding="utf-8")
+        '[evidence]\nnone = ""\n[answer]\ntext = "One word: {verdicts}."\n',
+        encoding="utf-8",
+    )
     monkeypatch.setenv("WORKBENCH_PROMPTS_DIR", str(folder))
     from workbench.config import load_settings
 
@@ -145,13 +155,15 @@ def test_a_template_with_an_unknown_placeholder_names_it(tmp_path):
 def test_cli_prompt_prints_exactly_the_messages(mini, db_path):
     store, claims = mini
     runner = CliRunner()
-    result = runner.invoke(main, ["--db", str(db_path), "prompt", "mini:m1", "--setting", "claim+time+qr+pages",
-                                  "--json"])
+    result = runner.invoke(
+        main, ["--db", str(db_path), "prompt", "mini:m1", "--setting", "claim+time+qr+pages", "--json"]
+    )
     assert result.exit_code == 0, result.output
     _, rendered = user_text(claims[0], "claim+time+qr+pages")
     assert json.loads(result.output) == {"messages": rendered.messages, "json_schema": rendered.json_schema}
-    plain = runner.invoke(main, ["--db", str(db_path), "prompt", "mini:m1", "--setting", "claim+time+qr+pages"],
-                          terminal_width=60)
+    plain = runner.invoke(
+        main, ["--db", str(db_path), "prompt", "mini:m1", "--setting", "claim+time+qr+pages"], terminal_width=60
+    )
     for message in rendered.messages:
         assert message["content"] in plain.output
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from rich.cells import cell_len
 from rich.text import Text
 
-from tests.support.reading import READ_COMMANDS, demo_with_a_search  # noqa: F401 (the fixture)
+from tests.support.reading import READ_COMMANDS
 from workbench.cli import main
 
 MORE = {
@@ -31,8 +31,13 @@ UNWRAPPED = {"filter-help"}
 STYLED = {"claims", "show", "runs", "datasets", "predictions", "trajectory", "search-stats by"}
 """Tables, panels and trajectories, which have styles (bold headers, dim, cyan) on a terminal."""
 PIPE = {"NO_COLOR": None, "FORCE_COLOR": None, "TTY_COMPATIBLE": None}
-TERMINAL = {"NO_COLOR": None, "TTY_COMPATIBLE": None, "FORCE_COLOR": "1", "TERM": "xterm-256color",
-            "COLORTERM": "truecolor"}
+TERMINAL = {
+    "NO_COLOR": None,
+    "TTY_COMPATIBLE": None,
+    "FORCE_COLOR": "1",
+    "TERM": "xterm-256color",
+    "COLORTERM": "truecolor",
+}
 ESCAPE = re.compile("\x1b")
 
 

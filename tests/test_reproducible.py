@@ -42,8 +42,7 @@ def long_prompt(tmp_path_factory):
 
     from store import Store
     from workbench.cli.demo import load_demo
-    from workbench.prompting import load_template
-    from workbench.prompting import parse_setting, render
+    from workbench.prompting import load_template, parse_setting, render
 
     store = Store.open(tmp_path_factory.mktemp("demo") / "demo.db")
     load_demo(store)
@@ -51,8 +50,9 @@ def long_prompt(tmp_path_factory):
     messages = render(claim, load_template("jsfactcheck-claim-first"), parse_setting("claim+time+full")).messages
     store.close()
     model = Llama(model_path=str(default_gguf_path()), n_ctx=2048, verbose=False)
-    template = llama_chat_format.Jinja2ChatFormatter(model.metadata["tokenizer.chat_template"], "<|im_end|>",
-                                                     "<|im_start|>")
+    template = llama_chat_format.Jinja2ChatFormatter(
+        model.metadata["tokenizer.chat_template"], "<|im_end|>", "<|im_start|>"
+    )
     tokens = model.tokenize(template(messages=messages).prompt.encode(), add_bos=False, special=True)
     model.close()
     assert len(tokens) == 904
@@ -68,8 +68,9 @@ LENGTHS = (400, 512, 904)
 def test_logits_do_not_depend_on_what_was_evaluated_before(long_prompt, n_batch):
     from workbench.backends.llama_engine import LocalLlama
 
-    model = LocalLlama(model_path=str(default_gguf_path()), n_ctx=2048, n_batch=n_batch, verbose=False,
-                       prefix_cache_bytes=256 << 20)
+    model = LocalLlama(
+        model_path=str(default_gguf_path()), n_ctx=2048, n_batch=n_batch, verbose=False, prefix_cache_bytes=256 << 20
+    )
     for length in (400,):
         prompt = long_prompt[:length]
         other = prompt[:20] + prompt[25:]  # shares 20 tokens, then differs
@@ -113,14 +114,15 @@ def five_claims(demo_store):
 
 
 def answers(store, db_path, claim_ids, name, **params) -> dict[int, str]:
-    prepared = prepare_run(store, RunRequest(claim_ids=claim_ids, params={**PARAMS, **params}, name=name,
-                                             use_cache=False, setting="claim+time"))
+    prepared = prepare_run(
+        store,
+        RunRequest(claim_ids=claim_ids, params={**PARAMS, **params}, name=name, use_cache=False, setting="claim+time"),
+    )
     asyncio.run(execute_run(db_path, prepared))
     return {p.claim_id: p.raw_output for p in store.runs.predictions(prepared.run.id)}
 
 
-def test_each_answer_is_the_same_alone_after_others_in_another_order_and_after_a_kill(demo_store, db_path,
-                                                                                     five_claims):
+def test_each_answer_is_the_same_alone_after_others_in_another_order_and_after_a_kill(demo_store, db_path, five_claims):
     alone = {}
     for claim_id in five_claims:
         forget_loaded_models()  # a fresh model: nothing evaluated before this claim
@@ -138,8 +140,19 @@ def test_each_answer_is_the_same_alone_after_others_in_another_order_and_after_a
     other_threads = max((os.cpu_count() or 2) // 2, 1) + 1  # llama-cpp-python's default, plus one
     assert answers(demo_store, db_path, five_claims, "other-threads", n_threads=other_threads) == alone
 
-    args = ["run", "--dataset", "demo", "--limit", str(CLAIMS), "--setting", "claim+time", "--no-cache", "--name",
-            "killed", *(f"--param={k}={v}" for k, v in PARAMS.items())]
+    args = [
+        "run",
+        "--dataset",
+        "demo",
+        "--limit",
+        str(CLAIMS),
+        "--setting",
+        "claim+time",
+        "--no-cache",
+        "--name",
+        "killed",
+        *(f"--param={k}={v}" for k, v in PARAMS.items()),
+    ]
     killed = _workbench(db_path, *args, kill_after=2)
     output, _ = killed.communicate(timeout=600)
     assert killed.returncode == -signal.SIGKILL, output
@@ -168,6 +181,12 @@ engine._Engine._finish = finish_then_die
 
 def _workbench(db_path, *args, kill_after: int | None = None) -> subprocess.Popen:
     code = (KILL_AFTER.format(count=kill_after) if kill_after else "") + (
-        "import sys; from workbench.cli import main; sys.exit(main())")
-    return subprocess.Popen([sys.executable, "-c", code, "--db", str(db_path), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env={**os.environ, "COLUMNS": "200"})
+        "import sys; from workbench.cli import main; sys.exit(main())"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code, "--db", str(db_path), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )

@@ -45,8 +45,10 @@ def test_interval_bounds_over_many_seeds_agree_within_sampling_error():
     counts = np.bincount(cells, minlength=15).reshape(SHAPE)
     bounds = {"cells": [], "items": []}
     for seed in range(150):
-        for kind, stack in (("cells", resampled_confusions(counts, 400, seed)),
-                            ("items", resampled_confusions_by_items(cells, SHAPE, 400, 10_000 + seed))):
+        for kind, stack in (
+            ("cells", resampled_confusions(counts, 400, seed)),
+            ("items", resampled_confusions_by_items(cells, SHAPE, 400, 10_000 + seed)),
+        ):
             bounds[kind].append(_percentiles(macro_f1(stack), 0.95))
     ours, reference = np.array(bounds["cells"]), np.array(bounds["items"])
     spread = np.sqrt((ours.var(axis=0) + reference.var(axis=0)) / len(ours))
@@ -77,8 +79,23 @@ def test_the_paired_draw_keeps_the_pairing():
     assert paired_bootstrap_from_cells(a, a, SHAPE, resamples=200).p_value == 1.0
 
 
-@pytest.mark.parametrize("b,c", [(10, 0), (3, 7), (50, 61), (1000, 1100), (150_000, 150_400), (0, 1), (1, 2000),
-                                 (300, 200_000), (5, 5), (16, 17), (0, 1074), (2_000_000, 2_001_000)])
+@pytest.mark.parametrize(
+    "b,c",
+    [
+        (10, 0),
+        (3, 7),
+        (50, 61),
+        (1000, 1100),
+        (150_000, 150_400),
+        (0, 1),
+        (1, 2000),
+        (300, 200_000),
+        (5, 5),
+        (16, 17),
+        (0, 1074),
+        (2_000_000, 2_001_000),
+    ],
+)
 def test_mcnemar_is_scipys_exact_binomial_test(b, c):
     expected = binomtest(b, b + c, 0.5).pvalue if b + c else 1.0
     assert mcnemar_from_counts(b, c).p_value == pytest.approx(expected, rel=1e-9, abs=1e-300)

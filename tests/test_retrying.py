@@ -10,7 +10,8 @@ from collections import deque
 from email.utils import formatdate
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.article_fetching import PARAGRAPHS, article, claims_for, fetch
 from tests.loopback_images import png
@@ -100,8 +101,15 @@ def test_the_loop_stops_at_its_attempts_and_raises_the_last_failure():
         raise Busy(0.01 if len(calls) == 2 else None)
 
     with pytest.raises(Busy):
-        asyncio.run(with_retries(call, attempts=3, retry_if=lambda e: isinstance(e, Busy), wait=backoff(0.02),
-                                 on_wait=lambda seconds, error: waits.append(seconds)))
+        asyncio.run(
+            with_retries(
+                call,
+                attempts=3,
+                retry_if=lambda e: isinstance(e, Busy),
+                wait=backoff(0.02),
+                on_wait=lambda seconds, error: waits.append(seconds),
+            )
+        )
     assert len(calls) == 3 and waits == [0.02, 0.01]  # the second failure's Retry-After wins
 
 

@@ -14,13 +14,26 @@ from workbench.cli import main
 
 
 def cli(db, *args):
-    return CliRunner().invoke(main, ["--db", str(db), *map(str, args)], env={"COLUMNS": "200"},
-                              catch_exceptions=False)
+    return CliRunner().invoke(main, ["--db", str(db), *map(str, args)], env={"COLUMNS": "200"}, catch_exceptions=False)
 
 
 def _run(db, server, name, model="loop", *extra):
-    result = cli(db, "run", "--model", f"openai-compatible:{model}", "--base-url", server.url,
-                 "--dataset", "demo", "--limit", "4", "--no-cache", "--name", name, *extra)
+    result = cli(
+        db,
+        "run",
+        "--model",
+        f"openai-compatible:{model}",
+        "--base-url",
+        server.url,
+        "--dataset",
+        "demo",
+        "--limit",
+        "4",
+        "--no-cache",
+        "--name",
+        name,
+        *extra,
+    )
     assert result.exit_code == 0, result.output
 
 

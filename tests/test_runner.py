@@ -12,7 +12,13 @@ from tests.run_fixtures import load_mini, many_claims, write_mini
 from workbench.exporters import export_predictions
 from workbench.importers import import_file
 from workbench.runs.engine import (
-    ItemFinished, RunFinished, RunRequest, RunSetupError, RunStarted, execute_run, prepare_run,
+    ItemFinished,
+    RunFinished,
+    RunRequest,
+    RunSetupError,
+    RunStarted,
+    execute_run,
+    prepare_run,
 )
 
 KEY = "sk-loopback-SECRET-9f8e7d6c5b4a"
@@ -32,8 +38,13 @@ def many(store, tmp_path):
 
 
 def api_request(server, **changes) -> RunRequest:
-    values = dict(model="openai:gpt-test", base_url=server.url, dataset="many", concurrency=4,
-                  params={"timeout": 1.0, "attempts": 3})
+    values = dict(
+        model="openai:gpt-test",
+        base_url=server.url,
+        dataset="many",
+        concurrency=4,
+        params={"timeout": 1.0, "attempts": 3},
+    )
     return RunRequest(**{**values, **changes})
 
 
@@ -55,8 +66,16 @@ def predictions(store, run_id):
 
 
 async def test_every_claim_ends_answered_or_failed_with_its_cause(store, db_path, server, many):
-    server.faults.extend([Fault.status_code(500), Fault.reset(), Fault.malformed(), Fault.slow(2.0),
-                          Fault.status_code(429, retry_after=0.2), Fault.status_code(400)])
+    server.faults.extend(
+        [
+            Fault.status_code(500),
+            Fault.reset(),
+            Fault.malformed(),
+            Fault.slow(2.0),
+            Fault.status_code(429, retry_after=0.2),
+            Fault.status_code(400),
+        ]
+    )
     prepared, progress, events = await run_it(store, db_path, api_request(server))
     rows = predictions(store, prepared.run_id)
     assert sorted(p.claim_id for p in rows) == sorted(many)  # each claim once, none lost
@@ -172,11 +191,14 @@ async def test_the_run_row_records_its_configuration(store, db_path, server, man
     prepared, _, _ = await run_it(store, db_path, api_request(server, filter="label:Refuted", params={"seed": 7}))
     run = store.runs.get(prepared.run_id)
     assert run.model == "openai:gpt-test" and run.model_identity == {
-        "backend": "openai", "model": "gpt-test", "base_url": server.url}
+        "backend": "openai",
+        "model": "gpt-test",
+        "base_url": server.url,
+    }
     assert run.prompt_name == "jsfactcheck" and len(run.prompt_hash) == 64 and run.setting == "claim"
     assert run.params["seed"] == 7 and run.params["max_tokens"] == 512
     assert run.subset_filter == 'dataset:"many" label:Refuted'
-    assert store.runs.claim_ids(run.id) == store.claims.ids('dataset:many label:Refuted')
+    assert store.runs.claim_ids(run.id) == store.claims.ids("dataset:many label:Refuted")
     assert set(run.versions) == {"factcheck-workbench", "llama-cpp-python", "openai", "anthropic"}
     assert run.started_at and run.finished_at and run.status == "finished"
 
@@ -187,10 +209,11 @@ def test_setup_errors_come_before_any_work(store, server, many, tmp_path):
         (api_request(server, dataset="nope"), "no dataset 'nope'; datasets: many, mini"),
         (api_request(server, filter="label:"), "label: needs a value"),
         (api_request(server, filter="ext:zzz"), "no claims match"),
-        (api_request(server, dataset="mini", setting="claim+pages"),
-         "setting claim+pages cannot be used: 2 of 4 selected claims have no candidate pages"),
-        (api_request(server, dataset="mini", setting="claim+time+qr"),
-         "2 of 4 selected claims have no question"),
+        (
+            api_request(server, dataset="mini", setting="claim+pages"),
+            "setting claim+pages cannot be used: 2 of 4 selected claims have no candidate pages",
+        ),
+        (api_request(server, dataset="mini", setting="claim+time+qr"), "2 of 4 selected claims have no question"),
         (api_request(server, prompt="realfactbench"), "template 'realfactbench' answers true, false, unknown"),
         (api_request(server, prompt="nothing"), "no prompt template 'nothing'"),
         (api_request(server, setting="claim+web"), "unknown setting 'claim+web'"),
@@ -198,8 +221,10 @@ def test_setup_errors_come_before_any_work(store, server, many, tmp_path):
         (api_request(server, params={"n_ctx": 2048}), "n_ctx only applies to gguf models"),
         (api_request(server, params={"max_tokens": "many"}), "max_tokens=many is not a valid int"),
         (api_request(server, claim_ids=[99999]), "no claim with id 99999"),
-        (api_request(server, model="gguf:/no/such/model.gguf", base_url=None, params={}),
-         "no GGUF file at /no/such/model.gguf"),
+        (
+            api_request(server, model="gguf:/no/such/model.gguf", base_url=None, params={}),
+            "no GGUF file at /no/such/model.gguf",
+        ),
         (api_request(server, model="claude:x"), "cannot read model 'claude:x'"),
         (RunRequest(resume="ghost"), "no run 'ghost' to resume"),
         (RunRequest(filter="dataset:many dataset:mini"), "no claims match"),
@@ -249,8 +274,9 @@ async def test_an_anthropic_model_runs_through_the_messages_api(store, db_path, 
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     with LoopbackServer("anthropic") as server:
         server.faults.append(Fault.status_code(529, retry_after=0.1))
-        request = RunRequest(model="anthropic:claude-test", base_url=server.url, dataset="many",
-                             claim_ids=many[:5], concurrency=2)
+        request = RunRequest(
+            model="anthropic:claude-test", base_url=server.url, dataset="many", claim_ids=many[:5], concurrency=2
+        )
         prepared, progress, _ = await run_it(store, db_path, request)
     assert (progress.ok, progress.error) == (5, 0)
     assert all(a.path == "/v1/messages" and a.body["system"].startswith("You check facts.") for a in server.requests)

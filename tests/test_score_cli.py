@@ -16,20 +16,33 @@ from workbench.cli import main
 REPO = Path(__file__).resolve().parents[1]
 
 GOLD = [
-    {"label": "Refuted", "questions": [
-        {"question": "Who won the 2020 presidential election?",
-         "answers": [{"answer": "Joe Biden won the election.", "answer_type": "Extractive"}]},
-    ]},
-    {"label": "Supported", "questions": [
-        {"question": "Is the letter real?",
-         "answers": [{"answer": "No", "answer_type": "Boolean",
-                      "boolean_explanation": "It was satire."}]},
-    ]},
+    {
+        "label": "Refuted",
+        "questions": [
+            {
+                "question": "Who won the 2020 presidential election?",
+                "answers": [{"answer": "Joe Biden won the election.", "answer_type": "Extractive"}],
+            }
+        ],
+    },
+    {
+        "label": "Supported",
+        "questions": [
+            {
+                "question": "Is the letter real?",
+                "answers": [{"answer": "No", "answer_type": "Boolean", "boolean_explanation": "It was satire."}],
+            }
+        ],
+    },
 ]
 PREDICTIONS = [
-    {"claim_id": 7, "pred_label": "Refuted", "evidence": [
-        {"question": "Who won the 2020 presidential election?",
-         "answer": "Joe Biden won the election.", "url": ""}]},
+    {
+        "claim_id": 7,
+        "pred_label": "Refuted",
+        "evidence": [
+            {"question": "Who won the 2020 presidential election?", "answer": "Joe Biden won the election.", "url": ""}
+        ],
+    },
     {"claim_id": 8, "pred_label": "Refuted", "evidence": []},
 ]
 
@@ -55,8 +68,14 @@ def test_table_lists_every_score(files):
     gold, pred = files()
     result = run("--gold", gold, "--predictions", pred)
     assert result.exit_code == 0, result.output
-    for name in ("Question-only", "Question + answer", "Label accuracy", "macro-F1",
-                 "AVeriTeC score @ 0.25", "2 claims"):
+    for name in (
+        "Question-only",
+        "Question + answer",
+        "Label accuracy",
+        "macro-F1",
+        "AVeriTeC score @ 0.25",
+        "2 claims",
+    ):
         assert name in result.output
     assert "0.500" in result.output  # label accuracy: one of two right
 
@@ -129,8 +148,9 @@ def test_missing_nltk_data_fails_with_the_fix(files, tmp_path):
     empty = tmp_path / "no-nltk-data"
     empty.mkdir()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", script, str(empty), gold, pred],
-                          capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(empty), gold, pred], capture_output=True, text=True, env=env, timeout=300
+    )
     assert done.returncode == 1
     assert "WordNet corpus is not installed" in done.stderr
     assert "workbench nlp-data" in done.stderr

@@ -16,7 +16,10 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from store import Prediction, Run
+from tests.support.scoring import JS, RUN_A, RUN_B, make_run
 from workbench.metrics import NO_VALUE, PARSE_FAILURE, corrections, mcnemar, paired_bootstrap
+from workbench.scoring.compare import compare_runs, filter_value
+from workbench.scoring.live import load_live_run
 from workbench.scoring.runs import (
     ScoringError,
     parse_cutoffs,
@@ -26,9 +29,6 @@ from workbench.scoring.runs import (
     score_runs,
     summaries,
 )
-from workbench.scoring.compare import compare_runs, filter_value
-from workbench.scoring.live import load_live_run
-from tests.support.scoring import JS, RUN_A, RUN_B, make_run
 
 
 @pytest.fixture
@@ -53,10 +53,28 @@ def test_overall_numbers_with_excluded_error_missing_and_parse_failure(js_store)
     assert s.coverage == pytest.approx(9 / 11) and s.error_rate == pytest.approx(1 / 11)
     assert s.confusion.count("Supported", PARSE_FAILURE) == 1
     # The same numbers as scikit-learn on the scored items.
-    gold = ["Refuted", "Supported", "NotEnoughInfo", "Supported", "Refuted", "NotEnoughInfo",
-            "Refuted", "Supported", "Refuted"]
-    pred = ["Refuted", "Supported", "Supported", PARSE_FAILURE, "Refuted", "NotEnoughInfo",
-            "Supported", "Supported", "Refuted"]
+    gold = [
+        "Refuted",
+        "Supported",
+        "NotEnoughInfo",
+        "Supported",
+        "Refuted",
+        "NotEnoughInfo",
+        "Refuted",
+        "Supported",
+        "Refuted",
+    ]
+    pred = [
+        "Refuted",
+        "Supported",
+        "Supported",
+        PARSE_FAILURE,
+        "Refuted",
+        "NotEnoughInfo",
+        "Supported",
+        "Supported",
+        "Refuted",
+    ]
     assert s.macro_f1 == pytest.approx(f1_score(gold, pred, labels=JS, average="macro", zero_division=0))
     assert s.accuracy == pytest.approx(accuracy_score(gold, pred))
     assert s.mcc == pytest.approx(matthews_corrcoef(gold, pred))
@@ -65,8 +83,7 @@ def test_overall_numbers_with_excluded_error_missing_and_parse_failure(js_store)
 
 
 def test_breakdowns_by_importance_cutoff_and_flag(js_store):
-    report = score_run(js_store, "A", by=["importance", "flag:contaminated"], cutoff="2025-01-01",
-                       resamples=0)
+    report = score_run(js_store, "A", by=["importance", "flag:contaminated"], cutoff="2025-01-01", resamples=0)
     importance = report.full.breakdowns["importance"]
     assert list(importance) == ["Main", "Sub", "Irrelevant"]
     main, sub, irrelevant = importance.values()
@@ -96,19 +113,34 @@ def test_exclude_flagged_recomputes_every_number(js_store):
 
 def test_claim_types_count_an_item_in_each_of_its_types(demo_store):
     # demo-averitec claims 43-47: types [Num, Causal], [Event], [Num], [Quote], [Num, Event].
-    answers = {43: ("ok", "Refuted"), 44: ("ok", "Refuted"), 45: ("ok", "Supported"),
-               46: ("ok", "Supported"), 47: ("ok", "Not Enough Evidence")}
+    answers = {
+        43: ("ok", "Refuted"),
+        44: ("ok", "Refuted"),
+        45: ("ok", "Supported"),
+        46: ("ok", "Supported"),
+        47: ("ok", "Not Enough Evidence"),
+    }
     make_run(demo_store, "av", 3, range(43, 48), answers)
     report = score_run(demo_store, "av", by=["claim-type"], resamples=0)
     types = {k: (v.summary.scored, v.summary.correct) for k, v in report.full.breakdowns["claim-type"].items()}
-    assert types == {"Causal Claim": (1, 0), "Event/Property Claim": (2, 2), "Numerical Claim": (3, 2),
-                     "Quote Verification": (1, 0)}
+    assert types == {
+        "Causal Claim": (1, 0),
+        "Event/Property Claim": (2, 2),
+        "Numerical Claim": (3, 2),
+        "Quote Verification": (1, 0),
+    }
     assert report.full.overall.summary.scored == 5
 
 
 def test_abstentions_have_their_own_rate(demo_store):
-    answers = {25: ("ok", "true"), 26: ("abstain", "unknown"), 27: ("ok", "false"),
-               28: ("ok", "false"), 29: ("abstain", "unknown"), 30: ("parse_failure", None)}
+    answers = {
+        25: ("ok", "true"),
+        26: ("abstain", "unknown"),
+        27: ("ok", "false"),
+        28: ("ok", "false"),
+        29: ("abstain", "unknown"),
+        30: ("parse_failure", None),
+    }
     make_run(demo_store, "rfb", 2, range(25, 31), answers)
     s = score_run(demo_store, "rfb", resamples=0).full.overall.summary
     assert (s.scored, s.correct, s.abstentions) == (6, 2, 2)
@@ -116,8 +148,7 @@ def test_abstentions_have_their_own_rate(demo_store):
     gold = ["true", "false", "true", "false", "true", "false"]
     pred = ["true", "unknown", "false", "false", "unknown", PARSE_FAILURE]
     assert s.mcc == pytest.approx(matthews_corrcoef(gold, pred))
-    assert s.macro_f1 == pytest.approx(f1_score(gold, pred, labels=["true", "false"], average="macro",
-                                                zero_division=0))
+    assert s.macro_f1 == pytest.approx(f1_score(gold, pred, labels=["true", "false"], average="macro", zero_division=0))
 
 
 def test_a_list_attribute_and_a_missing_one(demo_store):
@@ -192,7 +223,11 @@ def test_cutoffs_per_run():
     assert cutoff_for(Run(name="A", model="m")) == "2024-01-01"
     assert cutoff_for(Run(name="B", model="m")) == "2025-06-01"
     assert [f.name for f in parse_fields(["claim-type", "flag:contaminated", "attr.x", "task"])] == [
-        "claim-type", "flag:contaminated", "attr.x", "task"]
+        "claim-type",
+        "flag:contaminated",
+        "attr.x",
+        "task",
+    ]
 
 
 def test_a_value_holding_the_separator_takes_the_slow_path(js_store):
@@ -217,8 +252,7 @@ def test_live_run_follows_another_connection(js_store, db_path):
     finally:
         other.close()
     assert live.poll(js_store) == 3
-    fresh = score_run(js_store, "A", by=["importance", "flag:contaminated"], exclude_flag="contaminated",
-                      resamples=0)
+    fresh = score_run(js_store, "A", by=["importance", "flag:contaminated"], exclude_flag="contaminated", resamples=0)
     assert live.summary().confusion == fresh.full.overall.summary.confusion
     assert live.summary(filtered=True).confusion == fresh.filtered.overall.summary.confusion
     for value, summary in live.breakdown("importance").items():
@@ -234,9 +268,9 @@ def test_live_counts_equal_a_batch_read_with_claim_types(demo_store):
     live = load_live_run(demo_store, "av", fields)
     batch = summaries(read_items(demo_store, "av", fields))[1]["claim-type"]
     assert {k: v.confusion for k, v in live.breakdown("claim-type").items()} == {
-        k: v.confusion for k, v in batch.items()}
-    assert {k: v.missing for k, v in live.breakdown("claim-type").items()} == {
-        k: v.missing for k, v in batch.items()}
+        k: v.confusion for k, v in batch.items()
+    }
+    assert {k: v.missing for k, v in live.breakdown("claim-type").items()} == {k: v.missing for k, v in batch.items()}
 
 
 def test_filter_values_are_quoted_for_the_filter_language():

@@ -12,8 +12,8 @@ from store import Prediction, Run
 from tests.support.scoring import RUN_A, make_run
 from tests.support.tui import add_run
 from workbench.metrics import API_ERROR, MISSING, PARSE_FAILURE, LiveMetrics, Memberships, OutcomeCoder
-from workbench.scoring.runs import parse_fields, score_run
 from workbench.scoring.live import load_live_run
+from workbench.scoring.runs import parse_fields, score_run
 
 CLASSES = ["true", "false"]
 OUTCOMES = CLASSES + ["unknown", PARSE_FAILURE, API_ERROR, MISSING]
@@ -73,12 +73,25 @@ def test_a_loaded_first_count_then_answers_counts_what_records_count(first, late
     coder = OutcomeCoder(CLASSES, "unknown")
     memberships = {}
     for field, values in slices.items():
-        names = sorted({v for value in values for v in ([value] if isinstance(value, str) or value is None else value)
-                        if v is not None})
-        pairs = [(n, names.index(v)) for n, value in enumerate(values)
-                 for v in dict.fromkeys([value] if isinstance(value, str) or value is None else value) if v is not None]
-        memberships[field] = Memberships(tuple(names), np.array([m for m, _ in pairs], dtype=np.int64),
-                                         np.array([c for _, c in pairs], dtype=np.int64))
+        names = sorted(
+            {
+                v
+                for value in values
+                for v in ([value] if isinstance(value, str) or value is None else value)
+                if v is not None
+            }
+        )
+        pairs = [
+            (n, names.index(v))
+            for n, value in enumerate(values)
+            for v in dict.fromkeys([value] if isinstance(value, str) or value is None else value)
+            if v is not None
+        ]
+        memberships[field] = Memberships(
+            tuple(names),
+            np.array([m for m, _ in pairs], dtype=np.int64),
+            np.array([c for _, c in pairs], dtype=np.int64),
+        )
     loaded.load(np.array(ids, dtype=np.int64), coder.slots(gold, outcomes), memberships)
     for n, item in enumerate(ids):
         single.record(item, gold[n], outcomes[n], {f: values[n] for f, values in slices.items()})

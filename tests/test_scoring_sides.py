@@ -51,8 +51,12 @@ def runs(demo_store):
     ids = demo_store.claims.ids("dataset:demo")
     labels = ["Supported", "Refuted", "NotEnoughInfo"]
     a = add_run(demo_store, "a", {c: ("ok", labels[n % 3]) for n, c in enumerate(ids)}, model="test:a")
-    b = add_run(demo_store, "b", {c: ("ok", labels[(n + 1) % 3]) if n % 5 else ("error", None)
-                                  for n, c in enumerate(ids)}, model="test:b")
+    b = add_run(
+        demo_store,
+        "b",
+        {c: ("ok", labels[(n + 1) % 3]) if n % 5 else ("error", None) for n, c in enumerate(ids)},
+        model="test:b",
+    )
     # Flags that differ by model: flag:contaminated@run names each run's own model.
     demo_store.annotations.flag(ids[:3], "contaminated", model="test:a", source="pipeline")
     demo_store.annotations.flag(ids[2:6], "contaminated", model="test:b", source="pipeline")
@@ -65,9 +69,11 @@ def counting(monkeypatch) -> dict[str, int]:
 
     calls = {"claims": 0, "whole": 0}
     for name, key in (("read_claim_side", "claims"), ("load_run_items", "whole")):
-        def counted(*args, _original=getattr(live, name), _key=key, **kwargs):
+
+        def counted(*args, _original=getattr(live, name), _key=key, **kwargs):  # noqa: B008 (bound per loop turn)
             calls[_key] += 1
             return _original(*args, **kwargs)
+
         monkeypatch.setattr(live, name, counted)
     return calls
 

@@ -47,14 +47,26 @@ def search_then_read(body):
 
 def test_a_search_run_searches_reads_answers_and_keeps_every_step(mini_db):
     with LoopbackServer("openai", answer=search_then_read) as server:
-        result = cli(mini_db, "run", "--dataset", "mini", "--model", "openai-compatible:agent",
-                     "--base-url", server.url, "--search", "fts", "--concurrency", "1")
+        result = cli(
+            mini_db,
+            "run",
+            "--dataset",
+            "mini",
+            "--model",
+            "openai-compatible:agent",
+            "--base-url",
+            server.url,
+            "--search",
+            "fts",
+            "--concurrency",
+            "1",
+        )
         assert result.exit_code == 0, result.output
         first = server.answer_arrivals()[0].body
         second = server.answer_arrivals()[1].body
     assert [t["function"]["name"] for t in first["tools"]] == ["search", "read"]
     tool_turn = second["messages"][-1]
-    assert tool_turn["role"] == "tool" and "Search results for \"Lantern Bridge pedestrians\"" in tool_turn["content"]
+    assert tool_turn["role"] == "tool" and 'Search results for "Lantern Bridge pedestrians"' in tool_turn["content"]
     assert "[1]" in tool_turn["content"] and "bridges.example.org/lantern" in tool_turn["content"]
     with opened_store(mini_db) as store:
         run = store.runs.list()[0]
@@ -65,8 +77,7 @@ def test_a_search_run_searches_reads_answers_and_keeps_every_step(mini_db):
     assert steps[0].query == "Lantern Bridge pedestrians" and steps[0].text == "Let me check."
     assert steps[0].results[0].url == "https://bridges.example.org/lantern"
     assert "Lantern Bridge over the river Ashby" in steps[1].results[0].snippet
-    assert prediction.verdict == "Refuted" and prediction.parsed["search"] == {"searches": 1, "steps": 3,
-                                                                                "leak": False}
+    assert prediction.verdict == "Refuted" and prediction.parsed["search"] == {"searches": 1, "steps": 3, "leak": False}
     shown = cli(mini_db, "trajectory", run.name, "mini:m1")
     assert "search Lantern Bridge pedestrians" in shown.output and "answer" in shown.output
     stats = json.loads(cli(mini_db, "search-stats", run.name, "--json").output)
@@ -75,8 +86,17 @@ def test_a_search_run_searches_reads_answers_and_keeps_every_step(mini_db):
 
 def test_a_rerun_is_answered_from_the_caches(mini_db):
     with LoopbackServer("openai", answer=search_then_read) as server:
-        args = ["run", "--dataset", "mini", "--model", "openai-compatible:agent", "--base-url", server.url,
-                "--search", "fts"]
+        args = [
+            "run",
+            "--dataset",
+            "mini",
+            "--model",
+            "openai-compatible:agent",
+            "--base-url",
+            server.url,
+            "--search",
+            "fts",
+        ]
         assert cli(mini_db, *args).exit_code == 0
         served = len(server.answer_arrivals())
         again = cli(mini_db, *args, "--name", "again")
@@ -86,12 +106,24 @@ def test_a_rerun_is_answered_from_the_caches(mini_db):
 
 def dated(query):
     return [
-        {"url": "https://www.snopes.com/fact-check/lantern-bridge/", "title": "Fact check: bridge",
-         "snippet": "A fact-checker's verdict.", "published": "2023-01-01"},
-        {"url": "https://news.example.org/later", "title": "Later news", "snippet": "After the claim.",
-         "published": "2024-06-01T10:00:00Z"},
-        {"url": "https://news.example.org/before", "title": "[bold]Earlier[/] \x1b[31mnews", "snippet": "Before it.",
-         "published": "2023-05-01"},
+        {
+            "url": "https://www.snopes.com/fact-check/lantern-bridge/",
+            "title": "Fact check: bridge",
+            "snippet": "A fact-checker's verdict.",
+            "published": "2023-01-01",
+        },
+        {
+            "url": "https://news.example.org/later",
+            "title": "Later news",
+            "snippet": "After the claim.",
+            "published": "2024-06-01T10:00:00Z",
+        },
+        {
+            "url": "https://news.example.org/before",
+            "title": "[bold]Earlier[/] \x1b[31mnews",
+            "snippet": "Before it.",
+            "published": "2023-05-01",
+        },
         {"url": "http://example.org/checks/lantern?ref=x", "title": "The claim's own check", "snippet": "Ours."},
     ]
 
@@ -107,21 +139,40 @@ def test_guards_drop_late_fact_checker_and_own_article_results_and_say_why(store
     claims = [{**MINI_CLAIMS[0], "article_url": "https://example.org/checks/lantern/"}]
     import_file(store, write_mini(tmp_path, claims), "jsonl")
     with SearchServer("searxng", results=dated) as search, LoopbackServer("openai", answer=one_search) as model:
-        result = cli(db_path, "run", "--dataset", "mini", "--model", "openai-compatible:agent",
-                     "--base-url", model.url, "--search", "searxng", "--search-url", search.url)
+        result = cli(
+            db_path,
+            "run",
+            "--dataset",
+            "mini",
+            "--model",
+            "openai-compatible:agent",
+            "--base-url",
+            model.url,
+            "--search",
+            "searxng",
+            "--search-url",
+            search.url,
+        )
         assert result.exit_code == 0, result.output
         shown = model.answer_arrivals()[1].body["messages"][-1]["content"]
     assert "news.example.org/before" in shown
     assert "snopes" not in shown and "later" not in shown.lower() and "own check" not in shown
     run = store.runs.list()[0]
     results = store.search.trajectory(run.id, store.claims.resolve("mini:m1"))[0].results
-    assert [r.dropped for r in results] == ["a fact-checking site", "published after the claim", None,
-                                            "the claim's own fact-check"]
+    assert [r.dropped for r in results] == [
+        "a fact-checking site",
+        "published after the claim",
+        None,
+        "the claim's own fact-check",
+    ]
     text = cli(db_path, "trajectory", run.name, "mini:m1").output
     assert "[bold]Earlier[/] \\x1b[31mnews" in text  # hostile text, shown as typed
     stats = json.loads(cli(db_path, "search-stats", run.name, "--json").output)
-    assert stats["dropped"] == {"a fact-checking site": 1, "published after the claim": 1,
-                                "the claim's own fact-check": 1}
+    assert stats["dropped"] == {
+        "a fact-checking site": 1,
+        "published after the claim": 1,
+        "the claim's own fact-check": 1,
+    }
 
 
 def test_a_result_that_is_the_claims_own_fact_check_flags_a_leak(store, db_path, tmp_path):
@@ -135,13 +186,33 @@ def test_a_result_that_is_the_claims_own_fact_check_flags_a_leak(store, db_path,
     from tests.run_fixtures import MINI_CLAIMS, write_mini
     from workbench.importers import import_file
 
-    article = ("The Lantern Bridge over the river Ashby opened in 1911 and carries only pedestrians; the claim that"
-               " it carries cars is false, the county register shows.")
+    article = (
+        "The Lantern Bridge over the river Ashby opened in 1911 and carries only pedestrians; the claim that"
+        " it carries cars is false, the county register shows."
+    )
     import_file(store, write_mini(tmp_path, [{**MINI_CLAIMS[1], "article_text": article}]), "jsonl")
     copied = [{"url": "https://mirror.example.net/story", "title": "Copied", "snippet": article}]
-    with SearchServer("searxng", results=lambda q: copied) as search, LoopbackServer("openai", answer=one_search) as model:
-        assert cli(db_path, "run", "--dataset", "mini", "--model", "openai-compatible:agent", "--base-url", model.url,
-                   "--search", "searxng", "--search-url", search.url).exit_code == 0
+    with (
+        SearchServer("searxng", results=lambda q: copied) as search,
+        LoopbackServer("openai", answer=one_search) as model,
+    ):
+        assert (
+            cli(
+                db_path,
+                "run",
+                "--dataset",
+                "mini",
+                "--model",
+                "openai-compatible:agent",
+                "--base-url",
+                model.url,
+                "--search",
+                "searxng",
+                "--search-url",
+                search.url,
+            ).exit_code
+            == 0
+        )
     run = store.runs.list()[0]
     assert store.claims.count(f"run:{run.id} flagged:search-leak@run") == 1
     assert store.runs.prediction(run.id, store.claims.resolve("mini:m2")).parsed["search"]["leak"] is True
@@ -150,10 +221,24 @@ def test_a_result_that_is_the_claims_own_fact_check_flags_a_leak(store, db_path,
 def test_tavily_sends_its_key_and_read_uses_the_raw_content(mini_db, monkeypatch):
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-secret-123")
     pages = [{"url": "https://a.example.org/x", "title": "A", "snippet": "short", "text": "The whole page text."}]
-    with SearchServer("tavily", results=lambda q: pages) as search, \
-            LoopbackServer("openai", answer=search_then_read) as model:
-        result = cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url",
-                     model.url, "--search", "tavily", "--search-url", search.url)
+    with (
+        SearchServer("tavily", results=lambda q: pages) as search,
+        LoopbackServer("openai", answer=search_then_read) as model,
+    ):
+        result = cli(
+            mini_db,
+            "run",
+            "--where",
+            "ext:m1",
+            "--model",
+            "openai-compatible:agent",
+            "--base-url",
+            model.url,
+            "--search",
+            "tavily",
+            "--search-url",
+            search.url,
+        )
         assert result.exit_code == 0, result.output
         assert search.headers[0]["authorization"] == "Bearer tvly-secret-123"
         read_reply = model.answer_arrivals()[2].body["messages"][-1]["content"]
@@ -161,45 +246,96 @@ def test_tavily_sends_its_key_and_read_uses_the_raw_content(mini_db, monkeypatch
     assert b"tvly-secret-123" not in mini_db.read_bytes()
 
 
-@pytest.mark.parametrize("faults, expect", [
-    (["500", "429"], "Search results for"),           # tried again, then answered
-    (["500", "500", "500"], "The search failed: searxng answered HTTP 500"),
-    (["malformed"], "The search failed: searxng answered with something that is not JSON"),
-    (["slow", "slow", "slow"], "did not answer within"),
-    (["403"], "HTTP 403 (this instance does not answer JSON: add json to search.formats"),
-])
+@pytest.mark.parametrize(
+    "faults, expect",
+    [
+        (["500", "429"], "Search results for"),  # tried again, then answered
+        (["500", "500", "500"], "The search failed: searxng answered HTTP 500"),
+        (["malformed"], "The search failed: searxng answered with something that is not JSON"),
+        (["slow", "slow", "slow"], "did not answer within"),
+        (["403"], "HTTP 403 (this instance does not answer JSON: add json to search.formats"),
+    ],
+)
 def test_a_failing_search_backend_is_told_to_the_model(mini_db, monkeypatch, faults, expect):
     import workbench.search.backends as backends
 
     monkeypatch.setattr(backends, "TIMEOUT_S", 0.3)
     rows = [{"url": "https://b.example.org/", "title": "B", "snippet": "b"}]
-    with SearchServer("searxng", results=lambda q: rows, slow_seconds=1.0) as search, \
-            LoopbackServer("openai", answer=one_search) as model:
+    with (
+        SearchServer("searxng", results=lambda q: rows, slow_seconds=1.0) as search,
+        LoopbackServer("openai", answer=one_search) as model,
+    ):
         search.faults.extend(faults)
-        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
-                   "--search", "searxng", "--search-url", search.url).exit_code == 0
+        assert (
+            cli(
+                mini_db,
+                "run",
+                "--where",
+                "ext:m1",
+                "--model",
+                "openai-compatible:agent",
+                "--base-url",
+                model.url,
+                "--search",
+                "searxng",
+                "--search-url",
+                search.url,
+            ).exit_code
+            == 0
+        )
         reply = model.answer_arrivals()[1].body["messages"][-1]["content"]
     assert expect in reply
 
 
 def test_no_results_are_said(mini_db):
     with SearchServer("searxng") as search, LoopbackServer("openai", answer=one_search) as model:
-        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
-                   "--search", "searxng", "--search-url", search.url).exit_code == 0
+        assert (
+            cli(
+                mini_db,
+                "run",
+                "--where",
+                "ext:m1",
+                "--model",
+                "openai-compatible:agent",
+                "--base-url",
+                model.url,
+                "--search",
+                "searxng",
+                "--search-url",
+                search.url,
+            ).exit_code
+            == 0
+        )
         assert 'No results for "lantern"' in model.answer_arrivals()[1].body["messages"][-1]["content"]
 
 
 def misbehaving(body):
     turn = asked(body)
-    script = [ToolUse([("browse", {"url": "x"})]), ToolUse([("search", '{"query": ')]),
-              ToolUse([("search", {"query": "same"})]), ToolUse([("search", {"query": "same"})])]
+    script = [
+        ToolUse([("browse", {"url": "x"})]),
+        ToolUse([("search", '{"query": ')]),
+        ToolUse([("search", {"query": "same"})]),
+        ToolUse([("search", {"query": "same"})]),
+    ]
     return script[turn] if turn < len(script) else ToolUse([("search", {"query": f"again {turn}"})])
 
 
 def test_a_model_that_misbehaves_ends_as_a_parse_failure_with_its_trajectory(mini_db):
     with LoopbackServer("openai", answer=misbehaving) as model:
-        result = cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
-                     "--search", "fts", "--max-steps", "5")
+        result = cli(
+            mini_db,
+            "run",
+            "--where",
+            "ext:m1",
+            "--model",
+            "openai-compatible:agent",
+            "--base-url",
+            model.url,
+            "--search",
+            "fts",
+            "--max-steps",
+            "5",
+        )
         assert result.exit_code == 0, result.output
         last = model.answer_arrivals()[-1].body
         replies = [m["content"] for m in last["messages"] if m.get("role") == "tool"]
@@ -215,8 +351,10 @@ def test_a_model_that_misbehaves_ends_as_a_parse_failure_with_its_trajectory(min
 
 
 def anthropic_agent(body):
-    if not any(isinstance(m.get("content"), list) and any(b.get("type") == "tool_result" for b in m["content"])
-               for m in body["messages"]):
+    if not any(
+        isinstance(m.get("content"), list) and any(b.get("type") == "tool_result" for b in m["content"])
+        for m in body["messages"]
+    ):
         return ToolUse([("search", {"query": "ashby floods"})])
     return FINAL
 
@@ -224,19 +362,34 @@ def anthropic_agent(body):
 def test_anthropic_tool_use_and_results_on_the_wire(mini_db, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-search")
     with LoopbackServer("anthropic", answer=anthropic_agent) as model:
-        assert cli(mini_db, "run", "--where", "ext:m3", "--model", "anthropic:claude-agent", "--base-url", model.url,
-                   "--search", "fts").exit_code == 0
+        assert (
+            cli(
+                mini_db,
+                "run",
+                "--where",
+                "ext:m3",
+                "--model",
+                "anthropic:claude-agent",
+                "--base-url",
+                model.url,
+                "--search",
+                "fts",
+            ).exit_code
+            == 0
+        )
         first, second = [a.body for a in model.answer_arrivals()]
     assert first["tools"][0]["name"] == "search" and "input_schema" in first["tools"][0]
     assistant, results = second["messages"][-2], second["messages"][-1]
-    assert assistant["content"][-1]["type"] == "tool_use" and assistant["content"][-1]["input"] == {"query": "ashby floods"}
+    assert assistant["content"][-1]["type"] == "tool_use" and assistant["content"][-1]["input"] == {
+        "query": "ashby floods"
+    }
     assert results["role"] == "user" and results["content"][0]["type"] == "tool_result"
     assert results["content"][0]["tool_use_id"] == assistant["content"][-1]["id"]
 
 
 def text_protocol(body):
     last = body["messages"][-1]["content"]
-    if "SEARCH:" in json.dumps(body["messages"][-2:]) and "Search results for \"lantern bridge register\"" in last:
+    if "SEARCH:" in json.dumps(body["messages"][-2:]) and 'Search results for "lantern bridge register"' in last:
         return FINAL
     if 'Search results for "' in last:
         return "SEARCH: lantern bridge register"
@@ -245,15 +398,33 @@ def text_protocol(body):
 
 def test_the_text_protocol_opens_with_the_claim_and_follows_search_lines(mini_db):
     with LoopbackServer("openai", answer=text_protocol) as model:
-        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:plain", "--base-url", model.url,
-                   "--search", "fts", "--param", "tools=text").exit_code == 0
+        assert (
+            cli(
+                mini_db,
+                "run",
+                "--where",
+                "ext:m1",
+                "--model",
+                "openai-compatible:plain",
+                "--base-url",
+                model.url,
+                "--search",
+                "fts",
+                "--param",
+                "tools=text",
+            ).exit_code
+            == 0
+        )
         first = model.answer_arrivals()[0].body
     assert "tools" not in first and "SEARCH: your query" in first["messages"][-2]["content"]
     with opened_store(mini_db) as store:
         run = store.runs.list()[0]
         steps = store.search.trajectory(run.id, store.claims.resolve("mini:m1"))
-    assert [(s.kind, s.query) for s in steps] == [("search", "The Lantern Bridge opened in 1911."),
-                                                 ("search", "lantern bridge register"), ("answer", None)]
+    assert [(s.kind, s.query) for s in steps] == [
+        ("search", "The Lantern Bridge opened in 1911."),
+        ("search", "lantern bridge register"),
+        ("answer", None),
+    ]
 
 
 def slow_agent(body):
@@ -267,8 +438,22 @@ def test_a_killed_search_run_keeps_its_steps_and_resumes(store, db_path, tmp_pat
 
     import_file(store, write_mini(tmp_path, many_claims(12), name="many"), "jsonl")
     with LoopbackServer("openai", latency=0.1, answer=slow_agent) as model:
-        process = workbench_process(db_path, "run", "--dataset", "many", "--model", "openai-compatible:agent",
-                                    "--base-url", model.url, "--search", "fts", "--concurrency", "2", "--name", "s")
+        process = workbench_process(
+            db_path,
+            "run",
+            "--dataset",
+            "many",
+            "--model",
+            "openai-compatible:agent",
+            "--base-url",
+            model.url,
+            "--search",
+            "fts",
+            "--concurrency",
+            "2",
+            "--name",
+            "s",
+        )
         try:
             assert model.wait_served(10)
         finally:
@@ -284,7 +469,7 @@ def test_a_killed_search_run_keeps_its_steps_and_resumes(store, db_path, tmp_pat
         after = {c: opened.search.trajectory(run.id, c) for c in opened.claims.ids("dataset:many")}
     assert len(opened_predictions(db_path)) == 12
     for claim, steps in before.items():
-        assert after[claim][:len(steps)] == steps  # finished steps stay as they were
+        assert after[claim][: len(steps)] == steps  # finished steps stay as they were
         assert [s.kind for s in after[claim]] == ["search", "search", "answer"]
 
 
@@ -299,14 +484,37 @@ def opened_predictions(db_path):
 def test_knowledge_store_documents_are_searched_by_their_own_claim(mini_db, tmp_path):
     folder = tmp_path / "ks"
     folder.mkdir()  # AVeriTeC's shape: CLAIM_ID.json, a page per line, its text as sentences
-    (folder / "17.json").write_text(json.dumps({"url": "https://archive.example.org/ashby-rain",
-                                                "url2text": ["Ashby rainfall records", "spring floods every year"]}))
-    (folder / "more.jsonl").write_text(json.dumps({"claim_id": "m3", "url": "https://river.example.org/ashby",
-                                                   "text": "Ashby spring floods were measured."}) + "\n")
+    (folder / "17.json").write_text(
+        json.dumps(
+            {
+                "url": "https://archive.example.org/ashby-rain",
+                "url2text": ["Ashby rainfall records", "spring floods every year"],
+            }
+        )
+    )
+    (folder / "more.jsonl").write_text(
+        json.dumps(
+            {"claim_id": "m3", "url": "https://river.example.org/ashby", "text": "Ashby spring floods were measured."}
+        )
+        + "\n"
+    )
     assert "2 documents added" in cli(mini_db, "import-knowledge", folder, "--dataset", "mini").output
     with LoopbackServer("openai", answer=anthropic_agent_openai) as model:
-        assert cli(mini_db, "run", "--where", "ext:m3", "--model", "openai-compatible:agent", "--base-url", model.url,
-                   "--search", "fts").exit_code == 0
+        assert (
+            cli(
+                mini_db,
+                "run",
+                "--where",
+                "ext:m3",
+                "--model",
+                "openai-compatible:agent",
+                "--base-url",
+                model.url,
+                "--search",
+                "fts",
+            ).exit_code
+            == 0
+        )
         reply = model.answer_arrivals()[1].body["messages"][-1]["content"]
     assert "river.example.org/ashby" in reply
     assert "archive.example.org" not in reply  # claim 17's page is for claim 17 only
@@ -322,8 +530,23 @@ def anthropic_agent_openai(body):
 
 def test_exports_carry_the_trajectory(mini_db, tmp_path):
     with LoopbackServer("openai", answer=search_then_read) as server:
-        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", server.url,
-                   "--search", "fts", "--name", "s").exit_code == 0
+        assert (
+            cli(
+                mini_db,
+                "run",
+                "--where",
+                "ext:m1",
+                "--model",
+                "openai-compatible:agent",
+                "--base-url",
+                server.url,
+                "--search",
+                "fts",
+                "--name",
+                "s",
+            ).exit_code
+            == 0
+        )
     out = tmp_path / "p.jsonl"
     assert cli(mini_db, "export", "--what", "predictions", "--run", "s", "-o", out).exit_code == 0
     record = json.loads(out.read_text().splitlines()[0])
@@ -332,12 +555,26 @@ def test_exports_carry_the_trajectory(mini_db, tmp_path):
 
 
 async def test_the_trajectory_tab_shows_each_step(mini_db):
-    from tests.support.tui import open_claim
-    from tests.support.tui import make_app, screen_text, settle
+    from tests.support.tui import make_app, open_claim, screen_text, settle
 
     with LoopbackServer("openai", answer=search_then_read) as server:
-        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", server.url,
-                   "--search", "fts", "--name", "s").exit_code == 0
+        assert (
+            cli(
+                mini_db,
+                "run",
+                "--where",
+                "ext:m1",
+                "--model",
+                "openai-compatible:agent",
+                "--base-url",
+                server.url,
+                "--search",
+                "fts",
+                "--name",
+                "s",
+            ).exit_code
+            == 0
+        )
     with opened_store(mini_db) as store:
         claim = store.claims.resolve("mini:m1")
     app = make_app(mini_db)
@@ -383,8 +620,9 @@ def searched_and_flagged(mini_db):
 
     with opened_store(mini_db) as store:
         ids = store.claims.ids("dataset:mini")
-        run = store.runs.create(Run(name="agent", model="m", dataset_id=1, params={"search": "fts"},
-                                    status="finished"), ids)
+        run = store.runs.create(
+            Run(name="agent", model="m", dataset_id=1, params={"search": "fts"}, status="finished"), ids
+        )
         for n, (queries, _) in LABELLED.items():
             write_trajectory(store, run.id, ids[n], queries)
         store.annotations.flag([ids[0], ids[1]], "contaminated")
@@ -394,19 +632,32 @@ def searched_and_flagged(mini_db):
 def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db):
     searched_and_flagged(mini_db)
     with LoopbackServer("openai", answer=labelling_judge) as judge:
-        result = cli(mini_db, "reformulations", "agent", "--judge", "openai-compatible:j", "--base-url", judge.url,
-                     "--by", "flag:contaminated", "--json", "--resamples", "200")
+        result = cli(
+            mini_db,
+            "reformulations",
+            "agent",
+            "--judge",
+            "openai-compatible:j",
+            "--base-url",
+            judge.url,
+            "--by",
+            "flag:contaminated",
+            "--json",
+            "--resamples",
+            "200",
+        )
         assert result.exit_code == 0, result.output
-    found = json.loads(result.output[result.output.index("{"):])
+    found = json.loads(result.output[result.output.index("{") :])
     # Four claims searched: specialization 2+0+0+0, exploration 0+1+0+1, repetition 0+0+0+1.
     assert found["claims"] == 4 and found["unreadable"] == 0
-    assert found["overall"] == {"specialization": 0.5, "generalization": 0.0, "exploration": 0.5,
-                                "repetition": 0.25}
+    assert found["overall"] == {"specialization": 0.5, "generalization": 0.0, "exploration": 0.5, "repetition": 0.25}
     assert found["subsets"]["yes"]["specialization"] == 1.0 and found["subsets"]["no"]["repetition"] == 0.5
     assert found["subsets"]["yes"]["claims"] == 2 and found["subsets"]["no"]["claims"] == 2
     first, second = list(found["subsets"])
     test = found["tests"]["exploration"]
-    assert test["delta"] == pytest.approx(found["subsets"][second]["exploration"] - found["subsets"][first]["exploration"])
+    assert test["delta"] == pytest.approx(
+        found["subsets"][second]["exploration"] - found["subsets"][first]["exploration"]
+    )
     # The report and `metrics` carry the same table beside the run's scores.
     report = cli(mini_db, "report", "agent", "--by", "flag:contaminated", "--resamples", "200", "--format", "md")
     assert report.exit_code == 0, report.output
@@ -415,8 +666,7 @@ def test_query_reformulations_labelled_by_a_judge_and_compared_by_subset(mini_db
     metrics = json.loads(cli(mini_db, "metrics", "agent", "--json", "--resamples", "0").output)
     assert metrics["runs"][0]["search"]["reformulations"]["overall"]["repetition"] == 0.25
     # A cutoff split takes the date given to metrics, as the scores do.
-    by_date = cli(mini_db, "metrics", "agent", "--by", "cutoff", "--cutoff", "2024-01-01", "--json",
-                  "--resamples", "0")
+    by_date = cli(mini_db, "metrics", "agent", "--by", "cutoff", "--cutoff", "2024-01-01", "--json", "--resamples", "0")
     assert by_date.exit_code == 0, by_date.output
     assert json.loads(by_date.output)["runs"][0]["search"]["reformulations"]["claims"] == 4
 
@@ -427,8 +677,10 @@ async def test_the_metrics_view_shows_searches_and_reformulations_by_flag(mini_d
 
     run = searched_and_flagged(mini_db)
     with LoopbackServer("openai", answer=labelling_judge) as judge:
-        assert cli(mini_db, "reformulations", "agent", "--judge", "openai-compatible:j", "--base-url",
-                   judge.url).exit_code == 0
+        assert (
+            cli(mini_db, "reformulations", "agent", "--judge", "openai-compatible:j", "--base-url", judge.url).exit_code
+            == 0
+        )
     app = make_app(mini_db)
     async with app.run_test(size=(120, 60)) as pilot:
         app.push_screen(MetricsScreen(mini_db, [run.id], resamples=100))
@@ -453,7 +705,8 @@ def test_reformulation_labels_are_read_strictly():
     from workbench.judging.reformulation import parse_labels
 
     assert parse_labels('{"labels": ["Specialization", "g", "exploration"]}').parsed == {
-        "labels": ["specialization", "generalization", "exploration"]}
+        "labels": ["specialization", "generalization", "exploration"]
+    }
     assert parse_labels('{"labels": ["sideways"]}').status == "parse_failure"
     assert parse_labels("specialization then exploration").status == "parse_failure"
 
@@ -461,20 +714,26 @@ def test_reformulation_labels_are_read_strictly():
 def test_common_words_are_left_out_of_a_slow_full_text_query(mini_db, monkeypatch):
     from store import search
 
-    assert search.rarest_within(["the", "lantern", "bridge"], {"the": 900, "lantern": 2, "bridge": 40}, 50) \
-        == ["lantern", "bridge"]
+    assert search.rarest_within(["the", "lantern", "bridge"], {"the": 900, "lantern": 2, "bridge": 40}, 50) == [
+        "lantern",
+        "bridge",
+    ]
     assert search.rarest_within(["bridge", "river"], {"bridge": 400, "river": 900}, 50) == ["bridge"]
     store = Store.open(mini_db)
     dataset = store.db.execute("SELECT id FROM datasets WHERE name = 'mini'").fetchone()[0]
-    store.search.add_documents(dataset, [(None, f"https://bridges.example.org/{n}", None,
-                                          f"Bridge {n} crosses the river.", None) for n in range(30)]
-                               + [(None, "https://lanterns.example.org/", None, "The Lantern Bridge is lit.", None)])
+    store.search.add_documents(
+        dataset,
+        [(None, f"https://bridges.example.org/{n}", None, f"Bridge {n} crosses the river.", None) for n in range(30)]
+        + [(None, "https://lanterns.example.org/", None, "The Lantern Bridge is lit.", None)],
+    )
     monkeypatch.setattr(search, "POSTINGS_BUDGET", 5)
     assert store.search.fts_expression("documents_fts", ["lantern", "bridge"]) == '"lantern"'
     # Words are counted as the index holds them: accents dropped, `_` between words.
-    store.search.add_documents(dataset, [(None, f"https://es.example.org/{n}", None, "Política local.", None)
-                                         for n in range(30)]
-                               + [(None, "https://es.example.org/x", None, "Según el pleno, covid_19.", None)])
+    store.search.add_documents(
+        dataset,
+        [(None, f"https://es.example.org/{n}", None, "Política local.", None) for n in range(30)]
+        + [(None, "https://es.example.org/x", None, "Según el pleno, covid_19.", None)],
+    )
     assert store.search.fts_expression("documents_fts", search.query_words("SEGÚN Política")) == '"segun"'
     assert search.query_words("covid_19") == ["covid", "19"]
     found = store.search.full_text("Lantern Bridge", 3, "mini", "m1")
@@ -489,8 +748,20 @@ def keeps_searching(body):
 
 def test_a_claim_past_its_token_budget_is_asked_for_its_answer(mini_db):
     with LoopbackServer("openai", answer=keeps_searching) as model:  # 11 + 7 tokens a turn
-        result = cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
-                     "--search", "fts", "--max-claim-tokens", "40")
+        result = cli(
+            mini_db,
+            "run",
+            "--where",
+            "ext:m1",
+            "--model",
+            "openai-compatible:agent",
+            "--base-url",
+            model.url,
+            "--search",
+            "fts",
+            "--max-claim-tokens",
+            "40",
+        )
         assert result.exit_code == 0, result.output
         last = model.answer_arrivals()[-1].body
     assert last["tool_choice"] == "none" and last["tools"]  # declared, not callable
@@ -506,8 +777,25 @@ def test_a_claim_past_its_token_budget_is_asked_for_its_answer(mini_db):
 
 def test_a_budget_spent_on_the_last_step_still_gets_its_answer(mini_db):
     with LoopbackServer("openai", answer=keeps_searching) as model:
-        assert cli(mini_db, "run", "--where", "ext:m1", "--model", "openai-compatible:agent", "--base-url", model.url,
-                   "--search", "fts", "--max-claim-tokens", "40", "--max-steps", "3").exit_code == 0
+        assert (
+            cli(
+                mini_db,
+                "run",
+                "--where",
+                "ext:m1",
+                "--model",
+                "openai-compatible:agent",
+                "--base-url",
+                model.url,
+                "--search",
+                "fts",
+                "--max-claim-tokens",
+                "40",
+                "--max-steps",
+                "3",
+            ).exit_code
+            == 0
+        )
     with opened_store(mini_db) as store:
         run = store.runs.list()[0]
         claim = store.claims.resolve("mini:m1")

@@ -39,8 +39,12 @@ def demo_db(tmp_path_factory) -> Path:
 
 def serving(db: Path, *args: str) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    server = subprocess.Popen([WORKBENCH, "--db", str(db), "serve", "--port", str(port), *args],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [WORKBENCH, "--db", str(db), "serve", "--port", str(port), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         with socket.socket() as probe:
@@ -62,9 +66,17 @@ class Browser:
         from selenium.webdriver.chrome.service import Service
 
         options = Options()
-        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--window-size=1200,800"):
+        for flag in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,800",
+        ):
             options.add_argument(flag)
         options.binary_location = CHROMIUM
         options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
@@ -99,8 +111,10 @@ class Browser:
         self.driver.quit()
 
 
-@pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="no chromium and chromium-driver here"
-                    " (make setup installs them with apt-get where it can)")
+@pytest.mark.skipif(
+    not (CHROMIUM and DRIVER),
+    reason="no chromium and chromium-driver here (make setup installs them with apt-get where it can)",
+)
 def test_the_workbench_in_a_browser_tab(demo_db):
     pytest.importorskip("selenium", reason="selenium is in the dev extra")
     store = Store.open(demo_db)
@@ -137,6 +151,7 @@ def test_serving_beyond_loopback_warns_who_can_use_it(demo_db):
 
 
 def test_serving_a_missing_database_says_so(tmp_path):
-    done = subprocess.run([WORKBENCH, "--db", str(tmp_path / "absent.db"), "serve"], capture_output=True, text=True,
-                          timeout=30)
+    done = subprocess.run(
+        [WORKBENCH, "--db", str(tmp_path / "absent.db"), "serve"], capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 1 and "no database at" in done.stderr and not (tmp_path / "absent.db").exists()

@@ -11,13 +11,21 @@ from store import PageRequest, Prediction, Run, Store, open_database
 from store.connection import sqlite_utils_database
 from store.migrations import KNOWN, applied_migrations, apply_migrations
 from workbench.importers import import_file
+from workbench.importers.reading import BadInput
 
 
 def make_claims(store, tmp_path, n: int, name: str = "gen") -> None:
     labels = ["Supported", "Refuted", "NotEnoughInfo"]
     rows = [{"_dataset": {"name": name, "label_space": "jsfactcheck"}}]
-    rows += [{"id": i, "claim": f"claim number {i}", "label": labels[i % 3],
-              "importance": None if i % 5 == 0 else ("Main" if i % 2 else "Sub")} for i in range(n)]
+    rows += [
+        {
+            "id": i,
+            "claim": f"claim number {i}",
+            "label": labels[i % 3],
+            "importance": None if i % 5 == 0 else ("Main" if i % 2 else "Sub"),
+        }
+        for i in range(n)
+    ]
     path = tmp_path / f"{name}.jsonl"
     path.write_text("\n".join(json.dumps({k: v for k, v in r.items() if v is not None}) for r in rows))
     import_file(store, path)
@@ -36,8 +44,12 @@ def test_a_new_database_records_every_migration_and_reopening_it_writes_nothing(
     read: another connection sees no commit."""
     Store.open(db_path).close()
     with sqlite3.connect(db_path) as watcher:
-        names = [row[0] for row in watcher.execute(
-            "SELECT name FROM _sqlite_migrations WHERE migration_set = 'workbench' ORDER BY id")]
+        names = [
+            row[0]
+            for row in watcher.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = 'workbench' ORDER BY id"
+            )
+        ]
         assert names == KNOWN
         before = watcher.execute("PRAGMA data_version").fetchone()[0]
         store = Store.open(db_path)
@@ -51,10 +63,14 @@ def test_upgrade_from_the_first_migration_keeps_data_and_indexes_it(db_path):
     old = open_database(db_path)
     apply_migrations(old, stop_before=names[1])
     assert {"claims_fts", "flags"} & set(sqlite_utils_database(old).table_names()) == set()
-    old.execute("INSERT INTO datasets (name, source_format, label_space, labels, imported_at)"
-                " VALUES ('old', 'jsonl', 'jsfactcheck', '[\"Supported\"]', '2024-01-01')")
-    old.execute("INSERT INTO claims (dataset_id, external_id, text, label, content_hash)"
-                " VALUES (1, 'x', 'an old claim about lighthouses', 'Supported', 'h')")
+    old.execute(
+        "INSERT INTO datasets (name, source_format, label_space, labels, imported_at)"
+        " VALUES ('old', 'jsonl', 'jsfactcheck', '[\"Supported\"]', '2024-01-01')"
+    )
+    old.execute(
+        "INSERT INTO claims (dataset_id, external_id, text, label, content_hash)"
+        " VALUES (1, 'x', 'an old claim about lighthouses', 'Supported', 'h')"
+    )
     old.close()
 
     store = Store.open(db_path)
@@ -114,8 +130,9 @@ def test_predictions_are_unique_per_run_and_claim_and_errors_are_retried(store, 
     assert (progress.total, progress.ok, progress.parse_failure, progress.error, progress.missing) == (4, 1, 1, 0, 2)
     assert store.db.execute("SELECT count(*) FROM predictions").fetchone()[0] == 2
     with pytest.raises(sqlite3.IntegrityError):
-        store.db.execute("INSERT INTO predictions (run_id, claim_id, status, created_at) VALUES (?, 4, 'ok', 'x')",
-                         [run.id])
+        store.db.execute(
+            "INSERT INTO predictions (run_id, claim_id, status, created_at) VALUES (?, 4, 'ok', 'x')", [run.id]
+        )
 
 
 def test_deleting_a_dataset_takes_its_claims_runs_and_flags(store, tmp_path):
@@ -134,14 +151,16 @@ def test_imports_index_text_in_bulk_and_leave_the_triggers_in_place(store, tmp_p
     assert {"claims_fts_insert", "evidence_fts_insert"} <= triggers
     assert store.claims.count('"number 17"') == 1
     # A claim written later, outside an import, is indexed by the trigger.
-    store.db.execute("INSERT INTO claims (dataset_id, external_id, text, content_hash)"
-                     " VALUES (1, 'late', 'a late lighthouse claim', 'h')")
+    store.db.execute(
+        "INSERT INTO claims (dataset_id, external_id, text, content_hash)"
+        " VALUES (1, 'late', 'a late lighthouse claim', 'h')"
+    )
     store.db.conn.commit()
     assert store.claims.count("lighthouse") == 1
     # A failed import restores the triggers with everything else.
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "claim": "a", "label": "Refuted"}\n{"id": 1, "claim": "b", "label": "Refuted"}\n')
-    with pytest.raises(Exception):
+    with pytest.raises(BadInput):  # one id twice
         import_file(store, bad)
     after = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     assert after == triggers

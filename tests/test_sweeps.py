@@ -26,9 +26,15 @@ def shared_total(prompts: list[str]) -> int:
 
 def test_a_sweep_asks_each_claims_settings_in_prefix_order(demo_store, db_path):
     with LoopbackServer("openai") as server:
-        prepared = [prepare_run(demo_store, RunRequest(model="openai-compatible:m", base_url=server.url,
-                                                        setting=setting, dataset="demo", concurrency=1))
-                    for setting in SETTINGS]
+        prepared = [
+            prepare_run(
+                demo_store,
+                RunRequest(
+                    model="openai-compatible:m", base_url=server.url, setting=setting, dataset="demo", concurrency=1
+                ),
+            )
+            for setting in SETTINGS
+        ]
         progress = asyncio.run(execute_runs(db_path, prepared))
         prompts = arrived_prompts(server)
     assert [p.done for p in progress] == [24] * 4  # every run answered all its claims
@@ -43,12 +49,13 @@ def test_a_sweep_asks_each_claims_settings_in_prefix_order(demo_store, db_path):
 
 
 def _rendered(store, setting: str) -> list[str]:
-    from workbench.prompting import load_template
-    from workbench.prompting import parse_setting, render
+    from workbench.prompting import load_template, parse_setting, render
 
     template = load_template("jsfactcheck")
-    return ["\n".join(m["content"] for m in render(store.claims.get(i), template, parse_setting(setting)).messages)
-            for i in store.claims.ids("dataset:demo")]
+    return [
+        "\n".join(m["content"] for m in render(store.claims.get(i), template, parse_setting(setting)).messages)
+        for i in store.claims.ids("dataset:demo")
+    ]
 
 
 def cli(db_path, *args):
@@ -57,15 +64,39 @@ def cli(db_path, *args):
 
 def test_setting_all_makes_one_run_per_setting_the_claims_can_show(demo_store, db_path):
     with LoopbackServer("openai") as server:
-        result = cli(db_path, "run", "--dataset", "demo", "--model", "openai-compatible:m", "--base-url",
-                     server.url, "--setting", "all", "--limit", "3")
+        result = cli(
+            db_path,
+            "run",
+            "--dataset",
+            "demo",
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            server.url,
+            "--setting",
+            "all",
+            "--limit",
+            "3",
+        )
         assert result.exit_code == 0, result.output
         assert len(server.answer_arrivals()) == 36
     runs = demo_store.runs.list()
-    assert sorted(r.setting for r in runs) == sorted([
-        "claim", "claim+reference", "claim+full", "claim+pages", "claim+time", "claim+time+reference",
-        "claim+time+full", "claim+time+pages", "claim+time+qr", "claim+time+qr+reference", "claim+time+qr+full",
-        "claim+time+qr+pages"])
+    assert sorted(r.setting for r in runs) == sorted(
+        [
+            "claim",
+            "claim+reference",
+            "claim+full",
+            "claim+pages",
+            "claim+time",
+            "claim+time+reference",
+            "claim+time+full",
+            "claim+time+pages",
+            "claim+time+qr",
+            "claim+time+qr+reference",
+            "claim+time+qr+full",
+            "claim+time+qr+pages",
+        ]
+    )
     said = " ".join(result.output.split())
     for setting in ("claim+qa", "claim+time+qa", "claim+time+qr+qa"):  # the demo has no Q&A evidence
         assert f"skipped setting {setting}: 3 of 3 selected claims have no question-answer evidence" in said
@@ -74,8 +105,20 @@ def test_setting_all_makes_one_run_per_setting_the_claims_can_show(demo_store, d
 
 def test_a_sweep_with_a_setting_that_cannot_run_leaves_no_run_behind(demo_store, db_path):
     with LoopbackServer("openai") as server:
-        result = cli(db_path, "run", "--dataset", "demo", "--model", "openai-compatible:m", "--base-url",
-                     server.url, "--setting", "claim", "--setting", "claim+nowhere")
+        result = cli(
+            db_path,
+            "run",
+            "--dataset",
+            "demo",
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            server.url,
+            "--setting",
+            "claim",
+            "--setting",
+            "claim+nowhere",
+        )
         assert result.exit_code == 1
         assert "setting claim+nowhere: unknown setting 'claim+nowhere'" in " ".join(result.output.split())
         assert server.answer_arrivals() == []
@@ -83,8 +126,19 @@ def test_a_sweep_with_a_setting_that_cannot_run_leaves_no_run_behind(demo_store,
 
 
 def test_a_sweep_run_again_is_answered_from_the_cache(demo_store, db_path):
-    args = ["run", "--dataset", "demo", "--model", "openai-compatible:m", "--setting", "claim",
-            "--setting", "claim+time", "--limit", "2"]
+    args = [
+        "run",
+        "--dataset",
+        "demo",
+        "--model",
+        "openai-compatible:m",
+        "--setting",
+        "claim",
+        "--setting",
+        "claim+time",
+        "--limit",
+        "2",
+    ]
     with LoopbackServer("openai") as server:
         first = cli(db_path, *args, "--base-url", server.url)
         again = cli(db_path, *args, "--base-url", server.url)

@@ -26,18 +26,45 @@ def test_two_tuis_and_a_cli_writing_together_lose_nothing(store, db_path, tmp_pa
         writer.writerow(["claim", "annotator", "categories"])
         writer.writerows([(i, "cli", "flawed-reasoning") for i in ids])
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    tuis = [subprocess.Popen([sys.executable, "-m", "tests.team_tui_writer", str(db_path), name, "busy",
-                              str(PER_TUI)], cwd=REPO_ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True) for name in ("ana", "ben")]
+    tuis = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.team_tui_writer", str(db_path), name, "busy", str(PER_TUI)],
+            cwd=REPO_ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for name in ("ana", "ben")
+    ]
     for tui in tuis:  # both have their queue open: now everyone writes at once
         assert tui.stdout.readline().strip() == "ready"
     for tui in tuis:
         tui.stdin.write("go\n")
         tui.stdin.flush()
     code = "import sys; from workbench.cli import main; sys.exit(main())"
-    importer = subprocess.Popen([sys.executable, "-c", code, "--db", str(db_path), "--annotator", "lead",
-                                 "triage", "import", str(labels), "--run", "busy"], cwd=REPO_ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    importer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "--db",
+            str(db_path),
+            "--annotator",
+            "lead",
+            "triage",
+            "import",
+            str(labels),
+            "--run",
+            "busy",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     outputs = [process.communicate(timeout=600)[0] for process in (*tuis, importer)]
     assert [p.returncode for p in (*tuis, importer)] == [0, 0, 0], outputs
     assert "150 new" in outputs[2]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from store import AdjudicationConflict, ImportedLabel, Store, UNATTRIBUTED, open_database
+from store import UNATTRIBUTED, AdjudicationConflict, ImportedLabel, Store, open_database
 from store.migrations import KNOWN, applied_migrations, apply_migrations
 from tests.support.tui import add_claims, add_run
 
@@ -71,9 +71,13 @@ def test_person_scores_and_manual_flags_enter_the_history(answered):
     store.annotations.flag([ids[2]], "contaminated", who="ben")
     store.annotations.unflag([ids[2]], "contaminated", who="ana")
     history = [(h.kind, h.annotator, h.old, h.new) for h in reversed(store.triage.history(ids[2]))]
-    assert history == [("eq score", "ana", None, 4.0), ("eq score", "ana", 4.0, 6.0),
-                       ("flag", "ana", None, "contaminated"), ("flag", "ben", None, "contaminated"),
-                       ("flag", "ana", "contaminated", None)]
+    assert history == [
+        ("eq score", "ana", None, 4.0),
+        ("eq score", "ana", 4.0, 6.0),
+        ("flag", "ana", None, "contaminated"),
+        ("flag", "ben", None, "contaminated"),
+        ("flag", "ana", "contaminated", None),
+    ]
     assert [f.who for f in store.annotations.flags_for(ids[2])] == ["ben"]
 
 
@@ -93,15 +97,22 @@ def test_a_second_adjudicator_sees_the_first_decision_and_nothing_is_lost(answer
     finally:
         other.close()
     decisions = [(h.annotator, h.old, h.new) for h in reversed(store.triage.history(ids[0]))]
-    assert decisions == [("ana", None, {"categories": ["Flawed Reasoning"], "note": "ana's call"}),
-                         ("ben", {"categories": ["Flawed Reasoning"], "note": "ana's call", "by": "ana"},
-                          {"categories": ["Knowledge Error"], "note": "ben, having seen ana's"})]
+    assert decisions == [
+        ("ana", None, {"categories": ["Flawed Reasoning"], "note": "ana's call"}),
+        (
+            "ben",
+            {"categories": ["Flawed Reasoning"], "note": "ana's call", "by": "ana"},
+            {"categories": ["Knowledge Error"], "note": "ben, having seen ana's"},
+        ),
+    ]
 
 
 def test_importing_the_same_labels_twice_changes_nothing_the_second_time(answered):
     store, _, ids, predictions = answered
-    rows = [ImportedLabel(predictions[0], "ana", frozenset({1}), "imported note"),
-            ImportedLabel(predictions[1], "ben", frozenset())]
+    rows = [
+        ImportedLabel(predictions[0], "ana", frozenset({1}), "imported note"),
+        ImportedLabel(predictions[1], "ben", frozenset()),
+    ]
     first = store.triage.import_labels(rows, by="lead", source="import:labels.csv")
     again = store.triage.import_labels(rows, by="lead", source="import:labels.csv")
     assert (first.added, first.changed, first.unchanged) == (2, 0, 0)
@@ -113,8 +124,9 @@ def test_importing_the_same_labels_twice_changes_nothing_the_second_time(answere
 def test_a_queue_serves_the_next_item_not_done_and_counts_progress(answered):
     store, run, ids, predictions = answered
     plan = [(predictions[i], "ana") for i in (3, 1, 2)] + [(predictions[1], "ben")]
-    round_, given = store.assignments.create_round(run.id, "run:r1 wrong", ["ana", "ben"], 0.5, 2, 7, True,
-                                                   "lead", plan)
+    round_, given = store.assignments.create_round(
+        run.id, "run:r1 wrong", ["ana", "ben"], 0.5, 2, 7, True, "lead", plan
+    )
     assert given == {"ana": 3, "ben": 1} and round_.blind
     assert [item.claim_id for item in store.assignments.queue(run.id, "ana")] == [ids[3], ids[1], ids[2]]
     store.triage.set_done(predictions[3], "ana")
@@ -124,8 +136,9 @@ def test_a_queue_serves_the_next_item_not_done_and_counts_progress(answered):
     assert store.assignments.blind_for("ben", [predictions[1], predictions[3]]) == {predictions[1]}
     store.triage.set_done(predictions[1], "ben")
     assert store.assignments.blind_for("ben", [predictions[1]]) == set()
-    again, given = store.assignments.create_round(run.id, "run:r1 wrong", ["ana"], 0, 1, None, False, "lead",
-                                                  [(predictions[3], "ana"), (predictions[5], "ana")])
+    again, given = store.assignments.create_round(
+        run.id, "run:r1 wrong", ["ana"], 0, 1, None, False, "lead", [(predictions[3], "ana"), (predictions[5], "ana")]
+    )
     assert given == {"ana": 1}  # the item ana already has stays where it was
     assert store.assignments.queue(run.id, "ana")[-1].position == 3
 
@@ -157,7 +170,9 @@ def test_upgrading_a_single_voice_database_attributes_every_label(db_path):
     assert first["ana"].category_ids == {1, 2} and first["ana"].done and first["ana"].note == "old note"
     assert second[UNATTRIBUTED].category_ids == {3} and second[UNATTRIBUTED].note == "nobody signed"
     assert [(f.source, f.who) for f in store.annotations.flags_for(1) + store.annotations.flags_for(2)] == [
-        ("manual", UNATTRIBUTED), ("pipeline", None)]
+        ("manual", UNATTRIBUTED),
+        ("pipeline", None),
+    ]
     history = {(h.kind, h.annotator, json.dumps(h.new), h.source, h.changed_at) for h in store.triage.history(1)}
     assert ("categories", "ana", '["Knowledge Error", "Flawed Reasoning"]', "before history", "2024-02-01") in history
     assert ("eq score", "ana", "7.0", "before history", "2024-04-01") in history
@@ -172,10 +187,17 @@ def test_nothing_people_wrote_is_lost_when_a_run_or_the_pipeline_scores_again(an
     store.triage.set_done(predictions[0], "ana", note="kept")
     store.judging.set_person_score(predictions[0], "ana", 3.0)
     store.annotations.flag([ids[0]], "contaminated", who="ana")
-    store.runs.record(Prediction(run_id=run.id, claim_id=ids[0], status="ok", verdict="Supported",
-                                 explanation="asked again, answered anew"))  # a resumed or re-run answer
-    store.annotations.set_pipeline_flags([Flag(claim_id=ids[1], kind="contaminated", source="pipeline",
-                                               model="m", metric="meteor", score=0.9)], "contaminated", "m", "meteor")
+    store.runs.record(
+        Prediction(
+            run_id=run.id, claim_id=ids[0], status="ok", verdict="Supported", explanation="asked again, answered anew"
+        )
+    )  # a resumed or re-run answer
+    store.annotations.set_pipeline_flags(
+        [Flag(claim_id=ids[1], kind="contaminated", source="pipeline", model="m", metric="meteor", score=0.9)],
+        "contaminated",
+        "m",
+        "meteor",
+    )
     assert store.runs.prediction(run.id, ids[0]).id == predictions[0]
     label = store.triage.label(predictions[0], "ana")
     assert label.category_ids == {1} and label.done and label.note == "kept"

@@ -34,9 +34,17 @@ def test_cached_answers_and_errors_take_no_time_and_cost_nothing(store, tmp_path
     run = store.runs.create(Run(name="r", model="openai:m"), ids[:5])
     rows = [("ok", False, 2.0), ("ok", False, 4.0), ("abstain", False, 6.0), ("ok", True, 0.0), ("error", False, None)]
     for claim_id, (status, cached, latency) in zip(ids, rows):
-        store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status=status, cached=cached, latency_s=latency,
-                                     tokens_in=None if status == "error" else 1000,
-                                     tokens_out=None if status == "error" else 100))
+        store.runs.record(
+            Prediction(
+                run_id=run.id,
+                claim_id=claim_id,
+                status=status,
+                cached=cached,
+                latency_s=latency,
+                tokens_in=None if status == "error" else 1000,
+                tokens_out=None if status == "error" else 100,
+            )
+        )
     price = Price("openai:m", input=1.0, output=2.0)
     spending = store.usage.spending(run.id)
     usage = summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), price)
@@ -44,7 +52,9 @@ def test_cached_answers_and_errors_take_no_time_and_cost_nothing(store, tmp_path
     assert usage.seconds_median == 4.0 and usage.seconds_p95 == pytest.approx(5.8)  # numpy's: 5.8
     assert usage.cost == pytest.approx(3 * (1000 * 1.0 + 100 * 2.0) / 1e6)
     assert usage.cost_per_claim == pytest.approx(usage.cost / 3)
-    assert summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), None).cost is None  # unknown, not 0
+    assert (
+        summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), None).cost is None
+    )  # unknown, not 0
     assert summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), LOCAL).cost == 0
 
 
@@ -67,8 +77,20 @@ def test_percentiles_from_the_store_are_numpys(store, tmp_path):
 
 @pytest.mark.slow
 def test_a_local_run_records_llama_cpps_timings_and_shows_them(demo_store, db_path):
-    result = cli(db_path, "run", "--dataset", "demo", "--limit", "3", "--setting", "claim+time", "--param",
-                 "max_tokens=16", "--name", "timed")
+    result = cli(
+        db_path,
+        "run",
+        "--dataset",
+        "demo",
+        "--limit",
+        "3",
+        "--setting",
+        "claim+time",
+        "--param",
+        "max_tokens=16",
+        "--name",
+        "timed",
+    )
     assert result.exit_code == 0, result.output
     shown = " ".join(result.output.split())
     assert "engine: llama.cpp" in shown and "thread" in shown and "batch 512" in shown

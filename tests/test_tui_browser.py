@@ -150,8 +150,9 @@ def test_the_window_keeps_three_pages_and_knows_its_place():
     from workbench.tui.paging import ClaimWindow, PageCache
 
     def page(start: int) -> list[ClaimRow]:
-        return [ClaimRow(i, str(i), "d", None, None, None, None, None, "t", sort_value=i)
-                for i in range(start, start + 10)]
+        return [
+            ClaimRow(i, str(i), "d", None, None, None, None, None, "t", sort_value=i) for i in range(start, start + 10)
+        ]
 
     window = ClaimWindow(page_size=10, pages=3)
     window.reset(page(0), "first")

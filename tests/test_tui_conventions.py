@@ -11,26 +11,24 @@ import pytest
 from textual.binding import Binding
 
 from store import FILTER_HELP
-from tests.support.tui import (
-    REPO_ROOT,
-    add_run,
-    make_app,
-    rendered,
-    screen_text,
-    settle,
-)
+from tests.support.tui import REPO_ROOT, add_run, make_app, rendered, screen_text, settle
 from workbench.config import load_settings
 from workbench.tui.app import WorkbenchApp
-from workbench.tui.widgets.dialogs import ConfirmDialog, TextPrompt, TextViewer
-from workbench.tui.screens.flag_dialog import FlagDialog
 from workbench.tui.key_catalogue import binding_owners
+from workbench.tui.screens.flag_dialog import FlagDialog
 from workbench.tui.screens.help import HelpScreen, help_text
 from workbench.tui.screens.run_picker import RunPicker
+from workbench.tui.widgets.dialogs import ConfirmDialog, TextPrompt, TextViewer
 
 
 def all_binding_owners() -> list[type]:
-    owners = [owner for _, owner in binding_owners(WorkbenchApp)] + [TextPrompt, ConfirmDialog, TextViewer, RunPicker,
-                                                          HelpScreen]
+    owners = [owner for _, owner in binding_owners(WorkbenchApp)] + [
+        TextPrompt,
+        ConfirmDialog,
+        TextViewer,
+        RunPicker,
+        HelpScreen,
+    ]
     return list(dict.fromkeys(owners))
 
 
@@ -170,8 +168,9 @@ def test_no_color_greys_stay_readable_on_their_background(colour, behind):
 
 
 def test_the_module_entry_point_textual_serve_runs():
-    result = subprocess.run([sys.executable, "-m", "workbench.tui", "--help"], capture_output=True,
-                            text=True, cwd=REPO_ROOT, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "workbench.tui", "--help"], capture_output=True, text=True, cwd=REPO_ROOT, timeout=60
+    )
     assert result.returncode == 0
     assert "--db" in result.stdout
 
@@ -183,8 +182,15 @@ async def test_every_screen_opens_at_small_and_large_sizes(demo_store, db_path, 
     app = make_app(db_path)
     async with app.run_test(size=(width, height)) as pilot:
         await settle(pilot, app)
-        for keys in (["enter"], ["escape", "r"], ["escape", "f"], ["escape", "t"], ["escape", "v"],
-                     ["escape", "question_mark"], ["escape", "g"]):
+        for keys in (
+            ["enter"],
+            ["escape", "r"],
+            ["escape", "f"],
+            ["escape", "t"],
+            ["escape", "v"],
+            ["escape", "question_mark"],
+            ["escape", "g"],
+        ):
             await pilot.press(*keys)
             await settle(pilot, app)
             assert screen_text(app).strip()
@@ -197,8 +203,9 @@ def test_workbench_tui_opens_the_app_on_the_database(demo_store, db_path, monkey
     from workbench.cli import main
 
     opened = []
-    monkeypatch.setattr(workbench.tui, "run_workbench",
-                        lambda path, annotator, compare=None: opened.append((path, annotator)))
+    monkeypatch.setattr(
+        workbench.tui, "run_workbench", lambda path, annotator, compare=None: opened.append((path, annotator))
+    )
     result = CliRunner().invoke(main, ["--db", str(db_path), "tui"])
     assert result.exit_code == 0 and opened == [(db_path, "tester")]
     as_ana = CliRunner().invoke(main, ["--db", str(db_path), "tui", "--annotator", "ana"])
@@ -229,11 +236,17 @@ def test_the_module_entry_point_refuses_a_missing_database_as_workbench_tui_does
     """`python -m workbench.tui --db missing.db` ("the same, without the CLI") says what
     `workbench --db missing.db tui` says, exits 1, and creates no file (nor -wal/-shm)."""
     missing = tmp_path / "missing.db"
-    module = subprocess.run([sys.executable, "-m", "workbench.tui", "--db", str(missing)], capture_output=True,
-                            text=True, cwd=REPO_ROOT, timeout=60)
+    module = subprocess.run(
+        [sys.executable, "-m", "workbench.tui", "--db", str(missing)],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=60,
+    )
     workbench = Path(sys.executable).with_name("workbench")
-    cli = subprocess.run([str(workbench), "--db", str(missing), "tui"], capture_output=True, text=True,
-                         cwd=REPO_ROOT, timeout=60)
+    cli = subprocess.run(
+        [str(workbench), "--db", str(missing), "tui"], capture_output=True, text=True, cwd=REPO_ROOT, timeout=60
+    )
     assert module.returncode == cli.returncode == 1
     assert module.stderr == cli.stderr and module.stderr.startswith(f"Error: no database at {missing};")
     assert list(tmp_path.iterdir()) == []

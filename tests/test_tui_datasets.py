@@ -15,10 +15,17 @@ from workbench.tui.screens.datasets import DatasetsScreen
 
 
 def curated_db(store, tmp_path, name: str):
-    reviews = [claim_review(f"Claim number {n} about the harbour.", "False", f"https://a.example/{n}",
-                            day=f"2024-{n + 3:02d}-10") for n in range(6)]
-    reviews.append(claim_review("Claim number 5 about the harbour.", "False", "https://b.example/5",
-                                day="2024-09-11", author=HOSTILE))
+    reviews = [
+        claim_review(
+            f"Claim number {n} about the harbour.", "False", f"https://a.example/{n}", day=f"2024-{n + 3:02d}-10"
+        )
+        for n in range(6)
+    ]
+    reviews.append(
+        claim_review(
+            "Claim number 5 about the harbour.", "False", "https://b.example/5", day="2024-09-11", author=HOSTILE
+        )
+    )
     run_import(store, ImportRequest(write_json(tmp_path / "cr.json", reviews), dataset=name))
     curate(store, CurationRequest(name, window=window(after="2024-05"), dedup="minhash"))
     store.articles.save(ArticleRecord(url="https://a.example/4", status="fetched", source="web", text="An article."))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from tests.support.tui import make_app, rendered, settle
+from tests.support.tui import make_app, open_claim, rendered, settle
 from workbench.prompting.evidence import FULL_WINDOW_CHARS, PAGE_WINDOW_CHARS, full_window, page_windows
 from workbench.tui.screens.detail import EvidenceText
-from tests.support.tui import open_claim
 
 
 def body(app, key: str) -> str:
@@ -15,7 +14,7 @@ def body(app, key: str) -> str:
 def spans(app, key: str, style: str = "bold reverse") -> list[str]:
     """The highlighted pieces of a tab's text."""
     text = app.screen.query_one(f"#text-{key}", EvidenceText).query_one("Static").content
-    return [text.plain[s.start:s.end] for s in text.spans if str(s.style) == style]
+    return [text.plain[s.start : s.end] for s in text.spans if str(s.style) == style]
 
 
 async def test_detail_shows_the_claim_in_its_response_and_every_evidence_setting(demo_store, db_path):
@@ -31,7 +30,7 @@ async def test_detail_shows_the_claim_in_its_response_and_every_evidence_setting
         assert claim.text in text and claim.question in text
         assert "reference time 2" in text and f"importance     {claim.importance}" in text
         # The claim's place in the response is highlighted, exactly its span.
-        assert claim.response[claim.claim_start:claim.claim_end] in spans(app, "claim")
+        assert claim.response[claim.claim_start : claim.claim_end] in spans(app, "claim")
         # Reference: the annotators' quoted passage.
         cited = next(e for e in claim.evidence if e.is_cited)
         assert cited.passage in body(app, "reference")

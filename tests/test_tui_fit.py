@@ -40,8 +40,11 @@ def runs(demo_store):
     return add_run(demo_store, "sys", {i: ("ok", wrong_label(gold(demo_store, i))) for i in ids})
 
 
-@pytest.mark.parametrize("keys", [[], ["enter"], ["enter", "v"], ["t"], ["m"], ["C"], ["question_mark"]],
-                         ids=["browser", "detail", "verdicts", "triage", "metrics", "contamination", "help"])
+@pytest.mark.parametrize(
+    "keys",
+    [[], ["enter"], ["enter", "v"], ["t"], ["m"], ["C"], ["question_mark"]],
+    ids=["browser", "detail", "verdicts", "triage", "metrics", "contamination", "help"],
+)
 async def test_no_key_is_cut_on_any_screen_at_80x24(demo_store, db_path, runs, keys):
     make_scores(demo_store, "gguf:A")
     app = make_app(db_path)
@@ -62,8 +65,10 @@ async def test_k_and_u_stay_when_the_bar_is_full(demo_store, db_path):
 
     app = make_app(db_path)
     with LoopbackServer("openai", latency=0.5, answer=slow) as server:
-        prepared = prepare_run(demo_store, RunRequest(model="openai-compatible:slow", base_url=server.url,
-                                                      dataset="demo", concurrency=1, name="slow"))
+        prepared = prepare_run(
+            demo_store,
+            RunRequest(model="openai-compatible:slow", base_url=server.url, dataset="demo", concurrency=1, name="slow"),
+        )
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot, app)
             await pilot.press("f", "enter")
@@ -92,14 +97,29 @@ async def test_the_run_dialogs_preview_shows_the_first_messages_at_24_rows(demo_
         assert box.can_focus and box.virtual_size.height > box.size.height  # the rest is a scroll away
 
 
-@pytest.mark.parametrize("kind, name, url, setting, search, says", [
-    ("default", "", None, "claim", "", "loading gguf:default (a local model: a few seconds the first time)"),
-    ("openai", "gpt-4o-mini", None, "claim", "", "the OpenAI key"),
-    ("anthropic", "claude-x", None, "claim+image", "", "the Anthropic key; asking the model once whether it takes"
-                                                       " images"),
-    ("openai-compatible", "qwen", "http://gpu:8000/v1", "claim", "fts", "the server at http://gpu:8000/v1 and its"
-                                                                        " key; the fts search backend"),
-])
+@pytest.mark.parametrize(
+    "kind, name, url, setting, search, says",
+    [
+        ("default", "", None, "claim", "", "loading gguf:default (a local model: a few seconds the first time)"),
+        ("openai", "gpt-4o-mini", None, "claim", "", "the OpenAI key"),
+        (
+            "anthropic",
+            "claude-x",
+            None,
+            "claim+image",
+            "",
+            "the Anthropic key; asking the model once whether it takes images",
+        ),
+        (
+            "openai-compatible",
+            "qwen",
+            "http://gpu:8000/v1",
+            "claim",
+            "fts",
+            "the server at http://gpu:8000/v1 and its key; the fts search backend",
+        ),
+    ],
+)
 def test_starting_a_run_says_what_it_does_for_the_model_chosen(kind, name, url, setting, search, says):
     from workbench.tui.run_preview import RunChoice, checking_text
 

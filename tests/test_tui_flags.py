@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.support.tui import make_app, rendered, screen_text, settle
-from workbench.tui.widgets.dialogs import ConfirmDialog
 from workbench.tui.screens.flag_dialog import FlagDialog
+from workbench.tui.widgets.dialogs import ConfirmDialog
 from workbench.tui.widgets.filter_bar import FilterBar
 
 

@@ -23,8 +23,15 @@ def _run(store, name, right_questions):
         gold = store.claims.get(claim_id).label
         right = (claim_id - 1) // 4 + 1 in right_questions
         verdict = gold if right else next(label for label in LABELS if label != gold)
-        store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", verdict=verdict,
-                                     explanation=f"{name} reasons about claim {claim_id} [bold]literally[/bold]"))
+        store.runs.record(
+            Prediction(
+                run_id=run.id,
+                claim_id=claim_id,
+                status="ok",
+                verdict=verdict,
+                explanation=f"{name} reasons about claim {claim_id} [bold]literally[/bold]",
+            )
+        )
 
 
 @pytest.fixture
@@ -121,5 +128,6 @@ def test_snapshot_flips_80x24(snap_compare, flips_db):
     async def run_before(pilot) -> None:
         await settle(pilot, pilot.app)
 
-    assert snap_compare(make_app(flips_db, compare=("base", "other", "")), terminal_size=(80, 24),
-                        run_before=run_before)
+    assert snap_compare(
+        make_app(flips_db, compare=("base", "other", "")), terminal_size=(80, 24), run_before=run_before
+    )

@@ -21,11 +21,11 @@ from workbench.tui.app import WorkbenchApp
 from workbench.tui.key_catalogue import binding_owners, own_bindings
 from workbench.tui.screens.contamination.screen import ContaminationScreen
 from workbench.tui.screens.detail import ClaimDetailScreen
-from workbench.tui.widgets.dialogs import ConfirmDialog, TextPrompt, TextViewer
 from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.screens.run_dialog import RunDialog
 from workbench.tui.screens.run_picker import RunPicker
+from workbench.tui.widgets.dialogs import ConfirmDialog, TextPrompt, TextViewer
 from workbench.tui.widgets.run_status import RunStatus
 
 TUI = Path(__file__).resolve().parents[1] / "workbench" / "tui"
@@ -55,8 +55,7 @@ WALKED = {
     "start one from the browser (r)": "test_with_no_runs_the_views_name_r_in_the_browser",
     "press r in the browser to start one": "test_with_no_runs_the_views_name_r_in_the_browser",
     "m: next": "test_the_contamination_header_names_m",
-    "r reviewed + next; e note; + new category; < > evidence tabs; a agreement; d adjudicate":
-        "test_the_triage_panel_names_keys_that_work_there",
+    "r reviewed + next; e note; + new category; < > evidence tabs; a agreement; d adjudicate": "test_the_triage_panel_names_keys_that_work_there",
     " (y)": "test_a_confirmation_takes_y_and_n",
     " (n)": "test_a_confirmation_takes_y_and_n",
     "(F1 help)": "test_f1_in_the_filter_bar",
@@ -75,8 +74,14 @@ WALKED = {
     "Adjudication (d in triage)": "test_the_triage_panel_names_keys_that_work_there",
 }
 NOT_HINTS = {
-    "(a local model: a few seconds the first time)", "(a GGUF model loads)", "(a model being checked or loaded)",
-    "(a note with the decision)", "(a yes/no decision per answer)", " change(s) to others", " (A) vs ", " (B) on ",
+    "(a local model: a few seconds the first time)",
+    "(a GGUF model loads)",
+    "(a model being checked or loaded)",
+    "(a note with the decision)",
+    "(a yes/no decision per answer)",
+    " change(s) to others",
+    " (A) vs ",
+    " (B) on ",
     " (B − A)",
 }
 
@@ -87,10 +92,17 @@ def hint_phrases() -> list[tuple[str, str]]:
     found = []
     for path in sorted(TUI.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skipped = {id(node.body[0].value) for node in ast.walk(tree) if isinstance(
-            node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and ast.get_docstring(node)}
-        skipped |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
-                    and any(getattr(t, "id", "") == "HELP" for t in node.targets)}
+        skipped = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and ast.get_docstring(node)
+        }
+        skipped |= {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "HELP" for t in node.targets)
+        }
         for node in ast.walk(tree):
             if id(node) in skipped:
                 continue
@@ -106,13 +118,22 @@ def hint_phrases() -> list[tuple[str, str]]:
 
 
 def test_every_hint_in_the_code_is_walked():
-    unwalked = [(where, text) for where, text in hint_phrases()
-                if not any(h in text or text.strip() in h for h in WALKED) and not any(n in text for n in NOT_HINTS)]
+    unwalked = [
+        (where, text)
+        for where, text in hint_phrases()
+        if not any(h in text or text.strip() in h for h in WALKED) and not any(n in text for n in NOT_HINTS)
+    ]
     assert unwalked == []
 
 
-HELP_CONTEXT = {"ClaimTable": ["ClaimsScreen"], "FilterBar": ["ClaimsScreen"], "VerdictList": ["ClaimDetailScreen"],
-                "FlagDialog": ["ClaimTable"], "ScopeSet": ["FlagDialog"], "RunPicker": ["ClaimsScreen"]}
+HELP_CONTEXT = {
+    "ClaimTable": ["ClaimsScreen"],
+    "FilterBar": ["ClaimsScreen"],
+    "VerdictList": ["ClaimDetailScreen"],
+    "FlagDialog": ["ClaimTable"],
+    "ScopeSet": ["FlagDialog"],
+    "RunPicker": ["ClaimsScreen"],
+}
 """Widgets and dialogs whose help may name the keys of the screen they sit on or come from."""
 HELP_WORDS = {"(a yes"}
 """Phrases of a help text shaped like a key and a verb that are neither."""
@@ -121,26 +142,40 @@ ALWAYS = {"tab", "shift+tab", "escape", "esc", "enter", "up", "down", "pageup", 
 
 def test_the_keys_each_help_text_names_are_bound_where_it_says():
     owners = {owner.__name__: owner for _, owner in binding_owners(WorkbenchApp)}
-    keys_of = {name: {k.strip().lower() for b in own_bindings(o) for k in b.key.split(",")}
-               for name, o in owners.items()}
-    names = {"question_mark": "?", "plus": "+", "left_square_bracket": "[", "right_square_bracket": "]",
-             "left_curly_bracket": "{", "right_curly_bracket": "}", "slash": "/", "greater_than_sign": ">",
-             "less_than_sign": "<"}
+    keys_of = {
+        name: {k.strip().lower() for b in own_bindings(o) for k in b.key.split(",")} for name, o in owners.items()
+    }
+    names = {
+        "question_mark": "?",
+        "plus": "+",
+        "left_square_bracket": "[",
+        "right_square_bracket": "]",
+        "left_curly_bracket": "{",
+        "right_curly_bracket": "}",
+        "slash": "/",
+        "greater_than_sign": ">",
+        "less_than_sign": "<",
+    }
     keys_of = {n: {names.get(k, k) for k in ks} for n, ks in keys_of.items()}
     wrong = []
     for path in sorted(TUI.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.ClassDef):
                 continue
-            help_text = next((s.value.value for s in node.body if isinstance(s, ast.Assign)
-                              and any(getattr(t, "id", "") == "HELP" for t in s.targets)), None)
+            help_text = next(
+                (
+                    s.value.value
+                    for s in node.body
+                    if isinstance(s, ast.Assign) and any(getattr(t, "id", "") == "HELP" for t in s.targets)
+                ),
+                None,
+            )
             if help_text is None:
                 continue
             allowed = keys_of.get(node.name, set()) | keys_of["WorkbenchApp"] | ALWAYS
             for other in HELP_CONTEXT.get(node.name, []):
                 allowed |= keys_of.get(other, set())
-            for match in re.finditer(rf"(?:^|[;:,.(] ?|\band )(?P<keys>{KEY}(?: / {KEY})?) [a-z]+s\b", help_text,
-                                     re.M):
+            for match in re.finditer(rf"(?:^|[;:,.(] ?|\band )(?P<keys>{KEY}(?: / {KEY})?) [a-z]+s\b", help_text, re.M):
                 for key in match.group("keys").split(" / "):
                     if key.lower() not in allowed and key not in allowed and match.group(0).strip() not in HELP_WORDS:
                         wrong.append((node.name, match.group(0).strip()))
@@ -160,8 +195,9 @@ def line_of(app) -> str:
 def answered(demo_store):
     """A run over six demo claims, every other answer wrong (triage has work to do)."""
     ids = demo_store.claims.ids("dataset:demo -label:Unclear -label:Unevaluable")[:6]
-    answers = {i: ("ok", wrong_label(gold(demo_store, i)) if n % 2 == 0 else gold(demo_store, i))
-               for n, i in enumerate(ids)}
+    answers = {
+        i: ("ok", wrong_label(gold(demo_store, i)) if n % 2 == 0 else gold(demo_store, i)) for n, i in enumerate(ids)
+    }
     return add_run(demo_store, "sys", answers)
 
 
@@ -222,8 +258,10 @@ async def test_k_cancels_the_run_going(demo_store, db_path):
 
     app = make_app(db_path)
     with LoopbackServer("openai", latency=0.5, answer=slow) as server:
-        prepared = prepare_run(demo_store, RunRequest(model="openai-compatible:slow", base_url=server.url,
-                                                      dataset="demo", concurrency=1, name="slow"))
+        prepared = prepare_run(
+            demo_store,
+            RunRequest(model="openai-compatible:slow", base_url=server.url, dataset="demo", concurrency=1, name="slow"),
+        )
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot, app)
             assert app.runs.start(prepared)
@@ -262,13 +300,17 @@ async def test_the_metrics_views_labels_name_their_keys(demo_store, db_path, ans
 
 async def test_enter_in_the_metrics_view_opens_claims(demo_store, db_path, answered):
     """On a flip row, a breakdown row and a confusion cell, as their titles say."""
-    other = add_run(demo_store, "other", {i: ("ok", gold(demo_store, i)) for i in demo_store.runs.claim_ids(answered.id)})
+    other = add_run(
+        demo_store, "other", {i: ("ok", gold(demo_store, i)) for i in demo_store.runs.claim_ids(answered.id)}
+    )
     app = make_app(db_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot, app)
-        for selector, row, expected in (("#flips", 1, "run:sys wrong run:other right"),
-                                        ("#breakdown", 0, "run:sys importance:Main"),
-                                        ("ConfusionTable", 0, "run:sys label:Supported verdict:Supported")):
+        for selector, row, expected in (
+            ("#flips", 1, "run:sys wrong run:other right"),
+            ("#breakdown", 0, "run:sys importance:Main"),
+            ("ConfusionTable", 0, "run:sys label:Supported verdict:Supported"),
+        ):
             app.push_screen(MetricsScreen(db_path, [answered.id, other.id], resamples=50))
             await until(pilot, lambda: app.screen.update is not None and app.screen.update.comparison is not None)
             assert "Enter opens a cell's claims" in " ".join(screen_text(app).split())
@@ -283,7 +325,9 @@ async def test_enter_in_the_metrics_view_opens_claims(demo_store, db_path, answe
 
 
 async def test_the_run_picker_ticks_with_space_and_accepts_with_enter(demo_store, db_path, answered):
-    other = add_run(demo_store, "other", {i: ("ok", gold(demo_store, i)) for i in demo_store.runs.claim_ids(answered.id)})
+    other = add_run(
+        demo_store, "other", {i: ("ok", gold(demo_store, i)) for i in demo_store.runs.claim_ids(answered.id)}
+    )
     app = make_app(db_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -339,7 +383,9 @@ async def test_the_triage_panel_names_keys_that_work_there(demo_store, db_path, 
         triage = app.screen
         panel = triage.query_one("#triage-categories")
         await until(pilot, lambda: "< > evidence tabs" in rendered(panel))
-        assert "r reviewed + next; e note; + new category; < > evidence tabs; a agreement; d adjudicate" in rendered(panel)
+        assert "r reviewed + next; e note; + new category; < > evidence tabs; a agreement; d adjudicate" in rendered(
+            panel
+        )
         tabs = triage.query_one(TabbedContent)
         await pilot.press("greater_than_sign")
         assert tabs.active == "triage-tab-reference"

@@ -19,26 +19,59 @@ def hostile_store(store):
     page = f"Intro {HOSTILE}. The quoted {HOSTILE} passage. Outro {HOSTILE}."
     passage = f"The quoted {HOSTILE} passage."
     claim = Claim(
-        external_id=f"ext {HOSTILE}", text=f"Claim {HOSTILE}", label=EVIL_LABEL, question=f"Q {HOSTILE}",
-        response=f"Before. Claim {HOSTILE} After.", claim_start=8, claim_end=8 + len(f"Claim {HOSTILE}"),
-        reference_time="2024-01-01", claim_date="2023-12-31", importance="Main", task=f"T{HOSTILE}",
-        domain=f"D{HOSTILE}", source=f"S{HOSTILE}", article_url=f"http://a/{HOSTILE}",
-        justification=f"J {HOSTILE}", attributes={"note": HOSTILE, "list": [HOSTILE], f"key {HOSTILE}\r\x07": "v"},
+        external_id=f"ext {HOSTILE}",
+        text=f"Claim {HOSTILE}",
+        label=EVIL_LABEL,
+        question=f"Q {HOSTILE}",
+        response=f"Before. Claim {HOSTILE} After.",
+        claim_start=8,
+        claim_end=8 + len(f"Claim {HOSTILE}"),
+        reference_time="2024-01-01",
+        claim_date="2023-12-31",
+        importance="Main",
+        task=f"T{HOSTILE}",
+        domain=f"D{HOSTILE}",
+        source=f"S{HOSTILE}",
+        article_url=f"http://a/{HOSTILE}",
+        justification=f"J {HOSTILE}",
+        attributes={"note": HOSTILE, "list": [HOSTILE], f"key {HOSTILE}\r\x07": "v"},
         evidence=[
-            Evidence(kind="page", rank=0, url=f"http://u/{HOSTILE}", title=f"Title {HOSTILE}", text=page,
-                     passage=passage, passage_start=page.index(passage),
-                     passage_end=page.index(passage) + len(passage), is_cited=True),
-            Evidence(kind="qa", rank=1, question=f"QA {HOSTILE}", text=f"Ans {HOSTILE}", answer_type="Boolean",
-                     explanation=f"Expl {HOSTILE}", url=f"http://q/{HOSTILE}"),
+            Evidence(
+                kind="page",
+                rank=0,
+                url=f"http://u/{HOSTILE}",
+                title=f"Title {HOSTILE}",
+                text=page,
+                passage=passage,
+                passage_start=page.index(passage),
+                passage_end=page.index(passage) + len(passage),
+                is_cited=True,
+            ),
+            Evidence(
+                kind="qa",
+                rank=1,
+                question=f"QA {HOSTILE}",
+                text=f"Ans {HOSTILE}",
+                answer_type="Boolean",
+                explanation=f"Expl {HOSTILE}",
+                url=f"http://q/{HOSTILE}",
+            ),
         ],
     )
-    store.datasets.import_claims(Dataset(name=f"data {HOSTILE}", source_format="jsonl", label_space=space),
-                                 [claim])
+    store.datasets.import_claims(Dataset(name=f"data {HOSTILE}", source_format="jsonl", label_space=space), [claim])
     claim_id = store.claims.ids("")[0]
     run = store.runs.create(Run(name=f"run {HOSTILE}", model=f"m:{HOSTILE}", setting="claim"), [claim_id])
-    store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", verdict="Other [/]",
-                                 raw_verdict=HOSTILE, explanation=f"Because {HOSTILE}",
-                                 raw_output=f"RAW {HOSTILE}"))
+    store.runs.record(
+        Prediction(
+            run_id=run.id,
+            claim_id=claim_id,
+            status="ok",
+            verdict="Other [/]",
+            raw_verdict=HOSTILE,
+            explanation=f"Because {HOSTILE}",
+            raw_output=f"RAW {HOSTILE}",
+        )
+    )
     prediction = store.runs.prediction(run.id, claim_id)
     store.annotations.review(prediction.id, False, note=f"old {HOSTILE}", who=f"who {HOSTILE}")
     store.annotations.flag([claim_id], f"kind{HOSTILE}", note=f"note {HOSTILE}", who=f"who {HOSTILE}")
@@ -66,8 +99,13 @@ async def test_every_screen_shows_hostile_text_literally(hostile_store, db_path)
         assert f"Claim {SHOWN}" in text and f"Q {SHOWN}" in text and ESCAPED in text
         assert f"J {SHOWN}" in text and "[link=http://x]y[/link]" in text and f"note {SHOWN}" in text
         assert f"attr.key {SHOWN}" in text  # an attribute's name comes from the file too
-        for key, expected in (("2", f"Title {SHOWN}"), ("3", f"The quoted {SHOWN}"), ("4", f"http://u/{SHOWN}"),
-                              ("5", f"QA {SHOWN}"), ("6", f"Because {SHOWN}")):
+        for key, expected in (
+            ("2", f"Title {SHOWN}"),
+            ("3", f"The quoted {SHOWN}"),
+            ("4", f"http://u/{SHOWN}"),
+            ("5", f"QA {SHOWN}"),
+            ("6", f"Because {SHOWN}"),
+        ):
             await pilot.press(key)
             await settle(pilot, app)
             assert expected in check(app), key

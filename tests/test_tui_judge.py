@@ -8,28 +8,52 @@ import json
 
 from store import Prediction, Run
 from tests.loopback_servers import LoopbackServer
-from tests.support.tui import open_claim
-from tests.support.tui import add_run, gold, make_app, screen_text, settle, until, wrong_label
+from tests.support.tui import add_run, gold, make_app, open_claim, screen_text, settle, until, wrong_label
 from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.widgets.verdicts import VerdictList, person_score
 
 
 def judged(store, target: Run, scores: dict[int, tuple[str, float | None, str]]) -> Run:
     """A judge run of `target` with these (status, score, justification) per claim."""
-    run = store.runs.create(Run(name=f"judge-of-{target.name}", kind="judge", model="test:judge",
-                                status="finished", target_run_id=target.id), list(scores))
+    run = store.runs.create(
+        Run(
+            name=f"judge-of-{target.name}", kind="judge", model="test:judge", status="finished", target_run_id=target.id
+        ),
+        list(scores),
+    )
     for claim_id, (status, score, why) in scores.items():
-        store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status=status, explanation=why,
-                                     parsed={"score": score, "justification": why} if score is not None else None))
+        store.runs.record(
+            Prediction(
+                run_id=run.id,
+                claim_id=claim_id,
+                status=status,
+                explanation=why,
+                parsed={"score": score, "justification": why} if score is not None else None,
+            )
+        )
     return run
 
 
 async def test_the_detail_shows_judgments_and_takes_your_own_score(demo_store, db_path):
     ids = demo_store.claims.ids("dataset:demo")[:3]
-    run = add_run(demo_store, "sys", {ids[0]: ("ok", wrong_label(gold(demo_store, ids[0]))),
-                                      ids[1]: ("ok", gold(demo_store, ids[1])), ids[2]: ("ok", None)})
-    judged(demo_store, run, {ids[0]: ("ok", 9.0, "[bold]fluent[/] but wrong"), ids[1]: ("ok", 8.0, "sound"),
-                             ids[2]: ("parse_failure", None, "no JSON object with a score")})
+    run = add_run(
+        demo_store,
+        "sys",
+        {
+            ids[0]: ("ok", wrong_label(gold(demo_store, ids[0]))),
+            ids[1]: ("ok", gold(demo_store, ids[1])),
+            ids[2]: ("ok", None),
+        },
+    )
+    judged(
+        demo_store,
+        run,
+        {
+            ids[0]: ("ok", 9.0, "[bold]fluent[/] but wrong"),
+            ids[1]: ("ok", 8.0, "sound"),
+            ids[2]: ("parse_failure", None, "no JSON object with a score"),
+        },
+    )
     app = make_app(db_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -78,7 +102,7 @@ async def test_the_metrics_view_shows_eq_and_j_starts_a_judge_run(demo_store, db
             await pilot.press("enter")
             await until(pilot, lambda: len(server.answer_arrivals()) == 6 and not app.runs.active)
             await until(pilot, lambda: "7.00" in screen_text(app) and "EQ (0-10" in screen_text(app))
-    judge_run, = demo_store.judging.judge_runs(run.id)
+    (judge_run,) = demo_store.judging.judge_runs(run.id)
     assert judge_run.status == "finished" and len(demo_store.judging.scores(judge_run.id)) == 6
 
 

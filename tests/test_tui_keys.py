@@ -6,8 +6,8 @@ metrics columns of runs with the same name prefix stay apart."""
 from __future__ import annotations
 
 from tests.support.scoring import RUN_A, RUN_B, make_run
-from tests.support.tui_metrics import Host, panel_text, settled
 from tests.support.tui import add_run, make_app, screen_text, settle, until
+from tests.support.tui_metrics import Host, panel_text, settled
 from workbench.render.display import run_names
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.screens.flag_dialog import FlagDialog

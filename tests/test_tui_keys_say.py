@@ -13,28 +13,35 @@ from workbench.labels import JSFACTCHECK
 from workbench.tui.filter_completion import Names, complete, extension
 from workbench.tui.widgets.filter_bar import FilterBar
 
-NAMES = Names(runs=["smollm2-jsfactcheck-claim+time", "my run"], datasets=["FactBench", "factbench", "demo"],
-              flag_kinds=["contaminated", "ambiguous"], labels=["Refuted", "Not Enough Evidence", "Supported"])
+NAMES = Names(
+    runs=["smollm2-jsfactcheck-claim+time", "my run"],
+    datasets=["FactBench", "factbench", "demo"],
+    flag_kinds=["contaminated", "ambiguous"],
+    labels=["Refuted", "Not Enough Evidence", "Supported"],
+)
 
 
-@pytest.mark.parametrize("typed, expected", [
-    ('"vitamin D" Calder has', '"vitamin D" Calder has:'),
-    ("dataset:FactBench lab", "dataset:FactBench label:"),
-    ("Dataset:FactBench Lab", "Dataset:FactBench Label:"),
-    ("-flagged:any impor", "-flagged:any importance:"),
-    ("label:Refuted -flag", "label:Refuted -flagged:"),
-    ("dataset:Fact", "dataset:FactBench"),
-    ("dataset:fact", "dataset:factbench"),
-    ("dataset:FACT", "dataset:FactBench"),  # typed in another case: the stored name
-    ("run:smo", "run:smollm2-jsfactcheck-claim+time"),
-    ("run:my", 'run:"my run"'),
-    ('run:"my', 'run:"my run"'),
-    ("has:pa", "has:pages"),
-    ("flagged:amb", "flagged:ambiguous"),
-    ("label:Ref", "label:Refuted"),
-    ("-label:not", '-label:"Not Enough Evidence"'),
-    ("run:smollm2-jsfactcheck-claim+time wro", "run:smollm2-jsfactcheck-claim+time wrong"),
-])
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ('"vitamin D" Calder has', '"vitamin D" Calder has:'),
+        ("dataset:FactBench lab", "dataset:FactBench label:"),
+        ("Dataset:FactBench Lab", "Dataset:FactBench Label:"),
+        ("-flagged:any impor", "-flagged:any importance:"),
+        ("label:Refuted -flag", "label:Refuted -flagged:"),
+        ("dataset:Fact", "dataset:FactBench"),
+        ("dataset:fact", "dataset:factbench"),
+        ("dataset:FACT", "dataset:FactBench"),  # typed in another case: the stored name
+        ("run:smo", "run:smollm2-jsfactcheck-claim+time"),
+        ("run:my", 'run:"my run"'),
+        ('run:"my', 'run:"my run"'),
+        ("has:pa", "has:pages"),
+        ("flagged:amb", "flagged:ambiguous"),
+        ("label:Ref", "label:Refuted"),
+        ("-label:not", '-label:"Not Enough Evidence"'),
+        ("run:smollm2-jsfactcheck-claim+time wro", "run:smollm2-jsfactcheck-claim+time wrong"),
+    ],
+)
 def test_tab_completes_the_token_at_the_cursor_and_nothing_else(typed, expected):
     found = complete(typed, len(typed), NAMES)
     assert found is not None and found.value == expected and found.cursor == len(expected)
@@ -56,8 +63,10 @@ def test_the_dimmed_suggestion_only_ever_adds_to_what_was_typed():
 
 async def test_tab_in_the_filter_bar_keeps_the_datasets_case(store, db_path):
     for name in ("FactBench", "factbench"):
-        store.datasets.import_claims(Dataset(name=name, source_format="jsonl", label_space=JSFACTCHECK),
-                                     generated_claims(3 if name == "FactBench" else 5, text=name + " claim {n}"))
+        store.datasets.import_claims(
+            Dataset(name=name, source_format="jsonl", label_space=JSFACTCHECK),
+            generated_claims(3 if name == "FactBench" else 5, text=name + " claim {n}"),
+        )
     app = make_app(db_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -82,5 +91,7 @@ async def test_a_keymap_typo_is_one_line_at_start_with_the_id_meant(demo_store, 
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
         warnings = [str(n.message) for n in app._notifications if n.severity == "warning"]
-    assert warnings == ["keymap: no key binding 'claims.flg'; did you mean 'claims.flag'? (it binds nothing)",
-                        "keymap: no key binding 'nothing.like.it'; ? lists the binding ids (it binds nothing)"]
+    assert warnings == [
+        "keymap: no key binding 'claims.flg'; did you mean 'claims.flag'? (it binds nothing)",
+        "keymap: no key binding 'nothing.like.it'; ? lists the binding ids (it binds nothing)",
+    ]

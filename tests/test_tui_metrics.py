@@ -6,7 +6,6 @@ Runs A and B are the hand-checked ones of test_scoring (demo claims 1-12).
 
 from __future__ import annotations
 
-
 import pytest
 from textual.app import App
 from textual.widgets import DataTable, Input
@@ -14,9 +13,9 @@ from textual.widgets import DataTable, Input
 from store import Prediction, Store
 from tests.support.scoring import RUN_A, RUN_B, make_run
 from tests.support.tui import until
+from tests.support.tui_metrics import Host, panel_text, settle_view, settled
 from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.screens.metrics.tables import ConfusionTable
-from tests.support.tui_metrics import Host, panel_text, settle_view, settled
 
 
 @pytest.fixture
@@ -63,8 +62,14 @@ async def test_panels_fit_the_window_again_after_a_resize(runs, db_path):
         wide = max(len(line) for line in panel_text(screen, "#class-panel").splitlines())
         await pilot.resize_terminal(wide - 6, 40)
         panel = screen.query_one("#class-panel")
-        await until(pilot, lambda: panel.content_size.width < wide - 6 and max(
-            len(line) for line in panel_text(screen, "#class-panel").splitlines()) <= panel.content_size.width)
+        await until(
+            pilot,
+            lambda: (
+                panel.content_size.width < wide - 6
+                and max(len(line) for line in panel_text(screen, "#class-panel").splitlines())
+                <= panel.content_size.width
+            ),
+        )
         assert panel_text(screen, "#class-panel").splitlines()[0].rstrip().endswith("n")  # laid out again, not cut
 
 
@@ -168,8 +173,9 @@ async def test_without_show_claims_the_view_says_the_filter(runs, db_path):
         table.focus()
         table.move_cursor(row=0, column=1)
         await pilot.press("enter")
-        await until(pilot, lambda: any("run:A label:Supported verdict:Supported" in n.message
-                                       for n in app._notifications))
+        await until(
+            pilot, lambda: any("run:A label:Supported verdict:Supported" in n.message for n in app._notifications)
+        )
 
 
 # ---- snapshots -------------------------------------------------------------------------------

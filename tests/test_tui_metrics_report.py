@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from store import Prediction, Run, Store
-from tests.support.tui_metrics import Host, settle_view, settled
 from tests.support.tui import gold, until
+from tests.support.tui_metrics import Host, settle_view, settled
 from workbench.cli import main
 from workbench.cli.demo import load_demo_team
 
@@ -42,13 +42,12 @@ def quick_rereads(monkeypatch):
     monkeypatch.setattr(report_parts, "SLOW_REREAD_SECONDS", 0.3)
 
 
-async def test_the_view_shows_the_failure_categories_and_cost_that_metrics_prints(demo_store, db_path,
-                                                                                  quick_rereads):
+async def test_the_view_shows_the_failure_categories_and_cost_that_metrics_prints(demo_store, db_path, quick_rereads):
     load_demo_team(demo_store)
     run = demo_store.runs.get("demo-checker")
     printed = CliRunner().invoke(main, ["--db", str(db_path), "metrics", "demo-checker", "--resamples", "0"])
     assert printed.exit_code == 0, printed.output
-    cli_parts = words(printed.output[printed.output.index("time and cost:"):])
+    cli_parts = words(printed.output[printed.output.index("time and cost:") :])
     app = Host(db_path, [run.id])
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
@@ -72,8 +71,11 @@ async def test_time_per_claim_follows_answers_from_another_connection(demo_store
     ids = demo_store.claims.ids("dataset:demo")[:4]
     run = demo_store.runs.create(Run(name="timed", model="test:model", setting="claim"), ids)
     for claim_id, seconds in zip(ids[:3], (1.0, 2.0, 3.0)):
-        demo_store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok",
-                                          verdict=gold(demo_store, claim_id), latency_s=seconds))
+        demo_store.runs.record(
+            Prediction(
+                run_id=run.id, claim_id=claim_id, status="ok", verdict=gold(demo_store, claim_id), latency_s=seconds
+            )
+        )
     app = Host(db_path, [run.id])
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen

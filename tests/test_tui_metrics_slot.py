@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from tests.support.tui import add_run, gold, make_app, settle
 from workbench.tui.screens.contamination.screen import ContaminationScreen
-from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.screens.detail import ClaimDetailScreen
+from workbench.tui.screens.metrics.screen import MetricsScreen
 from workbench.tui.widgets.filter_bar import FilterBar
 
 

@@ -155,8 +155,18 @@ async def test_the_dialog_will_not_send_claims_a_batch_holds(store, db_path, tmp
     import_file(store, write_mini(tmp_path, many_claims(6), name="many"), "jsonl")
     with LoopbackServer("openai") as server:
         server.batches.hold = True
-        args = ["--db", str(db_path), "run", "--model", "openai-compatible:loop", "--base-url", server.url,
-                "--name", "held", "--batch"]
+        args = [
+            "--db",
+            str(db_path),
+            "run",
+            "--model",
+            "openai-compatible:loop",
+            "--base-url",
+            server.url,
+            "--name",
+            "held",
+            "--batch",
+        ]
         submitted = await asyncio.to_thread(CliRunner().invoke, main, args)  # the CLI runs its own loop
         assert submitted.exit_code == 0, submitted.output
         app = make_app(db_path)

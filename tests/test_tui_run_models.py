@@ -17,8 +17,7 @@ async def open_run_dialog(pilot, app) -> RunDialog:
     return await open_with_key(pilot, app, "r", RunDialog)
 
 
-async def test_local_models_are_offered_by_type_ahead_and_resolved_as_typed(demo_store, db_path, tmp_path,
-                                                                            monkeypatch):
+async def test_local_models_are_offered_by_type_ahead_and_resolved_as_typed(demo_store, db_path, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.setenv("OLLAMA_MODELS", str(tmp_path / "ollama"))
     hf_model(tmp_path / "hf" / "hub", "acme/Qwen-Tiny-GGUF", "qwen-tiny-Q4_K_M.gguf", context=32768)
@@ -70,8 +69,16 @@ async def test_the_dialog_estimates_tokens_cost_and_time_before_starting(demo_st
 
 
 def test_the_progress_line_gives_claims_per_minute_and_the_time_left():
-    state = RunState(run_id=1, name="r", total=40, done=10, progress=RunProgress(total=40, ok=10),
-                     status="running", started=time.monotonic() - 60, finished_here=10)
+    state = RunState(
+        run_id=1,
+        name="r",
+        total=40,
+        done=10,
+        progress=RunProgress(total=40, ok=10),
+        status="running",
+        started=time.monotonic() - 60,
+        finished_here=10,
+    )
     line = progress_line(state).plain
     assert "10.0 claims/min · ETA 3m 00s" in line
     state.status = "finished"

@@ -72,6 +72,7 @@ def test_help(snap_compare, snapshot_app, size):
 
 def test_claim_images_half_blocks(snap_compare, snapshot_app):
     """A claim's picture drawn with half-blocks (what works over SSH and in tmux), with its facts."""
+
     async def run_before(pilot) -> None:
         app = pilot.app
         await settle(pilot, app)
@@ -85,6 +86,7 @@ def test_claim_images_half_blocks(snap_compare, snapshot_app):
 
 
 # -- 80x24, every other screen and dialog (issue 20): nothing cut mid-word, hints wrapped ------
+
 
 def at_80x24(snap_compare, app, *keys: str, before=None) -> bool:
     async def run_before(pilot) -> None:
@@ -128,6 +130,7 @@ def test_raw_output_80x24(snap_compare, snapshot_app):
 
 def test_score_prompt_80x24(snap_compare, snapshot_app):
     """A dialog's hint wraps inside it."""
+
     async def highlight(pilot) -> None:
         await steps("enter", "v")(pilot)
         pilot.app.screen.query_one("#verdict-list").highlighted = 1

@@ -6,8 +6,8 @@ import pytest
 
 from tests.support.tui import add_run, make_app, screen_text, settle, wrong_label
 from workbench.tui.screens.detail import ClaimDetailScreen
-from workbench.tui.widgets.dialogs import TextViewer
 from workbench.tui.widgets.claim_table import ClaimTable
+from workbench.tui.widgets.dialogs import TextViewer
 from workbench.tui.widgets.filter_bar import FilterBar
 from workbench.tui.widgets.verdicts import VerdictList
 
@@ -19,13 +19,18 @@ def runs(demo_store):
     ids = store.claims.ids("dataset:demo -label:Unclear -label:Unevaluable")[:5]
     golds = {i: store.claims.get(i).label for i in ids}
     beta = add_run(store, "beta", {ids[0]: ("ok", wrong_label(golds[ids[0]]))})
-    alpha = add_run(store, "alpha", {
-        ids[0]: ("ok", golds[ids[0]]),
-        ids[1]: ("ok", wrong_label(golds[ids[1]])),
-        ids[2]: ("abstain", None),
-        ids[3]: ("parse_failure", None),
-        ids[4]: ("error", None),
-    }, raw='{"verdict": "[bold]maybe[/", "note": "\x1b[31m"}')
+    alpha = add_run(
+        store,
+        "alpha",
+        {
+            ids[0]: ("ok", golds[ids[0]]),
+            ids[1]: ("ok", wrong_label(golds[ids[1]])),
+            ids[2]: ("abstain", None),
+            ids[3]: ("parse_failure", None),
+            ids[4]: ("error", None),
+        },
+        raw='{"verdict": "[bold]maybe[/", "note": "\x1b[31m"}',
+    )
     return {"ids": ids, "golds": golds, "alpha": alpha, "beta": beta}
 
 
@@ -37,7 +42,7 @@ def marker(table: ClaimTable, claim_id: int, column: int = 0) -> str:
     line = row_text(row, table._columns, table.query.run_ids, False, table.scored).plain
     run_columns = [c for c in table._columns if c.key.startswith("run")]
     offset = sum(c.width + 1 for c in table._columns[: table._columns.index(run_columns[column])])
-    return line[offset: offset + 3].strip()
+    return line[offset : offset + 3].strip()
 
 
 async def test_table_marks_each_outcome_for_the_chosen_runs(runs, db_path):
@@ -76,8 +81,10 @@ async def test_verdicts_side_by_side_with_three_distinct_failure_looks(runs, db_
         assert "∅ abstained" in abstain.plain
         assert "? parse failure" in unparsed.plain
         assert "! API error: HTTP 500 from the server" in error.plain
-        styles = {str(next(s.style for s in t.spans if t.plain[s.start:s.start + 1] in list("✓✗∅?!")))
-                  for t in (right, wrong, abstain, unparsed, error)}
+        styles = {
+            str(next(s.style for s in t.spans if t.plain[s.start : s.start + 1] in list("✓✗∅?!")))
+            for t in (right, wrong, abstain, unparsed, error)
+        }
         assert len(styles) == 5  # five looks, not just five words
 
 
@@ -104,11 +111,14 @@ async def test_both_runs_side_by_side_and_raw_output_one_key_away(runs, db_path)
         assert "alpha" in text and "beta" in text
 
 
-@pytest.mark.parametrize("key, terms, expected", [
-    ("E", "wrong", [1, 2, 3]),  # abstentions and parse failures count as wrong answers
-    ("A", "status:abstain", [2]),
-    ("P", "status:parse_failure", [3]),
-])
+@pytest.mark.parametrize(
+    "key, terms, expected",
+    [
+        ("E", "wrong", [1, 2, 3]),  # abstentions and parse failures count as wrong answers
+        ("A", "status:abstain", [2]),
+        ("P", "status:parse_failure", [3]),
+    ],
+)
 async def test_error_views_are_filters_on_the_focus_run(runs, db_path, key, terms, expected):
     ids = runs["ids"]
     app = make_app(db_path)

@@ -65,6 +65,9 @@ async def test_a_judge_that_cannot_start_says_why_on_the_metrics_view(demo_store
 def test_the_progress_line_says_what_is_being_prepared():
     from workbench.tui.widgets.run_status import RunState, progress_line
 
-    line = progress_line(RunState(name="judge of sys", status="preparing",
-                                  message="checking the judge gguf:default (a GGUF model loads)…"))
+    line = progress_line(
+        RunState(
+            name="judge of sys", status="preparing", message="checking the judge gguf:default (a GGUF model loads)…"
+        )
+    )
     assert line.plain == "judge of sys checking the judge gguf:default (a GGUF model loads)…"

@@ -8,7 +8,8 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from store import CurationRow
 from workbench.contamination.pipeline import ContaminationRequest, PipelineError, plan_pipeline
@@ -31,10 +32,10 @@ def test_the_pipeline_refuses_meteor_on_japanese_claims_before_any_model_runs(de
     assert len(plan_pipeline(demo_store, english).claim_ids) == 24
 
 
-@pytest.mark.parametrize("sentences", [
-    ["富士山の高さは3,776メートルである。", "The summit is 3,776 metres high."],
-    ["芝加哥的人口约为270万。"],
-])
+@pytest.mark.parametrize(
+    "sentences",
+    [["富士山の高さは3,776メートルである。", "The summit is 3,776 metres high."], ["芝加哥的人口约为270万。"]],
+)
 def test_meteor_refuses_japanese_and_chinese_sentences(sentences):
     with pytest.raises(MetricError, match="METEOR cannot score text written without spaces"):
         check_meteor_applies(sentences)
@@ -47,8 +48,10 @@ def test_meteor_accepts_spaced_scripts():
 SPACED_LETTERS = st.characters(min_codepoint=0x41, max_codepoint=0x6FF, categories=["Lu", "Ll", "Lo"])
 
 
-@given(words=st.lists(st.text(SPACED_LETTERS, min_size=1, max_size=9), min_size=1, max_size=8),
-       kanji=st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x4FFF), max_size=2))
+@given(
+    words=st.lists(st.text(SPACED_LETTERS, min_size=1, max_size=9), min_size=1, max_size=8),
+    kanji=st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x4FFF), max_size=2),
+)
 def test_spaced_scripts_are_never_taken_for_unspaced_ones(words, kanji):
     """Latin, Greek, Cyrillic, Armenian, Hebrew and Arabic words, with a stray kanji or two
     among at least ten letters, stay scorable by METEOR."""
@@ -84,7 +87,9 @@ def test_an_embedding_model_is_found_in_the_hugging_face_cache_by_name(hf_cache)
     assert metric.family == "embedding" and metric.model_dir == hf_cache.resolve()
     with pytest.raises(MetricError, match="acme/multilingual-mini"):  # the refusal lists what the user has
         check_meteor_applies(["東京タワーの高さは333メートルです。"])
-    with pytest.raises(EmbeddingModelError, match="no model 'acme/other' in the Hugging Face cache.*acme/multilingual-mini"):
+    with pytest.raises(
+        EmbeddingModelError, match="no model 'acme/other' in the Hugging Face cache.*acme/multilingual-mini"
+    ):
         parse_metric("embedding:acme/other")
 
 
@@ -96,8 +101,11 @@ def test_embeddings_score_japanese_sentences(hf_cache):
     assert 0.0 <= scores[0, 1] < scores[0, 0]
 
 
-JAPANESE = ["富士山は日本で一番高い山で、標高は3,776メートルです。", "東京タワーは1958年に完成しました。",
-            "ワクチンの接種は予約が必要です。"]
+JAPANESE = [
+    "富士山は日本で一番高い山で、標高は3,776メートルです。",
+    "東京タワーは1958年に完成しました。",
+    "ワクチンの接種は予約が必要です。",
+]
 CHINESE = ["芝加哥是美国第三大城市，人口约为270万。", "长城是中国古代的军事防御工程。"]
 
 
@@ -116,9 +124,21 @@ def test_the_language_step_tells_japanese_from_chinese():
 def test_the_averitec_evidence_score_refuses_japanese_gold_evidence():
     from workbench.contamination.averitec_scorer import EvidenceDataError, score_evidence
 
-    gold = [{"label": "Refuted", "questions": [{"question": "みさきラインの利用者は何人か?",
-                                                "answers": [{"answer": "半年で延べ約120万人。", "answer_type": "Extractive"}]}]}]
+    gold = [
+        {
+            "label": "Refuted",
+            "questions": [
+                {
+                    "question": "みさきラインの利用者は何人か?",
+                    "answers": [{"answer": "半年で延べ約120万人。", "answer_type": "Extractive"}],
+                }
+            ],
+        }
+    ]
     predicted = [{"pred_label": "Refuted", "evidence": [{"question": "利用者数は?", "answer": "120万人", "url": ""}]}]
-    with pytest.raises(EvidenceDataError, match=r"gold: 1 of 1 gold evidence texts are written without spaces.*"
-                                                r"--metric embedding:ORG/NAME"):
+    with pytest.raises(
+        EvidenceDataError,
+        match=r"gold: 1 of 1 gold evidence texts are written without spaces.*"
+        r"--metric embedding:ORG/NAME",
+    ):
         score_evidence(gold, predicted)

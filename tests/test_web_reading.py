@@ -19,22 +19,25 @@ def allowed(robots: str, path: str, agent: str = AGENT) -> bool:
     return rules_from(200, robots.encode(), agent).allows("http://site.example" + path, agent)
 
 
-@pytest.mark.parametrize("robots, path, expected", [
-    # The longest matching rule wins, whatever its order.
-    ("User-agent: *\nDisallow: /\nAllow: /news/\n", "/news/story.html", True),
-    ("User-agent: *\nDisallow: /\nAllow: /news/\n", "/about.html", False),
-    ("User-agent: *\nAllow: /news/\nDisallow: /news/drafts/\n", "/news/drafts/a.html", False),
-    # * matches any run of characters, $ the end of the path.
-    ("User-agent: *\nDisallow: /*.pdf$\n", "/a.pdf", False),
-    ("User-agent: *\nDisallow: /*.pdf$\n", "/reports/2025/a.pdf", False),
-    ("User-agent: *\nDisallow: /*.pdf$\n", "/a.pdf?x=1", True),
-    ("User-agent: *\nDisallow: /*.pdf$\n", "/a.pdf.html", True),
-    ("User-agent: *\nDisallow: /*/print\n", "/checks/9/print", False),
-    # The group naming our product token replaces the * group; other robots' groups do not apply.
-    ("User-agent: *\nDisallow: /\n\nUser-agent: factcheck-workbench\nAllow: /\n", "/x", True),
-    ("User-agent: otherbot\nDisallow: /\n", "/x", True),
-    ("User-agent: otherbot\nUser-agent: factcheck-workbench\nDisallow: /private\n", "/private/a", False),
-])
+@pytest.mark.parametrize(
+    "robots, path, expected",
+    [
+        # The longest matching rule wins, whatever its order.
+        ("User-agent: *\nDisallow: /\nAllow: /news/\n", "/news/story.html", True),
+        ("User-agent: *\nDisallow: /\nAllow: /news/\n", "/about.html", False),
+        ("User-agent: *\nAllow: /news/\nDisallow: /news/drafts/\n", "/news/drafts/a.html", False),
+        # * matches any run of characters, $ the end of the path.
+        ("User-agent: *\nDisallow: /*.pdf$\n", "/a.pdf", False),
+        ("User-agent: *\nDisallow: /*.pdf$\n", "/reports/2025/a.pdf", False),
+        ("User-agent: *\nDisallow: /*.pdf$\n", "/a.pdf?x=1", True),
+        ("User-agent: *\nDisallow: /*.pdf$\n", "/a.pdf.html", True),
+        ("User-agent: *\nDisallow: /*/print\n", "/checks/9/print", False),
+        # The group naming our product token replaces the * group; other robots' groups do not apply.
+        ("User-agent: *\nDisallow: /\n\nUser-agent: factcheck-workbench\nAllow: /\n", "/x", True),
+        ("User-agent: otherbot\nDisallow: /\n", "/x", True),
+        ("User-agent: otherbot\nUser-agent: factcheck-workbench\nDisallow: /private\n", "/private/a", False),
+    ],
+)
 def test_robots_txt_rules_as_rfc_9309_reads_them(robots, path, expected):
     assert allowed(robots, path) is expected
 
@@ -59,22 +62,25 @@ def page(meta: str = "", body: str = CHECK) -> str:
     return f"<html><head>{meta}<title>Prüfung</title></head><body><article><p>{body}</p></article></body></html>"
 
 
-@pytest.mark.parametrize("data, content_type", [
-    # A byte-order mark beats a wrong <meta> charset (and a wrong header).
-    (b"\xef\xbb\xbf" + page('<meta charset="iso-8859-1">').encode("utf-8"), None),
-    (b"\xef\xbb\xbf" + page().encode("utf-8"), "text/html; charset=iso-8859-1"),
-    # UTF-16 pages with their BOM, either byte order.
-    (page('<meta charset="utf-16">').encode("utf-16"), None),
-    ("\ufeff".encode("utf-16-be") + page().encode("utf-16-be"), "text/html"),
-    # The HTTP header's charset wins over the page's <meta>.
-    (page('<meta charset="utf-8">').encode("cp1252"), "text/html; charset=windows-1252"),
-    # A <meta> charset, in either spelling, for a legacy encoding.
-    (page('<meta charset="windows-1252">').encode("cp1252"), "text/html"),
-    (page('<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">').encode("cp1252"), None),
-    # Nothing declared: UTF-8 when the bytes are, else Windows-1252.
-    (page().encode("utf-8"), None),
-    (page().encode("cp1252"), None),
-])
+@pytest.mark.parametrize(
+    "data, content_type",
+    [
+        # A byte-order mark beats a wrong <meta> charset (and a wrong header).
+        (b"\xef\xbb\xbf" + page('<meta charset="iso-8859-1">').encode("utf-8"), None),
+        (b"\xef\xbb\xbf" + page().encode("utf-8"), "text/html; charset=iso-8859-1"),
+        # UTF-16 pages with their BOM, either byte order.
+        (page('<meta charset="utf-16">').encode("utf-16"), None),
+        ("\ufeff".encode("utf-16-be") + page().encode("utf-16-be"), "text/html"),
+        # The HTTP header's charset wins over the page's <meta>.
+        (page('<meta charset="utf-8">').encode("cp1252"), "text/html; charset=windows-1252"),
+        # A <meta> charset, in either spelling, for a legacy encoding.
+        (page('<meta charset="windows-1252">').encode("cp1252"), "text/html"),
+        (page('<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">').encode("cp1252"), None),
+        # Nothing declared: UTF-8 when the bytes are, else Windows-1252.
+        (page().encode("utf-8"), None),
+        (page().encode("cp1252"), None),
+    ],
+)
 def test_a_page_is_decoded_as_a_browser_would(data, content_type):
     text = decode_html(data, content_type)
     assert CHECK in text and "Prüfung" in text and "\ufeff" not in text
@@ -82,23 +88,30 @@ def test_a_page_is_decoded_as_a_browser_would(data, content_type):
 
 def test_a_japanese_page_in_shift_jis_with_a_meta_tag():
     words = "東京都の発表によると、橋の建設費は四十億円だった。"
-    html = (f'<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"><title>検証</title>'
-            f"</head><body><p>{words}</p></body></html>")
+    html = (
+        f'<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"><title>検証</title>'
+        f"</head><body><p>{words}</p></body></html>"
+    )
     text = decode_html(html.encode("shift_jis"))
     assert words in text and "検証" in text
 
 
 def test_the_title_and_main_text_come_out_whole_whatever_the_encoding():
     body = " ".join([CHECK] * 4)
-    for data, content_type in ((page('<meta charset="utf-16">', body).encode("utf-16"), None),
-                               (page('<meta charset="utf-8">', body).encode("cp1252"), "text/html; charset=cp1252")):
+    for data, content_type in (
+        (page('<meta charset="utf-16">', body).encode("utf-16"), None),
+        (page('<meta charset="utf-8">', body).encode("cp1252"), "text/html; charset=cp1252"),
+    ):
         title, text = main_text(data, "http://site.example/a", content_type)
         assert title == "Prüfung" and CHECK in text
 
 
 def test_fetched_pages_in_utf16_and_with_a_bom_are_stored_readable(store, db_path, tmp_path):
-    paragraphs = [CHECK, "Der Rat legte die Ausschreibung vor und bestätigte die Zahl am Dienstag.",
-                  "Die Zahl 90 Millionen stammt aus einem Beitrag, der die Kosten zweier Brücken verdoppelte."]
+    paragraphs = [
+        CHECK,
+        "Der Rat legte die Ausschreibung vor und bestätigte die Zahl am Dienstag.",
+        "Die Zahl 90 Millionen stammt aus einem Beitrag, der die Kosten zweier Brücken verdoppelte.",
+    ]
     html = article_html("Prüfung", paragraphs).replace('<meta charset="utf-8">', '<meta charset="iso-8859-1">')
     with PageServer() as site:
         site.routes["/bom"] = Route(200, b"\xef\xbb\xbf" + html.encode("utf-8"), {"Content-Type": "text/html"})

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.cells import cell_len
 
 from workbench.render.display import one_line
 from workbench.tui.widgets.columns import fit
 
-MIXED = st.text(st.sampled_from(list("abc 12") + list("交通製品安全カタカナひらがな、。「」") + ["ｶ", "Ａ"]), max_size=40)
+MIXED = st.text(
+    st.sampled_from(list("abc 12") + list("交通製品安全カタカナひらがな、。「」") + ["ｶ", "Ａ"]), max_size=40
+)
 
 
 @given(text=MIXED, width=st.integers(1, 30), align=st.sampled_from(["left", "right"]))

@@ -14,8 +14,17 @@ DATA_VERSION_KEY = "claims-sha256"
 DEFAULT_RESAMPLES = 1000
 """Bootstrap resamples for the 95% intervals."""
 DEFAULT_SEED = 0
-BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "attr.NAME", "flag:KIND", "cutoff",
-                    "modality")
+BREAKDOWN_FIELDS = (
+    "importance",
+    "task",
+    "domain",
+    "label",
+    "claim-type",
+    "attr.NAME",
+    "flag:KIND",
+    "cutoff",
+    "modality",
+)
 """What `--by` and the TUI accept, as shown to users."""
 
 CONTAMINATION_METRICS = "meteor | embedding | embedding:MODEL_DIR"

@@ -81,12 +81,13 @@ class SecretStr:
         from pydantic_core import core_schema
 
         return core_schema.no_info_after_validator_function(
-            cls, core_schema.str_schema(),
-            serialization=core_schema.plain_serializer_function_ser_schema(str))
+            cls, core_schema.str_schema(), serialization=core_schema.plain_serializer_function_ser_schema(str)
+        )
 
 
 _FORBID_UNKNOWN = {"extra": "forbid"}
 """pydantic's config for the settings' tables (a plain dict: pydantic reads it when it checks)."""
+
 
 class AtLeast:
     """A number's lower bound, checked by pydantic's own `ge` when a value is validated
@@ -219,10 +220,14 @@ def _problems_in(path: Path, error) -> str:
     if not unknown:
         return f"{path} (or a WORKBENCH_* variable): {validation_problems(error)}"
     text = _file_text(path)
-    found = sorted(((key_line(text, loc) if text else None, loc) for loc in unknown),
-                   key=lambda pair: (pair[0] is None, pair[0] or 0))
-    problems = [(f"line {line}: " if line and n else "") + f"{_key_path(loc)}: not a setting here{_did_you_mean(loc)}"
-                for n, (line, loc) in enumerate(found)]
+    found = sorted(
+        ((key_line(text, loc) if text else None, loc) for loc in unknown),
+        key=lambda pair: (pair[0] is None, pair[0] or 0),
+    )
+    problems = [
+        (f"line {line}: " if line and n else "") + f"{_key_path(loc)}: not a setting here{_did_you_mean(loc)}"
+        for n, (line, loc) in enumerate(found)
+    ]
     first_line = found[0][0]
     where = f"{path}, line {first_line}" if first_line else f"{path} (or a WORKBENCH_* variable)"
     return f"{where}: {'; '.join(problems)}"
@@ -233,8 +238,11 @@ def validation_problems(error) -> str:
     not bare words quoted, as TOML writes them: prices."openai:gpt-4o".inptu), never the value."""
     problems = []
     for problem in error.errors():
-        message = "not a setting here (a typo?)" if problem["type"] in _UNKNOWN_KEY else \
-            _MESSAGES.get(problem["type"], problem["msg"])
+        message = (
+            "not a setting here (a typo?)"
+            if problem["type"] in _UNKNOWN_KEY
+            else _MESSAGES.get(problem["type"], problem["msg"])
+        )
         problems.append(f"{_key_path(problem['loc'])}: {message}")
     return "; ".join(problems)
 
@@ -304,9 +312,9 @@ def key_line(text: str, loc: tuple) -> int | None:
                 continue
         except tomllib.TOMLDecodeError:  # a line inside a multi-line value
             continue
-        if found[:len(wanted)] == wanted:
+        if found[: len(wanted)] == wanted:
             return number
-        if wanted[:len(found)] == found and len(found) > nearest_depth:
+        if wanted[: len(found)] == found and len(found) > nearest_depth:
             nearest, nearest_depth = number, len(found)
     return nearest
 
@@ -315,7 +323,7 @@ def _dotted(parsed: dict) -> tuple:
     """The key path of {"a": {"b": 0}}: ("a", "b")."""
     path: tuple = ()
     while isinstance(parsed, dict):
-        (key, parsed), = parsed.items()
+        ((key, parsed),) = parsed.items()
         path += (key,)
     return path
 
@@ -367,8 +375,9 @@ def _environment_values() -> dict[str, Any]:
             try:
                 value = json.loads(value)
             except ValueError as error:  # the message never repeats the value: it may be a key
-                raise ConfigError(f"{ENV_PREFIX}{name.upper()}: not valid JSON ({error.msg},"
-                                  f" at character {error.pos})") from None
+                raise ConfigError(
+                    f"{ENV_PREFIX}{name.upper()}: not valid JSON ({error.msg}, at character {error.pos})"
+                ) from None
             if value is None:  # JSON null: as if unset (pydantic-settings' rule)
                 continue
         values[name] = value
@@ -377,8 +386,11 @@ def _environment_values() -> dict[str, Any]:
 
 def _takes_json(name: str) -> bool:
     annotation = _field_types(Settings)[name]
-    kinds = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, type(int | None)) \
+    kinds = (
+        typing.get_args(annotation)
+        if typing.get_origin(annotation) in (typing.Union, type(int | None))
         else (annotation,)
+    )
     return any((typing.get_origin(kind) or kind) in (dict, list, set, tuple, frozenset) for kind in kinds)
 
 

@@ -104,7 +104,7 @@ def find_cutoff(model: str, table: dict[str, ModelCutoff] | None = None) -> Mode
     for name in dict.fromkeys([model.strip().lower(), model_name(model)]):
         if name in table:
             return table[name]
-        known = [key for key in table if name.startswith(key) and name[len(key):][:1] in ("-", ".", "_", "@")]
+        known = [key for key in table if name.startswith(key) and name[len(key) :][:1] in ("-", ".", "_", "@")]
         if known:
             return table[max(known, key=len)]
     return None
@@ -131,9 +131,10 @@ def unknown_model_message(text: str, table: dict[str, ModelCutoff] | None = None
     table = cutoff_table() if table is None else table
     close = difflib.get_close_matches(model_name(text), list(table), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return (f"{text!r} is neither a date like 2024-06-01 nor a model whose knowledge cutoff the workbench knows"
-            f"{hint} (`workbench cutoffs` lists them; add yours under [model_cutoffs] in the config)")
+    return (
+        f"{text!r} is neither a date like 2024-06-01 nor a model whose knowledge cutoff the workbench knows"
+        f"{hint} (`workbench cutoffs` lists them; add yours under [model_cutoffs] in the config)"
+    )
 
 
-__all__ = ["CutoffError", "ModelCutoff", "cutoff_table", "find_cutoff", "first_day_after", "model_name",
-           "split_date"]
+__all__ = ["CutoffError", "ModelCutoff", "cutoff_table", "find_cutoff", "first_day_after", "model_name", "split_date"]

@@ -19,8 +19,7 @@ LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "nl")
 """The languages read when a caller names none: fact-checkers' most common ones."""
 
 
-def utc_day(text: str | None, now: dt.datetime | None = None,
-            languages: tuple[str, ...] = LANGUAGES) -> str | None:
+def utc_day(text: str | None, now: dt.datetime | None = None, languages: tuple[str, ...] = LANGUAGES) -> str | None:
     """The UTC day `text` names, as YYYY-MM-DD; None when it names no whole day. `now`: the
     moment relative dates ("3 days ago") count back from (default: the present)."""
     if not isinstance(text, str) or not text.strip():
@@ -37,7 +36,7 @@ def utc_day(text: str | None, now: dt.datetime | None = None,
 def _day(moment: dt.date | dt.datetime) -> str:
     if isinstance(moment, dt.datetime):
         if moment.tzinfo is not None:
-            moment = moment.astimezone(dt.timezone.utc)
+            moment = moment.astimezone(dt.UTC)
         return moment.date().isoformat()
     return moment.isoformat()
 
@@ -65,7 +64,7 @@ def _rfc2822(text: str) -> dt.datetime | None:
 def _spelled(text: str, now: dt.datetime | None, languages: tuple[str, ...]) -> dt.datetime | None:
     base = None
     if now is not None:
-        base = now.astimezone(dt.timezone.utc).replace(tzinfo=None) if now.tzinfo is not None else now
+        base = now.astimezone(dt.UTC).replace(tzinfo=None) if now.tzinfo is not None else now
     return _spelled_once(text, base, languages)
 
 
@@ -83,8 +82,13 @@ def _spelled_once(text: str, base: dt.datetime | None, languages: tuple[str, ...
 def _parser(base: dt.datetime | None, languages: tuple[str, ...]):
     from dateparser.date import DateDataParser  # slow to import (~0.3 s): only for a spelled date
 
-    settings = {"REQUIRE_PARTS": ["day", "month", "year"], "TIMEZONE": "UTC", "TO_TIMEZONE": "UTC",
-                "RETURN_AS_TIMEZONE_AWARE": False, "PREFER_DATES_FROM": "past"}
+    settings = {
+        "REQUIRE_PARTS": ["day", "month", "year"],
+        "TIMEZONE": "UTC",
+        "TO_TIMEZONE": "UTC",
+        "RETURN_AS_TIMEZONE_AWARE": False,
+        "PREFER_DATES_FROM": "past",
+    }
     if base is not None:  # else relative dates count back from the moment they are read
         settings["RELATIVE_BASE"] = base
     return DateDataParser(languages=list(languages), settings=settings)

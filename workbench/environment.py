@@ -17,8 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRAS = ("local", "embed", "dev", "docs")
-NLTK_FIX = ("`workbench nlp-data` installs it with nltk's downloader; without NLTK's hub, "
-            "`make nlp-data-offline`")
+NLTK_FIX = "`workbench nlp-data` installs it with nltk's downloader; without NLTK's hub, `make nlp-data-offline`"
 
 
 def missing(root: Path = ROOT, extras: tuple[str, ...] = EXTRAS) -> list[str]:

@@ -8,14 +8,11 @@ import re
 from store import LabelSpace
 
 JSFACTCHECK = LabelSpace(
-    name="jsfactcheck",
-    labels=["Supported", "Refuted", "NotEnoughInfo"],
-    excluded=["Unevaluable", "Unclear"],
+    name="jsfactcheck", labels=["Supported", "Refuted", "NotEnoughInfo"], excluded=["Unevaluable", "Unclear"]
 )
 REALFACTBENCH = LabelSpace(name="realfactbench", labels=["true", "false"], abstain="unknown")
 AVERITEC = LabelSpace(
-    name="averitec",
-    labels=["Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking"],
+    name="averitec", labels=["Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking"]
 )
 BUILTIN_SPACES = {space.name: space for space in (JSFACTCHECK, REALFACTBENCH, AVERITEC)}
 
@@ -24,25 +21,53 @@ _SYNONYMS = {
     "jsfactcheck": {
         "Supported": ["supported", "supports", "support", "true", "entailment", "correct"],
         "Refuted": ["refuted", "refutes", "refute", "false", "contradicted", "contradiction", "incorrect"],
-        "NotEnoughInfo": ["notenoughinfo", "nei", "notenoughinformation", "notenoughevidence",
-                          "insufficientevidence", "insufficientinformation", "insufficient", "neutral"],
+        "NotEnoughInfo": [
+            "notenoughinfo",
+            "nei",
+            "notenoughinformation",
+            "notenoughevidence",
+            "insufficientevidence",
+            "insufficientinformation",
+            "insufficient",
+            "neutral",
+        ],
         "Unevaluable": ["unevaluable", "notevaluable"],
         "Unclear": ["unclear"],
     },
     "realfactbench": {
         "true": ["true", "t", "yes", "supported", "correct", "real", "accurate"],
         "false": ["false", "f", "no", "refuted", "fake", "incorrect", "inaccurate"],
-        "unknown": ["unknown", "uncertain", "unverifiable", "cannotbedetermined", "notenoughinfo",
-                    "nei", "notenoughinformation", "notenoughevidence", "cannotverify"],
+        "unknown": [
+            "unknown",
+            "uncertain",
+            "unverifiable",
+            "cannotbedetermined",
+            "notenoughinfo",
+            "nei",
+            "notenoughinformation",
+            "notenoughevidence",
+            "cannotverify",
+        ],
     },
     "averitec": {
         "Supported": ["supported", "supports", "support", "true"],
         "Refuted": ["refuted", "refutes", "refute", "false"],
-        "Not Enough Evidence": ["notenoughevidence", "nee", "notenoughinfo", "nei",
-                                "notenoughinformation", "insufficientevidence"],
+        "Not Enough Evidence": [
+            "notenoughevidence",
+            "nee",
+            "notenoughinfo",
+            "nei",
+            "notenoughinformation",
+            "insufficientevidence",
+        ],
         "Conflicting Evidence/Cherrypicking": [
-            "conflictingevidencecherrypicking", "conflictingevidence", "conflicting", "cherrypicking",
-            "cherrypicked", "conflictingevidencecherrypicked"],
+            "conflictingevidencecherrypicking",
+            "conflictingevidence",
+            "conflicting",
+            "cherrypicking",
+            "cherrypicked",
+            "conflictingevidencecherrypicked",
+        ],
     },
 }
 
@@ -98,8 +123,9 @@ def with_excluded(space: LabelSpace, excluded: list[str]) -> LabelSpace:
     more = [label for label in named if label not in space.excluded]
     if not more:
         return space
-    return dataclasses.replace(space, labels=[label for label in space.labels if label not in more],
-                               excluded=[*space.excluded, *more])
+    return dataclasses.replace(
+        space, labels=[label for label in space.labels if label not in more], excluded=[*space.excluded, *more]
+    )
 
 
 def detect_space(raw_labels: set[str]) -> LabelSpace | None:
@@ -162,11 +188,17 @@ _JAPANESE = {
 }
 _JAPANESE_SPACES = {
     "jsfactcheck": _JAPANESE,
-    "averitec": {"Supported": _JAPANESE["Supported"], "Refuted": _JAPANESE["Refuted"],
-                 "Not Enough Evidence": _JAPANESE["NotEnoughInfo"],
-                 "Conflicting Evidence/Cherrypicking": ["証拠が矛盾", "矛盾する証拠", "チェリーピッキング"]},
-    "realfactbench": {"true": ["真", "正しい", "事実", "支持"], "false": ["偽", "誤り", "虚偽", "反駁"],
-                      "unknown": ["不明", "情報不足", "判断不能", "判定不能", "検証不能"]},
+    "averitec": {
+        "Supported": _JAPANESE["Supported"],
+        "Refuted": _JAPANESE["Refuted"],
+        "Not Enough Evidence": _JAPANESE["NotEnoughInfo"],
+        "Conflicting Evidence/Cherrypicking": ["証拠が矛盾", "矛盾する証拠", "チェリーピッキング"],
+    },
+    "realfactbench": {
+        "true": ["真", "正しい", "事実", "支持"],
+        "false": ["偽", "誤り", "虚偽", "反駁"],
+        "unknown": ["不明", "情報不足", "判断不能", "判定不能", "検証不能"],
+    },
 }
 
 
@@ -181,8 +213,12 @@ def japanese_key(label: str) -> str:
 def japanese_spellings(space: LabelSpace) -> dict[str, str]:
     """Japanese spelling -> canonical label, for the space's labels (empty for other spaces)."""
     names = set(space.labels + space.excluded + ([space.abstain] if space.abstain else []))
-    return {spelling: canonical for canonical, spellings in _JAPANESE_SPACES.get(space.name, {}).items()
-            if canonical in names for spelling in spellings}
+    return {
+        spelling: canonical
+        for canonical, spellings in _JAPANESE_SPACES.get(space.name, {}).items()
+        if canonical in names
+        for spelling in spellings
+    }
 
 
 def japanese_label(label: str, space: LabelSpace) -> str | None:

@@ -20,30 +20,50 @@ from typing import Any
 from store import LabelSpace
 from workbench.labels import japanese_spellings, normalise
 
-VERDICT_KEYS = ("verdict", "label", "answer", "prediction", "classification", "rating", "judgement",
-                "judgment", "decision", "conclusion", "判定", "評価", "結論", "判断", "回答")
-EXPLANATION_KEYS = ("explanation", "reason", "reasoning", "rationale", "justification", "why", "説明", "理由",
-                    "根拠")
+VERDICT_KEYS = (
+    "verdict",
+    "label",
+    "answer",
+    "prediction",
+    "classification",
+    "rating",
+    "judgement",
+    "judgment",
+    "decision",
+    "conclusion",
+    "判定",
+    "評価",
+    "結論",
+    "判断",
+    "回答",
+)
+EXPLANATION_KEYS = ("explanation", "reason", "reasoning", "rationale", "justification", "why", "説明", "理由", "根拠")
 MAX_JSON_STARTS = 50  # object starts tried per answer: keeps a brace-heavy answer cheap
 MAX_LABEL_WORDS = 6
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 _LABELLED = re.compile(
     r"(?im)^[\s>*#_\-]*(?:final\s+|overall\s+)?(?:verdict|label|answer|classification|rating|conclusion|decision)"
-    r"[\s*_]*[:=\-]\s*[*_\"'`]*([^\n]*)")
+    r"[\s*_]*[:=\-]\s*[*_\"'`]*([^\n]*)"
+)
 _HEDGE = re.compile(r"\s*(?:or\b|/|\|)\s*", re.I)
 _HALF_JSON = re.compile(r"\"(?:verdict|label|answer|prediction|判定)\"\s*:\s*\"([^\"\n]*)")
 _HALF_EXPLANATION = re.compile(
-    r'"(?:explanation|reason|reasoning|rationale|justification|説明|理由)"\s*:\s*"((?:[^"\\]|\\.)*)')
-_EXPLAINED = re.compile(r"(?ims)^[\s>*#_\-【\[]*(?:explanation|reason|reasoning|rationale|justification|説明|理由|根拠)"
-                        r"(?:[\s*_]*[:=\-：]|[\s*_]*[】\]][:：]?)\s*(.+)")
+    r'"(?:explanation|reason|reasoning|rationale|justification|説明|理由)"\s*:\s*"((?:[^"\\]|\\.)*)'
+)
+_EXPLAINED = re.compile(
+    r"(?ims)^[\s>*#_\-【\[]*(?:explanation|reason|reasoning|rationale|justification|説明|理由|根拠)"
+    r"(?:[\s*_]*[:=\-：]|[\s*_]*[】\]][:：]?)\s*(.+)"
+)
 # 判定：反駁 / 【判定】反駁 / 最終判定は「支持」です: a Japanese verdict word, then the verdict.
 _JA_LABELLED = re.compile(r"(?:最終)?(?:判定|結論|評価|判断)(?:結果)?[\s*_]*(?:[:：=]|は|】|\]|］)[\s*_]*")
 _JA_OPENING = "「『【［[（(\"'`*_ \u3000"
 _JA_STRIP = _JA_OPENING + "」』】］])）。、"
 # What may follow a Japanese label and still leave it the verdict: a copula or "(is) judged".
-_JA_AFTER = re.compile(r"[」』】］\])）\"'*_]*(?:です|である|だ|と(?:判定|判断|評価|結論)(?:します|する|されます|した)?|となります)?"
-                       r"(?![^\W\d_])")
+_JA_AFTER = re.compile(
+    r"[」』】］\])）\"'*_]*(?:です|である|だ|と(?:判定|判断|評価|結論)(?:します|する|されます|した)?|となります)?"
+    r"(?![^\W\d_])"
+)
 _JA_TAIL = re.compile(r"[」』】］\])）\"'*_]*(?:です|である|だ|と(?:判定|判断|評価|結論)\w*|となります)?$")
 _JA_HEDGE = re.compile(r"\s*(?:[/／|｜・]|または|もしくは|あるいは|か、?)\s*")
 
@@ -61,8 +81,9 @@ class ParsedAnswer:
     """The JSON object the answer held, if any."""
 
 
-def parse_answer(text: str, space: LabelSpace, verdict_keys: tuple[str, ...] = (),
-                 allowed: list[str] | None = None) -> ParsedAnswer:
+def parse_answer(
+    text: str, space: LabelSpace, verdict_keys: tuple[str, ...] = (), allowed: list[str] | None = None
+) -> ParsedAnswer:
     """The verdict and explanation in `text`; never raises.
 
     `verdict_keys` adds JSON keys to look for (a template's own field names); `allowed`
@@ -98,8 +119,7 @@ def _bare(raw: str) -> str:
     return raw if raw.isascii() else _JA_TAIL.sub("", raw).strip(_JA_STRIP)
 
 
-def _judged(raw: str | None, verdict: str | None, explanation: str | None, space: LabelSpace,
-            obj: Any) -> ParsedAnswer:
+def _judged(raw: str | None, verdict: str | None, explanation: str | None, space: LabelSpace, obj: Any) -> ParsedAnswer:
     if verdict is None:
         return ParsedAnswer("parse_failure", None, raw, explanation, obj)
     status = "abstain" if verdict == space.abstain else "ok"
@@ -138,7 +158,7 @@ def _japanese_label(raw: str, space: LabelSpace, allowed: list[str]) -> tuple[st
         if after is None:
             return None, 0  # 支持されない: the word goes on, so it is not the label
         found = spellings[spelling]
-        if found not in allowed or _japanese_hedge(raw[opening + len(spelling):], found, space, allowed):
+        if found not in allowed or _japanese_hedge(raw[opening + len(spelling) :], found, space, allowed):
             return None, 0
         return found, after.end()
     return None, 0
@@ -149,7 +169,7 @@ def _japanese_hedge(rest: str, found: str, space: LabelSpace, allowed: list[str]
     hedge = _JA_HEDGE.match(rest)
     if hedge is None:
         return False
-    other, _ = _japanese_label(rest[hedge.end():], space, allowed)
+    other, _ = _japanese_label(rest[hedge.end() :], space, allowed)
     return other is not None and other != found
 
 
@@ -159,7 +179,7 @@ def _hedged(rest: str, found: str, space: LabelSpace, allowed: list[str]) -> boo
     hedge = _HEDGE.match(rest)
     if hedge is None:
         return False
-    other, _ = match_label(rest[hedge.end():], space, allowed)
+    other, _ = match_label(rest[hedge.end() :], space, allowed)
     return other is not None and other != found
 
 
@@ -217,10 +237,10 @@ def _japanese_labelled(text: str, space: LabelSpace, allowed: list[str]) -> tupl
     if text.isascii() or not japanese_spellings(space):
         return None, None
     for match in _JA_LABELLED.finditer(text):
-        line, _, after = text[match.end():].partition("\n")
+        line, _, after = text[match.end() :].partition("\n")
         verdict, used = _japanese_label(line.strip(), space, allowed)
         if verdict is not None:
-            around = (text[:match.start()].strip() + "\n" + after.strip()).strip()
+            around = (text[: match.start()].strip() + "\n" + after.strip()).strip()
             return _bare(line.strip()[:used]), around or None
     return None, None
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import random
 import time
-from datetime import timezone
+from collections.abc import Awaitable, Callable
+from datetime import UTC
 from email.utils import parsedate_to_datetime
-from typing import Awaitable, Callable, TypeVar
+from typing import TypeVar
 
 Result = TypeVar("Result")
 Wait = Callable[[int, BaseException], float]
@@ -42,7 +43,7 @@ def retry_after_seconds(headers, now: float | None = None) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if moment.tzinfo is None:  # RFC 9110 dates are GMT (a "-0000" zone reads as none)
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return max(moment.timestamp() - (time.time() if now is None else now), 0.0)
 
 
@@ -62,9 +63,14 @@ def backoff(first: float, ceiling: float | None = None, jitter: bool = False) ->
     return wait
 
 
-async def with_retries(call: Callable[[], Awaitable[Result]], *, attempts: int,
-                       retry_if: Callable[[BaseException], bool], wait: Wait,
-                       on_wait: Callable[[float, BaseException], None] | None = None) -> Result:
+async def with_retries(
+    call: Callable[[], Awaitable[Result]],
+    *,
+    attempts: int,
+    retry_if: Callable[[BaseException], bool],
+    wait: Wait,
+    on_wait: Callable[[float, BaseException], None] | None = None,
+) -> Result:
     """What `call()` returns, calling it again after a failure `retry_if` accepts, at most
     `attempts` calls in all; the last failure is raised as it is. `on_wait(seconds, error)`
     is told each wait before it starts. Cancellation is never retried."""
@@ -77,9 +83,13 @@ async def with_retries(call: Callable[[], Awaitable[Result]], *, attempts: int,
         if on_wait is not None:
             on_wait(state.next_action.sleep, state.outcome.exception())
 
-    retrying = tenacity.AsyncRetrying(stop=tenacity.stop_after_attempt(attempts), wait=seconds, reraise=True,
-                                      before_sleep=before_sleep, retry=tenacity.retry_if_exception(
-                                          lambda error: isinstance(error, Exception) and retry_if(error)))
+    retrying = tenacity.AsyncRetrying(
+        stop=tenacity.stop_after_attempt(attempts),
+        wait=seconds,
+        reraise=True,
+        before_sleep=before_sleep,
+        retry=tenacity.retry_if_exception(lambda error: isinstance(error, Exception) and retry_if(error)),
+    )
 
     async def attempt() -> Result:  # a lambda that returns a coroutine is awaited too
         return await call()

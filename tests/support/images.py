@@ -1,7 +1,9 @@
 """Small real image files for the tests of claims with images."""
 
 from __future__ import annotations
+
 import io
+
 from PIL import Image
 
 

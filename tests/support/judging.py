@@ -1,15 +1,17 @@
 """Explanation-judging tests' shared parts: finished runs to judge, the database holding them, a scripted judge."""
 
 from __future__ import annotations
+
 import json
 import re
+
 import pytest
 from click.testing import CliRunner
+
 from store import Prediction, Run, Store
 from tests.run_fixtures import many_claims, write_mini
 from workbench.cli import main
 from workbench.importers import import_file
-
 
 LABELS = ["Supported", "Refuted", "NotEnoughInfo"]
 
@@ -25,8 +27,15 @@ def add_answers(store: Store, name: str, right_every: int, count: int = 30) -> R
     for n, claim_id in enumerate(ids):
         gold = store.claims.get(claim_id).label
         verdict = gold if n % right_every == 0 else next(x for x in LABELS if x != gold)
-        store.runs.record(Prediction(run_id=run.id, claim_id=claim_id, status="ok", verdict=verdict,
-                                     explanation=f"Reasons for claim {claim_id} ({name})."))
+        store.runs.record(
+            Prediction(
+                run_id=run.id,
+                claim_id=claim_id,
+                status="ok",
+                verdict=verdict,
+                explanation=f"Reasons for claim {claim_id} ({name}).",
+            )
+        )
     return run
 
 

@@ -1,18 +1,26 @@
 """Local model files made in the test: tiny GGUF headers, Hugging Face cache and Ollama store layouts."""
 
 from __future__ import annotations
+
 import hashlib
 import json
 import os
 from pathlib import Path
-import numpy as np
 
+import numpy as np
 
 TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
 
 
-def tiny_gguf(path: Path, *, context: int = 2048, file_type: int | None = 15, chat_template: str | None = TEMPLATE,
-              projector: bool = False, name: str = "tiny") -> Path:
+def tiny_gguf(
+    path: Path,
+    *,
+    context: int = 2048,
+    file_type: int | None = 15,
+    chat_template: str | None = TEMPLATE,
+    projector: bool = False,
+    name: str = "tiny",
+) -> Path:
     """A real GGUF file with two small tensors (96 weights) and the header facts asked for."""
     import gguf
 
@@ -51,8 +59,14 @@ def hf_model(cache: Path, repo: str, filename: str, **facts) -> Path:
     return link
 
 
-def ollama_model(store: Path, name: str, tag: str, blob_file: Path | None = None, namespace: str = "library",
-                 projector: Path | None = None) -> Path:
+def ollama_model(
+    store: Path,
+    name: str,
+    tag: str,
+    blob_file: Path | None = None,
+    namespace: str = "library",
+    projector: Path | None = None,
+) -> Path:
     """A manifest as `ollama pull` writes it, naming a GGUF blob (made here unless given)."""
     blobs = store / "blobs"
     blobs.mkdir(parents=True, exist_ok=True)
@@ -61,8 +75,10 @@ def ollama_model(store: Path, name: str, tag: str, blob_file: Path | None = None
     blob = blobs / digest.replace(":", "-")
     if not blob.exists():
         blob.symlink_to(source) if blob_file else source.rename(blob)
-    layers = [{"mediaType": "application/vnd.ollama.image.model", "digest": digest, "size": blob.stat().st_size},
-              {"mediaType": "application/vnd.ollama.image.template", "digest": "sha256:" + "0" * 64, "size": 12}]
+    layers = [
+        {"mediaType": "application/vnd.ollama.image.model", "digest": digest, "size": blob.stat().st_size},
+        {"mediaType": "application/vnd.ollama.image.template", "digest": "sha256:" + "0" * 64, "size": 12},
+    ]
     if projector is not None:
         projector_digest = "sha256:" + hashlib.sha256(projector.read_bytes()).hexdigest()
         projector.rename(blobs / projector_digest.replace(":", "-"))

@@ -20,18 +20,50 @@ from hypothesis import strategies as st
 DELIMITERS = [",", ";", "\t", "|", "@"]
 UNICODE_ENCODINGS = ["utf-8", "utf-8-sig", "utf-16"]
 # Letters of several scripts, and the characters that make delimited text hard.
-LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéüñç" + "富士山東京塔疫苗芝加哥" + "ワクチンメートル" + "كاذبصحيح"
-HARD = ',;\t|@"\' \n'
+LETTERS = (
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéüñç"
+    + "富士山東京塔疫苗芝加哥"
+    + "ワクチンメートル"
+    + "كاذبصحيح"
+)
+HARD = ",;\t|@\"' \n"
 # Whole sentences for the legacy encodings (a code page is told from real words, not noise).
-WESTERN = ["Le café coûte deux euros à Noël", "Die Straße bleibt geschlossen, sagt der Bürgermeister",
-           "El niño comió piñas; nadie lo vio", "Ça coûte 5 € « selon lui »", "Zoë's façade: naïve, déjà vu"]
-JAPANESE = ["ワクチンは不妊の原因になると投稿された", "富士山は日本で一番高い山である", "東京タワーの高さは333メートルである",
-            "水道水を飲むと病気になるという主張", "この写真は去年の台風のものだと言われている"]
-LABELS = ["true", "TRUE", "False", "false", "Supported", "REFUTES", "Not Enough Info", "yes", "No", "pants-fire",
-          "Vrai", "正しい", "誤り", "كاذب", "mostly true", "Half True"]
+WESTERN = [
+    "Le café coûte deux euros à Noël",
+    "Die Straße bleibt geschlossen, sagt der Bürgermeister",
+    "El niño comió piñas; nadie lo vio",
+    "Ça coûte 5 € « selon lui »",
+    "Zoë's façade: naïve, déjà vu",
+]
+JAPANESE = [
+    "ワクチンは不妊の原因になると投稿された",
+    "富士山は日本で一番高い山である",
+    "東京タワーの高さは333メートルである",
+    "水道水を飲むと病気になるという主張",
+    "この写真は去年の台風のものだと言われている",
+]
+LABELS = [
+    "true",
+    "TRUE",
+    "False",
+    "false",
+    "Supported",
+    "REFUTES",
+    "Not Enough Info",
+    "yes",
+    "No",
+    "pants-fire",
+    "Vrai",
+    "正しい",
+    "誤り",
+    "كاذب",
+    "mostly true",
+    "Half True",
+]
 # Extra column names: blank, repeated, or of several scripts (letters no profile maps).
 NAMES = st.sampled_from(["", "label", "claim", "注記", "来源", "مصدر", "qx", "zq note", "x.1"]) | st.text(
-    "qxzワク注記来源مصدر", min_size=1, max_size=5)
+    "qxzワク注記来源مصدر", min_size=1, max_size=5
+)
 
 
 @dataclass
@@ -101,14 +133,17 @@ def messy_files(draw) -> MessyFile:
     encoding = draw(st.sampled_from(UNICODE_ENCODINGS + ["cp1252", "cp932", "shift_jis"]))
     extra = draw(st.lists(NAMES.filter(lambda name: _encodable(name, encoding)), max_size=3))
     count = draw(st.integers(2, 5))
-    rows = [[str(number + 1), draw(_claim(encoding)), draw(_label(encoding)),
-             *[draw(_cell(encoding)) for _ in extra]] for number in range(count)]
+    rows = [
+        [str(number + 1), draw(_claim(encoding)), draw(_label(encoding)), *[draw(_cell(encoding)) for _ in extra]]
+        for number in range(count)
+    ]
     header = ["id", "claim", "label", *extra]
     if kind == "csv":
         delimiter = draw(st.sampled_from(DELIMITERS))
         out = io.StringIO()
         csv.writer(out, delimiter=delimiter, lineterminator=draw(st.sampled_from(["\n", "\r\n"]))).writerows(
-            [header, *rows])
+            [header, *rows]
+        )
         names = pandas_names(header)
         text, name = out.getvalue(), "messy.csv"
     else:
@@ -122,8 +157,7 @@ def messy_files(draw) -> MessyFile:
         # Named as its kind, or as the other one (the content decides).
         name = draw(st.sampled_from([f"messy.{kind}", "messy.jsonl" if kind == "json" else "messy.json"]))
         rows = [[record.get(key) for key in names] for record in records]
-    return MessyFile(name, text.encode(encoding), kind, encoding,
-                     [dict(zip(names, row)) for row in rows], delimiter)
+    return MessyFile(name, text.encode(encoding), kind, encoding, [dict(zip(names, row)) for row in rows], delimiter)
 
 
 def _json_value(cell: str):

@@ -47,7 +47,8 @@ class NltkIndex:
             for name, data in files.items():
                 archive.writestr(f"{package}/{name}", data)
         (path.parent / f"{package}.xml").write_text(
-            f'<package id="{package}" name="{package} (test copy)" unzip="1"/>', encoding="utf-8")
+            f'<package id="{package}" name="{package} (test copy)" unzip="1"/>', encoding="utf-8"
+        )
         return path
 
     def add_folder(self, package: str, subdir: str, folder: Path) -> Path:

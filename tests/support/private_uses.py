@@ -105,9 +105,13 @@ def _own_names(cls: ast.ClassDef) -> set[str]:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             own.add(item.name)
             if item.name == "__init__":
-                own |= {t.attr for n in ast.walk(item) if isinstance(n, (ast.Assign, ast.AnnAssign))
-                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+                own |= {
+                    t.attr
+                    for n in ast.walk(item)
+                    if isinstance(n, (ast.Assign, ast.AnnAssign))
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                }
         elif isinstance(item, ast.Assign):
             own |= {t.id for t in item.targets if isinstance(t, ast.Name)}
         elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):

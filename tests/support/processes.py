@@ -1,16 +1,24 @@
 """A workbench command as a real process, and a store opened for a block."""
 
 from __future__ import annotations
+
 import os
 import subprocess
 import sys
+
 from store import Store
 
 
 def workbench_process(db_path, *args) -> subprocess.Popen:
     code = "import sys; from workbench.cli import main; sys.exit(main())"
-    return subprocess.Popen([sys.executable, "-c", code, "--db", str(db_path), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=dict(os.environ), cwd=os.getcwd())
+    return subprocess.Popen(
+        [sys.executable, "-c", code, "--db", str(db_path), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ),
+        cwd=os.getcwd(),
+    )
 
 
 class opened_store:

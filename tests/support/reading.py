@@ -1,8 +1,8 @@
 """The commands that read and print, and a demo database to run them on (start-up and output tests share them)."""
 
 from __future__ import annotations
-import pytest
 
+import pytest
 
 READ_COMMANDS = {
     "claims": ["claims", "--where", "label:Refuted", "--limit", "5"],
@@ -28,8 +28,18 @@ def demo_with_a_search(tmp_path_factory):
     store = Store.open(path)
     load_demo(store), load_demo_team(store), load_claimreview_demo(store)
     run = store.runs.get("demo-checker")
-    store.search.record_step(run.id, 1, Step(1, "search", text="looking", tool="search", query="lighthouse",
-                                             results=[StoredResult(1, "https://example.org/a", "A", "a page")]))
+    store.search.record_step(
+        run.id,
+        1,
+        Step(
+            1,
+            "search",
+            text="looking",
+            tool="search",
+            query="lighthouse",
+            results=[StoredResult(1, "https://example.org/a", "A", "a page")],
+        ),
+    )
     store.search.record_step(run.id, 1, Step(2, "answer", text="Refuted"))
     store.close()
     return path

@@ -21,35 +21,63 @@ def generated_claims(n: int, start: int = 1, text: str = "Synthetic claim number
     for i in range(start, start + n):
         page = f"Page text {i}. " * 20 + f"The quoted passage for claim {i}." + " More text." * 20
         passage = f"The quoted passage for claim {i}."
-        claims.append(Claim(
-            external_id=f"g-{i:06d}", text=text.format(n=i, t=i % 7), label=labels[i % 3],
-            importance=importance[i % 3], task=["KV", "RD", "EV"][i % 3], domain=["health", "politics"][i % 2],
-            claim_date=f"2024-{(i % 12) + 1:02d}-{(i % 28) + 1:02d}",
-            evidence=[Evidence(kind="page", url=f"https://example.org/{i}", title=f"Page {i}", text=page,
-                               passage=passage, passage_start=page.index(passage),
-                               passage_end=page.index(passage) + len(passage), is_cited=True)],
-        ))
+        claims.append(
+            Claim(
+                external_id=f"g-{i:06d}",
+                text=text.format(n=i, t=i % 7),
+                label=labels[i % 3],
+                importance=importance[i % 3],
+                task=["KV", "RD", "EV"][i % 3],
+                domain=["health", "politics"][i % 2],
+                claim_date=f"2024-{(i % 12) + 1:02d}-{(i % 28) + 1:02d}",
+                evidence=[
+                    Evidence(
+                        kind="page",
+                        url=f"https://example.org/{i}",
+                        title=f"Page {i}",
+                        text=page,
+                        passage=passage,
+                        passage_start=page.index(passage),
+                        passage_end=page.index(passage) + len(passage),
+                        is_cited=True,
+                    )
+                ],
+            )
+        )
     return claims
 
 
 def add_claims(store: Store, n: int, dataset: str = "synthetic", **kwargs) -> list[int]:
     """Import `n` generated claims into a jsfactcheck-space dataset; returns their ids."""
-    store.datasets.import_claims(Dataset(name=dataset, source_format="jsonl", label_space=JSFACTCHECK),
-                                 generated_claims(n, **kwargs))
+    store.datasets.import_claims(
+        Dataset(name=dataset, source_format="jsonl", label_space=JSFACTCHECK), generated_claims(n, **kwargs)
+    )
     return store.claims.ids(f"dataset:{dataset}")
 
 
-def add_run(store: Store, name: str, answers: dict[int, tuple[str, str | None]], model: str = "test:model",
-            explanation: str = "Because the evidence says so.", raw: str | None = None) -> Run:
+def add_run(
+    store: Store,
+    name: str,
+    answers: dict[int, tuple[str, str | None]],
+    model: str = "test:model",
+    explanation: str = "Because the evidence says so.",
+    raw: str | None = None,
+) -> Run:
     """A run whose claims got these (status, verdict) answers."""
     run = store.runs.create(Run(name=name, model=model, setting="claim", status="finished"), list(answers))
     for claim_id, (status, verdict) in answers.items():
-        store.runs.record(Prediction(
-            run_id=run.id, claim_id=claim_id, status=status, verdict=verdict,
-            raw_verdict=verdict, explanation=explanation if status != "error" else None,
-            raw_output=raw if raw is not None else f'{{"verdict": "{verdict}", "explanation": "{explanation}"}}',
-            error="HTTP 500 from the server" if status == "error" else None,
-        ))
+        store.runs.record(
+            Prediction(
+                run_id=run.id,
+                claim_id=claim_id,
+                status=status,
+                verdict=verdict,
+                raw_verdict=verdict,
+                explanation=explanation if status != "error" else None,
+                raw_output=raw if raw is not None else f'{{"verdict": "{verdict}", "explanation": "{explanation}"}}',
+                error="HTTP 500 from the server" if status == "error" else None,
+            )
+        )
     return run
 
 

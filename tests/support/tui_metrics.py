@@ -1,9 +1,12 @@
 """Driving the metrics view in a host app: waiting until it settled, reading its panels."""
 
 from __future__ import annotations
+
 import io
+
 from textual.app import App
 from textual.widgets import Input, Static
+
 from tests.support.tui import until
 from workbench.tui.screens.metrics.screen import MetricsScreen
 
@@ -30,8 +33,13 @@ def settled(screen: MetricsScreen) -> bool:
     from textual.widgets import Footer
 
     update, intervals = screen.update, screen.intervals
-    return (update is not None and intervals is not None and intervals.generation == update.generation
-            and update.config == screen.wanted() and bool(screen.query(Footer)))
+    return (
+        update is not None
+        and intervals is not None
+        and intervals.generation == update.generation
+        and update.config == screen.wanted()
+        and bool(screen.query(Footer))
+    )
 
 
 def panel_text(screen: MetricsScreen, selector: str = "#overall-panel") -> str:

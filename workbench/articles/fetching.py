@@ -16,10 +16,10 @@ import asyncio
 import os
 import threading
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from store import ArticleRecord, FilterError, Store
 from workbench.articles.robots import site_of
@@ -84,8 +84,9 @@ def plan_fetch(store: Store, request: FetchRequest) -> FetchPlan:
         raise FetchError(f"none of the {len(claim_ids):,} claims names an article address (article_url)")
     statuses = {} if request.refetch else store.articles.statuses(list(by_url))
     wanted = [url for url in by_url if statuses.get(url) != "fetched"]
-    return FetchPlan(request, in_turns(wanted), len(claim_ids), sum(len(ids) for ids in by_url.values()),
-                     len(by_url) - len(wanted))
+    return FetchPlan(
+        request, in_turns(wanted), len(claim_ids), sum(len(ids) for ids in by_url.values()), len(by_url) - len(wanted)
+    )
 
 
 def in_turns(urls: list[str]) -> list[str]:
@@ -108,8 +109,12 @@ def _site(url: str) -> str:
         return ""
 
 
-def fetch_articles(db_path: Path, plan: FetchPlan, on_result: Callable[[ArticleRecord], None] | None = None,
-                   cancel: threading.Event | None = None) -> FetchSummary:
+def fetch_articles(
+    db_path: Path,
+    plan: FetchPlan,
+    on_result: Callable[[ArticleRecord], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> FetchSummary:
     """Get every planned address; results are stored as they come (one transaction each)."""
     cancel = cancel or threading.Event()
     on_result = on_result or (lambda record: None)
@@ -126,8 +131,9 @@ def _from_saved(db_path: Path, plan: FetchPlan, on_result, cancel: threading.Eve
         store.close()
 
 
-def read_saved_articles(store: Store, plan: FetchPlan, on_result=None, cancel: threading.Event | None = None
-                        ) -> FetchSummary:
+def read_saved_articles(
+    store: Store, plan: FetchPlan, on_result=None, cancel: threading.Event | None = None
+) -> FetchSummary:
     """The planned addresses' articles from saved pages and WARC files (plan.request.sources)."""
     from workbench.articles.pages import article_record, failed
     from workbench.articles.saved import page_body, read_saved
@@ -157,8 +163,11 @@ class _Writer:
     def __init__(self, db_path: Path, on_result, summary: FetchSummary):
         self.on_result, self.summary = on_result, summary
         self._local = threading.local()
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="articles-writer",
-                                       initializer=lambda: setattr(self._local, "store", Store.open(db_path)))
+        self.pool = ThreadPoolExecutor(
+            1,
+            thread_name_prefix="articles-writer",
+            initializer=lambda: setattr(self._local, "store", Store.open(db_path)),
+        )
 
     def store(self, record: ArticleRecord) -> None:
         self._local.store.articles.save(record)
@@ -279,8 +288,11 @@ async def _from_web(db_path: Path, plan: FetchPlan, on_result, cancel: threading
             await backlog.take(size)
             finishing.append(asyncio.create_task(finish(url, outcome, size)))
 
-    workers = [asyncio.create_task(work(queue)) for queue in by_site.values()
-               for _ in range(min(settings.per_site, len(queue)))]
+    workers = [
+        asyncio.create_task(work(queue))
+        for queue in by_site.values()
+        for _ in range(min(settings.per_site, len(queue)))
+    ]
     watcher = asyncio.create_task(_watch(cancel, workers))
     try:
         await asyncio.gather(*workers, return_exceptions=True)
@@ -304,5 +316,13 @@ async def _watch(cancel: threading.Event, workers: list[asyncio.Task]) -> None:
         task.cancel()
 
 
-__all__ = ["FetchError", "FetchPlan", "FetchRequest", "FetchSummary", "fetch_articles", "in_turns", "plan_fetch",
-           "read_saved_articles"]
+__all__ = [
+    "FetchError",
+    "FetchPlan",
+    "FetchRequest",
+    "FetchSummary",
+    "fetch_articles",
+    "in_turns",
+    "plan_fetch",
+    "read_saved_articles",
+]

@@ -17,8 +17,9 @@ import asyncio
 import contextlib
 import ipaddress
 import socket
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import AsyncContextManager, Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -46,8 +47,15 @@ class Refused(Exception):
     """Why there is no answer: `cause` is short ("private address", "too big", "http 503"),
     `detail` says it to a person; `retryable`: a later try may work."""
 
-    def __init__(self, cause: str, detail: str, retryable: bool = False, retry_after: float | None = None,
-                 status: int | None = None, answer: Answer | None = None):
+    def __init__(
+        self,
+        cause: str,
+        detail: str,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        status: int | None = None,
+        answer: Answer | None = None,
+    ):
         super().__init__(detail)
         self.cause, self.detail, self.retryable = cause, detail, retryable
         self.retry_after, self.status, self.answer = retry_after, status, answer
@@ -70,7 +78,7 @@ class Guard:
     """Asked before each hop is fetched (robots.txt): a Refused stops the fetch."""
     accept: Callable[[Answer], None] | None = None
     """Shown each 2xx answer before its body is read; raises Refused to leave it unread."""
-    slot: Callable[[str], AsyncContextManager] | None = None
+    slot: Callable[[str], AbstractAsyncContextManager] | None = None
     """Held around each request to an address (a site's politeness gate)."""
     rewrite: Callable[[str], str] = str
     """Each address as it is asked for (a Wayback address in its raw form)."""
@@ -95,11 +103,13 @@ def _next_hop(address: str, location: str, seen: list[str], guard: Guard) -> str
     target = guard.rewrite(urljoin(address, location))
     scheme = urlsplit(target).scheme.lower()
     if scheme not in ("http", "https"):
-        raise Refused("bad URL", f"a redirect to a non-web address ({scheme or 'no scheme'}:; only http and https"
-                                 " are followed)")
+        raise Refused(
+            "bad URL", f"a redirect to a non-web address ({scheme or 'no scheme'}:; only http and https are followed)"
+        )
     if target in seen:
-        raise Refused("too many redirects", "a redirect loop (" + " -> ".join([*seen[seen.index(target):], target])
-                      + ")")
+        raise Refused(
+            "too many redirects", "a redirect loop (" + " -> ".join([*seen[seen.index(target) :], target]) + ")"
+        )
     seen.append(target)
     return target
 
@@ -107,8 +117,11 @@ def _next_hop(address: str, location: str, seen: list[str], guard: Guard) -> str
 async def check_address(address: str, allow_private: bool, private_hosts: frozenset[str] = frozenset()) -> None:
     """Refused unless `address` is http(s) with a host outside private networks (or allowed)."""
     parts = urlsplit(address)
-    if (parts.scheme.lower() not in ("http", "https") or not parts.hostname
-            or any(ch.isspace() or ord(ch) < 32 for ch in address)):
+    if (
+        parts.scheme.lower() not in ("http", "https")
+        or not parts.hostname
+        or any(ch.isspace() or ord(ch) < 32 for ch in address)
+    ):
         raise Refused("bad URL", f"{address[:200]!r} is not an http(s) address")
     if allow_private or parts.netloc.lower() in private_hosts:
         return
@@ -143,8 +156,10 @@ def is_private(ip: str) -> bool:
 
 
 def private_refusal(host: str) -> Refused:
-    return Refused("private address", f"{host} is a private or local address (not fetched; {ALLOW_SETTING} = true"
-                                      " in the config allows it)")
+    return Refused(
+        "private address",
+        f"{host} is a private or local address (not fetched; {ALLOW_SETTING} = true in the config allows it)",
+    )
 
 
 async def _one_hop(client: httpx.AsyncClient, address: str, guard: Guard) -> Answer | str:
@@ -162,8 +177,9 @@ async def _one_hop(client: httpx.AsyncClient, address: str, guard: Guard) -> Ans
     except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
         raise Refused("bad URL", str(error)) from None
     except httpx.TransportError as error:
-        raise Refused("connection", f"the server could not be reached ({type(error).__name__}: {error})"[:300],
-                      retryable=True) from None
+        raise Refused(
+            "connection", f"the server could not be reached ({type(error).__name__}: {error})"[:300], retryable=True
+        ) from None
 
 
 def _check_peer(response: httpx.Response, guard: Guard, address: str) -> None:
@@ -183,8 +199,14 @@ async def _read(response: httpx.Response, guard: Guard) -> Answer | str:
         return response.headers["location"]
     answer = Answer(str(response.url), status, response.headers.get("content-type"))
     if status in RETRY_STATUSES:
-        raise Refused(f"http {status}", f"the server answered HTTP {status}", True,
-                      retry_after_seconds(response.headers), status, answer)
+        raise Refused(
+            f"http {status}",
+            f"the server answered HTTP {status}",
+            True,
+            retry_after_seconds(response.headers),
+            status,
+            answer,
+        )
     if not 200 <= status < 300:
         return answer
     if guard.accept is not None:
@@ -197,8 +219,9 @@ async def _body(response: httpx.Response, guard: Guard) -> bytes:
     limit = guard.max_bytes
     declared = response.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit and not guard.cut_at_limit:
-        raise Refused("too big", f"{size(int(declared))}, over the {size(limit)} limit ({int(declared):,} bytes"
-                                 " declared)")
+        raise Refused(
+            "too big", f"{size(int(declared))}, over the {size(limit)} limit ({int(declared):,} bytes declared)"
+        )
     body = bytearray()
     async for chunk in response.aiter_bytes():
         body += chunk
@@ -214,5 +237,14 @@ def size(count: int) -> str:
     return f"{count / 2**20:.1f} MB" if count >= 2**20 else f"{count:,} bytes"
 
 
-__all__ = ["ALLOW_SETTING", "Answer", "Guard", "Refused", "check_address", "guarded_get", "is_private",
-           "private_refusal", "size"]
+__all__ = [
+    "ALLOW_SETTING",
+    "Answer",
+    "Guard",
+    "Refused",
+    "check_address",
+    "guarded_get",
+    "is_private",
+    "private_refusal",
+    "size",
+]

@@ -97,5 +97,12 @@ def address_key(url: str, archive_hosts: tuple[str, ...] = ARCHIVE_HOSTS) -> str
     return host + port + path + (f"?{query}" if query else "")
 
 
-__all__ = ["ARCHIVE_HOSTS", "address_key", "archived_original", "decode_html", "for_lxml", "page_address",
-           "raw_archive_address"]
+__all__ = [
+    "ARCHIVE_HOSTS",
+    "address_key",
+    "archived_original",
+    "decode_html",
+    "for_lxml",
+    "page_address",
+    "raw_archive_address",
+]

@@ -32,11 +32,20 @@ class Page:
     body: bytes
 
 
-def failed(url: str, source: str, cause: str, detail: str, page: Page | None = None, attempts: int = 1
-           ) -> ArticleRecord:
-    return ArticleRecord(url=url, status="failed", source=source, cause=cause, detail=detail,
-                         final_url=page.final_url if page else None, http_status=page.status if page else None,
-                         content_type=page.content_type if page else None, attempts=attempts)
+def failed(
+    url: str, source: str, cause: str, detail: str, page: Page | None = None, attempts: int = 1
+) -> ArticleRecord:
+    return ArticleRecord(
+        url=url,
+        status="failed",
+        source=source,
+        cause=cause,
+        detail=detail,
+        final_url=page.final_url if page else None,
+        http_status=page.status if page else None,
+        content_type=page.content_type if page else None,
+        attempts=attempts,
+    )
 
 
 def media_type(content_type: str | None) -> str:
@@ -51,8 +60,9 @@ def is_html(content_type: str | None, head: bytes) -> bool:
     return bool(_LOOKS_HTML.match(head[:2048]))
 
 
-def article_record(url: str, page: Page, source: str, max_bytes: int = DEFAULT_MAX_BYTES,
-                   attempts: int = 1) -> ArticleRecord:
+def article_record(
+    url: str, page: Page, source: str, max_bytes: int = DEFAULT_MAX_BYTES, attempts: int = 1
+) -> ArticleRecord:
     """The stored result of one page: fetched with its main text, or failed with the cause."""
     if page.status >= 400:
         return failed(url, source, f"http {page.status}", f"the server answered {page.status}", page, attempts)
@@ -69,9 +79,19 @@ def article_record(url: str, page: Page, source: str, max_bytes: int = DEFAULT_M
         record = failed(url, source, "no text", "the extractor found no main text in the page", page, attempts)
         record.html_sha256, record.html_bytes, record.title = digest, len(page.body), title
         return record
-    return ArticleRecord(url=url, status="fetched", source=source, final_url=page.final_url, http_status=page.status,
-                         content_type=page.content_type, title=title, text=text, html_sha256=digest,
-                         html_bytes=len(page.body), attempts=attempts)
+    return ArticleRecord(
+        url=url,
+        status="fetched",
+        source=source,
+        final_url=page.final_url,
+        http_status=page.status,
+        content_type=page.content_type,
+        title=title,
+        text=text,
+        html_sha256=digest,
+        html_bytes=len(page.body),
+        attempts=attempts,
+    )
 
 
 def main_text(body: bytes, url: str | None, content_type: str | None = None) -> tuple[str | None, str | None]:

@@ -185,8 +185,11 @@ def _warc(path: Path, found: SavedPages) -> None:
         except Exception as error:  # warcio and zlib raise many kinds for a damaged file
             raise SavedPagesError(_cut(path, records.offset, None, f"{type(error).__name__}: {error}")) from None
         if records.offset < size - 64:  # bytes left over: a last record cut short
-            raise SavedPagesError(_cut(path, records.offset, None, f"{size - records.offset:,} bytes at the end"
-                                       " do not make a whole record"))
+            raise SavedPagesError(
+                _cut(
+                    path, records.offset, None, f"{size - records.offset:,} bytes at the end do not make a whole record"
+                )
+            )
 
 
 def _warc_page(path: Path, record, offset: int, url: str | None) -> SavedPage | None:
@@ -207,8 +210,10 @@ def _warc_page(path: Path, record, offset: int, url: str | None) -> SavedPage | 
 
 def _cut(path: Path, offset: int, url: str | None, why: str) -> str:
     at = f" ({url})" if url else ""
-    return (f"{path}: the WARC record at byte {offset:,}{at} is damaged or cut short: {why}; nothing was stored"
-            " (repair or drop that record, or leave the file out)")
+    return (
+        f"{path}: the WARC record at byte {offset:,}{at} is damaged or cut short: {why}; nothing was stored"
+        " (repair or drop that record, or leave the file out)"
+    )
 
 
 __all__ = ["SavedPage", "SavedPages", "SavedPagesError", "page_body", "read_saved"]

@@ -96,10 +96,13 @@ class WebFetcher:
     def __init__(self, settings: FetchSettings):
         self.settings = settings
         limits = httpx.Limits(max_connections=settings.concurrency + 4, max_keepalive_connections=settings.concurrency)
-        self.client = httpx.AsyncClient(follow_redirects=False, limits=limits, trust_env=False,
-                                        timeout=httpx.Timeout(settings.timeout, connect=min(10.0, settings.timeout)),
-                                        headers={"User-Agent": settings.user_agent,
-                                                 "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"})
+        self.client = httpx.AsyncClient(
+            follow_redirects=False,
+            limits=limits,
+            trust_env=False,
+            timeout=httpx.Timeout(settings.timeout, connect=min(10.0, settings.timeout)),
+            headers={"User-Agent": settings.user_agent, "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"},
+        )
         self.robots = RobotsCache(PRODUCT, self._robots_txt)
         self._gates: dict[str, _SiteGate] = {}
         self._slots = asyncio.Semaphore(settings.concurrency)
@@ -134,8 +137,13 @@ class WebFetcher:
                 self._gate(_last_address(error, url)).hold(seconds)  # the whole site asked for the pause
 
         try:
-            answer = await with_retries(lambda: guarded_get(self.client, url, guard), attempts=settings.attempts,
-                                        retry_if=again, wait=backoff(settings.backoff), on_wait=hold)
+            answer = await with_retries(
+                lambda: guarded_get(self.client, url, guard),
+                attempts=settings.attempts,
+                retry_if=again,
+                wait=backoff(settings.backoff),
+                on_wait=hold,
+            )
         except Refused as refused:
             return self._failure(url, refused, max(requests[0], 1))
         return Page(answer.url, answer.status, answer.content_type, answer.body), requests[0]
@@ -143,16 +151,27 @@ class WebFetcher:
     def _page_guard(self, slot) -> Guard:
         """A page's rules: robots.txt on every hop, HTML only, Wayback addresses in raw form."""
         settings = self.settings
-        return Guard(settings.max_bytes, settings.allow_private, settings.private_hosts, settings.max_redirects,
-                     settings.timeout, permit=self._robots_permit if settings.robots else None, accept=_html_only,
-                     slot=slot, rewrite=lambda address: raw_archive_address(address, settings.archive_hosts))
+        return Guard(
+            settings.max_bytes,
+            settings.allow_private,
+            settings.private_hosts,
+            settings.max_redirects,
+            settings.timeout,
+            permit=self._robots_permit if settings.robots else None,
+            accept=_html_only,
+            slot=slot,
+            rewrite=lambda address: raw_archive_address(address, settings.archive_hosts),
+        )
 
     def _failure(self, url: str, refused: Refused, requests: int) -> ArticleRecord:
         detail = refused.detail
         if refused.retryable:
             too_long = refused.retry_after is not None and refused.retry_after > self.settings.max_wait
-            detail += (f" (it asked to wait {refused.retry_after:g} s; the limit is {self.settings.max_wait:g})"
-                       if too_long else f" ({self.settings.attempts} tries)")
+            detail += (
+                f" (it asked to wait {refused.retry_after:g} s; the limit is {self.settings.max_wait:g})"
+                if too_long
+                else f" ({self.settings.attempts} tries)"
+            )
         answer = refused.answer
         page = Page(answer.url, answer.status, answer.content_type, b"") if answer is not None else None
         record = failed(url, SOURCE, refused.cause, detail, page, attempts=requests)
@@ -168,15 +187,23 @@ class WebFetcher:
             return None
         if rules.unreachable:
             return Refused("connection", rules.why)
-        return Refused("robots.txt", rules.why or (f"{site_of(address)}/robots.txt does not allow {PRODUCT} to"
-                                                   f" fetch {urlsplit(address).path}"))
+        return Refused(
+            "robots.txt",
+            rules.why or (f"{site_of(address)}/robots.txt does not allow {PRODUCT} to fetch {urlsplit(address).path}"),
+        )
 
     async def _robots_txt(self, url: str) -> tuple[int | None, bytes, str | None]:
         """robots.txt of a site (up to five redirects, as RFC 9309 asks, each hop guarded like
         a page's), never retried; its first ROBOTS_MAX_BYTES read."""
-        guard = Guard(ROBOTS_MAX_BYTES, self.settings.allow_private, self.settings.private_hosts, 5,
-                      self.settings.timeout, cut_at_limit=True,
-                      slot=lambda address: _both(self._gate(address), self._slots))
+        guard = Guard(
+            ROBOTS_MAX_BYTES,
+            self.settings.allow_private,
+            self.settings.private_hosts,
+            5,
+            self.settings.timeout,
+            cut_at_limit=True,
+            slot=lambda address: _both(self._gate(address), self._slots),
+        )
         try:
             answer = await guarded_get(self.client, url, guard)
         except Refused as refused:

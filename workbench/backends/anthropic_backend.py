@@ -8,9 +8,9 @@ from typing import Any
 import anthropic
 
 from workbench.backends.base import BackendError, Completion, CompletionRequest
+from workbench.backends.http_errors import from_sdk_error, malformed
 from workbench.backends.images import anthropic_messages, has_images
 from workbench.backends.tools import anthropic_tool_calls, anthropic_tool_turns, anthropic_tools, has_tool_turns
-from workbench.backends.http_errors import from_sdk_error, malformed
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 JSON_FORMATS = ("schema", "off")
@@ -19,8 +19,15 @@ JSON_FORMATS = ("schema", "off")
 class AnthropicBackend:
     """Messages from Anthropic (or a server speaking its wire format)."""
 
-    def __init__(self, model: str, api_key: str, base_url: str | None = None, json_format: str | None = None,
-                 timeout: float = 60.0, send_temperature: bool = False):
+    def __init__(
+        self,
+        model: str,
+        api_key: str,
+        base_url: str | None = None,
+        json_format: str | None = None,
+        timeout: float = 60.0,
+        send_temperature: bool = False,
+    ):
         self.model = model
         self.base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
         self.json_format = json_format or "off"
@@ -36,8 +43,9 @@ class AnthropicBackend:
 
     def _get_client(self) -> anthropic.AsyncAnthropic:
         if self._client is None:
-            self._client = anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url,
-                                                    timeout=self.timeout, max_retries=0)
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+            )
         return self._client
 
     def arguments(self, request: CompletionRequest) -> dict[str, Any]:
@@ -77,8 +85,7 @@ class AnthropicBackend:
         content = getattr(message, "content", None)
         if not isinstance(content, list):
             raise malformed(f"no content list in {str(message)[:200]!r}", [self._api_key])
-        text = "".join(getattr(block, "text", "") or "" for block in content
-                       if getattr(block, "type", None) == "text")
+        text = "".join(getattr(block, "text", "") or "" for block in content if getattr(block, "type", None) == "text")
         usage = getattr(message, "usage", None)
         # input_tokens leaves out what the prompt cache read or wrote: tokens_in counts them all.
         read = _tokens(getattr(usage, "cache_read_input_tokens", None))
@@ -86,9 +93,15 @@ class AnthropicBackend:
         tokens_in = _tokens(getattr(usage, "input_tokens", None))
         if tokens_in is not None:
             tokens_in += (read or 0) + (written or 0)
-        return Completion(text, tokens_in, getattr(usage, "output_tokens", None),
-                          latency, getattr(message, "stop_reason", None), anthropic_tool_calls(content),
-                          tokens_cached=read)
+        return Completion(
+            text,
+            tokens_in,
+            getattr(usage, "output_tokens", None),
+            latency,
+            getattr(message, "stop_reason", None),
+            anthropic_tool_calls(content),
+            tokens_cached=read,
+        )
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -76,8 +76,15 @@ class BackendError(Exception):
     so the run stops instead of failing every item one by one.
     """
 
-    def __init__(self, message: str, retryable: bool = False, retry_after: float | None = None,
-                 fatal: bool = False, status: int | None = None, unreachable: bool = False):
+    def __init__(
+        self,
+        message: str,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        fatal: bool = False,
+        status: int | None = None,
+        unreachable: bool = False,
+    ):
         super().__init__(message)
         self.message = message
         self.retryable = retryable

@@ -71,7 +71,7 @@ class _ProviderBatches:
     def _failed(self, custom_id: str, reason: str) -> BatchAnswer:
         return BatchAnswer(custom_id, error=scrub(reason, [self.backend._api_key]))
 
-    def _calls(self) -> "_SdkErrors":
+    def _calls(self) -> _SdkErrors:
         return _SdkErrors(self.sdk, [self.backend._api_key])
 
 
@@ -85,8 +85,15 @@ class OpenAIBatches(_ProviderBatches):
 
     def line(self, custom_id: str, request: CompletionRequest) -> str:
         """The request as one line of the batch input file."""
-        return json.dumps({"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions",
-                           "body": self.backend.arguments(request)}, ensure_ascii=False)
+        return json.dumps(
+            {
+                "custom_id": custom_id,
+                "method": "POST",
+                "url": "/v1/chat/completions",
+                "body": self.backend.arguments(request),
+            },
+            ensure_ascii=False,
+        )
 
     async def submit(self, lines: list[str], label: str, tag: str) -> str:
         """Upload the lines as a file and create a batch on it, tagged so `find` can tell
@@ -97,9 +104,12 @@ class OpenAIBatches(_ProviderBatches):
             uploaded = await client.files.create(file=upload, purpose="batch")
         try:
             async with self._calls():
-                batch = await client.batches.create(input_file_id=uploaded.id, endpoint="/v1/chat/completions",
-                                                    completion_window=COMPLETION_WINDOW,
-                                                    metadata={"workbench_run": label[:500], TAG_KEY: tag})
+                batch = await client.batches.create(
+                    input_file_id=uploaded.id,
+                    endpoint="/v1/chat/completions",
+                    completion_window=COMPLETION_WINDOW,
+                    metadata={"workbench_run": label[:500], TAG_KEY: tag},
+                )
         except BackendError:
             await self._delete_quietly(client, uploaded.id)  # no batch: the file would only linger
             raise
@@ -129,17 +139,24 @@ class OpenAIBatches(_ProviderBatches):
         errors = getattr(batch, "errors", None)
         reasons = [e.message for e in (getattr(errors, "data", None) or []) if getattr(e, "message", None)]
         failure = "; ".join(reasons)[:400] or (f"the batch {batch.status}" if batch.status == "failed" else None)
-        return BatchState(batch.status, batch.status in OPENAI_ENDS,
-                          getattr(counts, "completed", 0) or 0, getattr(counts, "failed", 0) or 0,
-                          getattr(counts, "total", 0) or 0,
-                          scrub(failure, [self.backend._api_key]) if failure else None)
+        return BatchState(
+            batch.status,
+            batch.status in OPENAI_ENDS,
+            getattr(counts, "completed", 0) or 0,
+            getattr(counts, "failed", 0) or 0,
+            getattr(counts, "total", 0) or 0,
+            scrub(failure, [self.backend._api_key]) if failure else None,
+        )
 
     async def answers(self, batch_id: str) -> list[BatchAnswer]:
         async with self._calls():
             client = self.backend._get_client()
             batch = await client.batches.retrieve(batch_id)
-            texts = [(await client.files.content(file_id)).text
-                     for file_id in (batch.output_file_id, batch.error_file_id) if file_id]
+            texts = [
+                (await client.files.content(file_id)).text
+                for file_id in (batch.output_file_id, batch.error_file_id)
+                if file_id
+            ]
         return [self._answer(line) for text in texts for line in text.splitlines() if line.strip()]
 
     async def cancel(self, batch_id: str) -> None:
@@ -157,8 +174,9 @@ class OpenAIBatches(_ProviderBatches):
         if error:
             return self._failed(custom_id, f"batch: {_message(error)}")
         if response.get("status_code") != 200:
-            return self._failed(custom_id, f"batch: HTTP {response.get('status_code')}:"
-                                           f" {_message(response.get('body'))}")
+            return self._failed(
+                custom_id, f"batch: HTTP {response.get('status_code')}: {_message(response.get('body'))}"
+            )
         try:
             return BatchAnswer(custom_id, self.backend.completion(response.get("body"), 0.0))
         except BackendError as problem:
@@ -199,8 +217,9 @@ class AnthropicBatches(_ProviderBatches):
         counts = batch.request_counts
         failed = sum(getattr(counts, name, 0) or 0 for name in ("errored", "canceled", "expired"))
         total = failed + (counts.succeeded or 0) + (counts.processing or 0)
-        return BatchState(batch.processing_status, batch.processing_status == "ended", counts.succeeded or 0,
-                          failed, total)
+        return BatchState(
+            batch.processing_status, batch.processing_status == "ended", counts.succeeded or 0, failed, total
+        )
 
     async def answers(self, batch_id: str) -> list[BatchAnswer]:
         found = []
@@ -230,8 +249,11 @@ def batch_api(backend: Backend) -> OpenAIBatches | AnthropicBatches:
         return OpenAIBatches(backend)
     if isinstance(backend, AnthropicBackend):
         return AnthropicBatches(backend)
-    raise BackendError("batch runs need an API model (openai:, anthropic: or openai-compatible: with a server"
-                       " that implements /v1/batches); a GGUF model runs in process", fatal=True)
+    raise BackendError(
+        "batch runs need an API model (openai:, anthropic: or openai-compatible: with a server"
+        " that implements /v1/batches); a GGUF model runs in process",
+        fatal=True,
+    )
 
 
 class _SdkErrors:

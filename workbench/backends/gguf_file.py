@@ -19,14 +19,41 @@ from typing import Any
 
 # llama.cpp's llama_ftype numbers (general.file_type) for the common quantisations.
 FILE_TYPES = {
-    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
-    11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
-    17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS",
-    23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S",
-    29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0", 37: "TQ2_0", 38: "MXFP4",
+    0: "F32",
+    1: "F16",
+    2: "Q4_0",
+    3: "Q4_1",
+    7: "Q8_0",
+    8: "Q5_0",
+    9: "Q5_1",
+    10: "Q2_K",
+    11: "Q3_K_S",
+    12: "Q3_K_M",
+    13: "Q3_K_L",
+    14: "Q4_K_S",
+    15: "Q4_K_M",
+    16: "Q5_K_S",
+    17: "Q5_K_M",
+    18: "Q6_K",
+    19: "IQ2_XXS",
+    20: "IQ2_XS",
+    21: "Q2_K_S",
+    22: "IQ3_XS",
+    23: "IQ3_XXS",
+    24: "IQ1_S",
+    25: "IQ4_NL",
+    26: "IQ3_S",
+    27: "IQ3_M",
+    28: "IQ2_S",
+    29: "IQ2_M",
+    30: "IQ4_XS",
+    31: "IQ1_M",
+    32: "BF16",
+    36: "TQ1_0",
+    37: "TQ2_0",
+    38: "MXFP4",
 }
-_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q",
-            11: "<q", 12: "<d"}
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
 _DEFAULT_ALIGNMENT = 32
 _digests: dict[tuple[str, int, int], str] = {}
@@ -116,8 +143,9 @@ def read_info(path: Path) -> GGUFInfo:
     # Without general.file_type the identity says "unknown", as it always has: a run's
     # identity must not change under it when the reader learns more.
     quantisation = header.quantisation if "general.file_type" in header.metadata else "unknown"
-    return GGUFInfo(Path(path), file_sha256(Path(path)), quantisation, header.chat_template,
-                    header.metadata.get("general.name"))
+    return GGUFInfo(
+        Path(path), file_sha256(Path(path)), quantisation, header.chat_template, header.metadata.get("general.name")
+    )
 
 
 def file_sha256(path: Path) -> str:
@@ -186,8 +214,10 @@ def _check_complete(header: GGUFHeader) -> None:
             raise NotGGUF(f"{header.path}: tensor {tensor.name!r} has unknown storage type {tensor.type}") from None
         needed = max(needed, header.data_start + tensor.offset + tensor.elements // block * type_size)
     if header.file_size < needed:
-        raise NotGGUF(f"{header.path} is cut short: its tensor table needs {needed:,} bytes, the file has"
-                      f" {header.file_size:,} (an interrupted download?)")
+        raise NotGGUF(
+            f"{header.path} is cut short: its tensor table needs {needed:,} bytes, the file has"
+            f" {header.file_size:,} (an interrupted download?)"
+        )
 
 
 class _Parser:
@@ -256,7 +286,7 @@ class _Parser:
     def string(self) -> str:
         length = self.unpack("<Q")
         self.need(length)
-        data = self.view[self.at:self.at + length]
+        data = self.view[self.at : self.at + length]
         self.at += length
         return data.decode("utf-8", errors="replace")
 

@@ -23,8 +23,9 @@ RETRYABLE_STATUS = {408, 409, 425, 429}
 FATAL_STATUS = {401, 403, 404}
 
 
-def from_sdk_error(error: Exception, sdk: ModuleType, secrets: list[str | None],
-                   base_url: str | None = None) -> BackendError:
+def from_sdk_error(
+    error: Exception, sdk: ModuleType, secrets: list[str | None], base_url: str | None = None
+) -> BackendError:
     """The BackendError for an exception raised by an SDK call to `base_url`."""
     if isinstance(error, (sdk.APIConnectionError, sdk.APITimeoutError)):
         return network_error(error, secrets, urlsplit(base_url).netloc if base_url else None)
@@ -47,8 +48,9 @@ def network_error(error: BaseException, secrets: list[str | None], host: str | N
     for link in chain:
         if isinstance(link, socket.gaierror) or type(link).__name__ == "ClientConnectorDNSError":
             name = getattr(link, "host", None) or (host or "").rsplit(":", 1)[0] or None
-            return _unreachable(f"DNS lookup failed: cannot resolve {name or 'the host name'} ({_reason(link)})",
-                                secrets)
+            return _unreachable(
+                f"DNS lookup failed: cannot resolve {name or 'the host name'} ({_reason(link)})", secrets
+            )
     for link in chain:
         if isinstance(link, ssl.SSLError) or type(link).__name__ in _TLS_NAMES:
             return _unreachable(f"TLS handshake failed: {_reason(link)}", secrets)
@@ -56,15 +58,22 @@ def network_error(error: BaseException, secrets: list[str | None], host: str | N
         if isinstance(link, ConnectionRefusedError):
             where = _host_of(chain) or host
             return _unreachable(f"connection refused by {where or 'the server'} (is the server running?)", secrets)
-    dropped = next((link for link in chain if isinstance(link, ConnectionError) or type(link).__name__ in
-                    _DROPPED_NAMES), None)
+    dropped = next(
+        (link for link in chain if isinstance(link, ConnectionError) or type(link).__name__ in _DROPPED_NAMES), None
+    )
     if dropped is not None:
-        return BackendError(scrub(f"connection failed: the server dropped it ({type(dropped).__name__}"
-                                  f"{': ' + str(dropped) if str(dropped) else ''})", secrets)[:MESSAGE_CHARS],
-                            retryable=True)
+        return BackendError(
+            scrub(
+                f"connection failed: the server dropped it ({type(dropped).__name__}"
+                f"{': ' + str(dropped) if str(dropped) else ''})",
+                secrets,
+            )[:MESSAGE_CHARS],
+            retryable=True,
+        )
     if "APITimeoutError" in names or any(isinstance(link, TimeoutError) for link in chain):
-        return BackendError("the request timed out (no answer within the timeout; --param timeout=SECONDS)",
-                            retryable=True)
+        return BackendError(
+            "the request timed out (no answer within the timeout; --param timeout=SECONDS)", retryable=True
+        )
     return BackendError(scrub(f"connection failed ({_reason(chain[-1])})", secrets)[:MESSAGE_CHARS], retryable=True)
 
 
@@ -109,10 +118,14 @@ def _status_error(error, secrets: list[str | None]) -> BackendError:
     retryable = status in RETRYABLE_STATUS or status >= 500
     retry_after = retry_after_seconds(error.response.headers) if retryable else None
     if status in FATAL_STATUS:
-        message += {401: " (check the API key)", 403: " (the key lacks access)",
-                    404: " (check the model name and base URL)"}[status]
-    return BackendError(message, retryable=retryable, retry_after=retry_after, fatal=status in FATAL_STATUS,
-                        status=status)
+        message += {
+            401: " (check the API key)",
+            403: " (the key lacks access)",
+            404: " (check the model name and base URL)",
+        }[status]
+    return BackendError(
+        message, retryable=retryable, retry_after=retry_after, fatal=status in FATAL_STATUS, status=status
+    )
 
 
 def _body_message(error) -> str:

@@ -37,18 +37,23 @@ def has_images(messages: list[dict]) -> bool:
 
 def openai_messages(messages: list[dict], images: dict[str, ImageData], provider: str = "openai") -> list[dict]:
     """Chat Completions content parts: text, and image_url with a data URL (or the URL)."""
-    return [_converted(m, lambda part: {"type": "image_url", "image_url": {"url": _url(part, images, provider)}})
-            for m in messages]
+    return [
+        _converted(m, lambda part: {"type": "image_url", "image_url": {"url": _url(part, images, provider)}})
+        for m in messages
+    ]
 
 
 def anthropic_messages(messages: list[dict], images: dict[str, ImageData]) -> list[dict]:
     """Messages API content blocks: text, and image blocks (base64, or a URL source)."""
+
     def block(part: dict) -> dict:
         if part.get("url"):
             return {"type": "image", "source": {"type": "url", "url": part["url"]}}
         mime, data = fitted(images[part["sha256"]], "anthropic")
-        return {"type": "image", "source": {"type": "base64", "media_type": mime,
-                                            "data": base64.b64encode(data).decode("ascii")}}
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": mime, "data": base64.b64encode(data).decode("ascii")},
+        }
 
     return [_converted(m, block) for m in messages]
 
@@ -57,8 +62,7 @@ def _converted(message: dict, image_part) -> dict:
     content = message.get("content")
     if not isinstance(content, list):
         return message
-    parts = [{"type": "text", "text": part["text"]} if part["type"] == "text" else image_part(part)
-             for part in content]
+    parts = [{"type": "text", "text": part["text"]} if part["type"] == "text" else image_part(part) for part in content]
     return {**message, "content": parts}
 
 
@@ -112,5 +116,12 @@ def probe_image() -> ImageData:
 
 
 def probe_messages(sha256: str) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": [{"type": "text", "text": "What colour is this image? One word."},
-                                         {"type": "image", "sha256": sha256, "mime": "image/png"}]}]
+    return [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What colour is this image? One word."},
+                {"type": "image", "sha256": sha256, "mime": "image/png"},
+            ],
+        }
+    ]

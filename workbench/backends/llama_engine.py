@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ctypes
 from collections import OrderedDict
-from typing import Sequence
+from collections.abc import Sequence
 
 from llama_cpp import Llama, llama_cpp
 
@@ -66,7 +66,7 @@ class PrefixStates:
         """Keep a state; states it extends are dropped (it holds their tokens too)."""
         if self.cap_bytes <= 0 or len(state) > self.cap_bytes:
             return
-        for old in [k for k in self.entries if len(k) <= len(key) and key[:len(k)] == k]:
+        for old in [k for k in self.entries if len(k) <= len(key) and key[: len(k)] == k]:
             self._drop(old)
         self.entries[key] = state
         self.size += len(state)
@@ -75,7 +75,7 @@ class PrefixStates:
 
     def covers(self, key: tuple[int, ...]) -> bool:
         """True when a kept state already holds these tokens as its prefix."""
-        return any(len(k) >= len(key) and k[:len(key)] == key for k in self.entries)
+        return any(len(k) >= len(key) and k[: len(key)] == key for k in self.entries)
 
     def clear(self) -> None:
         self.entries.clear()
@@ -141,7 +141,7 @@ class LocalLlama(Llama):
     # -- prefix states ---------------------------------------------------------------------------
 
     def _keep_state(self) -> None:
-        key = tuple(int(t) for t in self.input_ids[:self.n_tokens])
+        key = tuple(int(t) for t in self.input_ids[: self.n_tokens])
         if self.prefix_states.cap_bytes <= 0 or not key or self.prefix_states.covers(key):
             return
         size = llama_cpp.llama_state_seq_get_size(self.ctx, 0)
@@ -153,7 +153,7 @@ class LocalLlama(Llama):
     def _restore_longest_prefix(self, tokens: list[int]) -> None:
         if not self.prefix_states.entries:
             return
-        now = common_prefix(self.input_ids[:self.n_tokens].tolist(), tokens)
+        now = common_prefix(self.input_ids[: self.n_tokens].tolist(), tokens)
         key, length = self.prefix_states.best(tokens)
         if key is None or length < now + MIN_RESTORE_GAIN:
             return
@@ -164,7 +164,7 @@ class LocalLlama(Llama):
         if llama_cpp.llama_state_seq_set_data(self.ctx, buffer, len(state), 0) != len(state):
             self.reset()  # the state did not load: evaluate from scratch
             return
-        self.input_ids[:len(key)] = key
+        self.input_ids[: len(key)] = key
         self.n_tokens = len(key)
         self._requires_eval = True
         self.prefix_states.restored += 1
@@ -173,12 +173,18 @@ class LocalLlama(Llama):
 def engine_facts(model: Llama) -> dict:
     """The engine settings of a loaded model that a run records (see docs/models.md)."""
     system = llama_cpp.llama_print_system_info().decode(errors="replace")
-    features = [part.split("=")[0].strip() for part in system.replace("CPU :", "").split("|")
-                if part.strip().endswith("= 1")]
+    features = [
+        part.split("=")[0].strip() for part in system.replace("CPU :", "").split("|") if part.strip().endswith("= 1")
+    ]
     params = model.context_params
     return {
-        "build": " ".join(features), "n_threads": model.n_threads, "n_threads_batch": model.n_threads_batch,
-        "n_batch": model.n_batch, "n_ubatch": int(params.n_ubatch), "n_ctx": model.n_ctx(),
-        "n_gpu_layers": int(model.model_params.n_gpu_layers), "flash_attn": int(params.flash_attn_type),
+        "build": " ".join(features),
+        "n_threads": model.n_threads,
+        "n_threads_batch": model.n_threads_batch,
+        "n_batch": model.n_batch,
+        "n_ubatch": int(params.n_ubatch),
+        "n_ctx": model.n_ctx(),
+        "n_gpu_layers": int(model.model_params.n_gpu_layers),
+        "flash_attn": int(params.flash_attn_type),
         "type_k": int(params.type_k),
     }

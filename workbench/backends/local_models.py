@@ -158,8 +158,14 @@ def _gguf_groups(root: Path, found: Found, source: str) -> list[_Group]:
     projectors: dict[Path, list[Path]] = {}
     for path in sorted(root.rglob("*.gguf"), key=lambda p: str(p).lower()):
         if not path.is_file():  # a link whose blob is gone
-            found.problems.append(FindingProblem(source, path, f"{path} is a link to a file that is not there"
-                                                 " (a download that did not finish, or a cleaned cache)"))
+            found.problems.append(
+                FindingProblem(
+                    source,
+                    path,
+                    f"{path} is a link to a file that is not there"
+                    " (a download that did not finish, or a cleaned cache)",
+                )
+            )
             continue
         if "mmproj" in path.name.lower():
             projectors.setdefault(path.parent, []).append(path)
@@ -219,8 +225,13 @@ def _from_manifest(store: Path, manifest: Path, name: str, found: Found) -> None
     try:
         layers = json.loads(manifest.read_text(encoding="utf-8")).get("layers")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError) as error:
-        found.problems.append(FindingProblem("ollama", manifest, f"ollama model {name}: its manifest {manifest}"
-                                             f" cannot be read ({type(error).__name__})"))
+        found.problems.append(
+            FindingProblem(
+                "ollama",
+                manifest,
+                f"ollama model {name}: its manifest {manifest} cannot be read ({type(error).__name__})",
+            )
+        )
         return
     by_type = {layer.get("mediaType"): layer.get("digest") for layer in layers or [] if isinstance(layer, dict)}
     digest = by_type.get(OLLAMA_MODEL)
@@ -228,16 +239,28 @@ def _from_manifest(store: Path, manifest: Path, name: str, found: Found) -> None
         return  # not a GGUF model (e.g. a safetensors import): nothing llama.cpp can run
     blob = _blob(store, digest)
     if not blob.is_file():
-        found.problems.append(FindingProblem(
-            "ollama", manifest, f"ollama model {name}: its manifest {manifest} names the blob {blob.name}, which"
-                                f" is not in {blob.parent} (an interrupted pull? `ollama pull {name}` again)"))
+        found.problems.append(
+            FindingProblem(
+                "ollama",
+                manifest,
+                f"ollama model {name}: its manifest {manifest} names the blob {blob.name}, which"
+                f" is not in {blob.parent} (an interrupted pull? `ollama pull {name}` again)",
+            )
+        )
         return
     projector = by_type.get(OLLAMA_PROJECTOR)
     projector_path = _blob(store, projector) if isinstance(projector, str) else None
     aliases = (name.removesuffix(":latest"),) if name.endswith(":latest") else ()
-    found.models.append(FoundModel(name, "ollama", blob, _size(blob),
-                                   projector_path if projector_path and projector_path.is_file() else None,
-                                   aliases=aliases))
+    found.models.append(
+        FoundModel(
+            name,
+            "ollama",
+            blob,
+            _size(blob),
+            projector_path if projector_path and projector_path.is_file() else None,
+            aliases=aliases,
+        )
+    )
 
 
 def _blob(store: Path, digest: str) -> Path:

@@ -59,8 +59,11 @@ def resolve(name: str, found: Found) -> FoundModel:
         return exact[0]
     folded = name.casefold()
     for candidates in (
-        [m for m in models if folded in {n.casefold() for n in (m.name, *m.aliases)}
-         or m.name.casefold().split("@")[0] == folded],
+        [
+            m
+            for m in models
+            if folded in {n.casefold() for n in (m.name, *m.aliases)} or m.name.casefold().split("@")[0] == folded
+        ],
         [m for m in models if folded in m.name.casefold()],
     ):
         if len(candidates) == 1:
@@ -68,11 +71,14 @@ def resolve(name: str, found: Found) -> FoundModel:
         if candidates:
             listing = "; ".join(f"gguf:{m.name} ({m.path})" for m in candidates[:8])
             more = f" and {len(candidates) - 8} more" if len(candidates) > 8 else ""
-            raise LocalModelError(f"gguf:{name} fits {len(candidates)} local models: {listing}{more};"
-                                  " give the whole name")
+            raise LocalModelError(
+                f"gguf:{name} fits {len(candidates)} local models: {listing}{more}; give the whole name"
+            )
     where = ", ".join(f"{source} {folder}" for source, folder in found.searched) or "no model folders exist"
-    raise LocalModelError(f"no local model named {name!r} (looked in: {where}); `workbench models` lists them,"
-                          " or give a file: gguf:/path/to/model.gguf")
+    raise LocalModelError(
+        f"no local model named {name!r} (looked in: {where}); `workbench models` lists them,"
+        " or give a file: gguf:/path/to/model.gguf"
+    )
 
 
 def describe(model: FoundModel) -> ModelFacts:
@@ -87,8 +93,14 @@ def describe(model: FoundModel) -> ModelFacts:
 
 
 def facts_of(header: GGUFHeader) -> ModelFacts:
-    return ModelFacts(header.quantisation, header.parameters, header.context_length,
-                      header.chat_template is not None, header.architecture, header.is_projector)
+    return ModelFacts(
+        header.quantisation,
+        header.parameters,
+        header.context_length,
+        header.chat_template is not None,
+        header.architecture,
+        header.is_projector,
+    )
 
 
 def _bundled() -> FoundModel | None:

@@ -14,9 +14,9 @@ from typing import Any
 import openai
 
 from workbench.backends.base import BackendError, Completion, CompletionRequest
+from workbench.backends.http_errors import from_sdk_error, malformed
 from workbench.backends.images import has_images, openai_messages
 from workbench.backends.tools import has_tool_turns, openai_tool_calls, openai_tool_turns, openai_tools
-from workbench.backends.http_errors import from_sdk_error, malformed
 
 try:  # the SDK's OS detection for its X-Stainless-OS header (private, hence the guard)
     from openai._base_client import get_platform as _sdk_platform
@@ -32,8 +32,15 @@ template's JSON instructions; off: the instructions alone."""
 class OpenAIBackend:
     """Chat completions from OpenAI or an OpenAI-compatible server."""
 
-    def __init__(self, model: str, api_key: str | None, base_url: str | None = None,
-                 compatible: bool = False, json_format: str | None = None, timeout: float = 60.0):
+    def __init__(
+        self,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        compatible: bool = False,
+        json_format: str | None = None,
+        timeout: float = 60.0,
+    ):
         self.model = model
         self.compatible = compatible
         self.base_url = (base_url or OPENAI_BASE_URL).rstrip("/")
@@ -44,8 +51,11 @@ class OpenAIBackend:
         # Servers that need no key still want the header; "EMPTY" is vLLM's convention.
         self._api_key = api_key or "EMPTY"
         self._client: openai.AsyncOpenAI | None = None
-        self.identity = {"backend": "openai-compatible" if compatible else "openai",
-                         "model": model, "base_url": self.base_url}
+        self.identity = {
+            "backend": "openai-compatible" if compatible else "openai",
+            "model": model,
+            "base_url": self.base_url,
+        }
         self.default_concurrency = 4 if compatible else 8
         self._response_type = _http_library().Response
         # Both once per process and here, at prepare time, rather than inside a run.
@@ -53,16 +63,20 @@ class OpenAIBackend:
         try:
             self._tls = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
         except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
-            raise BackendError(f"cannot set up TLS (check SSL_CERT_FILE / SSL_CERT_DIR): {error}",
-                               fatal=True) from None
+            raise BackendError(f"cannot set up TLS (check SSL_CERT_FILE / SSL_CERT_DIR): {error}", fatal=True) from None
 
     def _get_client(self) -> openai.AsyncOpenAI:
         if self._client is None:
             # The SDK's own default HTTP client, but with a TLS context made once per process:
             # loading the CA bundle costs ~50 ms of CPU, which every run used to pay again.
             http_client = _http_client(self._tls)
-            self._client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                              timeout=self.timeout, max_retries=0, http_client=http_client)
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=0,
+                http_client=http_client,
+            )
             # Left unset, the SDK detects the OS on a client's first request in a worker
             # thread, and so does every request started before that one returns: at the
             # start of a run, `concurrency` threads fighting the event loop for the GIL.
@@ -77,8 +91,7 @@ class OpenAIBackend:
             messages = openai_messages(messages, request.images)
         if has_tool_turns(messages):
             messages = openai_tool_turns(messages)
-        arguments: dict[str, Any] = {"model": self.model, "messages": messages,
-                                     "temperature": request.temperature}
+        arguments: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": request.temperature}
         # OpenAI's newer models take max_completion_tokens; most other servers only max_tokens.
         arguments["max_tokens" if self.compatible else "max_completion_tokens"] = request.max_tokens
         if request.seed is not None:
@@ -90,8 +103,10 @@ class OpenAIBackend:
             if request.answer_only:
                 arguments["tool_choice"] = "none"
         if request.json_schema is not None and self.json_format == "schema":
-            arguments["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "answer", "schema": request.json_schema, "strict": True}}
+            arguments["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": request.json_schema, "strict": True},
+            }
         elif request.json_schema is not None and self.json_format == "object":
             arguments["response_format"] = {"type": "json_object"}
         return arguments
@@ -105,8 +120,9 @@ class OpenAIBackend:
             # plain-JSON body or the pydantic ChatCompletion it builds from the answer; we
             # read the few fields we keep from the JSON ourselves (most of the client's CPU
             # per request at high concurrency went into those two walks).
-            response = await self._get_client().post("/chat/completions", cast_to=self._response_type,
-                                                     body=self.arguments(request))
+            response = await self._get_client().post(
+                "/chat/completions", cast_to=self._response_type, body=self.arguments(request)
+            )
             answer = json.loads(response.content)
         except Exception as error:
             raise from_sdk_error(error, openai, [self._api_key], self.base_url) from None
@@ -134,8 +150,15 @@ class OpenAIBackend:
         usage = usage if isinstance(usage, dict) else {}
         details = usage.get("prompt_tokens_details")  # OpenAI's prompt cache: part of prompt_tokens
         cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else None
-        return Completion(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
-                          latency, _text_or_none(choices[0].get("finish_reason")), calls, tokens_cached=cached)
+        return Completion(
+            text,
+            _count(usage.get("prompt_tokens")),
+            _count(usage.get("completion_tokens")),
+            latency,
+            _text_or_none(choices[0].get("finish_reason")),
+            calls,
+            tokens_cached=cached,
+        )
 
     async def aclose(self) -> None:
         if self._client is not None:

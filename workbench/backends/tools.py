@@ -23,17 +23,33 @@ def has_tool_turns(messages: list[dict]) -> bool:
 
 
 def openai_tools(tools: list[dict]) -> list[dict]:
-    return [{"type": "function", "function": {"name": t["name"], "description": t["description"],
-                                              "parameters": t["parameters"]}} for t in tools]
+    return [
+        {
+            "type": "function",
+            "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]},
+        }
+        for t in tools
+    ]
 
 
 def openai_tool_turns(messages: list[dict]) -> list[dict]:
     converted = []
     for message in messages:
         if message.get("tool_calls"):
-            converted.append({"role": "assistant", "content": message.get("content") or None, "tool_calls": [
-                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
-                for c in message["tool_calls"]]})
+            converted.append(
+                {
+                    "role": "assistant",
+                    "content": message.get("content") or None,
+                    "tool_calls": [
+                        {
+                            "id": c["id"],
+                            "type": "function",
+                            "function": {"name": c["name"], "arguments": c["arguments"]},
+                        }
+                        for c in message["tool_calls"]
+                    ],
+                }
+            )
         elif message.get("role") == "tool":
             converted.append({"role": "tool", "tool_call_id": message["tool_call_id"], "content": message["content"]})
         else:
@@ -48,8 +64,13 @@ def openai_tool_calls(message: dict) -> tuple[ToolCall, ...]:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             arguments = function.get("arguments")
-            found.append(ToolCall(str(call.get("id") or f"call_{n}"), function["name"],
-                                  arguments if isinstance(arguments, str) else json.dumps(arguments)))
+            found.append(
+                ToolCall(
+                    str(call.get("id") or f"call_{n}"),
+                    function["name"],
+                    arguments if isinstance(arguments, str) else json.dumps(arguments),
+                )
+            )
     return tuple(found)
 
 
@@ -69,9 +90,13 @@ def anthropic_tool_turns(messages: list[dict]) -> list[dict]:
             last["content"].extend(content if isinstance(content, list) else [{"type": "text", "text": content}])
             continue
         if message.get("tool_calls"):
-            blocks: list[dict[str, Any]] = [{"type": "text", "text": message["content"]}] if message.get("content") else []
-            blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": _input(c["arguments"])}
-                       for c in message["tool_calls"]]
+            blocks: list[dict[str, Any]] = (
+                [{"type": "text", "text": message["content"]}] if message.get("content") else []
+            )
+            blocks += [
+                {"type": "tool_use", "id": c["id"], "name": c["name"], "input": _input(c["arguments"])}
+                for c in message["tool_calls"]
+            ]
             converted.append({"role": "assistant", "content": blocks})
         elif message.get("role") == "tool":
             block = {"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": message["content"]}
@@ -86,14 +111,25 @@ def anthropic_tool_turns(messages: list[dict]) -> list[dict]:
 
 def _tool_results(message: dict | None) -> bool:
     """A user turn made of tool results (nothing else yet)."""
-    return (message is not None and message["role"] == "user" and isinstance(message["content"], list)
-            and bool(message["content"]) and all(b.get("type") == "tool_result" for b in message["content"]))
+    return (
+        message is not None
+        and message["role"] == "user"
+        and isinstance(message["content"], list)
+        and bool(message["content"])
+        and all(b.get("type") == "tool_result" for b in message["content"])
+    )
 
 
 def anthropic_tool_calls(content: list) -> tuple[ToolCall, ...]:
-    return tuple(ToolCall(str(getattr(block, "id", "")), str(getattr(block, "name", "")),
-                          json.dumps(getattr(block, "input", {}) or {}))
-                 for block in content if getattr(block, "type", None) == "tool_use")
+    return tuple(
+        ToolCall(
+            str(getattr(block, "id", "")),
+            str(getattr(block, "name", "")),
+            json.dumps(getattr(block, "input", {}) or {}),
+        )
+        for block in content
+        if getattr(block, "type", None) == "tool_use"
+    )
 
 
 def _input(arguments: str) -> dict:

@@ -175,15 +175,13 @@ def _database_problem(error: Exception, ctx: click.Context) -> str | None:
 
 
 @click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", "db", metavar="PATH", help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db).")
 @click.option(
-    "--db",
-    "db",
-    metavar="PATH",
-    help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db).",
+    "--annotator",
+    metavar="NAME",
+    help="Who you are on labels, notes and scores (default: `annotator` in the config, $WORKBENCH_ANNOTATOR,"
+    " else your login name).",
 )
-@click.option("--annotator", metavar="NAME",
-              help="Who you are on labels, notes and scores (default: `annotator` in the config, $WORKBENCH_ANNOTATOR,"
-                   " else your login name).")
 @click.version_option(package_name="factcheck-workbench")
 @click.pass_context
 def main(ctx: click.Context, db: str | None, annotator: str | None) -> None:
@@ -219,9 +217,15 @@ def shared_options(f):
             ctx.find_root().obj["annotator"] = value
         return value
 
-    with_annotator = click.option("--annotator", "annotator_override", metavar="NAME", expose_value=False,
-                                  callback=remember_annotator, is_eager=True,
-                                  help="Who you are on labels, notes and scores.")(checked)
+    with_annotator = click.option(
+        "--annotator",
+        "annotator_override",
+        metavar="NAME",
+        expose_value=False,
+        callback=remember_annotator,
+        is_eager=True,
+        help="Who you are on labels, notes and scores.",
+    )(checked)
     return click.option(
         "--db",
         "db_override",

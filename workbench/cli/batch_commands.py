@@ -1,10 +1,10 @@
 """Runs through the providers' batch APIs: `workbench run --batch`, then `workbench batch ...`.
 
-    workbench run --model openai:gpt-4.1-mini --dataset demo --batch   # submit, return at once
-    workbench batch status                                             # every batch, where it stands
-    workbench batch collect RUN [--wait]                               # read the answers back
-    workbench batch cancel RUN                                         # ask the provider to stop
-    workbench batch forget RUN                                         # stop waiting (frees the claims)
+workbench run --model openai:gpt-4.1-mini --dataset demo --batch   # submit, return at once
+workbench batch status                                             # every batch, where it stands
+workbench batch collect RUN [--wait]                               # read the answers back
+workbench batch cancel RUN                                         # ask the provider to stop
+workbench batch forget RUN                                         # stop waiting (frees the claims)
 """
 
 from __future__ import annotations
@@ -43,9 +43,13 @@ def submit_from_cli(prepared: PreparedRun) -> None:
         console.print(f"nothing to send: {done}", markup=False)
         return
     ids = ", ".join(row.batch_id for row in submitted.batches)
-    console.print(f"submitted batch {ids} to {prepared.spec.scheme}: {submitted.requests:,} requests"
-                  f" ({done}).\nThe provider answers within a day; `{suggested('batch', 'collect', name)}` reads"
-                  " the answers back (--wait to wait for them).", markup=False, soft_wrap=True)
+    console.print(
+        f"submitted batch {ids} to {prepared.spec.scheme}: {submitted.requests:,} requests"
+        f" ({done}).\nThe provider answers within a day; `{suggested('batch', 'collect', name)}` reads"
+        " the answers back (--wait to wait for them).",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 @click.group("batch")
@@ -64,8 +68,11 @@ def status_command(run_ref: str | None, as_json: bool) -> None:
     """The batches of one run, or of every run, as recorded (collect asks the provider)."""
     store = open_store()
     runs = [_run(store, run_ref)] if run_ref else store.runs.list()
-    rows = [{"run": run.name, "run_status": run.status, **batch_row.__dict__}
-            for run in runs for batch_row in store.batches.of_run(run.id)]
+    rows = [
+        {"run": run.name, "run_status": run.status, **batch_row.__dict__}
+        for run in runs
+        for batch_row in store.batches.of_run(run.id)
+    ]
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
@@ -74,8 +81,15 @@ def status_command(run_ref: str | None, as_json: bool) -> None:
         column.overflow = "fold"
     for row in rows:
         state = row["status"] + (f" ({row['provider_status']})" if row["provider_status"] else "")
-        table.add_row(literal(row["run"]), row["provider"], literal(row["batch_id"]), f"{row['requests']:,}",
-                      state, row["submitted_at"], literal(row["note"] or ""))
+        table.add_row(
+            literal(row["run"]),
+            row["provider"],
+            literal(row["batch_id"]),
+            f"{row['requests']:,}",
+            state,
+            row["submitted_at"],
+            literal(row["note"] or ""),
+        )
     console.print(table)
     console.print(f"{len(rows):,} batches", markup=False)
 
@@ -83,8 +97,9 @@ def status_command(run_ref: str | None, as_json: bool) -> None:
 @batch.command("collect")
 @click.argument("run_ref", metavar="RUN")
 @click.option("--wait", is_flag=True, help="Ask again until every batch of the run has ended.")
-@click.option("--every", default=60.0, show_default=True, type=click.FloatRange(0.1),
-              help="Seconds between asks with --wait.")
+@click.option(
+    "--every", default=60.0, show_default=True, type=click.FloatRange(0.1), help="Seconds between asks with --wait."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
 @shared_options
 def collect_command(run_ref: str, wait: bool, every: float, as_json: bool) -> None:
@@ -111,15 +126,19 @@ def collect_command(run_ref: str, wait: bool, every: float, as_json: bool) -> No
 def _exit_for(prepared: PreparedRun, collected, quiet: bool) -> None:
     """Non-zero unless the run is complete: 75 while answers are still out, else 1."""
     name, p = prepared.run.name, collected.progress
-    again = (f"`{suggested('run', '--resume', name)}` answers them live, `{suggested('run', '--resume', name, '--batch')}`"
-             " in a new batch")
+    again = (
+        f"`{suggested('run', '--resume', name)}` answers them live, `{suggested('run', '--resume', name, '--batch')}`"
+        " in a new batch"
+    )
     if collected.failed:
         reasons = "; ".join(f"{row.batch_id}: {state.failure}" for row, state in collected.failed)
         raise UserError(f"the provider failed the whole batch ({reasons}); its claims are still pending: {again}")
     if collected.waiting or collected.unconfirmed:
         if not quiet:
-            console.print("answers are still at the provider: collect again later, or with --wait (exit status"
-                          f" {STILL_OUT})", markup=False)
+            console.print(
+                f"answers are still at the provider: collect again later, or with --wait (exit status {STILL_OUT})",
+                markup=False,
+            )
         raise SystemExit(STILL_OUT)
     if p.error or p.missing:
         errors = f" (the errors: `{suggested('predictions', name)}`)" if p.error else ""
@@ -130,17 +149,22 @@ def _collected_json(prepared: PreparedRun, collected) -> dict:
     def batch(row, state=None) -> dict:
         found = {"batch_id": row.batch_id, "submitted_at": row.submitted_at, "requests": row.requests}
         if state is not None:
-            found.update(provider_status=state.status, succeeded=state.succeeded, failed=state.failed,
-                         failure=state.failure)
+            found.update(
+                provider_status=state.status, succeeded=state.succeeded, failed=state.failed, failure=state.failure
+            )
         return found
 
-    return {"run": prepared.run.name, "answers_recorded": collected.answers, "lines_ignored": collected.ignored,
-            "waiting": [batch(r, s) for r, s in collected.waiting],
-            "collected": [batch(r, s) for r, s in collected.collected],
-            "failed": [batch(r, s) for r, s in collected.failed],
-            "unconfirmed": [batch(r) for r in collected.unconfirmed],
-            "released": [batch(r) for r in collected.released],
-            "progress": {**dataclasses.asdict(collected.progress), "missing": collected.progress.missing}}
+    return {
+        "run": prepared.run.name,
+        "answers_recorded": collected.answers,
+        "lines_ignored": collected.ignored,
+        "waiting": [batch(r, s) for r, s in collected.waiting],
+        "collected": [batch(r, s) for r, s in collected.collected],
+        "failed": [batch(r, s) for r, s in collected.failed],
+        "unconfirmed": [batch(r) for r in collected.unconfirmed],
+        "released": [batch(r) for r in collected.released],
+        "progress": {**dataclasses.asdict(collected.progress), "missing": collected.progress.missing},
+    }
 
 
 @batch.command("cancel")
@@ -155,8 +179,12 @@ def cancel_command(run_ref: str) -> None:
     if not cancelled:
         console.print(f"run {prepared.run.name} has no batch out", markup=False)
         return
-    console.print(f"asked to cancel {', '.join(b.batch_id for b in cancelled)}; once the provider has stopped,"
-                  f" `{suggested('batch', 'collect', prepared.run.name)}` reads what was answered", markup=False, soft_wrap=True)
+    console.print(
+        f"asked to cancel {', '.join(b.batch_id for b in cancelled)}; once the provider has stopped,"
+        f" `{suggested('batch', 'collect', prepared.run.name)}` reads what was answered",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 @batch.command("forget")
@@ -173,32 +201,48 @@ def forget_command(run_ref: str) -> None:
         console.print(f"run {run.name} has no batch out", markup=False)
         return
     ids = ", ".join(row.batch_id or f"(unconfirmed submit of {row.submitted_at})" for row in forgotten)
-    console.print(f"forgot {ids}; `{suggested('run', '--resume', run.name)}` answers the claims live (or with"
-                  " --batch in a new batch)", markup=False, soft_wrap=True)
+    console.print(
+        f"forgot {ids}; `{suggested('run', '--resume', run.name)}` answers the claims live (or with"
+        " --batch in a new batch)",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 def _report(prepared: PreparedRun, collected) -> None:
     from workbench.runs.engine import unconfirmed_advice
 
     for row in collected.released:
-        console.print(f"the submit started {row.submitted_at} never reached the provider; its claims are free"
-                      " again", markup=False)
+        console.print(
+            f"the submit started {row.submitted_at} never reached the provider; its claims are free again", markup=False
+        )
     for row in collected.unconfirmed:
         if row.note is None and row.provider == "openai":  # maybe still going on in another process
-            console.print(f"a submit started {row.submitted_at} has not completed (it may still be under way);"
-                          " collect asks the provider about it once it is 20 minutes old", markup=False)
+            console.print(
+                f"a submit started {row.submitted_at} has not completed (it may still be under way);"
+                " collect asks the provider about it once it is 20 minutes old",
+                markup=False,
+            )
         else:
             advice = with_root_options(unconfirmed_advice(row.provider, prepared.run.name))
-            console.print(f"a submit started {row.submitted_at} never completed ({row.note or 'cut off'}):"
-                          f" {advice}", markup=False, soft_wrap=True)
+            console.print(
+                f"a submit started {row.submitted_at} never completed ({row.note or 'cut off'}): {advice}",
+                markup=False,
+                soft_wrap=True,
+            )
     for row, state in collected.waiting:
-        console.print(f"batch {row.batch_id}: {state.status}, {state.succeeded + state.failed:,} of"
-                      f" {state.total or row.requests:,} done at the provider", markup=False)
+        console.print(
+            f"batch {row.batch_id}: {state.status}, {state.succeeded + state.failed:,} of"
+            f" {state.total or row.requests:,} done at the provider",
+            markup=False,
+        )
     for row, state in collected.collected:
         console.print(f"batch {row.batch_id}: {state.status}; read back", markup=False)
     p = collected.progress
-    line = (f"{collected.answers:,} answers recorded now; run {prepared.run.name}: {p.ok:,} ok, {p.abstain:,}"
-            f" abstained, {p.parse_failure:,} unparsed, {p.error:,} errors, {p.missing:,} not answered")
+    line = (
+        f"{collected.answers:,} answers recorded now; run {prepared.run.name}: {p.ok:,} ok, {p.abstain:,}"
+        f" abstained, {p.parse_failure:,} unparsed, {p.error:,} errors, {p.missing:,} not answered"
+    )
     if collected.ignored:
         line += f"; {collected.ignored:,} lines ignored (claims already answered or not in the run)"
     console.print(line, markup=False)

@@ -13,8 +13,7 @@ T = TypeVar("T")
 POLL_S = 0.2
 
 
-def run_cancellable(work: Callable[[threading.Event], T], console: Console, name: str,
-                    cancelling_message: str) -> T:
+def run_cancellable(work: Callable[[threading.Event], T], console: Console, name: str, cancelling_message: str) -> T:
     """Run `work(cancel)` in a thread; Ctrl-C sets `cancel` and waits for it to stop.
 
     The work's own exception is raised here, in the main thread.

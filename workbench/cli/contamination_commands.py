@@ -1,11 +1,11 @@
 """`workbench contamination ...`: find benchmark claims a model already knows.
 
-    run      the pipeline: article -> evidence extraction -> matching -> scores -> flags
-    show     one claim: oracle and generated evidence side by side, the pair scores
-    summary  S (mean claim score) and the share flagged, per model and metric
-    combine  flag the intersection over models and/or metrics
-    mark     people's labels: contaminated, or checked and clean
-    sweep    agreement of the pipeline's flag with those labels for tau in [0, 1]
+run      the pipeline: article -> evidence extraction -> matching -> scores -> flags
+show     one claim: oracle and generated evidence side by side, the pair scores
+summary  S (mean claim score) and the share flagged, per model and metric
+combine  flag the intersection over models and/or metrics
+mark     people's labels: contaminated, or checked and clean
+sweep    agreement of the pipeline's flag with those labels for tau in [0, 1]
 """
 
 from __future__ import annotations
@@ -33,29 +33,66 @@ def contamination() -> None:
 
 @contamination.command("run")
 @click.option("--model", required=True, help="The target model (gguf:default, openai:MODEL, ...).")
-@click.option("--extractor", default="gguf:default", show_default=True,
-              help="The model that lists evidence sentences from articles.")
+@click.option(
+    "--extractor",
+    default="gguf:default",
+    show_default=True,
+    help="The model that lists evidence sentences from articles.",
+)
 @click.option("--dataset", help="Only claims of this dataset.")
 @click.option("--where", "filter_text", default="", help="Filter the claims (see `workbench filter-help`).")
 @click.option("--metric", default="meteor", show_default=True, help=CONTAMINATION_METRICS)
-@click.option("--tau", type=float, help="Flag at s >= tau (default: 0.25 METEOR, 0.6 embeddings, or the"
-                                       " threshold the stored flags were set at).")
+@click.option(
+    "--tau",
+    type=float,
+    help="Flag at s >= tau (default: 0.25 METEOR, 0.6 embeddings, or the threshold the stored flags were set at).",
+)
 @click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
 @click.option("--no-cache", is_flag=True, help="Ask the models again instead of reusing stored answers.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Run param for the target model.")
-@click.option("--extractor-param", "extractor_params", multiple=True, metavar="KEY=VALUE",
-              help="Run param for the extractor (e.g. max_tokens=400).")
+@click.option(
+    "--extractor-param",
+    "extractor_params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Run param for the extractor (e.g. max_tokens=400).",
+)
 @click.option("--base-url", help="Server URL for an openai-compatible target model.")
 @click.option("--extractor-base-url", help="Server URL for an openai-compatible extractor.")
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
-@click.option("--max-evidence", default=10, show_default=True, type=click.IntRange(1),
-              help="At most this many evidence sentences per article.")
-@click.option("--setting", default="claim", show_default=True, metavar="claim|claim+image",
-              help="What the target model is shown: the claim alone, or with its images (a vision model; its"
-                   " scores and flags are kept apart as METRIC+image).")
+@click.option(
+    "--max-evidence",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1),
+    help="At most this many evidence sentences per article.",
+)
+@click.option(
+    "--setting",
+    default="claim",
+    show_default=True,
+    metavar="claim|claim+image",
+    help="What the target model is shown: the claim alone, or with its images (a vision model; its"
+    " scores and flags are kept apart as METRIC+image).",
+)
 @shared_options
-def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_cache, params, extractor_params,
-                base_url, extractor_base_url, concurrency, max_evidence, setting) -> None:
+def run_command(
+    model,
+    extractor,
+    dataset,
+    filter_text,
+    metric,
+    tau,
+    limit,
+    no_cache,
+    params,
+    extractor_params,
+    base_url,
+    extractor_base_url,
+    concurrency,
+    max_evidence,
+    setting,
+) -> None:
     """Run the contamination pipeline and flag claims with s >= tau.
 
     Every step is stored: the articles and both evidence lists are runs (resumable and
@@ -73,11 +110,22 @@ def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_c
             from workbench.runs.params import parse_param_pairs
 
             request = ContaminationRequest(
-                model=model, extractor=extractor, dataset=dataset, filter=filter_text, metric=metric, tau=tau,
-                limit=limit, use_cache=not no_cache, params=parse_param_pairs(list(params)),
-                extractor_params=parse_param_pairs(list(extractor_params)), base_url=base_url,
-                extractor_base_url=extractor_base_url, concurrency=concurrency, max_evidence=max_evidence,
-                setting=setting)
+                model=model,
+                extractor=extractor,
+                dataset=dataset,
+                filter=filter_text,
+                metric=metric,
+                tau=tau,
+                limit=limit,
+                use_cache=not no_cache,
+                params=parse_param_pairs(list(params)),
+                extractor_params=parse_param_pairs(list(extractor_params)),
+                base_url=base_url,
+                extractor_base_url=extractor_base_url,
+                concurrency=concurrency,
+                max_evidence=max_evidence,
+                setting=setting,
+            )
             plan = plan_pipeline(store, request)
     finally:
         store.close()
@@ -90,58 +138,74 @@ def run_command(model, extractor, dataset, filter_text, metric, tau, limit, no_c
 
 def _announce(plan) -> None:
     shown = "the claim and its images" if plan.image else "the claim alone"
-    console.print(f"contamination pipeline over {len(plan.claim_ids):,} claims: target {literal(plan.target)}"
-                  f" (shown {shown}), extractor {literal(plan.extractor)}, metric {literal(plan.metric.name)}"
-                  + (f" (stored as {literal(plan.stored_metric)})" if plan.image else ""), markup=False)
-    console.print(f"oracle evidence: {len(plan.article_claims):,} claims extracted from their oracle fact-check"
-                  f" article; {len(plan.qa_claims):,} use their gold question-answer pairs directly (no extraction);"
-                  f" {len(plan.missing):,} have neither and are not scorable", markup=False)
+    console.print(
+        f"contamination pipeline over {len(plan.claim_ids):,} claims: target {literal(plan.target)}"
+        f" (shown {shown}), extractor {literal(plan.extractor)}, metric {literal(plan.metric.name)}"
+        + (f" (stored as {literal(plan.stored_metric)})" if plan.image else ""),
+        markup=False,
+    )
+    console.print(
+        f"oracle evidence: {len(plan.article_claims):,} claims extracted from their oracle fact-check"
+        f" article; {len(plan.qa_claims):,} use their gold question-answer pairs directly (no extraction);"
+        f" {len(plan.missing):,} have neither and are not scorable",
+        markup=False,
+    )
 
 
 def _run_with_progress(plan):
     """The pipeline in a worker thread, so Ctrl-C lands here and cancels cleanly."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from workbench.cli.cancellable import run_cancellable
     from workbench.contamination.pipeline import run_pipeline
     from workbench.runs.types import ItemFinished
 
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[counts]}"), TimeRemainingColumn()]
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[counts]}"),
+        TimeRemainingColumn(),
+    ]
     with Progress(*columns, console=console) as bar:
         tasks = {}
 
         def on_step(step, prepared) -> None:
             done_already = prepared.total - len(prepared.pending_claim_ids)
             verb = "reused" if not prepared.pending_claim_ids else "continuing" if prepared.resumed else "new"
-            bar.console.print(f"{step}: run {literal(prepared.run.name)} ({verb}), {prepared.total:,} claims,"
-                              f" {len(prepared.pending_claim_ids):,} to answer", markup=False)
+            bar.console.print(
+                f"{step}: run {literal(prepared.run.name)} ({verb}), {prepared.total:,} claims,"
+                f" {len(prepared.pending_claim_ids):,} to answer",
+                markup=False,
+            )
             tasks["current"] = bar.add_task(step, total=prepared.total, completed=done_already, counts="")
 
         def on_event(event) -> None:
             if isinstance(event, ItemFinished) and "current" in tasks:
                 p = event.progress
-                bar.update(tasks["current"], completed=p.done + p.error,
-                           counts=f"unreadable {p.parse_failure} errors {p.error} cached {p.cached}")
+                bar.update(
+                    tasks["current"],
+                    completed=p.done + p.error,
+                    counts=f"unreadable {p.parse_failure} errors {p.error} cached {p.cached}",
+                )
 
         db_path = current_db_path()
-        return run_cancellable(lambda cancel: run_pipeline(db_path, plan, on_step, on_event, cancel),
-                               bar.console, "contamination-pipeline",
-                               "cancelling: answers in flight are dropped, finished ones are kept...")
+        return run_cancellable(
+            lambda cancel: run_pipeline(db_path, plan, on_step, on_event, cancel),
+            bar.console,
+            "contamination-pipeline",
+            "cancelling: answers in flight are dropped, finished ones are kept...",
+        )
 
 
 def _stopped(outcome) -> None:
     if outcome.status == "cancelled":
         console.print("cancelled; run the same command again to continue", markup=False)
         raise SystemExit(130)
-    raise UserError(f"the pipeline stopped: {outcome.message or outcome.status}; fix that, then run the same"
-                    " command again to continue")
+    raise UserError(
+        f"the pipeline stopped: {outcome.message or outcome.status}; fix that, then run the same"
+        " command again to continue"
+    )
 
 
 def _finished(plan, outcome) -> None:
@@ -156,14 +220,17 @@ def _finished(plan, outcome) -> None:
         failures = _unreadable(store, outcome.runs)
     finally:
         store.close()
-    console.print(f"{outcome.scored:,} claims scored, {summary.scorable:,} scorable; S = "
-                  f"{number(summary.mean_score)}; flagged at tau {summary.tau:.2f}: {summary.would_flag:,}"
-                  f" of {summary.scorable:,}"
-                  + (f" ({summary.share_flagged:.1%})" if summary.share_flagged is not None else ""), markup=False)
+    console.print(
+        f"{outcome.scored:,} claims scored, {summary.scorable:,} scorable; S = "
+        f"{number(summary.mean_score)}; flagged at tau {summary.tau:.2f}: {summary.would_flag:,}"
+        f" of {summary.scorable:,}" + (f" ({summary.share_flagged:.1%})" if summary.share_flagged is not None else ""),
+        markup=False,
+    )
     if failures:
         console.print(f"unreadable answers (kept as parse failures): {failures}", markup=False)
-    console.print("details: workbench contamination show CLAIM; all models: workbench contamination summary",
-                  markup=False)
+    console.print(
+        "details: workbench contamination show CLAIM; all models: workbench contamination summary", markup=False
+    )
 
 
 def _unreadable(store, runs: dict[str, str]) -> str:
@@ -194,12 +261,19 @@ def show_command(claim_ref: str, model: str | None, metric: str | None, article:
     if claim_id is None:
         raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
     image = _probe_of(setting)
-    rows = [row for row in store.contamination.score_rows(_model_name(store, model), _metric_name(metric, setting),
-                                                          claim_id=claim_id)
-            if image is None or split_probe(row.metric)[1] == image]
+    rows = [
+        row
+        for row in store.contamination.score_rows(
+            _model_name(store, model), _metric_name(metric, setting), claim_id=claim_id
+        )
+        if image is None or split_probe(row.metric)[1] == image
+    ]
     if not rows:
-        raise UserError(f"claim {claim_ref} has no contamination score" + (" for that model/metric" if model or metric
-                        else "") + f"; run `{CONTAMINATION_COMMAND}` first")
+        raise UserError(
+            f"claim {claim_ref} has no contamination score"
+            + (" for that model/metric" if model or metric else "")
+            + f"; run `{CONTAMINATION_COMMAND}` first"
+        )
     claim = store.claims.get(claim_id)
     console.print(claim_heading(claim))
     for row in rows:
@@ -215,8 +289,13 @@ def _show_row(store, claim, row, article: bool) -> None:
     tau = current_tau(store, row.target_model, row.metric)
     flagged = claim.id in store.annotations.flagged_claim_ids(CONTAMINATED, row.target_model, row.metric, "pipeline")
     console.print()
-    console.print(literal(f"model {row.target_model} · metric {row.metric} ({probe_label(row.metric)}) · extractor"
-                          f" {row.extractor_model}"), style="bold")
+    console.print(
+        literal(
+            f"model {row.target_model} · metric {row.metric} ({probe_label(row.metric)}) · extractor"
+            f" {row.extractor_model}"
+        ),
+        style="bold",
+    )
     oracle = oracle_side(store, claim, row.oracle_run_id)
     generated = generated_side(store, claim.id, row.article_run_id, row.generated_run_id)
     console.print(evidence_table(oracle, generated, row))
@@ -233,8 +312,13 @@ def _show_row(store, claim, row, article: bool) -> None:
 @click.option("--tau", type=float, help="Count flags at this tau instead of the stored flags' tau.")
 @click.option("--by", "by", metavar="FIELD", help="Also per subset of claims: modality, domain, flag:KIND, cutoff, ...")
 @click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims.")
-@click.option("--resamples", type=click.IntRange(0), default=1000, show_default=True,
-              help="Bootstrap resamples of the text-only / with-image test.")
+@click.option(
+    "--resamples",
+    type=click.IntRange(0),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples of the text-only / with-image test.",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
@@ -255,15 +339,22 @@ def summary_command(model, metric, dataset, tau, by, cutoff, resamples, seed, as
     from workbench.render.contamination import combined_table, probe_table, slices_table, summary_table
 
     wanted = _metric_name(metric)
-    groups = [g for g in store.contamination.score_groups(_model_name(store, model))
-              if wanted is None or g.metric == wanted or split_probe(g.metric)[0] == wanted]
+    groups = [
+        g
+        for g in store.contamination.score_groups(_model_name(store, model))
+        if wanted is None or g.metric == wanted or split_probe(g.metric)[0] == wanted
+    ]
     found = contamination_overview(store, groups, claim_ids, tau, by, cutoff, resamples, seed)
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
         return
     if not found.summaries:
-        raise UserError("no contamination scores" + (" for that model/metric" if model or metric else "")
-                        + (f" in dataset {dataset!r}" if dataset else "") + f"; run `{CONTAMINATION_COMMAND}` first")
+        raise UserError(
+            "no contamination scores"
+            + (" for that model/metric" if model or metric else "")
+            + (f" in dataset {dataset!r}" if dataset else "")
+            + f"; run `{CONTAMINATION_COMMAND}` first"
+        )
     console.print(summary_table(found.summaries))
     if found.probes:
         console.print(probe_table(found.probes))
@@ -284,8 +375,11 @@ def combine_command(models, metrics) -> None:
     store = open_store()
     change, flags = combine_flags(store, [_model_name(store, m) for m in models], [_metric_name(x) for x in metrics])
     name = f"model {' & '.join(models)}, metric {' & '.join(metrics)}"
-    console.print(f"{len(flags):,} claims flagged contaminated by every one of {name}"
-                  f" ({len(change.removed):,} earlier combined flags replaced)", markup=False)
+    console.print(
+        f"{len(flags):,} claims flagged contaminated by every one of {name}"
+        f" ({len(change.removed):,} earlier combined flags replaced)",
+        markup=False,
+    )
 
 
 @contamination.command("mark")
@@ -322,16 +416,20 @@ def _resolve_all(store, refs) -> list[int]:
         claim_id = store.claims.resolve(ref)
         (unknown.append(ref) if claim_id is None else ids.append(claim_id))
     if unknown:
-        raise UserError(f"no claim {', '.join(map(repr, unknown))} (use the id, or DATASET:EXTERNAL_ID);"
-                        " nothing was marked")
+        raise UserError(
+            f"no claim {', '.join(map(repr, unknown))} (use the id, or DATASET:EXTERNAL_ID); nothing was marked"
+        )
     return list(dict.fromkeys(ids))
 
 
 @contamination.command("sweep")
 @click.option("--model", help="The target model (needed when several have scores).")
 @click.option("--metric", help="The metric (needed when several have scores).")
-@click.option("--setting", metavar="claim|claim+image", help="The text-only or the with-image probe (needed when"
-              " both have scores).")
+@click.option(
+    "--setting",
+    metavar="claim|claim+image",
+    help="The text-only or the with-image probe (needed when both have scores).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every tau).")
 @shared_options
 def sweep_command(model, metric, setting, as_json) -> None:
@@ -346,25 +444,41 @@ def sweep_command(model, metric, setting, as_json) -> None:
     labels = manual_labels(store)
     scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model)
     if not any(c in scores for c in labels.by_claim):
-        raise UserError(f"none of the {len(labels.by_claim):,} claims people labelled has a score for"
-                        f" {group.target_model} / {group.metric}; label scored claims with"
-                        " `workbench contamination mark CLAIM --contaminated` or `--clean`")
+        raise UserError(
+            f"none of the {len(labels.by_claim):,} claims people labelled has a score for"
+            f" {group.target_model} / {group.metric}; label scored claims with"
+            " `workbench contamination mark CLAIM --contaminated` or `--clean`"
+        )
     result = sweep(scores, labels.by_claim)
     people = people_agreement(labels)
     if as_json:
-        click.echo(json.dumps({"model": group.target_model, "metric": group.metric, **result.to_dict(),
-                               "conflicting_labels": labels.conflicting,
-                               "people": _people_dict(people)}, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "model": group.target_model,
+                    "metric": group.metric,
+                    **result.to_dict(),
+                    "conflicting_labels": labels.conflicting,
+                    "people": _people_dict(people),
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     console.print(literal(f"model {group.target_model} · metric {group.metric} · extractor {group.extractor_model}"))
     console.print(sweep_table(result))
-    console.print(as_text(draw_sweep, result.taus, result.agreement, result.best_tau, width=70, height=14),
-                  markup=False, highlight=False)
+    console.print(
+        as_text(draw_sweep, result.taus, result.agreement, result.best_tau, width=70, height=14),
+        markup=False,
+        highlight=False,
+    )
     console.print(sweep_verdict(result))
     console.print(people_line(people))
     if labels.conflicting:
-        console.print(f"{len(labels.conflicting)} claims carry both marks (people disagree) and were left out",
-                      markup=False)
+        console.print(
+            f"{len(labels.conflicting)} claims carry both marks (people disagree) and were left out", markup=False
+        )
 
 
 def _people_dict(found) -> dict:
@@ -372,11 +486,16 @@ def _people_dict(found) -> dict:
     from workbench.render.triage import estimate_dict
 
     category = found.categories[0] if found.categories else None
-    return {"unavailable": found.unavailable, "compared": found.compared, "single": found.single,
-            "annotators": [c.annotator for c in found.annotators if c.labelled], "kappa_name": found.kappa_name,
-            "agreement": estimate_dict(category.observed) if category else None,
-            "kappa": estimate_dict(category.kappa) if category else None,
-            "alpha": estimate_dict(category.alpha) if category else None}
+    return {
+        "unavailable": found.unavailable,
+        "compared": found.compared,
+        "single": found.single,
+        "annotators": [c.annotator for c in found.annotators if c.labelled],
+        "kappa_name": found.kappa_name,
+        "agreement": estimate_dict(category.observed) if category else None,
+        "kappa": estimate_dict(category.kappa) if category else None,
+        "alpha": estimate_dict(category.alpha) if category else None,
+    }
 
 
 def _model_name(store, text: str | None) -> str | None:

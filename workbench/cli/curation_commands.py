@@ -28,8 +28,16 @@ def cutoffs_command(as_json: bool) -> None:
 
     rows = sorted(cutoff_table().values(), key=lambda row: row.model)
     if as_json:
-        click.echo(json.dumps([{"model": r.model, "cutoff": r.cutoff, "first_day_after": r.first_day_after,
-                                "origin": r.origin} for r in rows], indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                [
+                    {"model": r.model, "cutoff": r.cutoff, "first_day_after": r.first_day_after, "origin": r.origin}
+                    for r in rows
+                ],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     for name in ("model", "cutoff", "after it", "from"):
@@ -40,8 +48,9 @@ def cutoffs_command(as_json: bool) -> None:
 
 
 @click.command("ratings")
-@click.option("--label-space", "space", default="jsfactcheck", show_default=True,
-              help="Show the folds into this label space.")
+@click.option(
+    "--label-space", "space", default="jsfactcheck", show_default=True, help="Show the folds into this label space."
+)
 @click.option("--rating-map", type=click.Path(dir_okay=False), help="A rating map file laid over the others.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
@@ -59,11 +68,14 @@ def ratings_command(space: str, rating_map, as_json: bool) -> None:
     folds = found.folds.get(space)
     if folds is None:
         raise UserError(f"the rating map folds into {', '.join(sorted(found.folds))}, not {space!r}")
-    by_meaning = {meaning: sorted((found.spelled[r] for r, m in found.ratings.items() if m == meaning), key=str.lower)
-                  for meaning in MEANINGS}
+    by_meaning = {
+        meaning: sorted((found.spelled[r] for r, m in found.ratings.items() if m == meaning), key=str.lower)
+        for meaning in MEANINGS
+    }
     if as_json:
-        click.echo(json.dumps({"label_space": space, "folds": folds, "ratings": by_meaning}, indent=2,
-                              ensure_ascii=False))
+        click.echo(
+            json.dumps({"label_space": space, "folds": folds, "ratings": by_meaning}, indent=2, ensure_ascii=False)
+        )
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     table.add_column("meaning", no_wrap=True)
@@ -79,39 +91,101 @@ def ratings_command(space: str, rating_map, as_json: bool) -> None:
 @click.argument("dataset")
 @click.option("--after", metavar="DATE", help="Keep claims reviewed later than DATE (a day, a month or a year).")
 @click.option("--before", metavar="DATE", help="Keep claims reviewed earlier than DATE.")
-@click.option("--after-cutoff", "after_cutoff", multiple=True, metavar="MODEL",
-              help="Keep claims reviewed after the model's knowledge cutoff (repeatable: the newest;"
-                   " `workbench cutoffs` lists them).")
-@click.option("--date-of", type=click.Choice(["review", "claim"]), default="review", show_default=True,
-              help="Which date the window reads: the review's publication, or the claim's.")
-@click.option("--language", "languages", multiple=True, metavar="CODE",
-              help="Keep claims in these languages (en; repeatable or en,es): from the markup, else detected.")
-@click.option("--publishers", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Keep claims reviewed by a publisher on this allow-list (a name or site a line).")
+@click.option(
+    "--after-cutoff",
+    "after_cutoff",
+    multiple=True,
+    metavar="MODEL",
+    help="Keep claims reviewed after the model's knowledge cutoff (repeatable: the newest;"
+    " `workbench cutoffs` lists them).",
+)
+@click.option(
+    "--date-of",
+    type=click.Choice(["review", "claim"]),
+    default="review",
+    show_default=True,
+    help="Which date the window reads: the review's publication, or the claim's.",
+)
+@click.option(
+    "--language",
+    "languages",
+    multiple=True,
+    metavar="CODE",
+    help="Keep claims in these languages (en; repeatable or en,es): from the markup, else detected.",
+)
+@click.option(
+    "--publishers",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Keep claims reviewed by a publisher on this allow-list (a name or site a line).",
+)
 @click.option("--dedup", is_flag=True, help="Keep each claim once when several agencies checked it.")
 @click.option("--dedup-method", type=click.Choice(["minhash", "embedding"]), default="minhash", show_default=True)
-@click.option("--dedup-threshold", type=float, metavar="X",
-              help="Similarity at which two claims are one (default: 0.8 Jaccard for minhash, 0.9 cosine).")
-@click.option("--embedding-model", type=click.Path(file_okay=False, path_type=Path),
-              help="A sentence-transformers folder for --dedup-method embedding (default: all-MiniLM-L6-v2).")
-@click.option("--screen", "screen_model", metavar="MODEL",
-              help="Screen the claim texts left in with this model: gguf:default | gguf:PATH | openai:MODEL |"
-                   " anthropic:MODEL | openai-compatible:NAME.")
+@click.option(
+    "--dedup-threshold",
+    type=float,
+    metavar="X",
+    help="Similarity at which two claims are one (default: 0.8 Jaccard for minhash, 0.9 cosine).",
+)
+@click.option(
+    "--embedding-model",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A sentence-transformers folder for --dedup-method embedding (default: all-MiniLM-L6-v2).",
+)
+@click.option(
+    "--screen",
+    "screen_model",
+    metavar="MODEL",
+    help="Screen the claim texts left in with this model: gguf:default | gguf:PATH | openai:MODEL |"
+    " anthropic:MODEL | openai-compatible:NAME.",
+)
 @click.option("--base-url", help="Server URL for an openai-compatible screening model.")
-@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
-              help="Screening run params: temperature (default 0), max_tokens (default 120), ... (repeatable).")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Screening run params: temperature (default 0), max_tokens (default 120), ... (repeatable).",
+)
 @click.option("--concurrency", type=click.IntRange(1), help="Screening requests at once (default: the backend's).")
 @click.option("--no-cache", is_flag=True, help="Ask the screening model even when an answer is cached.")
-@click.option("--batch", "as_batch", is_flag=True,
-              help="Hand the screening to the provider's batch API; after `workbench batch collect RUN`, the same"
-                   " curate command applies it.")
-@click.option("--clear", "clear", multiple=True, metavar="STEP",
-              help="Take a step's flags off first: date, language, publisher, duplicate, screen or all (repeatable).")
+@click.option(
+    "--batch",
+    "as_batch",
+    is_flag=True,
+    help="Hand the screening to the provider's batch API; after `workbench batch collect RUN`, the same"
+    " curate command applies it.",
+)
+@click.option(
+    "--clear",
+    "clear",
+    multiple=True,
+    metavar="STEP",
+    help="Take a step's flags off first: date, language, publisher, duplicate, screen or all (repeatable).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the funnel as JSON.")
 @shared_options
-def curate_command(dataset, after, before, after_cutoff, date_of, languages, publishers, dedup, dedup_method,
-                   dedup_threshold, embedding_model, screen_model, base_url, params, concurrency, no_cache, as_batch,
-                   clear, as_json) -> None:
+def curate_command(
+    dataset,
+    after,
+    before,
+    after_cutoff,
+    date_of,
+    languages,
+    publishers,
+    dedup,
+    dedup_method,
+    dedup_threshold,
+    embedding_model,
+    screen_model,
+    base_url,
+    params,
+    concurrency,
+    no_cache,
+    as_batch,
+    clear,
+    as_json,
+) -> None:
     """Curate DATASET into a benchmark: a date window (e.g. after a model's cutoff), languages,
     an allow-list of publishers, duplicates across agencies, and an LLM screening of the claim
     texts. Each step flags what it removes (curated-out:STEP, with the reason) and deletes
@@ -121,8 +195,16 @@ def curate_command(dataset, after, before, after_cutoff, date_of, languages, pub
     from workbench.curation.window import window
 
     chosen = window(after, before, list(after_cutoff), date_of) if (after or before or after_cutoff) else None
-    request = CurationRequest(dataset, chosen, list(languages), publishers, dedup_method if dedup else None,
-                              dedup_threshold, embedding_model, list(clear))
+    request = CurationRequest(
+        dataset,
+        chosen,
+        list(languages),
+        publishers,
+        dedup_method if dedup else None,
+        dedup_threshold,
+        embedding_model,
+        list(clear),
+    )
     store = open_store()
     try:
         outcomes = curate(store, request)
@@ -139,8 +221,9 @@ def curate_command(dataset, after, before, after_cutoff, date_of, languages, pub
 def _print_outcome(outcome) -> None:
     line = literal(f"{outcome.step}: ")
     if outcome.considered or outcome.removed:
-        line.append_text(literal(f"{outcome.removed:,} of {outcome.considered:,} claims flagged curated-out:"
-                                 f"{outcome.step}"))
+        line.append_text(
+            literal(f"{outcome.removed:,} of {outcome.considered:,} claims flagged curated-out:{outcome.step}")
+        )
     if outcome.note:
         line.append_text(literal(("; " if outcome.considered or outcome.removed else "") + outcome.note))
     console.print(line, soft_wrap=True)  # one line each: scripts grep them
@@ -159,8 +242,13 @@ def _screen(dataset_name, model, base_url, params, concurrency, no_cache, as_bat
         claim_ids = screening_claims(store, dataset)
         if not claim_ids:
             raise UserError(f"no claims of {dataset_name} are left to screen: every one was removed by an earlier step")
-        prepared = prepare_screening(store, dataset.id, dataset.name, claim_ids, ScreenRequest(
-            model, base_url, parse_param_pairs(list(params)), concurrency, not no_cache))
+        prepared = prepare_screening(
+            store,
+            dataset.id,
+            dataset.name,
+            claim_ids,
+            ScreenRequest(model, base_url, parse_param_pairs(list(params)), concurrency, not no_cache),
+        )
     finally:
         store.close()
     if not as_json:
@@ -185,8 +273,10 @@ def _screen(dataset_name, model, base_url, params, concurrency, no_cache, as_bat
     if finished is not None and not as_json:
         report_finished(prepared, finished, again)
     elif finished is not None and finished.status != "finished":
-        raise UserError(f"the screening run {prepared.run.name} {finished.status}"
-                        f"{': ' + finished.message if finished.message else ''}; `{again}` continues it")
+        raise UserError(
+            f"the screening run {prepared.run.name} {finished.status}"
+            f"{': ' + finished.message if finished.message else ''}; `{again}` continues it"
+        )
 
 
 def _quietly(prepared):
@@ -196,9 +286,14 @@ def _quietly(prepared):
     from workbench.runs.engine import RunFinished, run_blocking
 
     db_path, finished = current_db_path(), []
-    run_cancellable(lambda cancel: run_blocking(db_path, prepared, lambda event: finished.append(event)
-                                                if isinstance(event, RunFinished) else None, cancel),
-                    console, "curate-screen", "cancelling...")
+    run_cancellable(
+        lambda cancel: run_blocking(
+            db_path, prepared, lambda event: finished.append(event) if isinstance(event, RunFinished) else None, cancel
+        ),
+        console,
+        "curate-screen",
+        "cancelling...",
+    )
     return finished[-1] if finished else None
 
 

@@ -36,13 +36,14 @@ def datasets_command(as_json: bool) -> None:
         space = d.label_space
         gold = ", ".join(space.labels) + (f" (+abstain {space.abstain})" if space.abstain else "")
         kind = d.source_format if d.source_format == space.name else f"{d.source_format} / {space.name}"
-        table.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind),
-                      literal(gold))
+        table.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind), literal(gold))
     console.print(table)
     for d in datasets:  # what curation kept, for the datasets `workbench curate` has been run on
         if store.curation.steps(d.id):
-            line = literal(f"{d.name}: curation keeps {store.curation.kept_count(d.id):,} of {d.claim_count:,}"
-                           f" claims (`workbench curate {d.name}` shows the funnel)")
+            line = literal(
+                f"{d.name}: curation keeps {store.curation.kept_count(d.id):,} of {d.claim_count:,}"
+                f" claims (`workbench curate {d.name}` shows the funnel)"
+            )
             console.print(line)
 
 
@@ -63,8 +64,12 @@ def datasets_table() -> Table:
 @click.command("claims")
 @click.option("--where", "filter_text", default="", help="Filter (see `workbench filter-help`).")
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(1))
-@click.option("--sort", type=click.Choice(["id", "label", "importance", "task", "domain", "date"]),
-              default="id", show_default=True)
+@click.option(
+    "--sort",
+    type=click.Choice(["id", "label", "importance", "task", "domain", "date"]),
+    default="id",
+    show_default=True,
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
 @shared_options
 def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> None:
@@ -117,8 +122,11 @@ def _claims_table(rows: list, width: int, find: str = "") -> Table:
         "task/domain": [one_line(" ".join(filter(None, [r.task, r.domain]))) for r in rows],
         "flags": [one_line(",".join(r.flags)) for r in rows],
     }
-    columns = {name: cells for name, cells in columns.items()
-               if any(cells) and not (name == "dataset" and len(set(cells)) == 1)}
+    columns = {
+        name: cells
+        for name, cells in columns.items()
+        if any(cells) and not (name == "dataset" and len(set(cells)) == 1)
+    }
     natural = [max(len(name), *map(len, cells)) for name, cells in columns.items()]
     # The id is what `show` takes: never cut it.
     minimum = [n if name == "id" else min(n, max(len(name), 4)) for n, name in zip(natural, columns)]
@@ -140,9 +148,13 @@ def _claims_table(rows: list, width: int, find: str = "") -> Table:
 @click.command("show")
 @click.argument("claim_ref")
 @click.option("--json", "as_json", is_flag=True, help="Print the claim and its evidence as JSON.")
-@click.option("--find", default="", metavar="FILTER",
-              help="Mark what this filter's text terms find: in the claim (富士山, vacc*, \"a phrase\"),"
-              " in the evidence (evidence:標高).")
+@click.option(
+    "--find",
+    default="",
+    metavar="FILTER",
+    help='Mark what this filter\'s text terms find: in the claim (富士山, vacc*, "a phrase"),'
+    " in the evidence (evidence:標高).",
+)
 @shared_options
 def show_command(claim_ref: str, as_json: bool, find: str) -> None:
     """Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID."""
@@ -170,11 +182,15 @@ def show_command(claim_ref: str, as_json: bool, find: str) -> None:
 @click.option("--where", "filter_text", default="", help="Filter claims (see `workbench filter-help`).")
 @click.option("--run", "run_refs", multiple=True, help="Run name or id (predictions; repeatable).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="File to write (default: stdout).")
-@click.option("--with-articles", is_flag=True,
-              help="Claims: write each claim's fetched oracle article as its article_text (`workbench articles fetch`).")
+@click.option(
+    "--with-articles",
+    is_flag=True,
+    help="Claims: write each claim's fetched oracle article as its article_text (`workbench articles fetch`).",
+)
 @shared_options
-def export_command(what: str, format_: str, filter_text: str, run_refs: tuple[str, ...],
-                   output: Path | None, with_articles: bool) -> None:
+def export_command(
+    what: str, format_: str, filter_text: str, run_refs: tuple[str, ...], output: Path | None, with_articles: bool
+) -> None:
     """Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout."""
     from store import FilterError
     from workbench.exporters import export_claims, export_predictions
@@ -231,8 +247,9 @@ def demo_command(no_tui: bool) -> None:
     except ImportError:
         run_workbench = None
     if no_tui or run_workbench is None:
-        click.get_current_context().invoke(claims_command, filter_text="dataset:demo", limit=30,
-                                           sort="id", as_json=False)
+        click.get_current_context().invoke(
+            claims_command, filter_text="dataset:demo", limit=30, sort="id", as_json=False
+        )
         return
     status = run_workbench(current_db_path())
     if status:

@@ -77,13 +77,23 @@ def load_claimreview_demo(store: Store) -> str:
     from workbench.curation.window import window
 
     _, counts = import_file(store, CLAIMREVIEW_DIR / "api", "auto", CLAIMREVIEW_DATASET)
-    curate(store, CurationRequest(CLAIMREVIEW_DATASET, window=window(after_cutoff=[CLAIMREVIEW_CUTOFF]),
-                                  languages=["en"], publishers=CLAIMREVIEW_DIR / "publishers.txt", dedup="minhash"))
+    curate(
+        store,
+        CurationRequest(
+            CLAIMREVIEW_DATASET,
+            window=window(after_cutoff=[CLAIMREVIEW_CUTOFF]),
+            languages=["en"],
+            publishers=CLAIMREVIEW_DIR / "publishers.txt",
+            dedup="minhash",
+        ),
+    )
     dataset = store.datasets.get(CLAIMREVIEW_DATASET)
     kept = store.curation.kept_count(dataset.id)
     plan = plan_fetch(store, FetchRequest(CLAIMREVIEW_DATASET, sources=[CLAIMREVIEW_DIR / "pages"]))
     fetched = read_saved_articles(store, plan)
     total = store.articles.counts(store.claims.ids(f"dataset:{CLAIMREVIEW_DATASET}"))
-    return (f"{counts.added} added, {counts.updated} updated, {counts.unchanged} unchanged; curated: {kept} of"
-            f" {dataset.claim_count} kept; articles: {total.fetched} read from saved pages"
-            f"{f', {total.failed} not saved' if total.failed else ''} ({fetched.fetched} new)")
+    return (
+        f"{counts.added} added, {counts.updated} updated, {counts.unchanged} unchanged; curated: {kept} of"
+        f" {dataset.claim_count} kept; articles: {total.fetched} read from saved pages"
+        f"{f', {total.failed} not saved' if total.failed else ''} ({fetched.fetched} new)"
+    )

@@ -16,7 +16,6 @@ import shlex
 
 import click
 
-
 WITHOUT_DATABASE = ("nlp-data", "filter-help", "profiles", "prompts", "--help")
 """Commands that never open the database: their hints need no --db."""
 

@@ -15,47 +15,113 @@ from workbench.render.display import literal, one_line
 
 @click.command("import")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "format_", default="auto", show_default=True, metavar="FORMAT",
-              help="auto, jsonl, json, csv, tsv, parquet, arrow or claimreview (a profile's name here still works).")
+@click.option(
+    "--format",
+    "format_",
+    default="auto",
+    show_default=True,
+    metavar="FORMAT",
+    help="auto, jsonl, json, csv, tsv, parquet, arrow or claimreview (a profile's name here still works).",
+)
 @click.option("--profile", metavar="NAME", help="An import profile (`workbench profiles` lists them).")
-@click.option("--map", "maps", multiple=True, metavar="FIELD=PATH",
-              help="Which file field is which of ours, e.g. claim=statement, evidence=evidences[] (repeatable).")
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    metavar="FIELD=PATH",
+    help="Which file field is which of ours, e.g. claim=statement, evidence=evidences[] (repeatable).",
+)
 @click.option("--dataset", "dataset_name", help="Dataset name (default: from the file).")
-@click.option("--label-space", metavar="NAME",
-              help="averitec, jsfactcheck, realfactbench (built-in), or own (the file's labels).")
-@click.option("--label-map", "label_maps", multiple=True, metavar="FILE_LABEL=LABEL",
-              help="Rename or fold a label, e.g. pants-fire=false (repeatable).")
+@click.option(
+    "--label-space", metavar="NAME", help="averitec, jsfactcheck, realfactbench (built-in), or own (the file's labels)."
+)
+@click.option(
+    "--label-map",
+    "label_maps",
+    multiple=True,
+    metavar="FILE_LABEL=LABEL",
+    help="Rename or fold a label, e.g. pants-fire=false (repeatable).",
+)
 @click.option("--abstain-label", metavar="LABEL", help="The label that means 'cannot tell' (own spaces).")
-@click.option("--exclude-label", "excluded", multiple=True, metavar="LABEL",
-              help="A gold label kept on claims but left out of scores (repeatable).")
+@click.option(
+    "--exclude-label",
+    "excluded",
+    multiple=True,
+    metavar="LABEL",
+    help="A gold label kept on claims but left out of scores (repeatable).",
+)
 @click.option("--split", help="For a dataset folder: which split (train, validation, test, ...).")
 @click.option("--columns", metavar="A,B,C", help="Names of the columns of a CSV/TSV without a header row.")
 @click.option("--delimiter", metavar="CHAR", help="A CSV's delimiter (, ; tab | @ ...); default: read from the file.")
-@click.option("--header/--no-header", "header", default=None,
-              help="Whether a CSV's first row names its columns; default: read from the file.")
-@click.option("--encoding", metavar="NAME", help="The file's text encoding (utf-8, cp932, shift_jis, cp1252, utf-16,"
-              " ...); default: read from its bytes.")
+@click.option(
+    "--header/--no-header",
+    "header",
+    default=None,
+    help="Whether a CSV's first row names its columns; default: read from the file.",
+)
+@click.option(
+    "--encoding",
+    metavar="NAME",
+    help="The file's text encoding (utf-8, cp932, shift_jis, cp1252, utf-16, ...); default: read from its bytes.",
+)
 @click.option("--with", "extra", multiple=True, metavar="NAME=FILE", help="Another file a profile reads (corpus=...).")
-@click.option("--rating-map", type=click.Path(dir_okay=False, path_type=Path),
-              help="ClaimReview: a TOML file of ratings and their meanings laid over the rating map"
-                   " (`workbench ratings`).")
+@click.option(
+    "--rating-map",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="ClaimReview: a TOML file of ratings and their meanings laid over the rating map (`workbench ratings`).",
+)
 @click.option("--strict", is_flag=True, help="Refuse the file at its first warning instead of importing.")
 @click.option("--dry-run", is_flag=True, help="Show what would be imported (and every warning); write nothing.")
 @click.option("--warnings", "show_warnings", is_flag=True, help="List every warning, not only their counts.")
 @click.option("--save-profile", metavar="NAME", help="Also save this mapping as your own profile NAME.")
 @click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
 @shared_options
-def import_command(file, format_, profile, maps, dataset_name, label_space, label_maps, abstain_label, excluded,
-                   split, columns, delimiter, header, encoding, extra, rating_map, strict, dry_run, show_warnings,
-                   save_profile, as_json) -> None:
+def import_command(
+    file,
+    format_,
+    profile,
+    maps,
+    dataset_name,
+    label_space,
+    label_maps,
+    abstain_label,
+    excluded,
+    split,
+    columns,
+    delimiter,
+    header,
+    encoding,
+    extra,
+    rating_map,
+    strict,
+    dry_run,
+    show_warnings,
+    save_profile,
+    as_json,
+) -> None:
     """Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it,
     or nothing). Content oddities import with warnings; structural faults refuse the file."""
     from workbench.importers import ImportRequest
 
     extra_files = {**_extra(extra), **({"ratings": rating_map} if rating_map else {})}
-    request = ImportRequest(Path(file), format_, profile, list(maps), dataset_name, label_space, list(label_maps),
-                            abstain_label, list(excluded), split, _columns(columns), strict, extra_files,
-                            encoding, delimiter, header)
+    request = ImportRequest(
+        Path(file),
+        format_,
+        profile,
+        list(maps),
+        dataset_name,
+        label_space,
+        list(label_maps),
+        abstain_label,
+        list(excluded),
+        split,
+        _columns(columns),
+        strict,
+        extra_files,
+        encoding,
+        delimiter,
+        header,
+    )
     if dry_run:
         _dry_run(request, as_json)
     else:
@@ -118,12 +184,22 @@ def _report_dict(report) -> dict:
     from store import as_dict
 
     plan, counts = report.plan, report.counts
-    return {"dataset": report.dataset.name, "profile": plan.mapping.name, "picked": plan.how_picked,
-            "format": plan.source.format, "shape": _shape(plan), "files": [str(path) for path in plan.source.files],
-            "added": counts.added, "updated": counts.updated, "unchanged": counts.unchanged,
-            "claims": report.dataset.claim_count, "label_space": as_dict(report.dataset.label_space),
-            "labels": {str(k): v for k, v in report.label_counts.items()},
-            "warnings": [w.__dict__ for w in report.warnings.items], "notes": report.warnings.notes}
+    return {
+        "dataset": report.dataset.name,
+        "profile": plan.mapping.name,
+        "picked": plan.how_picked,
+        "format": plan.source.format,
+        "shape": _shape(plan),
+        "files": [str(path) for path in plan.source.files],
+        "added": counts.added,
+        "updated": counts.updated,
+        "unchanged": counts.unchanged,
+        "claims": report.dataset.claim_count,
+        "label_space": as_dict(report.dataset.label_space),
+        "labels": {str(k): v for k, v in report.label_counts.items()},
+        "warnings": [w.__dict__ for w in report.warnings.items],
+        "notes": report.warnings.notes,
+    }
 
 
 def _shape(plan) -> str | None:
@@ -139,14 +215,25 @@ def _dry_run(request, as_json: bool) -> None:
     if as_json:
         from store import as_dict
 
-        click.echo(json.dumps({
-            "profile": preview.plan.mapping.name, "picked": preview.plan.how_picked,
-            "format": preview.plan.source.format, "shape": _shape(preview.plan), "dataset": preview.plan.name,
-            "claims": preview.claims,
-            "label_space": as_dict(preview.space), "labels": {str(k): v for k, v in preview.label_counts.items()},
-            "first": [as_dict(claim, exclude_none=True) for claim in preview.first],
-            "warnings": [w.__dict__ for w in preview.warnings.items], "notes": preview.warnings.notes,
-        }, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "profile": preview.plan.mapping.name,
+                    "picked": preview.plan.how_picked,
+                    "format": preview.plan.source.format,
+                    "shape": _shape(preview.plan),
+                    "dataset": preview.plan.name,
+                    "claims": preview.claims,
+                    "label_space": as_dict(preview.space),
+                    "labels": {str(k): v for k, v in preview.label_counts.items()},
+                    "first": [as_dict(claim, exclude_none=True) for claim in preview.first],
+                    "warnings": [w.__dict__ for w in preview.warnings.items],
+                    "notes": preview.warnings.notes,
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     console = reading_console()
     for line in dry_run_lines(preview):
@@ -177,8 +264,14 @@ def profiles_command(name: str | None, as_json: bool) -> None:
     rows = []
     for profile_name, profile in available().items():
         mapping = read_profile(profile.path)  # the file load_profile(profile_name) would find, found once
-        rows.append({"name": profile_name, "builtin": profile.builtin, "path": str(profile.path),
-                     "description": mapping.description})
+        rows.append(
+            {
+                "name": profile_name,
+                "builtin": profile.builtin,
+                "path": str(profile.path),
+                "description": mapping.description,
+            }
+        )
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
@@ -196,24 +289,36 @@ def profiles_command(name: str | None, as_json: bool) -> None:
 @click.option("--run", "run_name", metavar="NAME", help="The run's name (default: imported-MODEL).")
 @click.option("--model", help="The model that made them (default: from the file, else its name).")
 @click.option("--profile", metavar="NAME", help="A predictions profile (`workbench profiles` lists them).")
-@click.option("--map", "maps", multiple=True, metavar="FIELD=PATH",
-              help="id, claim, verdict, explanation, model, evidence=...[] (repeatable).")
-@click.option("--label-map", "label_maps", multiple=True, metavar="FILE_LABEL=LABEL",
-              help="Put a verdict the file spells its own way into the label space (repeatable).")
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    metavar="FIELD=PATH",
+    help="id, claim, verdict, explanation, model, evidence=...[] (repeatable).",
+)
+@click.option(
+    "--label-map",
+    "label_maps",
+    multiple=True,
+    metavar="FILE_LABEL=LABEL",
+    help="Put a verdict the file spells its own way into the label space (repeatable).",
+)
 @click.option("--format", "format_", default="auto", show_default=True, metavar="FORMAT")
 @click.option("--split", help="For a dataset folder: which split.")
 @click.option("--dry-run", is_flag=True, help="Match and check everything; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
 @shared_options
-def import_predictions_command(file, dataset, run_name, model, profile, maps, label_maps, format_, split, dry_run,
-                               as_json) -> None:
+def import_predictions_command(
+    file, dataset, run_name, model, profile, maps, label_maps, format_, split, dry_run, as_json
+) -> None:
     """Load predictions made elsewhere as a finished run against DATASET: matched to its claims
     by id (or exact claim text), verdicts put in its label space (others kept as parse
     failures), explanations and predicted evidence kept."""
     from workbench.importers.predictions import PredictionRequest, import_predictions
 
-    request = PredictionRequest(Path(file), dataset, run_name, model, format_, profile, list(maps), list(label_maps),
-                                split)
+    request = PredictionRequest(
+        Path(file), dataset, run_name, model, format_, profile, list(maps), list(label_maps), split
+    )
     store = open_store()
     try:
         report = import_predictions(store, request, write=not dry_run)
@@ -231,9 +336,16 @@ def import_predictions_command(file, dataset, run_name, model, profile, maps, la
 
 
 def _predictions_dict(report) -> dict:
-    return {"run": report.run.name if report.run else None, "run_id": report.run.id if report.run else None,
-            "already_imported": report.already is not None,
-            "profile": report.plan.mapping.name, "matched": report.matched, "matched_by": report.matched_by,
-            "unmatched": report.unmatched, "claims_without_prediction": report.without,
-            "statuses": dict(report.statuses), "verdicts": {str(k): v for k, v in report.verdicts.items()},
-            "warnings": [w.__dict__ for w in report.plan.warnings.items]}
+    return {
+        "run": report.run.name if report.run else None,
+        "run_id": report.run.id if report.run else None,
+        "already_imported": report.already is not None,
+        "profile": report.plan.mapping.name,
+        "matched": report.matched,
+        "matched_by": report.matched_by,
+        "unmatched": report.unmatched,
+        "claims_without_prediction": report.without,
+        "statuses": dict(report.statuses),
+        "verdicts": {str(k): v for k, v in report.verdicts.items()},
+        "warnings": [w.__dict__ for w in report.plan.warnings.items],
+    }

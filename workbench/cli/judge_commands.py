@@ -17,25 +17,49 @@ console = output_console()
 
 @click.command("judge")
 @click.argument("run_ref", metavar="RUN")
-@click.option("--judge", "judge_model", default="gguf:default", show_default=True,
-              help="The judge: gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME")
+@click.option(
+    "--judge",
+    "judge_model",
+    default="gguf:default",
+    show_default=True,
+    help="The judge: gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME",
+)
 @click.option("--base-url", help="Server URL for an openai-compatible judge (or a proxy).")
-@click.option("--template", default="judge_explanation", show_default=True,
-              help="A judge template in prompts/ (kind = \"judge\") or your prompts_dir.")
+@click.option(
+    "--template",
+    default="judge_explanation",
+    show_default=True,
+    help='A judge template in prompts/ (kind = "judge") or your prompts_dir.',
+)
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
 @click.option("--name", help="Judge run name (default: JUDGE-judges-RUN).")
 @click.option("--no-cache", is_flag=True, help="Ask the judge even when an answer is cached.")
-@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
-              help="temperature (default 0), max_tokens (default 300), seed, timeout, attempts, ... (repeatable).")
-@click.option("--repeats", type=click.IntRange(1), default=1, show_default=True,
-              help="Ask the judge this many times per explanation (each repeat cached apart): how consistent it"
-                   " is, per claim and overall (`workbench judge-consistency`).")
-@click.option("--batch", "as_batch", is_flag=True,
-              help="Hand the judgments to the provider's batch API and return; `workbench batch collect JUDGE_RUN`"
-                   " reads them back (API judges; an unreadable judgment is not asked again).")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="temperature (default 0), max_tokens (default 300), seed, timeout, attempts, ... (repeatable).",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Ask the judge this many times per explanation (each repeat cached apart): how consistent it"
+    " is, per claim and overall (`workbench judge-consistency`).",
+)
+@click.option(
+    "--batch",
+    "as_batch",
+    is_flag=True,
+    help="Hand the judgments to the provider's batch API and return; `workbench batch collect JUDGE_RUN`"
+    " reads them back (API judges; an unreadable judgment is not asked again).",
+)
 @shared_options
-def judge_command(run_ref, judge_model, base_url, template, concurrency, name, no_cache, params, repeats,
-                  as_batch) -> None:
+def judge_command(
+    run_ref, judge_model, base_url, template, concurrency, name, no_cache, params, repeats, as_batch
+) -> None:
     """Score a run's explanations from 0 to 10 with a judge model (RealFactBench's EQ).
 
     The judge sees each claim, its gold label and evidence, and the run's verdict and
@@ -50,9 +74,20 @@ def judge_command(run_ref, judge_model, base_url, template, concurrency, name, n
         raise UserError("--batch asks once per explanation; run --repeats without --batch")
     store = open_store()
     try:
-        prepared = prepare_judge_run(store, JudgeRequest(
-            run_ref, judge_model, base_url, parse_param_pairs(list(params)), template, concurrency, name,
-            not no_cache, repeats))
+        prepared = prepare_judge_run(
+            store,
+            JudgeRequest(
+                run_ref,
+                judge_model,
+                base_url,
+                parse_param_pairs(list(params)),
+                template,
+                concurrency,
+                name,
+                not no_cache,
+                repeats,
+            ),
+        )
     finally:
         store.close()
     announce(prepared)
@@ -77,8 +112,8 @@ def judge_agreement_command(run_ref: str, as_json: bool) -> None:
     """How the judge runs of RUN and the people who scored its explanations agree:
     Spearman's rank correlation, mean absolute difference and the share within 1 point,
     for every pair, on the claims both scored."""
-    from workbench.render.explanations import agreement_dicts, agreement_table, scorings_table
     from workbench.judging.calibration import agreements, scorings
+    from workbench.render.explanations import agreement_dicts, agreement_table, scorings_table
 
     store = open_store()
     try:
@@ -87,13 +122,24 @@ def judge_agreement_command(run_ref: str, as_json: bool) -> None:
         store.close()
     if len(found) < 2:
         names = ", ".join(s.name for s in found) or "none"
-        raise UserError(f"agreement needs two scorings of run {run_ref!r}'s explanations (judge runs or people);"
-                        f" it has: {names}")
+        raise UserError(
+            f"agreement needs two scorings of run {run_ref!r}'s explanations (judge runs or people); it has: {names}"
+        )
     rows = agreements(found)
     if as_json:
-        click.echo(json.dumps({"agreement": agreement_dicts(rows), "scorings": [
-            {"scoring": s.name, "scores": len(s.scores), "unreadable": s.unreadable, "errors": s.errors}
-            for s in found]}, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "agreement": agreement_dicts(rows),
+                    "scorings": [
+                        {"scoring": s.name, "scores": len(s.scores), "unreadable": s.unreadable, "errors": s.errors}
+                        for s in found
+                    ],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     console.print(agreement_table(rows))
     console.print(scorings_table(found))

@@ -7,12 +7,7 @@ from pathlib import Path
 
 import click
 
-from workbench.choices import (
-    BREAKDOWN_FIELDS,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    REPORT_FORMATS,
-)
+from workbench.choices import BREAKDOWN_FIELDS, DEFAULT_RESAMPLES, DEFAULT_SEED, REPORT_FORMATS
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
@@ -20,30 +15,44 @@ from workbench.render.console import output_console
 console = output_console()
 
 _BY_HELP = f"Break scores down by a field (repeatable): {', '.join(BREAKDOWN_FIELDS)}."
-_CUTOFF_HELP = ("A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); a model's"
-                " name for DATE is the day after its cutoff (`workbench cutoffs`), auto each run's own model's;"
-                " adds the before/after breakdown.")
+_CUTOFF_HELP = (
+    "A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); a model's"
+    " name for DATE is the day after its cutoff (`workbench cutoffs`), auto each run's own model's;"
+    " adds the before/after breakdown."
+)
 
 
-_CLUSTER_HELP = ("Resample the claims that share this field together for intervals and paired tests"
-                 " (question, response, source, article_url, task, domain, attr.NAME): claims of one"
-                 " question are not independent. Default: the dataset profile's natural cluster (jsfactcheck:"
-                 " question), else none; `none` resamples claim by claim.")
+_CLUSTER_HELP = (
+    "Resample the claims that share this field together for intervals and paired tests"
+    " (question, response, source, article_url, task, domain, attr.NAME): claims of one"
+    " question are not independent. Default: the dataset profile's natural cluster (jsfactcheck:"
+    " question), else none; `none` resamples claim by claim."
+)
 
 
-_JUDGE_HELP = ("The judge run (name, id or judge model) whose explanation scores to show;"
-               " default: each run's newest (see `workbench judge`).")
+_JUDGE_HELP = (
+    "The judge run (name, id or judge model) whose explanation scores to show;"
+    " default: each run's newest (see `workbench judge`)."
+)
 
 
 def _scoring_options(f):
     """The options metrics and report share."""
     options = [
         click.option("--by", "by", multiple=True, metavar="FIELD", help=_BY_HELP),
-        click.option("--exclude-flag", metavar="KIND",
-                     help="Also score without the claims flagged KIND (e.g. contaminated, contaminated@MODEL, contaminated@run: each run's own model), side by side."),
+        click.option(
+            "--exclude-flag",
+            metavar="KIND",
+            help="Also score without the claims flagged KIND (e.g. contaminated, contaminated@MODEL, contaminated@run: each run's own model), side by side.",
+        ),
         click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE", help=_CUTOFF_HELP),
-        click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
-                     help="Bootstrap resamples for the 95% intervals (0: none)."),
+        click.option(
+            "--resamples",
+            type=click.IntRange(0),
+            default=DEFAULT_RESAMPLES,
+            show_default=True,
+            help="Bootstrap resamples for the 95% intervals (0: none).",
+        ),
         click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed."),
         click.option("--judge", metavar="JUDGE_RUN", help=_JUDGE_HELP),
         click.option("--cluster", metavar="FIELD", help=_CLUSTER_HELP),
@@ -58,8 +67,7 @@ def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None, clust
 
     store = open_store()
     try:
-        options = ReportOptions(tuple(by), exclude_flag, resamples=resamples, seed=seed, judge=judge,
-                                cluster=cluster)
+        options = ReportOptions(tuple(by), exclude_flag, resamples=resamples, seed=seed, judge=judge, cluster=cluster)
         return build_reports(store, list(runs), options, list(cutoffs))
     finally:
         store.close()
@@ -92,23 +100,44 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, clu
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
 @click.option("--by", metavar="FIELD", help=f"Deltas per slice of a field: {', '.join(BREAKDOWN_FIELDS)}.")
-@click.option("--exclude-flag", metavar="KIND", help="Also compare without the claims flagged KIND (KIND@run: either run's own model).")
-@click.option("--cutoff", "cutoffs", multiple=True, metavar="DATE|RUN=DATE",
-              help="Cutoff date(s) for --by cutoff (a model's name, or auto: see `workbench cutoffs`).")
-@click.option("--resamples", type=click.IntRange(0), default=DEFAULT_RESAMPLES, show_default=True,
-              help="Paired bootstrap resamples (0: no paired test).")
+@click.option(
+    "--exclude-flag",
+    metavar="KIND",
+    help="Also compare without the claims flagged KIND (KIND@run: either run's own model).",
+)
+@click.option(
+    "--cutoff",
+    "cutoffs",
+    multiple=True,
+    metavar="DATE|RUN=DATE",
+    help="Cutoff date(s) for --by cutoff (a model's name, or auto: see `workbench cutoffs`).",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(0),
+    default=DEFAULT_RESAMPLES,
+    show_default=True,
+    help="Paired bootstrap resamples (0: no paired test).",
+)
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Bootstrap seed.")
-@click.option("--judge", metavar="JUDGE_RUN", help="Run A's judge run for the paired EQ (default: its newest);"
-              " run B's must share its judge model and template.")
+@click.option(
+    "--judge",
+    metavar="JUDGE_RUN",
+    help="Run A's judge run for the paired EQ (default: its newest); run B's must share its judge model and template.",
+)
 @click.option("--cluster", metavar="FIELD", help=_CLUSTER_HELP)
-@click.option("--varies", "varies", multiple=True, metavar="PART",
-              help="What differs between the runs on purpose besides the model (template, setting, params,"
-                   " params.KEY, subset, dataset, claims, engine, versions, judge; repeatable or comma-separated):"
-                   " the comparison is like for like when nothing else differs.")
+@click.option(
+    "--varies",
+    "varies",
+    multiple=True,
+    metavar="PART",
+    help="What differs between the runs on purpose besides the model (template, setting, params,"
+    " params.KEY, subset, dataset, claims, engine, versions, judge; repeatable or comma-separated):"
+    " the comparison is like for like when nothing else differs.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, with every flipped claim id.")
 @shared_options
-def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge, cluster, varies,
-                    as_json) -> None:
+def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge, cluster, varies, as_json) -> None:
     """Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap
     p-values, McNemar, the correction rate CoR, and the claims that flipped."""
     from workbench.render.reports import comparison_report_dict
@@ -122,14 +151,17 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, ju
         raise UserError(str(error)) from None
     store = open_store()
     try:
-        report = build_comparison(store, run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge, cluster,
-                                  varies)
+        report = build_comparison(
+            store, run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, judge, cluster, varies
+        )
     finally:
         store.close()
     full = report.scores.full
     if not full.shared:  # numbers over no items would read as real scores (0.000)
-        raise UserError(f"runs {full.run_a.name!r} and {full.run_b.name!r} share no items (claims"
-                        " both answered whose gold label is scored): nothing to compare")
+        raise UserError(
+            f"runs {full.run_a.name!r} and {full.run_b.name!r} share no items (claims"
+            " both answered whose gold label is scored): nothing to compare"
+        )
     if as_json:
         click.echo(json.dumps(comparison_report_dict(report), indent=2, ensure_ascii=False))
         return
@@ -139,8 +171,9 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, ju
 @click.command("report")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
 @click.option("--format", "format_", type=click.Choice(REPORT_FORMATS), default="md", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="File to write (default: stdout).")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write (default: stdout)."
+)
 @_scoring_options
 @shared_options
 def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, seed, judge, cluster) -> None:

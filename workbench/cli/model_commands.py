@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+
 from workbench.cli import shared_options
 from workbench.render.console import output_console
 
@@ -31,25 +32,55 @@ def models_command(as_json: bool) -> None:
     rows = []
     for model in found.models:
         facts = describe(model)
-        rows.append({
-            "name": model.name, "source": model.source, "path": str(model.path), "size": model.size,
-            "parts": model.parts, "projector": str(model.projector) if model.projector else None,
-            "quantisation": facts.quantisation, "parameters": facts.parameters,
-            "context_length": facts.context_length, "chat_template": facts.has_chat_template,
-            "architecture": facts.architecture, "problem": facts.problem or (
-                "a vision projector, not a model: give it to a model with --param mmproj=PATH"
-                if facts.is_projector else None),
-        })
+        rows.append(
+            {
+                "name": model.name,
+                "source": model.source,
+                "path": str(model.path),
+                "size": model.size,
+                "parts": model.parts,
+                "projector": str(model.projector) if model.projector else None,
+                "quantisation": facts.quantisation,
+                "parameters": facts.parameters,
+                "context_length": facts.context_length,
+                "chat_template": facts.has_chat_template,
+                "architecture": facts.architecture,
+                "problem": facts.problem
+                or (
+                    "a vision projector, not a model: give it to a model with --param mmproj=PATH"
+                    if facts.is_projector
+                    else None
+                ),
+            }
+        )
     problems = [{"source": p.source, "path": str(p.path), "message": p.message} for p in found.problems]
     if as_json:
-        click.echo(json.dumps({"models": rows, "problems": problems,
-                               "searched": [{"source": s, "folder": str(f)} for s, f in found.searched]},
-                              indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "models": rows,
+                    "problems": problems,
+                    "searched": [{"source": s, "folder": str(f)} for s, f in found.searched],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     from workbench.render.models import models_table
 
-    console.print(models_table([{**row, "path": _home_short(row["path"]),
-                                 "projector": row["projector"] and _home_short(row["projector"])} for row in rows]))
+    console.print(
+        models_table(
+            [
+                {
+                    **row,
+                    "path": _home_short(row["path"]),
+                    "projector": row["projector"] and _home_short(row["projector"]),
+                }
+                for row in rows
+            ]
+        )
+    )
     usable = sum(1 for row in rows if not row["problem"])
     console.print(f"{usable:,} usable of {len(rows):,} listed; run one with --model gguf:NAME", markup=False)
     for problem in problems:
@@ -61,4 +92,4 @@ def _home_short(path: str) -> str:
     from pathlib import Path
 
     home = str(Path.home())
-    return "~" + path[len(home):] if home != "/" and path.startswith(home + "/") else path
+    return "~" + path[len(home) :] if home != "/" and path.startswith(home + "/") else path

@@ -31,8 +31,9 @@ def nlp_data(target: Path | None, index_url: str | None) -> None:
     from workbench.render.waiting import status
 
     # Said before nltk loads: checking means loading WordNet, which takes seconds.
-    with status("checking WordNet 3.0 and punkt_tab (loading WordNet takes a few seconds)…",
-                output_console()) as console:
+    with status(
+        "checking WordNet 3.0 and punkt_tab (loading WordNet takes a few seconds)…", output_console()
+    ) as console:
         import nltk
 
         from workbench.nlp.nlp_data import NlpDataMissing, default_target, ensure_nlp_data
@@ -40,8 +41,7 @@ def nlp_data(target: Path | None, index_url: str | None) -> None:
         chosen = target if target is not None else default_target()
         default_path = [str(p) for p in nltk.data.path]
         try:
-            landed = ensure_nlp_data(chosen, index_url=index_url,
-                                     log=lambda line: console.print(line, markup=False))
+            landed = ensure_nlp_data(chosen, index_url=index_url, log=lambda line: console.print(line, markup=False))
         except NlpDataMissing as exc:
             raise UserError(str(exc)) from exc
     click.echo(f"NLTK data is in {landed}")

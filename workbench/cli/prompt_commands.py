@@ -15,19 +15,23 @@ from workbench.render.console import reading_console
 @click.argument("claim_ref")
 @click.option("--setting", default="claim", show_default=True, help="CONTEXT[+EVIDENCE].")
 @click.option("--prompt", default="auto", show_default=True, help="Template name (auto: the claim's label space).")
-@click.option("--answer", type=click.Choice(["template", "json", "text"]), default="template", show_default=True,
-              help="Ask for a JSON or a plain-text answer (as --param json=... in a run).")
+@click.option(
+    "--answer",
+    type=click.Choice(["template", "json", "text"]),
+    default="template",
+    show_default=True,
+    help="Ask for a JSON or a plain-text answer (as --param json=... in a run).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the messages (and JSON schema) as JSON.")
 @shared_options
 def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_json: bool) -> None:
     """Print exactly the messages a run would send for one claim."""
     from rich.rule import Rule
 
+    from workbench.config import load_settings
+    from workbench.prompting import available_templates, language_hint, load_template, parse_setting, render
     from workbench.render.console import output_console
     from workbench.render.display import literal
-    from workbench.config import load_settings
-    from workbench.prompting import available_templates, load_template
-    from workbench.prompting import language_hint, parse_setting, render
 
     store = open_store()
     claim_id = store.claims.resolve(claim_ref)
@@ -38,14 +42,19 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
     json_answer = None if answer == "template" else answer == "json"
     prompts_dir = load_settings().prompts_dir
     if prompt == "auto" and space.name not in available_templates(prompts_dir):
-        raise UserError(f"--prompt auto uses the template named after the label space, and there is no"
-                        f" {space.name!r} template; pass --prompt NAME (`workbench prompts` lists them)")
+        raise UserError(
+            f"--prompt auto uses the template named after the label space, and there is no"
+            f" {space.name!r} template; pass --prompt NAME (`workbench prompts` lists them)"
+        )
     template = load_template(space.name if prompt == "auto" else prompt, prompts_dir)
     rendered = render(claim, template, parse_setting(setting), json_answer)
     hint = language_hint(template, [claim.text], prompts_dir)
     if as_json:
-        click.echo(json.dumps({"messages": rendered.messages, "json_schema": rendered.json_schema},
-                              indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"messages": rendered.messages, "json_schema": rendered.json_schema}, indent=2, ensure_ascii=False
+            )
+        )
         _say_hint(hint)
         return
     console = output_console()
@@ -76,12 +85,7 @@ def _say_hint(hint: str | None) -> None:
 def prompts_command(as_json: bool) -> None:
     """List the prompt templates, their label spaces and settings."""
     from workbench.config import load_settings
-    from workbench.prompting import (
-        TemplateError,
-        available_templates,
-        read_template,
-    )
-    from workbench.prompting import CONTEXTS, EVIDENCE
+    from workbench.prompting import CONTEXTS, EVIDENCE, TemplateError, available_templates, read_template
 
     rows = []
     for name, path in available_templates(load_settings().prompts_dir).items():
@@ -90,10 +94,18 @@ def prompts_command(as_json: bool) -> None:
         except TemplateError as error:
             rows.append({"name": name, "error": str(error), "path": str(path)})
             continue
-        rows.append({"name": t.name, "label_space": t.label_space, "verdicts": t.answer_labels,
-                     "answer": "json" if t.json else "text", "description": t.description,
-                     "contexts": [c for c in CONTEXTS if c in t.contexts],
-                     "evidence": [e for e in EVIDENCE if e in t.evidence], "path": str(path)})
+        rows.append(
+            {
+                "name": t.name,
+                "label_space": t.label_space,
+                "verdicts": t.answer_labels,
+                "answer": "json" if t.json else "text",
+                "description": t.description,
+                "contexts": [c for c in CONTEXTS if c in t.contexts],
+                "evidence": [e for e in EVIDENCE if e in t.evidence],
+                "path": str(path),
+            }
+        )
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return

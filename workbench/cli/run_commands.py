@@ -26,48 +26,108 @@ def _language_hint(store, prepared) -> str | None:
 @click.command("run")
 @click.option("--dataset", help="Only claims of this dataset.")
 @click.option("--where", "filter_text", default="", help="Filter the claims (see `workbench filter-help`).")
-@click.option("--model", default="gguf:default", show_default=True,
-              help="gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME")
+@click.option(
+    "--model",
+    default="gguf:default",
+    show_default=True,
+    help="gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME",
+)
 @click.option("--base-url", help="Server URL for openai-compatible (or a proxy for openai / anthropic).")
-@click.option("--setting", "settings", multiple=True, metavar="SETTING",
-              help="CONTEXT[+EVIDENCE], e.g. claim+time+reference (see `workbench prompts`); default claim."
-                   " Repeat it for a sweep (one run per setting, each claim's settings asked back to back),"
-                   " or give `all`: every setting the template words and the claims have evidence for.")
-@click.option("--prompt", default="auto", show_default=True,
-              help="Template name; auto picks the one named after the claims' label space.")
+@click.option(
+    "--setting",
+    "settings",
+    multiple=True,
+    metavar="SETTING",
+    help="CONTEXT[+EVIDENCE], e.g. claim+time+reference (see `workbench prompts`); default claim."
+    " Repeat it for a sweep (one run per setting, each claim's settings asked back to back),"
+    " or give `all`: every setting the template words and the claims have evidence for.",
+)
+@click.option(
+    "--prompt",
+    default="auto",
+    show_default=True,
+    help="Template name; auto picks the one named after the claims' label space.",
+)
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
 @click.option("--name", help="Run name (default: MODEL-PROMPT-SETTING).")
 @click.option("--no-cache", is_flag=True, help="Ask the model even when an answer is cached.")
 @click.option("--resume", "resume", metavar="RUN", help="Continue this run (name or id) with its own settings.")
-@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
-              help="temperature, max_tokens, seed, timeout, attempts, json, json_format, n_ctx, n_threads,"
-                   " n_batch, n_gpu_layers, prefix_cache_mb (repeatable).")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="temperature, max_tokens, seed, timeout, attempts, json, json_format, n_ctx, n_threads,"
+    " n_batch, n_gpu_layers, prefix_cache_mb (repeatable).",
+)
 @click.option("--limit", type=click.IntRange(1), help="At most this many claims.")
-@click.option("--search", "search", type=click.Choice(["fts", "searxng", "tavily", "serper"]),
-              help="Let the model search before it answers: fts (offline, this database's evidence and"
-                   " documents), searxng, tavily, serper (Google's results; $SERPER_API_KEY)."
-                   " Trajectories: `workbench trajectory RUN CLAIM`.")
+@click.option(
+    "--search",
+    "search",
+    type=click.Choice(["fts", "searxng", "tavily", "serper"]),
+    help="Let the model search before it answers: fts (offline, this database's evidence and"
+    " documents), searxng, tavily, serper (Google's results; $SERPER_API_KEY)."
+    " Trajectories: `workbench trajectory RUN CLAIM`.",
+)
 @click.option("--search-url", help="The search backend's address (SearXNG; another Tavily or Serper endpoint).")
-@click.option("--image-search", is_flag=True, default=None,
-              help="Search runs: image search too (searxng, serper); a vision model may look at the images it"
-                   " finds, and search by the claim's own image (serper).")
-@click.option("--max-images", type=click.IntRange(1), help="Search runs: retrieved images a claim's model may"
-              " look at (default 3).")
+@click.option(
+    "--image-search",
+    is_flag=True,
+    default=None,
+    help="Search runs: image search too (searxng, serper); a vision model may look at the images it"
+    " finds, and search by the claim's own image (serper).",
+)
+@click.option(
+    "--max-images",
+    type=click.IntRange(1),
+    help="Search runs: retrieved images a claim's model may look at (default 3).",
+)
 @click.option("--max-steps", type=click.IntRange(1), help="Search runs: model turns per claim (default 6).")
 @click.option("--max-searches", type=click.IntRange(1), help="Search runs: searches per claim (default 4).")
-@click.option("--max-claim-tokens", type=click.IntRange(1),
-              help="Search runs: tokens (sent and written) per claim; past them the model is asked to answer.")
-@click.option("--max-cost", type=float, metavar="DOLLARS",
-              help="Stop cleanly before a request that could take the run's spending (what it spent before"
-                   " included) past this many US dollars; answers are kept and --resume goes on. Prices: the"
-                   " built-in table and [prices] in the config.")
-@click.option("--batch", "as_batch", is_flag=True,
-              help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
-                   " the answers (API models).")
+@click.option(
+    "--max-claim-tokens",
+    type=click.IntRange(1),
+    help="Search runs: tokens (sent and written) per claim; past them the model is asked to answer.",
+)
+@click.option(
+    "--max-cost",
+    type=float,
+    metavar="DOLLARS",
+    help="Stop cleanly before a request that could take the run's spending (what it spent before"
+    " included) past this many US dollars; answers are kept and --resume goes on. Prices: the"
+    " built-in table and [prices] in the config.",
+)
+@click.option(
+    "--batch",
+    "as_batch",
+    is_flag=True,
+    help="Hand the claims to the provider's batch API and return; `workbench batch collect` reads"
+    " the answers (API models).",
+)
 @shared_options
-def run_command(dataset, filter_text, model, base_url, settings, prompt, concurrency, name, no_cache, resume,
-                params, limit, search, search_url, image_search, max_images, max_steps, max_searches,
-                max_claim_tokens, max_cost, as_batch) -> None:
+def run_command(
+    dataset,
+    filter_text,
+    model,
+    base_url,
+    settings,
+    prompt,
+    concurrency,
+    name,
+    no_cache,
+    resume,
+    params,
+    limit,
+    search,
+    search_url,
+    image_search,
+    max_images,
+    max_steps,
+    max_searches,
+    max_claim_tokens,
+    max_cost,
+    as_batch,
+) -> None:
     """Run a model over claims; every answer is saved the moment it arrives.
 
     Running the same command again continues an unfinished run, or starts a new run
@@ -77,11 +137,15 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
     that lets a local model reuse the most of each prompt.
     """
     if as_batch and max_cost is not None:
-        raise UserError("--max-cost holds back live requests one at a time; a batch is sent whole: run it live to"
-                        " keep a budget, or check its estimate first")
+        raise UserError(
+            "--max-cost holds back live requests one at a time; a batch is sent whole: run it live to"
+            " keep a budget, or check its estimate first"
+        )
     if as_batch and not resume and model.startswith("gguf:"):
-        raise UserError("--batch needs an API model (openai:, anthropic:, or openai-compatible: with a server that"
-                        " implements /v1/batches); a GGUF model runs in process, without --batch")
+        raise UserError(
+            "--batch needs an API model (openai:, anthropic:, or openai-compatible: with a server that"
+            " implements /v1/batches); a GGUF model runs in process, without --batch"
+        )
     from workbench.cli.run_progress import (
         announce,
         announce_engine,
@@ -97,21 +161,40 @@ def run_command(dataset, filter_text, model, base_url, settings, prompt, concurr
     store = open_store()
     try:
         given = parse_param_pairs(list(params))
-        for key, value in (("search", search), ("search_url", search_url), ("max_steps", max_steps),
-                           ("max_searches", max_searches), ("claim_tokens", max_claim_tokens),
-                           ("image_search", image_search), ("max_images", max_images)):
+        for key, value in (
+            ("search", search),
+            ("search_url", search_url),
+            ("max_steps", max_steps),
+            ("max_searches", max_searches),
+            ("claim_tokens", max_claim_tokens),
+            ("image_search", image_search),
+            ("max_images", max_images),
+        ):
             if value is not None:
                 given[key] = value
         if as_batch and given.get("search"):
             raise UserError("a search run goes turn by turn, searching between turns: it runs live, without --batch")
-        request = RunRequest(model=model, setting=(settings or ("claim",))[0], prompt=prompt, dataset=dataset,
-                             filter=filter_text, base_url=base_url, params=given, concurrency=concurrency,
-                             name=name, use_cache=not no_cache, resume=resume, limit=limit)
+        request = RunRequest(
+            model=model,
+            setting=(settings or ("claim",))[0],
+            prompt=prompt,
+            dataset=dataset,
+            filter=filter_text,
+            base_url=base_url,
+            params=given,
+            concurrency=concurrency,
+            name=name,
+            use_cache=not no_cache,
+            resume=resume,
+            limit=limit,
+        )
         skipped = []
         if len(settings) > 1 or "all" in settings:
             if resume or as_batch:
-                raise UserError("a sweep of settings runs live, one new run per setting: give one --setting with"
-                                " --resume or --batch")
+                raise UserError(
+                    "a sweep of settings runs live, one new run per setting: give one --setting with"
+                    " --resume or --batch"
+                )
             from workbench.runs.sweeps import prepare_sweep
 
             with status(f"checking the setup of {len(settings)} settings ({model})…"):
@@ -172,8 +255,13 @@ def _plan(store, runs, max_cost):
 
 
 @click.command("runs")
-@click.option("--kind", "kinds", multiple=True, metavar="KIND",
-              help=f"Only runs of this kind (repeatable): {', '.join(RUN_KINDS)}.")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    metavar="KIND",
+    help=f"Only runs of this kind (repeatable): {', '.join(RUN_KINDS)}.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @shared_options
 def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
@@ -204,8 +292,10 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
     if not rows:
         from workbench.cli.hints import suggested
 
-        console.print(f"no {' or '.join(kinds)} runs" if kinds else f"no runs yet: `{suggested('run')}` starts one",
-                      soft_wrap=True)
+        console.print(
+            f"no {' or '.join(kinds)} runs" if kinds else f"no runs yet: `{suggested('run')}` starts one",
+            soft_wrap=True,
+        )
         return
     from rich import box
     from rich.table import Table
@@ -220,13 +310,21 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
         label = literal(r["name"])
         label.append(f" {r['status']}", style="bold")
         kind = r["kind"] + (f" of #{r['of_run']}" if r["of_run"] is not None else "")
-        parts = [kind, r["model"], r["prompt"], r["setting"], f"tokens {_short(r['tokens_in'])} in"
-                 f" / {_short(r['tokens_out'])} out"]
+        parts = [
+            kind,
+            r["model"],
+            r["prompt"],
+            r["setting"],
+            f"tokens {_short(r['tokens_in'])} in / {_short(r['tokens_out'])} out",
+        ]
         label.append("\n" + one_line(" · ".join(str(part) for part in parts if part)), style="dim")
         label.append("\n" + one_line(r.pop("_usage_line")), style="dim")
-        table.add_row(str(r["id"]), label,
-                      *(f"{r[k]:,}" for k in ("total", "ok", "abstain", "parse_failure", "error", "missing",
-                                              "cached")), rate)
+        table.add_row(
+            str(r["id"]),
+            label,
+            *(f"{r[k]:,}" for k in ("total", "ok", "abstain", "parse_failure", "error", "missing", "cached")),
+            rate,
+        )
     console.print(table)
 
 
@@ -242,15 +340,34 @@ def _run_summary(store, run, prices) -> dict:
 
     p = store.runs.progress(run.id)
     usage = run_usage(store, run, prices)
-    return {"id": run.id, "name": run.name, "kind": kind_of(run), "of_run": run.target_run_id,
-            "status": run.status, "model": run.model, "prompt": run.prompt_name,
-            "setting": run.setting, "total": p.total, "ok": p.ok, "abstain": p.abstain,
-            "parse_failure": p.parse_failure, "error": p.error, "missing": p.missing, "cached": p.cached,
-            "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": round(p.latency_s, 3),
-            "mean_latency_s": round(p.latency_s / max(p.done - p.cached, 1), 3),
-            "items_per_second": items_per_second(p.done + p.error, run.started_at, run.finished_at),
-            "created_at": run.created_at, "started_at": run.started_at, "finished_at": run.finished_at,
-            "engine": run.engine, "usage": usage_dict(usage), "_usage_line": usage_summary(usage)}
+    return {
+        "id": run.id,
+        "name": run.name,
+        "kind": kind_of(run),
+        "of_run": run.target_run_id,
+        "status": run.status,
+        "model": run.model,
+        "prompt": run.prompt_name,
+        "setting": run.setting,
+        "total": p.total,
+        "ok": p.ok,
+        "abstain": p.abstain,
+        "parse_failure": p.parse_failure,
+        "error": p.error,
+        "missing": p.missing,
+        "cached": p.cached,
+        "tokens_in": p.tokens_in,
+        "tokens_out": p.tokens_out,
+        "latency_s": round(p.latency_s, 3),
+        "mean_latency_s": round(p.latency_s / max(p.done - p.cached, 1), 3),
+        "items_per_second": items_per_second(p.done + p.error, run.started_at, run.finished_at),
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "engine": run.engine,
+        "usage": usage_dict(usage),
+        "_usage_line": usage_summary(usage),
+    }
 
 
 @click.command("predictions")
@@ -274,8 +391,12 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
 
         for p in shown:
             external_id, gold = claims[p.claim_id]
-            record = {"claim_id": p.claim_id, "external_id": external_id, "gold": gold,
-                      **as_dict(p, exclude={"id", "run_id", "claim_id"})}
+            record = {
+                "claim_id": p.claim_id,
+                "external_id": external_id,
+                "gold": gold,
+                **as_dict(p, exclude={"id", "run_id", "claim_id"}),
+            }
             click.echo(json.dumps(record, ensure_ascii=False))
         return
     from rich.table import Table
@@ -286,9 +407,14 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
     for p in shown:
         external_id, gold = claims[p.claim_id]
         note = p.error if p.status == "error" else p.explanation or p.raw_output
-        table.add_row(str(p.claim_id), literal(external_id), literal(gold or ""),
-                      literal(p.verdict or p.raw_verdict or ""), p.status + (" (cached)" if p.cached else ""),
-                      literal(one_line(note, 70)))
+        table.add_row(
+            str(p.claim_id),
+            literal(external_id),
+            literal(gold or ""),
+            literal(p.verdict or p.raw_verdict or ""),
+            p.status + (" (cached)" if p.cached else ""),
+            literal(one_line(note, 70)),
+        )
     console = reading_console()
     console.print(table)
     console.print(f"{len(shown):,} shown of {len(predictions):,}")

@@ -25,13 +25,19 @@ def announce(prepared: PreparedRun, engine: bool = True) -> None:
     """The run's header: what it is, what is left, and (with `engine`) a local engine's settings."""
     run = prepared.run
     verb = "continuing" if prepared.resumed else "starting"
-    console.print(f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
-                  f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
-                  f" {literal(run.prompt_name)}, setting {literal(run.setting)}", markup=False)
+    console.print(
+        f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
+        f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
+        f" {literal(run.prompt_name)}, setting {literal(run.setting)}",
+        markup=False,
+    )
     search = prepared.search
     if search is not None and search.image_search:
-        seen = ("it takes images: it is shown the retrieved images it asks to look at" if search.vision
-                else "it does not take images: it gets each image's title and where it is")
+        seen = (
+            "it takes images: it is shown the retrieved images it asks to look at"
+            if search.vision
+            else "it does not take images: it gets each image's title and where it is"
+        )
         console.print(f"image search on ({search.backend}); {seen}", markup=False)
     if engine:
         announce_engine(prepared)
@@ -47,8 +53,10 @@ def announce_engine(prepared: PreparedRun) -> None:
     console.print(engine_line(prepared.engine), markup=False)
     changed = engine_changes(prepared.run, prepared.engine)
     if changed:
-        console.print(f"note: the engine differs from when run {one_line(prepared.run.name)} started"
-                      f" ({'; '.join(changed)})", markup=False)
+        console.print(
+            f"note: the engine differs from when run {one_line(prepared.run.name)} started ({'; '.join(changed)})",
+            markup=False,
+        )
 
 
 class _Pace:
@@ -77,8 +85,13 @@ def execute_sweep_with_progress(prepared_runs: list[PreparedRun], budget=None) -
 
     finished: dict[int, RunFinished] = {}
     db_path = current_db_path()
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[counts]}"), TextColumn("{task.fields[pace]}")]
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[counts]}"),
+        TextColumn("{task.fields[pace]}"),
+    ]
     total = sum(p.total for p in prepared_runs)
     already = sum(p.total - len(p.pending_claim_ids) for p in prepared_runs)
     latest = {p.run.id: None for p in prepared_runs}
@@ -92,20 +105,28 @@ def execute_sweep_with_progress(prepared_runs: list[PreparedRun], budget=None) -
                 pace.step()
                 known = [p for p in latest.values() if p is not None]
                 done = sum(p.done + p.error for p in known) + sum(
-                    q.total - len(q.pending_claim_ids) for q in prepared_runs if latest[q.run.id] is None)
+                    q.total - len(q.pending_claim_ids) for q in prepared_runs if latest[q.run.id] is None
+                )
                 failed = sum(p.error + p.parse_failure for p in known)
-                bar.update(task, completed=done, pace=pace.text(),
-                           counts=f"failed {failed} cached {sum(p.cached for p in known)}")
+                bar.update(
+                    task,
+                    completed=done,
+                    pace=pace.text(),
+                    counts=f"failed {failed} cached {sum(p.cached for p in known)}",
+                )
             elif isinstance(event, RunFinished):
                 finished[event.run_id] = event
 
-        run_cancellable(lambda cancel: runs_blocking(db_path, prepared_runs, on_event, cancel, budget), bar.console,
-                        "workbench-run", "cancelling: answers in flight are dropped...")
+        run_cancellable(
+            lambda cancel: runs_blocking(db_path, prepared_runs, on_event, cancel, budget),
+            bar.console,
+            "workbench-run",
+            "cancelling: answers in flight are dropped...",
+        )
     return finished
 
 
-def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: str | None = None,
-                    budget=None) -> None:
+def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: str | None = None, budget=None) -> None:
     """The run's end in one line; a non-zero exit unless every claim has an answer.
 
     `again`: the command that continues the run (default `workbench run --resume NAME`), as
@@ -119,17 +140,21 @@ def report_finished(prepared: PreparedRun, finished: RunFinished | None, again: 
         raise UserError(message)
 
 
-def finished_line(prepared: PreparedRun, finished: RunFinished | None, again: str | None = None,
-                  budget=None) -> tuple[int, str] | None:
+def finished_line(
+    prepared: PreparedRun, finished: RunFinished | None, again: str | None = None, budget=None
+) -> tuple[int, str] | None:
     """Print the run's end; (exit status, message) when it did not answer every claim."""
     name = prepared.run.name
     again = again or suggested("run", "--resume", name)
     if finished is None:
         return 1, f"run {name} stopped without finishing; `{again}` continues it"
     p = finished.progress
-    console.print(f"{finished.status}: {p.ok:,} ok, {p.abstain:,} abstained, {p.parse_failure:,} unparsed,"
-                  f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
-                  f" tokens spent by the run so far {p.tokens_in:,} in / {p.tokens_out:,} out", markup=False)
+    console.print(
+        f"{finished.status}: {p.ok:,} ok, {p.abstain:,} abstained, {p.parse_failure:,} unparsed,"
+        f" {p.error:,} errors, {p.missing:,} not tried; {p.cached:,} from cache;"
+        f" tokens spent by the run so far {p.tokens_in:,} in / {p.tokens_out:,} out",
+        markup=False,
+    )
     if finished.status == "failed":
         return 1, f"run {name} failed: {finished.message}; fix that, then `{again}`"
     if finished.status == "cancelled":
@@ -140,8 +165,7 @@ def finished_line(prepared: PreparedRun, finished: RunFinished | None, again: st
         print_error_causes(prepared.run.id)
         # Non-zero, so a script notices: the run is not complete.
         causes = " (why: above)" if p.error else ""
-        return 1, (f"{p.error + p.missing:,} of {p.total:,} claims have no answer{causes};"
-                   f" `{again}` retries them")
+        return 1, (f"{p.error + p.missing:,} of {p.total:,} claims have no answer{causes}; `{again}` retries them")
     return None
 
 

@@ -11,17 +11,30 @@ from workbench.cli import UserError, shared_options
 
 
 @click.command("score-evidence")
-@click.option("--gold", "gold_path", metavar="GOLD.json", type=click.Path(dir_okay=False, path_type=Path),
-              help="Gold claims in AVeriTeC format (questions, answers, label).")
-@click.option("--predictions", "pred_path", metavar="PRED.json", type=click.Path(dir_okay=False, path_type=Path),
-              help="Predictions (evidence [question, answer], pred_label), same order.")
-@click.option("--run", "run_ref", metavar="RUN", help="Score a run instead: its claims' gold evidence against"
-              " the evidence its answers carry (an imported submission).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print JSON, including per-claim scores, instead of a table.")
+@click.option(
+    "--gold",
+    "gold_path",
+    metavar="GOLD.json",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Gold claims in AVeriTeC format (questions, answers, label).",
+)
+@click.option(
+    "--predictions",
+    "pred_path",
+    metavar="PRED.json",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Predictions (evidence [question, answer], pred_label), same order.",
+)
+@click.option(
+    "--run",
+    "run_ref",
+    metavar="RUN",
+    help="Score a run instead: its claims' gold evidence against"
+    " the evidence its answers carry (an imported submission).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, including per-claim scores, instead of a table.")
 @shared_options
-def score_evidence_command(gold_path: Path | None, pred_path: Path | None, run_ref: str | None,
-                           as_json: bool) -> None:
+def score_evidence_command(gold_path: Path | None, pred_path: Path | None, run_ref: str | None, as_json: bool) -> None:
     """Score predicted evidence and labels with the official AVeriTeC conventions, for two
     files (--gold, --predictions) or for a run (--run).
 

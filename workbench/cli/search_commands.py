@@ -16,8 +16,12 @@ from workbench.render.console import reading_console
 @click.argument("run_ref", metavar="RUN")
 @click.argument("claim_ref", metavar="CLAIM")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every step and result).")
-@click.option("--save-images", "save_to", type=click.Path(file_okay=False, path_type=Path),
-              help="Also write the images the model was shown into this folder (SHA256.png, ...).")
+@click.option(
+    "--save-images",
+    "save_to",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write the images the model was shown into this folder (SHA256.png, ...).",
+)
 @shared_options
 def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Path | None) -> None:
     """What a search run did for one claim: each search, read and answer, with the results
@@ -36,10 +40,21 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Pat
     facts = store.search.image_facts([result.sha256 for _, result in viewed_images(steps)])
     saved = _save_images(store, facts, save_to) if save_to is not None else []
     if as_json:
-        click.echo(json.dumps({"run": run.name, "claim_id": claim_id, "steps": trajectory_dicts(steps),
-                               "images": {sha: {"mime": m, "bytes": b, "width": w, "height": h}
-                                          for sha, (m, b, w, h) in facts.items()},
-                               "saved": [str(path) for path in saved]}, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "run": run.name,
+                    "claim_id": claim_id,
+                    "steps": trajectory_dicts(steps),
+                    "images": {
+                        sha: {"mime": m, "bytes": b, "width": w, "height": h} for sha, (m, b, w, h) in facts.items()
+                    },
+                    "saved": [str(path) for path in saved],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     console = reading_console()
     console.print(trajectory_text(steps, console.width, facts=facts))
@@ -118,13 +133,25 @@ def _cutoff_date(cutoff: str | None) -> str | None:
 
 @click.command("reformulations")
 @click.argument("run_ref", metavar="RUN")
-@click.option("--judge", "judge_model", help="Label the query pairs with this model first (unlabelled ones only):"
-              " openai:MODEL, anthropic:MODEL, openai-compatible:NAME, gguf:PATH.")
+@click.option(
+    "--judge",
+    "judge_model",
+    help="Label the query pairs with this model first (unlabelled ones only):"
+    " openai:MODEL, anthropic:MODEL, openai-compatible:NAME, gguf:PATH.",
+)
 @click.option("--base-url", help="Server URL for an openai-compatible judge.")
-@click.option("--by", metavar="FIELD", help="Subsets to compare (e.g. flag:contaminated): each label's average per"
-              " claim in each, and the second minus the first with a bootstrap test.")
-@click.option("--cutoff", metavar="DATE", help="With --by cutoff: the date that splits the claims (or a model's"
-              " name: the day after its knowledge cutoff, see `workbench cutoffs`).")
+@click.option(
+    "--by",
+    metavar="FIELD",
+    help="Subsets to compare (e.g. flag:contaminated): each label's average per"
+    " claim in each, and the second minus the first with a bootstrap test.",
+)
+@click.option(
+    "--cutoff",
+    metavar="DATE",
+    help="With --by cutoff: the date that splits the claims (or a model's"
+    " name: the day after its knowledge cutoff, see `workbench cutoffs`).",
+)
 @click.option("--resamples", type=click.IntRange(0), default=1000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")

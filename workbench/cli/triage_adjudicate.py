@@ -31,8 +31,11 @@ def show_queue(run_ref: str, show_all: bool, as_json: bool, console) -> None:
     finally:
         store.close()
     if as_json:
-        click.echo(json.dumps([_item_dict(item, slugs, references[item.claim_id]) for item in items], indent=2,
-                              ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                [_item_dict(item, slugs, references[item.claim_id]) for item in items], indent=2, ensure_ascii=False
+            )
+        )
         return
     waiting = sum(1 for item in items if item.adjudication is None)
     heading = literal(f"{run.name}: ", "bold")
@@ -42,22 +45,34 @@ def show_queue(run_ref: str, show_all: bool, as_json: bool, console) -> None:
         external, _, dataset = references[item.claim_id]
         console.print(item_line(item, names, f"{dataset}:{external}"))
     if items:
-        console.print(f"decide one: workbench triage adjudicate {run_ref} CLAIM --categories 'SLUG;SLUG' --note WHY",
-                      markup=False)
+        console.print(
+            f"decide one: workbench triage adjudicate {run_ref} CLAIM --categories 'SLUG;SLUG' --note WHY", markup=False
+        )
 
 
 def _item_dict(item, slugs: dict[int, str], reference) -> dict:
     external, _, dataset = reference
     decision = item.adjudication
-    return {"claim_id": item.claim_id, "claim": f"{dataset}:{external}", "state": item.state,
-            "labels": {name: sorted(slugs[i] for i in ids) for name, ids in item.labels.items()},
-            "decision": None if decision is None else {
-                "version": decision.version, "adjudicator": decision.adjudicator, "note": decision.note,
-                "categories": sorted(slugs[i] for i in decision.category_ids), "decided_at": decision.decided_at}}
+    return {
+        "claim_id": item.claim_id,
+        "claim": f"{dataset}:{external}",
+        "state": item.state,
+        "labels": {name: sorted(slugs[i] for i in ids) for name, ids in item.labels.items()},
+        "decision": None
+        if decision is None
+        else {
+            "version": decision.version,
+            "adjudicator": decision.adjudicator,
+            "note": decision.note,
+            "categories": sorted(slugs[i] for i in decision.category_ids),
+            "decided_at": decision.decided_at,
+        },
+    }
 
 
-def decide(run_ref: str, claim_ref: str, categories: str, note: str | None, over: int | None, adjudicator: str,
-           console) -> None:
+def decide(
+    run_ref: str, claim_ref: str, categories: str, note: str | None, over: int | None, adjudicator: str, console
+) -> None:
     """Record the final categories of one answer; refuse to overwrite a decision unseen."""
     from store import AdjudicationConflict
     from workbench.render.display import literal
@@ -78,13 +93,17 @@ def decide(run_ref: str, claim_ref: str, categories: str, note: str | None, over
             current = conflict.current
             names = {c.id: c.name for c in store.annotations.categories()}
             if current is None:
-                raise UserError(f"claim {claim_ref!r} has no decision {over} to replace: nobody has decided it"
-                                " yet; leave out --over") from None
+                raise UserError(
+                    f"claim {claim_ref!r} has no decision {over} to replace: nobody has decided it"
+                    " yet; leave out --over"
+                ) from None
             chosen = "; ".join(names[i] for i in sorted(current.category_ids)) or "(none fits)"
-            raise UserError(f"{current.adjudicator} decided claim {claim_ref!r} on {current.decided_at}"
-                            f" (decision {current.version}: {chosen}"
-                            f"{'; ' + current.note if current.note else ''}); to decide again,"
-                            f" pass --over {current.version}") from None
+            raise UserError(
+                f"{current.adjudicator} decided claim {claim_ref!r} on {current.decided_at}"
+                f" (decision {current.version}: {chosen}"
+                f"{'; ' + current.note if current.note else ''}); to decide again,"
+                f" pass --over {current.version}"
+            ) from None
     finally:
         store.close()
     line = literal(f"decision {decision.version} on claim {claim_id} by {adjudicator}")

@@ -1,14 +1,14 @@
 """`workbench triage ...`: triage as a team from the command line.
 
-    assign      hand a run's answers (any filter) to annotators, a share to two or more
-    queue       what is in my queue, what is left
-    label       label one answer from the shell
-    import      labels from a CSV/JSONL file (a spreadsheet, Label Studio, Argilla)
-    export      every label of a run, to a file
-    agreement   how far the annotators agree (--json)
-    adjudicate  the answers people disagree on; decide one
-    history     every change to a claim's labels
-    categories  the failure categories, their slugs and keys
+assign      hand a run's answers (any filter) to annotators, a share to two or more
+queue       what is in my queue, what is left
+label       label one answer from the shell
+import      labels from a CSV/JSONL file (a spreadsheet, Label Studio, Argilla)
+export      every label of a run, to a file
+agreement   how far the annotators agree (--json)
+adjudicate  the answers people disagree on; decide one
+history     every change to a claim's labels
+categories  the failure categories, their slugs and keys
 """
 
 from __future__ import annotations
@@ -33,17 +33,32 @@ def triage() -> None:
 
 
 @triage.command("assign")
-@click.option("--where", "filter_text", required=True, metavar="FILTER",
-              help="Which answers: a filter naming a run, e.g. 'run:NAME wrong' or 'run:NAME verdict:Supported"
-                   " label:Refuted' (a confusion cell).")
+@click.option(
+    "--where",
+    "filter_text",
+    required=True,
+    metavar="FILTER",
+    help="Which answers: a filter naming a run, e.g. 'run:NAME wrong' or 'run:NAME verdict:Supported"
+    " label:Refuted' (a confusion cell).",
+)
 @click.option("--annotators", required=True, metavar="A,B,...", help="Who labels them (comma-separated).")
-@click.option("--overlap", type=float, default=0.0, show_default=True,
-              help="The share of the answers labelled by --per-item people (what agreement is measured on).")
-@click.option("--per-item", type=click.IntRange(2), default=2, show_default=True,
-              help="How many people label a shared answer.")
+@click.option(
+    "--overlap",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="The share of the answers labelled by --per-item people (what agreement is measured on).",
+)
+@click.option(
+    "--per-item", type=click.IntRange(2), default=2, show_default=True, help="How many people label a shared answer."
+)
 @click.option("--seed", type=int, help="Shuffle seed (default: drawn, and recorded with the round).")
-@click.option("--open", "open_review", is_flag=True,
-              help="Not blind: annotators see each other's labels before they have labelled an answer.")
+@click.option(
+    "--open",
+    "open_review",
+    is_flag=True,
+    help="Not blind: annotators see each other's labels before they have labelled an answer.",
+)
 @click.option("--run", "run_ref", help="The run whose answers are handed out (default: the first the filter names).")
 @shared_options
 def assign_command(filter_text, annotators, overlap, per_item, seed, open_review, run_ref) -> None:
@@ -59,8 +74,10 @@ def assign_command(filter_text, annotators, overlap, per_item, seed, open_review
     names = parse_annotators(annotators)
     store = open_store()
     try:
-        result = assign(store, AssignRequest(filter_text, names, overlap, per_item, seed, not open_review, run_ref,
-                                             current_annotator()))
+        result = assign(
+            store,
+            AssignRequest(filter_text, names, overlap, per_item, seed, not open_review, run_ref, current_annotator()),
+        )
     finally:
         store.close()
     line = literal(f"run {result.run.name}: {result.matched:,} answers match")
@@ -73,8 +90,11 @@ def assign_command(filter_text, annotators, overlap, per_item, seed, open_review
         console.print("nothing new to assign", markup=False)
         return
     given = ", ".join(f"{printable(name)} {count:,}" for name, count in result.given.items())
-    console.print(f"round {result.round.id} (seed {result.round.seed}, {'blind' if result.round.blind else 'open'}):"
-                  f" {given}; {result.shared:,} answers to {per_item} people", markup=False)
+    console.print(
+        f"round {result.round.id} (seed {result.round.seed}, {'blind' if result.round.blind else 'open'}):"
+        f" {given}; {result.shared:,} answers to {per_item} people",
+        markup=False,
+    )
 
 
 @triage.command("queue")
@@ -97,19 +117,39 @@ def queue_command(run_ref, show_all, limit, as_json) -> None:
     finally:
         store.close()
     if as_json:
-        click.echo(json.dumps({"run": run.name, "annotator": annotator, "assigned": progress.assigned,
-                               "done": progress.done, "left": progress.left,
-                               "items": [{"position": i.position, "claim_id": i.claim_id,
-                                          "claim": f"{references[i.claim_id][2]}:{references[i.claim_id][0]}",
-                                          "done": i.done, "blind": i.blind} for i in items]},
-                              indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "run": run.name,
+                    "annotator": annotator,
+                    "assigned": progress.assigned,
+                    "done": progress.done,
+                    "left": progress.left,
+                    "items": [
+                        {
+                            "position": i.position,
+                            "claim_id": i.claim_id,
+                            "claim": f"{references[i.claim_id][2]}:{references[i.claim_id][0]}",
+                            "done": i.done,
+                            "blind": i.blind,
+                        }
+                        for i in items
+                    ],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     heading = literal(f"{annotator} in {run.name}: ", "bold")
     heading.append(f"{progress.assigned:,} assigned, {progress.done:,} done, {progress.left:,} left")
     console.print(heading)
     if not progress.assigned:
-        console.print("nothing assigned to you in this run (`workbench triage assign`); the TUI's triage screen walks"
-                      " the run's wrong answers", markup=False)
+        console.print(
+            "nothing assigned to you in this run (`workbench triage assign`); the TUI's triage screen walks"
+            " the run's wrong answers",
+            markup=False,
+        )
     for item in items:
         external, _, dataset = references[item.claim_id]
         line = literal(f"{item.position + 1:>5}  claim {item.claim_id}  {dataset}:{external}")
@@ -121,8 +161,9 @@ def queue_command(run_ref, show_all, limit, as_json) -> None:
 @triage.command("label")
 @click.argument("run_ref", metavar="RUN")
 @click.argument("claim_ref", metavar="CLAIM")
-@click.option("--categories", default="", metavar="A;B",
-              help="Category slugs or names, ';'-separated (empty: none fits).")
+@click.option(
+    "--categories", default="", metavar="A;B", help="Category slugs or names, ';'-separated (empty: none fits)."
+)
 @click.option("--note", help="A note on the answer.")
 @click.option("--not-done", is_flag=True, help="Keep the label in progress (not marked done).")
 @shared_options
@@ -141,8 +182,9 @@ def label_command(run_ref, claim_ref, categories, note, not_done) -> None:
         if prediction_id is None:
             raise UserError(f"run {run.name!r} has no answer for claim {claim_ref!r}")
         ids = category_ids(store, categories)
-        counts = store.triage.import_labels([ImportedLabel(prediction_id, annotator, ids, note, not not_done)],
-                                            by=annotator, source="cli")
+        counts = store.triage.import_labels(
+            [ImportedLabel(prediction_id, annotator, ids, note, not not_done)], by=annotator, source="cli"
+        )
     finally:
         store.close()
     console.print("unchanged" if counts.unchanged else "labelled", markup=False)
@@ -172,8 +214,10 @@ def import_command(path, run_ref, dry_run) -> None:
         console.print(f"{path}: {result.rows:,} labels, all good (nothing written)", markup=False)
         return
     c = result.counts
-    console.print(f"{path}: {result.rows:,} labels: {c.added:,} new, {c.changed:,} changed, {c.unchanged:,} as they"
-                  " were", markup=False)
+    console.print(
+        f"{path}: {result.rows:,} labels: {c.added:,} new, {c.changed:,} changed, {c.unchanged:,} as they were",
+        markup=False,
+    )
 
 
 @triage.command("export")
@@ -203,8 +247,13 @@ def export_command(run_ref, format_, output) -> None:
 
 @triage.command("agreement")
 @click.argument("run_ref", metavar="RUN")
-@click.option("--resamples", type=click.IntRange(0), default=1000, show_default=True,
-              help="Bootstrap resamples for the 95% intervals (0: none).")
+@click.option(
+    "--resamples",
+    type=click.IntRange(0),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for the 95% intervals (0: none).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (undefined figures null, with the reason).")
 @shared_options

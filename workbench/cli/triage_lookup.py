@@ -23,6 +23,8 @@ def category_ids(store, text: str) -> frozenset[int]:
         if name:
             (found.add(known[name.lower()]) if name.lower() in known else unknown.append(name))
     if unknown:
-        raise UserError(f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}"
-                        "; `workbench triage categories` lists them")
+        raise UserError(
+            f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}"
+            "; `workbench triage categories` lists them"
+        )
     return frozenset(found)

@@ -8,8 +8,12 @@ from workbench.cli import UserError, current_annotator, current_db_path, shared_
 
 
 @click.command("tui")
-@click.option("--compare", nargs=2, metavar="BASE OTHER",
-              help="Open on the flips view: every claim whose verdict flips between run BASE and run OTHER.")
+@click.option(
+    "--compare",
+    nargs=2,
+    metavar="BASE OTHER",
+    help="Open on the flips view: every claim whose verdict flips between run BASE and run OTHER.",
+)
 @click.option("--where", "where", default="", metavar="FILTER", help="With --compare: only the flips matching FILTER.")
 @shared_options
 def tui_command(compare: tuple[str, str] | None, where: str) -> None:
@@ -30,7 +34,9 @@ def tui_command(compare: tuple[str, str] | None, where: str) -> None:
         _check_runs(path, compare, where)
     from workbench.tui import run_workbench
 
-    status = run_workbench(path, current_annotator(), compare=(*compare, where) if compare else None)  # a DatabaseProblem is printed in one line by the group
+    status = run_workbench(
+        path, current_annotator(), compare=(*compare, where) if compare else None
+    )  # a DatabaseProblem is printed in one line by the group
     if status:
         raise SystemExit(status)
 

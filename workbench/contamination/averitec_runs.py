@@ -17,14 +17,20 @@ def run_records(store: Store, run: Run) -> tuple[list[dict], list[dict]]:
             raise EvidenceDataError(f"claim {claim.dataset}:{claim.external_id} of run {run.name} has no gold label")
         questions = gold_questions(claim)
         if not questions:
-            raise EvidenceDataError(f"claim {claim.dataset}:{claim.external_id} has no question-answer evidence;"
-                                    " AVeriTeC scoring needs the dataset's questions and answers")
+            raise EvidenceDataError(
+                f"claim {claim.dataset}:{claim.external_id} has no question-answer evidence;"
+                " AVeriTeC scoring needs the dataset's questions and answers"
+            )
         gold.append({"claim": claim.text, "label": claim.label, "questions": questions})
         prediction = store.runs.prediction(run.id, claim_id)
         parsed = prediction.parsed if prediction is not None and isinstance(prediction.parsed, dict) else {}
-        predicted.append({"claim_id": claim.external_id, "evidence": list(parsed.get("evidence") or []),
-                          "pred_label": prediction.verdict if prediction is not None and prediction.status == "ok"
-                          else None})
+        predicted.append(
+            {
+                "claim_id": claim.external_id,
+                "evidence": list(parsed.get("evidence") or []),
+                "pred_label": prediction.verdict if prediction is not None and prediction.status == "ok" else None,
+            }
+        )
     return gold, predicted
 
 
@@ -50,5 +56,12 @@ def score_run_evidence(store: Store, run: Run, workers: int | None = None, repor
     """The AVeriTeC scores of a run, exactly as the scorer gives them for the same files
     (`report`: as score_evidence's)."""
     gold, predicted = run_records(store, run)
-    return score_evidence(gold, predicted, workers, gold_name=f"run {run.name} claims",
-                          pred_name=f"run {run.name}", checked=False, report=report)
+    return score_evidence(
+        gold,
+        predicted,
+        workers,
+        gold_name=f"run {run.name} claims",
+        pred_name=f"run {run.name}",
+        checked=False,
+        report=report,
+    )

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from workbench.contamination.matching import matched_score
-from workbench.nlp.meteor import MeteorScorer, Report, phase_counter
 from workbench.errors import WorkbenchError
+from workbench.nlp.meteor import MeteorScorer, Report, phase_counter
 
 LABELS = ("Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking")
 THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.4, 0.5)
@@ -117,9 +117,7 @@ def load_records(path: Path | str) -> list[dict]:
     except (OSError, UnicodeDecodeError) as exc:
         raise EvidenceDataError(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise EvidenceDataError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
+        raise EvidenceDataError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(data, list):
         kind = type(data).__name__
         raise EvidenceDataError(f"{path}: expected a JSON list of records, got {kind}")
@@ -168,8 +166,7 @@ def validate_prediction(record: Any, where: str) -> None:
     _need_label(record, "pred_label", where)
 
 
-def validate(gold: list, predictions: list, gold_name: str = "gold",
-             pred_name: str = "predictions") -> None:
+def validate(gold: list, predictions: list, gold_name: str = "gold", pred_name: str = "predictions") -> None:
     """Check both lists pair up by position and every record can be scored."""
     if len(gold) != len(predictions):
         raise EvidenceDataError(
@@ -222,8 +219,7 @@ def _score_jobs(scorer: MeteorScorer, jobs: list[Job], workers: int | None, repo
     return scorer.parallel_map(_score_chunk, jobs, workers, phase_counter(report, "scoring claims", len(jobs)))
 
 
-def macro_f1(gold_labels: list[str], pred_labels: list[str],
-             labels: tuple[str, ...] = LABELS) -> float:
+def macro_f1(gold_labels: list[str], pred_labels: list[str], labels: tuple[str, ...] = LABELS) -> float:
     """Mean over `labels` of per-label F1 (0 where a label has no support nor guesses)."""
     f1s = []
     for label in labels:
@@ -243,14 +239,19 @@ def averitec_at(qa_scores: list[float], correct: list[bool], threshold: float) -
     """Share of claims with the right label AND Q+A evidence score strictly above t."""
     if not qa_scores:
         return 0.0
-    return float(np.mean([float(ok) if qa > threshold else 0.0
-                          for qa, ok in zip(qa_scores, correct)]))
+    return float(np.mean([float(ok) if qa > threshold else 0.0 for qa, ok in zip(qa_scores, correct)]))
 
 
-def score_evidence(gold: list[dict], predictions: list[dict], workers: int | None = None,
-                   gold_name: str = "gold", pred_name: str = "predictions",
-                   scorer: MeteorScorer | None = None, checked: bool = True,
-                   report: Report | None = None) -> EvidenceScores:
+def score_evidence(
+    gold: list[dict],
+    predictions: list[dict],
+    workers: int | None = None,
+    gold_name: str = "gold",
+    pred_name: str = "predictions",
+    scorer: MeteorScorer | None = None,
+    checked: bool = True,
+    report: Report | None = None,
+) -> EvidenceScores:
     """Score predictions against gold claims, paired by position.
 
     `workers`: processes to use (default: 2 when there are many claims). Results do
@@ -260,8 +261,10 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
     """
     if checked:  # records built from a run are known good (a missing verdict is None: never right)
         validate(gold, predictions, gold_name, pred_name)
-    jobs = [(predicted_questions(p), gold_questions(g), predicted_strings(p), gold_strings(g))
-            for g, p in zip(gold, predictions)]
+    jobs = [
+        (predicted_questions(p), gold_questions(g), predicted_strings(p), gold_strings(g))
+        for g, p in zip(gold, predictions)
+    ]
     _check_spaced([text for job in jobs for text in job[3]], gold_name)
     if scorer is None and _default_scorer is None and report is not None:
         report("loading WordNet", 0, None)  # nltk and WordNet: seconds
@@ -271,8 +274,9 @@ def score_evidence(gold: list[dict], predictions: list[dict], workers: int | Non
     gold_labels = [g["label"] for g in gold]
     pred_labels = [p["pred_label"] for p in predictions]
     correct = [g == p for g, p in zip(gold_labels, pred_labels)]
-    claims = [ClaimScore(i, _claim_id(predictions[i], i), q, qa, ok)
-              for i, ((q, qa), ok) in enumerate(zip(scores, correct))]
+    claims = [
+        ClaimScore(i, _claim_id(predictions[i], i), q, qa, ok) for i, ((q, qa), ok) in enumerate(zip(scores, correct))
+    ]
     qa_scores = [c.qa for c in claims]
     return EvidenceScores(
         n_claims=len(claims),
@@ -298,7 +302,8 @@ def _check_spaced(gold_texts: list[str], gold_name: str) -> None:
             f" words (e.g. {unspaced[0][:30]!r}); the AVeriTeC evidence score is METEOR over English words and"
             " WordNet synonyms, which do not apply to them. Compare such evidence with sentence embeddings from a"
             " multilingual model instead: `workbench contamination run --metric embedding:ORG/NAME` (a model in"
-            " your Hugging Face cache) or `--metric embedding:PATH`")
+            " your Hugging Face cache) or `--metric embedding:PATH`"
+        )
 
 
 def _claim_id(prediction: dict, position: int) -> str:

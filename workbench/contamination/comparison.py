@@ -44,10 +44,21 @@ class ProbeComparison:
     def to_dict(self) -> dict:
         found = {key: value for key, value in self.__dict__.items() if key not in ("difference", "flags")}
         difference = self.difference
-        found["difference"] = None if difference is None else {
-            "delta": difference.delta, "low": difference.low, "high": difference.high, "p_value": difference.p_value}
-        found["flags_mcnemar"] = {"text_only_flagged": self.flags.b, "with_image_flagged": self.flags.c,
-                                  "p_value": self.flags.p_value}
+        found["difference"] = (
+            None
+            if difference is None
+            else {
+                "delta": difference.delta,
+                "low": difference.low,
+                "high": difference.high,
+                "p_value": difference.p_value,
+            }
+        )
+        found["flags_mcnemar"] = {
+            "text_only_flagged": self.flags.b,
+            "with_image_flagged": self.flags.c,
+            "p_value": self.flags.p_value,
+        }
         return found
 
 
@@ -60,23 +71,41 @@ def probe_pairs(groups: list[ScoreGroup]) -> list[tuple[ScoreGroup, ScoreGroup]]
     return [(pair[False], pair[True]) for pair in by_key.values() if False in pair and True in pair]
 
 
-def compare_probes(store: Store, text: ScoreGroup, image: ScoreGroup, claim_ids: set[int] | None = None,
-                   resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> ProbeComparison:
+def compare_probes(
+    store: Store,
+    text: ScoreGroup,
+    image: ScoreGroup,
+    claim_ids: set[int] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> ProbeComparison:
     """S and the flags of the two probes over the image claims both scored (within `claim_ids`)."""
     text_scores = store.contamination.score_values(text.target_model, text.metric, text.extractor_model)
     image_scores = store.contamination.score_values(image.target_model, image.metric, image.extractor_model)
     shared = sorted(set(text_scores) & set(image_scores) & (claim_ids if claim_ids is not None else set(text_scores)))
     paired = sorted(store.claims.matching(shared, "has:image")) if shared else []
     a, b = [text_scores[c] for c in paired], [image_scores[c] for c in paired]
-    tau_text, tau_image = current_tau(store, text.target_model, text.metric), current_tau(
-        store, image.target_model, image.metric)
+    tau_text, tau_image = (
+        current_tau(store, text.target_model, text.metric),
+        current_tau(store, image.target_model, image.metric),
+    )
     flagged_a = [s >= tau_text for s in a]
     flagged_b = [s >= tau_image for s in b]
-    discordant = (sum(x and not y for x, y in zip(flagged_a, flagged_b)),
-                  sum(y and not x for x, y in zip(flagged_a, flagged_b)))
+    discordant = (
+        sum(x and not y for x, y in zip(flagged_a, flagged_b)),
+        sum(y and not x for x, y in zip(flagged_a, flagged_b)),
+    )
     return ProbeComparison(
-        text.target_model, text.extractor_model, split_probe(text.metric)[0], len(paired),
-        sum(a) / len(a) if a else None, sum(b) / len(b) if b else None,
-        paired_mean_difference(a, b, resamples, seed), tau_text, tau_image, sum(flagged_a), sum(flagged_b),
-        mcnemar_from_counts(*discordant))
-
+        text.target_model,
+        text.extractor_model,
+        split_probe(text.metric)[0],
+        len(paired),
+        sum(a) / len(a) if a else None,
+        sum(b) / len(b) if b else None,
+        paired_mean_difference(a, b, resamples, seed),
+        tau_text,
+        tau_image,
+        sum(flagged_a),
+        sum(flagged_b),
+        mcnemar_from_counts(*discordant),
+    )

@@ -14,9 +14,9 @@ from itertools import product
 
 from store import Flag, FlagChange, Store
 from store.contamination import ScoreGroup
+from workbench.choices import CONTAMINATION_COMMAND
 from workbench.contamination.probes import probe_metric, split_probe
 from workbench.contamination.similarity import default_tau
-from workbench.choices import CONTAMINATION_COMMAND
 from workbench.errors import WorkbenchError
 
 CONTAMINATED = "contaminated"
@@ -27,22 +27,27 @@ class ContaminationError(WorkbenchError, ValueError):
     """A request the stored contamination data cannot answer; the message says why."""
 
 
-def pick_group(store: Store, target: str | None, metric: str | None,
-               extractor: str | None = None, image: bool | None = None) -> ScoreGroup:
+def pick_group(
+    store: Store, target: str | None, metric: str | None, extractor: str | None = None, image: bool | None = None
+) -> ScoreGroup:
     """The (target, extractor, metric) with scores that matches (the newest extractor when
     only that differs); a clear error when none, or several models or metrics, match.
     `image` True or False keeps only that probe's scores (METRIC+image or METRIC)."""
     if image is not None and metric is not None:
         metric = probe_metric(metric, image)
-    groups = [g for g in store.contamination.score_groups(target, metric)
-              if (extractor is None or g.extractor_model == extractor)
-              and (image is None or split_probe(g.metric)[1] == image)]
+    groups = [
+        g
+        for g in store.contamination.score_groups(target, metric)
+        if (extractor is None or g.extractor_model == extractor)
+        and (image is None or split_probe(g.metric)[1] == image)
+    ]
     if not groups:
-        wanted = " ".join(f"{k} {v}" for k, v in (("model", target), ("metric", metric), ("extractor", extractor))
-                          if v)
-        raise ContaminationError(f"no contamination scores{' for ' + wanted if wanted else ''}; run"
-                                 f" `{CONTAMINATION_COMMAND}` first (`workbench contamination summary` lists"
-                                 " what is stored)")
+        wanted = " ".join(f"{k} {v}" for k, v in (("model", target), ("metric", metric), ("extractor", extractor)) if v)
+        raise ContaminationError(
+            f"no contamination scores{' for ' + wanted if wanted else ''}; run"
+            f" `{CONTAMINATION_COMMAND}` first (`workbench contamination summary` lists"
+            " what is stored)"
+        )
     if len({(g.target_model, g.metric) for g in groups}) > 1:
         listing = "; ".join(f"--model {g.target_model} --metric {g.metric}" for g in groups[:6])
         raise ContaminationError(f"scores exist for several models or metrics; pick one: {listing}")
@@ -53,15 +58,27 @@ def flags_at(store: Store, group: ScoreGroup, tau: float) -> list[Flag]:
     """The pipeline flags a threshold gives: every scorable claim with s >= tau."""
     scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model)
     note = f"s >= tau; evidence extracted by {group.extractor_model}"
-    return [Flag(claim_id=claim_id, kind=CONTAMINATED, source="pipeline", model=group.target_model,
-                 metric=group.metric, score=score, threshold=tau, note=note)
-            for claim_id, score in sorted(scores.items()) if score >= tau]
+    return [
+        Flag(
+            claim_id=claim_id,
+            kind=CONTAMINATED,
+            source="pipeline",
+            model=group.target_model,
+            metric=group.metric,
+            score=score,
+            threshold=tau,
+            note=note,
+        )
+        for claim_id, score in sorted(scores.items())
+        if score >= tau
+    ]
 
 
 def write_flags(store: Store, group: ScoreGroup, tau: float) -> FlagChange:
     """Replace the pipeline's flags for this model and metric with those at `tau`."""
-    return store.annotations.set_pipeline_flags(flags_at(store, group, tau), CONTAMINATED, group.target_model,
-                                                group.metric)
+    return store.annotations.set_pipeline_flags(
+        flags_at(store, group, tau), CONTAMINATED, group.target_model, group.metric
+    )
 
 
 def current_tau(store: Store, target: str, metric: str) -> float:
@@ -82,14 +99,25 @@ def combine_flags(store: Store, models: list[str], metrics: list[str]) -> tuple[
     """
     models, metrics = list(dict.fromkeys(models)), list(dict.fromkeys(metrics))
     if len(models) * len(metrics) < 2:
-        raise ContaminationError("combine needs two or more models or metrics (--model A --model B, or"
-                                 " --metric meteor --metric embedding)")
+        raise ContaminationError(
+            "combine needs two or more models or metrics (--model A --model B, or --metric meteor --metric embedding)"
+        )
     parts = [_part(store, model, metric) for model, metric in product(models, metrics)]
     common = set.intersection(*(set(part) for part in parts))
     model_name, metric_name = combined_names(models, metrics)
     note = "flagged by every one of: " + ", ".join(f"{m} / {x}" for m, x in product(models, metrics))
-    flags = [Flag(claim_id=claim_id, kind=CONTAMINATED, source="pipeline", model=model_name, metric=metric_name,
-                  score=min(part[claim_id] for part in parts), note=note) for claim_id in sorted(common)]
+    flags = [
+        Flag(
+            claim_id=claim_id,
+            kind=CONTAMINATED,
+            source="pipeline",
+            model=model_name,
+            metric=metric_name,
+            score=min(part[claim_id] for part in parts),
+            note=note,
+        )
+        for claim_id in sorted(common)
+    ]
     change = store.annotations.set_pipeline_flags(flags, CONTAMINATED, model_name, metric_name)
     return change, flags
 
@@ -97,9 +125,11 @@ def combine_flags(store: Store, models: list[str], metrics: list[str]) -> tuple[
 def _part(store: Store, model: str, metric: str) -> dict[int, float]:
     """claim id -> score of the pipeline flags of one model and metric."""
     if not store.contamination.score_groups(model, metric):
-        raise ContaminationError(f"no contamination scores for model {model} and metric {metric}; run"
-                                 f" `workbench contamination run --model {model} --metric {metric} --dataset DATASET`"
-                                 " for it first")
+        raise ContaminationError(
+            f"no contamination scores for model {model} and metric {metric}; run"
+            f" `workbench contamination run --model {model} --metric {metric} --dataset DATASET`"
+            " for it first"
+        )
     scores = store.contamination.pipeline_flag_scores(CONTAMINATED, model, metric)
     return {claim_id: score if score is not None else 0.0 for claim_id, score in scores.items()}
 
@@ -129,21 +159,32 @@ class GroupSummary:
         return {**self.__dict__, "share_flagged": self.share_flagged}
 
 
-def summarise(store: Store, group: ScoreGroup, tau: float | None = None,
-              claim_ids: set[int] | None = None) -> GroupSummary:
+def summarise(
+    store: Store, group: ScoreGroup, tau: float | None = None, claim_ids: set[int] | None = None
+) -> GroupSummary:
     """S, the share flagged at tau (default: the stored flags' tau) and the flag count,
     over all the group's claims or only `claim_ids`."""
     tau = current_tau(store, group.target_model, group.metric) if tau is None else tau
-    scores = store.contamination.score_values(group.target_model, group.metric, group.extractor_model,
-                                              include_unscorable=True)
+    scores = store.contamination.score_values(
+        group.target_model, group.metric, group.extractor_model, include_unscorable=True
+    )
     flagged = store.annotations.flagged_claim_ids(CONTAMINATED, group.target_model, group.metric, "pipeline")
     if claim_ids is not None:
         scores = {c: s for c, s in scores.items() if c in claim_ids}
         flagged &= claim_ids
     scorable = [s for s in scores.values() if s is not None]
     mean = sum(scorable) / len(scorable) if scorable else None
-    return GroupSummary(group.target_model, group.extractor_model, group.metric, len(scores), len(scorable),
-                        mean, tau, len(flagged), sum(s >= tau for s in scorable))
+    return GroupSummary(
+        group.target_model,
+        group.extractor_model,
+        group.metric,
+        len(scores),
+        len(scorable),
+        mean,
+        tau,
+        len(flagged),
+        sum(s >= tau for s in scorable),
+    )
 
 
 def combined_flag_sets(store: Store, claim_ids: set[int] | None = None) -> list[tuple[str, str, int]]:

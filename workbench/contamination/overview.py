@@ -21,18 +21,29 @@ class ContaminationOverview:
     sliced: dict[str, list[GroupSummary]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        found = {"scores": [s.to_dict() for s in self.summaries],
-                 "combined": [{"model": m, "metric": x, "claims": n} for m, x, n in self.combined],
-                 "probes": [p.to_dict() for p in self.probes]}
+        found = {
+            "scores": [s.to_dict() for s in self.summaries],
+            "combined": [{"model": m, "metric": x, "claims": n} for m, x, n in self.combined],
+            "probes": [p.to_dict() for p in self.probes],
+        }
         if self.by:
-            found["by"] = {"field": self.by,
-                           "subsets": {v: [s.to_dict() for s in rows] for v, rows in self.sliced.items()}}
+            found["by"] = {
+                "field": self.by,
+                "subsets": {v: [s.to_dict() for s in rows] for v, rows in self.sliced.items()},
+            }
         return found
 
 
-def contamination_overview(store: Store, groups: list[ScoreGroup], claim_ids: set[int] | None = None,
-                           tau: float | None = None, by: str | None = None, cutoff: str | None = None,
-                           resamples: int = 1000, seed: int = 0) -> ContaminationOverview:
+def contamination_overview(
+    store: Store,
+    groups: list[ScoreGroup],
+    claim_ids: set[int] | None = None,
+    tau: float | None = None,
+    by: str | None = None,
+    cutoff: str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> ContaminationOverview:
     """The summary of these score groups, over `claim_ids` (None: every scored claim);
     ContaminationError for a --by field that cannot be used."""
     summaries = [summarise(store, g, tau, claim_ids) for g in groups]

@@ -24,27 +24,18 @@ stopped, and a finished step is reused without calling any model.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from store import FilterError, Store
 from workbench.backends import ModelSpecError
-from workbench.nlp.embedding import EmbeddingModelError
-from workbench.contamination.pipeline_plan import (
-    ContaminationRequest,
-    PipelineError,
-    PipelineOutcome,
-    PipelinePlan,
-)
+from workbench.contamination.pipeline_plan import ContaminationRequest, PipelineError, PipelineOutcome, PipelinePlan
 from workbench.contamination.pipeline_steps import PipelineSteps
-from workbench.contamination.pipeline_tasks import (
-    ARTICLE_TEMPLATE,
-    EXTRACT_TEMPLATE,
-    load_task_template,
-)
-from workbench.contamination.similarity import Metric, MetricError, parse_metric
-from workbench.prompting import TemplateError
+from workbench.contamination.pipeline_tasks import ARTICLE_TEMPLATE, EXTRACT_TEMPLATE, load_task_template
 from workbench.contamination.probes import ARTICLE_SETTINGS, parse_article_setting
+from workbench.contamination.similarity import Metric, MetricError, parse_metric
+from workbench.nlp.embedding import EmbeddingModelError
+from workbench.prompting import TemplateError
 from workbench.runs.preflight import ModelCall, check_takes_images, preflight
 from workbench.runs.setup import stored_model_text
 from workbench.runs.types import PreparedRun, RunEvent, RunSetupError
@@ -55,9 +46,12 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
     try:
         metric = parse_metric(request.metric)
         # Every model the steps will call, checked now: a missing key is said before any work.
-        target_model, extractor_model = preflight([
-            ModelCall("target model", request.model, request.base_url, request.params),
-            ModelCall("extractor", request.extractor, request.extractor_base_url, request.extractor_params)])
+        target_model, extractor_model = preflight(
+            [
+                ModelCall("target model", request.model, request.base_url, request.params),
+                ModelCall("extractor", request.extractor, request.extractor_base_url, request.extractor_params),
+            ]
+        )
         target, extractor = stored_model_text(target_model.spec), stored_model_text(extractor_model.spec)
         article_template = load_task_template(ARTICLE_TEMPLATE, "article")
         extract_template = load_task_template(EXTRACT_TEMPLATE, "extract")
@@ -65,8 +59,10 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
         raise PipelineError(str(error)) from None
     image = parse_article_setting(request.setting)
     if image is None:
-        raise PipelineError(f"--setting {request.setting!r}: the target model writes its article from memory, so the"
-                            f" settings are {' and '.join(ARTICLE_SETTINGS)}")
+        raise PipelineError(
+            f"--setting {request.setting!r}: the target model writes its article from memory, so the"
+            f" settings are {' and '.join(ARTICLE_SETTINGS)}"
+        )
     _check_metric_data(metric)
     if request.tau is not None and not 0 <= request.tau <= 1:
         raise PipelineError(f"--tau must lie between 0 and 1, not {request.tau}")
@@ -79,22 +75,38 @@ def plan_pipeline(store: Store, request: ContaminationRequest) -> PipelinePlan:
     qa_only = [c for c in claim_ids if c in with_qa and c not in with_article]
     missing = [c for c in claim_ids if c not in with_article and c not in with_qa]
     if len(missing) == len(claim_ids):
-        raise PipelineError(f"none of the {len(claim_ids):,} selected claims has oracle evidence (an oracle"
-                            " fact-check article, or gold question-answer pairs), so none can be scored")
+        raise PipelineError(
+            f"none of the {len(claim_ids):,} selected claims has oracle evidence (an oracle"
+            " fact-check article, or gold question-answer pairs), so none can be scored"
+        )
     if image:
         _check_image_probe(store, claim_ids, target_model)
     dataset = store.datasets.get(request.dataset) if request.dataset else None
-    return PipelinePlan(request, metric, claim_ids, [c for c in claim_ids if c in with_article], qa_only, missing,
-                        target, extractor, article_template, extract_template, dataset.id if dataset else None,
-                        request.dataset or "claims", image)
+    return PipelinePlan(
+        request,
+        metric,
+        claim_ids,
+        [c for c in claim_ids if c in with_article],
+        qa_only,
+        missing,
+        target,
+        extractor,
+        article_template,
+        extract_template,
+        dataset.id if dataset else None,
+        request.dataset or "claims",
+        image,
+    )
 
 
 def _check_image_probe(store: Store, claim_ids: list[int], target_model) -> None:
     """With claim+image, some claim must have an image (else the run is the text-only one
     again), and the target model must take images (asked before any article is written)."""
     if not store.claims.any_with_images(claim_ids):
-        raise PipelineError(f"--setting claim+image, but none of the {len(claim_ids):,} selected claims has an image"
-                            " (its articles would be the text-only ones); narrow the claims with --where has:image")
+        raise PipelineError(
+            f"--setting claim+image, but none of the {len(claim_ids):,} selected claims has an image"
+            " (its articles would be the text-only ones); narrow the claims with --where has:image"
+        )
     try:
         check_takes_images(target_model, store)
     except RunSetupError as error:
@@ -142,10 +154,13 @@ def _select_claims(store: Store, request: ContaminationRequest) -> list[int]:
     return ids
 
 
-def run_pipeline(db_path: Path, plan: PipelinePlan,
-                 on_step: Callable[[str, PreparedRun], None] | None = None,
-                 on_event: Callable[[RunEvent], None] | None = None,
-                 cancel: threading.Event | None = None) -> PipelineOutcome:
+def run_pipeline(
+    db_path: Path,
+    plan: PipelinePlan,
+    on_step: Callable[[str, PreparedRun], None] | None = None,
+    on_event: Callable[[RunEvent], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> PipelineOutcome:
     """Run the three model steps (each resumable), then score and flag. Opens its own Store.
 
     Stops after a step that was cancelled or failed; what finished stays stored and the
@@ -153,8 +168,14 @@ def run_pipeline(db_path: Path, plan: PipelinePlan,
     """
     store = Store.open(db_path)
     try:
-        steps = PipelineSteps(db_path, store, plan, on_step or (lambda step, prepared: None),
-                              on_event or (lambda event: None), cancel or threading.Event())
+        steps = PipelineSteps(
+            db_path,
+            store,
+            plan,
+            on_step or (lambda step, prepared: None),
+            on_event or (lambda event: None),
+            cancel or threading.Event(),
+        )
         return steps.run()
     finally:
         store.close()

@@ -24,7 +24,7 @@ class EvidenceSide:
 
 
 def oracle_source(claim: Claim) -> str | None:
-    """"article", "qa" or None: what can serve as this claim's oracle evidence."""
+    """ "article", "qa" or None: what can serve as this claim's oracle evidence."""
     if (claim.article_text or "").strip():
         return "article"
     if qa_pairs(claim):
@@ -60,8 +60,9 @@ def oracle_side(store: Store, claim: Claim, oracle_run_id: int | None) -> Eviden
     return extracted(store, oracle_run_id, claim.id)
 
 
-def generated_side(store: Store, claim_id: int, article_run_id: int | None,
-                   generated_run_id: int | None) -> EvidenceSide:
+def generated_side(
+    store: Store, claim_id: int, article_run_id: int | None, generated_run_id: int | None
+) -> EvidenceSide:
     """The target model's evidence: extracted from its article (an empty article is no evidence)."""
     if article_run_id is not None:
         article = store.runs.prediction(article_run_id, claim_id)
@@ -72,8 +73,9 @@ def generated_side(store: Store, claim_id: int, article_run_id: int | None,
     return extracted(store, generated_run_id, claim_id)
 
 
-def aligned_rows(n_oracle: int, n_generated: int,
-                 pairs: list[list]) -> list[tuple[int | None, int | None, float | None]]:
+def aligned_rows(
+    n_oracle: int, n_generated: int, pairs: list[list]
+) -> list[tuple[int | None, int | None, float | None]]:
     """Rows for a side-by-side view: (oracle index, generated index, f).
 
     Matched pairs first in oracle order, then oracle sentences nothing matched, then

@@ -8,11 +8,7 @@ from store import Store
 from store.contamination import ScoreRow
 from workbench.backends import parse_model_spec
 from workbench.contamination.flagging import current_tau, pick_group, write_flags
-from workbench.contamination.pipeline_evidence import (
-    generated_side,
-    oracle_side,
-    qa_evidence,
-)
+from workbench.contamination.pipeline_evidence import generated_side, oracle_side, qa_evidence
 from workbench.contamination.pipeline_plan import PipelineOutcome, PipelinePlan
 from workbench.contamination.pipeline_tasks import ArticleTask, ExtractTask
 from workbench.contamination.similarity import ClaimScore, PairScorer, score_claim
@@ -33,7 +29,7 @@ class StepStopped(Exception):
 class PipelineSteps:
     """One execution of a plan on one store connection (each run opens its own)."""
 
-    def __init__(self, db_path: Path, store: Store, plan: "PipelinePlan", on_step, on_event, cancel):
+    def __init__(self, db_path: Path, store: Store, plan: PipelinePlan, on_step, on_event, cancel):
         self.db_path, self.store, self.plan = db_path, store, plan
         self.on_step, self.on_event, self.cancel = on_step, on_event, cancel
         self.request = plan.request
@@ -56,24 +52,38 @@ class PipelineSteps:
 
     def _oracle_step(self) -> int:
         task = ExtractTask(self.plan.extract_template, None, max_evidence=self.request.max_evidence)
-        return self._execute(ORACLE_STEP, task, self.request.extractor, self.plan.article_claims,
-                             f"{self._short(self.request.extractor, self.request.extractor_base_url)}"
-                             f"-extract-oracle-{self.plan.label}",
-                             self.request.extractor_base_url, self.request.extractor_params)
+        return self._execute(
+            ORACLE_STEP,
+            task,
+            self.request.extractor,
+            self.plan.article_claims,
+            f"{self._short(self.request.extractor, self.request.extractor_base_url)}-extract-oracle-{self.plan.label}",
+            self.request.extractor_base_url,
+            self.request.extractor_params,
+        )
 
     def _article_step(self, oracle_run: int | None) -> int | None:
         """Articles only for claims whose oracle evidence is known: the others cannot be scored."""
         scorable = set(self.plan.qa_claims)
         if oracle_run is not None:
-            scorable |= {p.claim_id for p in self.store.runs.predictions(oracle_run, "p.status = 'ok'")
-                         if isinstance(p.parsed, dict) and p.parsed.get("evidence")}
+            scorable |= {
+                p.claim_id
+                for p in self.store.runs.predictions(oracle_run, "p.status = 'ok'")
+                if isinstance(p.parsed, dict) and p.parsed.get("evidence")
+            }
         claims = [c for c in self.plan.claim_ids if c in scorable]
         if not claims:
             return None
         shown = "article-image" if self.plan.image else "article"
-        return self._execute(ARTICLE_STEP, ArticleTask(self.plan.article_template, self.plan.image), self.request.model,
-                             claims, f"{self._short(self.request.model, self.request.base_url)}-{shown}-{self.plan.label}",
-                             self.request.base_url, self.request.params)
+        return self._execute(
+            ARTICLE_STEP,
+            ArticleTask(self.plan.article_template, self.plan.image),
+            self.request.model,
+            claims,
+            f"{self._short(self.request.model, self.request.base_url)}-{shown}-{self.plan.label}",
+            self.request.base_url,
+            self.request.params,
+        )
 
     def _generated_step(self, article_run_id: int | None) -> int | None:
         if article_run_id is None:
@@ -82,22 +92,39 @@ class PipelineSteps:
         written = [p.claim_id for p in self.store.runs.predictions(article_run_id, "p.status = 'ok'")]
         if not written:
             return None
-        task = ExtractTask(self.plan.extract_template, article_run_id, article_run.name,
-                           max_evidence=self.request.max_evidence)
-        return self._execute(GENERATED_STEP, task, self.request.extractor, written,
-                             f"{self._short(self.request.extractor, self.request.extractor_base_url)}"
-                             f"-extract-{article_run.name}",
-                             self.request.extractor_base_url, self.request.extractor_params)
+        task = ExtractTask(
+            self.plan.extract_template, article_run_id, article_run.name, max_evidence=self.request.max_evidence
+        )
+        return self._execute(
+            GENERATED_STEP,
+            task,
+            self.request.extractor,
+            written,
+            f"{self._short(self.request.extractor, self.request.extractor_base_url)}-extract-{article_run.name}",
+            self.request.extractor_base_url,
+            self.request.extractor_params,
+        )
 
     def _execute(self, step: str, task, model: str, claim_ids: list[int], name: str, base_url, params) -> int:
         from workbench.runs.engine import run_blocking
 
         if self.cancel.is_set():
             raise StepStopped("cancelled", None)
-        prepared = prepare_task_run(self.store, TaskRunRequest(
-            task=task, model=model, claim_ids=claim_ids, name=name, base_url=base_url, params=dict(params),
-            concurrency=self.request.concurrency, use_cache=self.request.use_cache,
-            dataset_id=self.plan.dataset_id, subset_filter=self.request.filter or None))
+        prepared = prepare_task_run(
+            self.store,
+            TaskRunRequest(
+                task=task,
+                model=model,
+                claim_ids=claim_ids,
+                name=name,
+                base_url=base_url,
+                params=dict(params),
+                concurrency=self.request.concurrency,
+                use_cache=self.request.use_cache,
+                dataset_id=self.plan.dataset_id,
+                subset_filter=self.request.filter or None,
+            ),
+        )
         self.runs[step] = prepared.run.name
         self.on_step(step, prepared)
         if prepared.pending_claim_ids:
@@ -123,27 +150,41 @@ class PipelineSteps:
         scorer = PairScorer(self.plan.metric)
         # Sets: membership is asked once per claim, and a benchmark can have many thousands.
         missing, qa_claims = set(self.plan.missing), set(self.plan.qa_claims)
-        sides = [self._sides(claim_id, oracle_run, article_run, generated_run, missing, qa_claims)
-                 for claim_id in self.plan.claim_ids]
+        sides = [
+            self._sides(claim_id, oracle_run, article_run, generated_run, missing, qa_claims)
+            for claim_id in self.plan.claim_ids
+        ]
         scorer.warm([s for _, oracle, generated in sides for s in (oracle or []) + (generated or [])])
         written = set(self.store.runs.claim_ids(article_run)) if article_run is not None else set()
         with_article = set(self.plan.article_claims)
         rows = []
         for claim_id, oracle, generated in sides:
             in_articles = claim_id in written
-            result = (score_claim(oracle, generated, scorer) if oracle and generated is not None
-                      else ClaimScore(None, False, len(oracle or []), len(generated or [])))
-            rows.append(ScoreRow(
-                claim_id, self.plan.target, self.plan.extractor, self.plan.stored_metric, result.score,
-                result.scorable, result.n_oracle, result.n_generated, [list(p) for p in result.pairs],
-                article_run if in_articles else None,
-                oracle_run if claim_id in with_article else None,
-                generated_run if in_articles else None))
+            result = (
+                score_claim(oracle, generated, scorer)
+                if oracle and generated is not None
+                else ClaimScore(None, False, len(oracle or []), len(generated or []))
+            )
+            rows.append(
+                ScoreRow(
+                    claim_id,
+                    self.plan.target,
+                    self.plan.extractor,
+                    self.plan.stored_metric,
+                    result.score,
+                    result.scorable,
+                    result.n_oracle,
+                    result.n_generated,
+                    [list(p) for p in result.pairs],
+                    article_run if in_articles else None,
+                    oracle_run if claim_id in with_article else None,
+                    generated_run if in_articles else None,
+                )
+            )
         self.store.contamination.save_scores(rows)
         return rows
 
-    def _sides(self, claim_id: int, oracle_run, article_run, generated_run, missing: set[int],
-               qa_claims: set[int]):
+    def _sides(self, claim_id: int, oracle_run, article_run, generated_run, missing: set[int], qa_claims: set[int]):
         """(claim id, oracle sentences or None, generated sentences or None)."""
         if claim_id in missing:
             return claim_id, None, None
@@ -157,8 +198,11 @@ class PipelineSteps:
 
     def _flag(self) -> float:
         plan = self.plan
-        tau = plan.request.tau if plan.request.tau is not None else current_tau(self.store, plan.target,
-                                                                                  plan.stored_metric)
+        tau = (
+            plan.request.tau
+            if plan.request.tau is not None
+            else current_tau(self.store, plan.target, plan.stored_metric)
+        )
         group = pick_group(self.store, plan.target, plan.stored_metric, plan.extractor)
         write_flags(self.store, group, tau)
         return tau

@@ -91,15 +91,22 @@ class ExtractTask(TemplatedTask):
         return "oracle articles" if self.article_run_id is None else f"articles of run {self.article_run_name}"
 
     def configuration(self) -> dict[str, Any]:
-        return {"template": self.template.name, "template_hash": self.template.content_hash,
-                "source": "oracle" if self.article_run_id is None else f"run:{self.article_run_id}",
-                "max_evidence": self.max_evidence, "tries": self.tries}
+        return {
+            "template": self.template.name,
+            "template_hash": self.template.content_hash,
+            "source": "oracle" if self.article_run_id is None else f"run:{self.article_run_id}",
+            "max_evidence": self.max_evidence,
+            "tries": self.tries,
+        }
 
     def schema(self) -> dict[str, Any]:
         """Constrains a GGUF answer (and guides API ones) to {"evidence": [strings]}."""
-        return {"type": "object", "additionalProperties": False, "required": ["evidence"],
-                "properties": {"evidence": {"type": "array", "items": {"type": "string"},
-                                            "maxItems": self.max_evidence}}}
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["evidence"],
+            "properties": {"evidence": {"type": "array", "items": {"type": "string"}, "maxItems": self.max_evidence}},
+        }
 
     def article(self, store: Store, claim: Claim) -> str:
         """The article to read for this claim; PromptError when there is none."""
@@ -108,13 +115,16 @@ class ExtractTask(TemplatedTask):
 
             text = oracle_article(store, claim)  # the claim's own, else the one fetched from its article_url
             if not (text or "").strip():
-                raise PromptError(f"claim {claim.id} ({claim.external_id}) has no oracle article text"
-                                  " (`workbench articles fetch` gets it from the claim's article_url)")
+                raise PromptError(
+                    f"claim {claim.id} ({claim.external_id}) has no oracle article text"
+                    " (`workbench articles fetch` gets it from the claim's article_url)"
+                )
             return text
         prediction = store.runs.prediction(self.article_run_id, claim.id)
         if prediction is None or prediction.status != "ok" or not (prediction.raw_output or "").strip():
-            raise PromptError(f"claim {claim.id} ({claim.external_id}) has no generated article in run"
-                              f" {self.article_run_name}")
+            raise PromptError(
+                f"claim {claim.id} ({claim.external_id}) has no generated article in run {self.article_run_name}"
+            )
         return prediction.raw_output
 
     def render(self, store: Store, claim: Claim) -> RenderedPrompt:

@@ -37,5 +37,5 @@ def split_probe(stored: str) -> tuple[str, bool]:
 
 
 def probe_label(stored_metric: str) -> str:
-    """"with image" or "text only", for a stored metric name."""
+    """ "with image" or "text only", for a stored metric name."""
     return WITH_IMAGE if split_probe(stored_metric)[1] else TEXT_ONLY

@@ -18,8 +18,9 @@ def claims_by(store: Store, field_text: str, cutoff: str | None = None) -> dict[
     if field.kind == "cutoff" and not cutoff:
         raise ContaminationError("--by cutoff needs the date to split at: --cutoff YYYY-MM-DD")
     if field.kind == "flag" and field.key.endswith("@run"):
-        raise ContaminationError(f"--by {field_text}: contamination scores belong to no run; name the model"
-                                 " (flag:KIND@MODEL)")
+        raise ContaminationError(
+            f"--by {field_text}: contamination scores belong to no run; name the model (flag:KIND@MODEL)"
+        )
     slices: dict[str, set[int]] = {}
     for claim_id, raw in store.contamination.scored_claim_values(field.source).items():
         values = field.values(raw, cutoff)
@@ -28,8 +29,13 @@ def claims_by(store: Store, field_text: str, cutoff: str | None = None) -> dict[
     return dict(sorted(slices.items()))
 
 
-def summaries_by(store: Store, groups: list[ScoreGroup], slices: dict[str, set[int]], tau: float | None = None,
-                 within: set[int] | None = None) -> dict[str, list[GroupSummary]]:
+def summaries_by(
+    store: Store,
+    groups: list[ScoreGroup],
+    slices: dict[str, set[int]],
+    tau: float | None = None,
+    within: set[int] | None = None,
+) -> dict[str, list[GroupSummary]]:
     """Slice value -> each group's summary over that slice's claims (within `within`)."""
     found = {}
     for value, members in slices.items():

@@ -61,9 +61,12 @@ class SweepResult:
 
     def to_dict(self) -> dict:
         k = self.kappa
-        return {**self.__dict__, "tied": list(self.tied), "table": [
-            {"tau": t, "agreement": a} for t, a in zip(self.taus, self.agreement)],
-            "kappa": None if k is None else {"value": k.value, "low": k.low, "high": k.high, "undefined": k.undefined}}
+        return {
+            **self.__dict__,
+            "tied": list(self.tied),
+            "table": [{"tau": t, "agreement": a} for t, a in zip(self.taus, self.agreement)],
+            "kappa": None if k is None else {"value": k.value, "low": k.low, "high": k.high, "undefined": k.undefined},
+        }
 
 
 def manual_labels(store: Store) -> Labels:
@@ -90,8 +93,9 @@ def people_agreement(labels: Labels, resamples: int = 1000, seed: int = 0) -> Tr
     for column, name in enumerate(names):
         for claim_id, contaminated in labels.by_person[name].items():
             masks[row[claim_id], column] = int(contaminated)
-    return triage_agreement(LabelMatrix(names, [CONTAMINATED], masks, np.array(claims, dtype=np.int64)),
-                            resamples, seed)
+    return triage_agreement(
+        LabelMatrix(names, [CONTAMINATED], masks, np.array(claims, dtype=np.int64)), resamples, seed
+    )
 
 
 def sweep(scores: dict[int, float], labels: dict[int, bool]) -> SweepResult:
@@ -105,14 +109,23 @@ def sweep(scores: dict[int, float], labels: dict[int, bool]) -> SweepResult:
     middle = (low + high) // 2
     best = taus[middle]
     confusion = _confusion(judged, best)
-    return SweepResult(taus, agreement, len(judged), sum(label for _, label in judged), best, agreement[middle],
-                       (taus[low], taus[high]), others, confusion, _kappa(confusion))
+    return SweepResult(
+        taus,
+        agreement,
+        len(judged),
+        sum(label for _, label in judged),
+        best,
+        agreement[middle],
+        (taus[low], taus[high]),
+        others,
+        confusion,
+        _kappa(confusion),
+    )
 
 
 def _kappa(c: dict[str, int]) -> Estimate:
     """Cohen's kappa of people's label (rows) against the flag (columns) at the best tau."""
-    table = np.array([[c["flagged_contaminated"], c["missed_contaminated"]],
-                      [c["flagged_clean"], c["passed_clean"]]])
+    table = np.array([[c["flagged_contaminated"], c["missed_contaminated"]], [c["flagged_clean"], c["passed_clean"]]])
     return cohen_kappa(table)
 
 
@@ -134,7 +147,6 @@ def _confusion(judged: list[tuple[float, bool]], tau: float) -> dict[str, int]:
     counts = {"flagged_contaminated": 0, "flagged_clean": 0, "missed_contaminated": 0, "passed_clean": 0}
     for score, label in judged:
         flagged = score >= tau
-        key = ("flagged_" if flagged else ("missed_" if label else "passed_")) + (
-            "contaminated" if label else "clean")
+        key = ("flagged_" if flagged else ("missed_" if label else "passed_")) + ("contaminated" if label else "clean")
         counts[key] += 1
     return counts

@@ -41,11 +41,12 @@ def normalised(text: str) -> str:
 
 def shingles(text: str) -> set[bytes]:
     padded = f" {text} "
-    return {padded[i:i + SHINGLE].encode() for i in range(max(1, len(padded) - SHINGLE + 1))}
+    return {padded[i : i + SHINGLE].encode() for i in range(max(1, len(padded) - SHINGLE + 1))}
 
 
-def find_duplicates(rows: list[CurationRow], method: str = "minhash", threshold: float | None = None,
-                    model_dir: Path | None = None) -> DuplicateResult:
+def find_duplicates(
+    rows: list[CurationRow], method: str = "minhash", threshold: float | None = None, model_dir: Path | None = None
+) -> DuplicateResult:
     """Flags and links for every claim that duplicates a kept one."""
     if method not in DEFAULT_THRESHOLDS:
         raise CurationError(f"--dedup takes minhash or embedding, not {method!r}")
@@ -97,12 +98,17 @@ def _embedding_pairs(rows: list[CurationRow], texts: dict[int, str], threshold: 
         model = load_model(check_model_dir(Path(model_dir) if model_dir else default_model_dir()))
     except EmbeddingModelError as error:
         raise CurationError(str(error)) from None
-    vectors = model.encode([row.text for row in rows], batch_size=64, normalize_embeddings=True,
-                           convert_to_numpy=True, show_progress_bar=False)
+    vectors = model.encode(
+        [row.text for row in rows],
+        batch_size=64,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
     ids = [row.id for row in rows]
     pairs = []
     for start in range(0, len(rows), EMBEDDING_BLOCK):
-        block = vectors[start:start + EMBEDDING_BLOCK] @ vectors.T
+        block = vectors[start : start + EMBEDDING_BLOCK] @ vectors.T
         for i, j in zip(*np.nonzero(block >= threshold)):
             if j > start + i:
                 pairs.append((ids[start + i], ids[j]))
@@ -130,8 +136,9 @@ class _Groups:
             self.parent[max(a, b)] = min(a, b)
 
 
-def _linked(rows: list[CurationRow], texts: dict[int, str], groups: _Groups, method: str, similarity
-            ) -> DuplicateResult:
+def _linked(
+    rows: list[CurationRow], texts: dict[int, str], groups: _Groups, method: str, similarity
+) -> DuplicateResult:
     members: dict[int, list[CurationRow]] = {}
     for row in rows:
         members.setdefault(groups.find(row.id), []).append(row)

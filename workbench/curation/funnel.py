@@ -51,13 +51,24 @@ def dataset_funnel(store: Store, dataset: Dataset) -> Funnel:
         record = records.get(step)
         removed = first.get(kind, 0)
         note = _note(store, dataset, step, record) if record else ""
-        funnel.rows.append(FunnelRow(step, record is not None, describe(step, record) if record else "not run",
-                                     entering, removed, entering - removed, note, record.ran_at if record else None))
+        funnel.rows.append(
+            FunnelRow(
+                step,
+                record is not None,
+                describe(step, record) if record else "not run",
+                entering,
+                removed,
+                entering - removed,
+                note,
+                record.ran_at if record else None,
+            )
+        )
         entering -= removed
     other = sum(count for kind, count in first.items() if kind not in kinds)
     if other:
-        funnel.rows.append(FunnelRow(BY_HAND, True, "curated-out flags set by people", entering, other,
-                                     entering - other))
+        funnel.rows.append(
+            FunnelRow(BY_HAND, True, "curated-out flags set by people", entering, other, entering - other)
+        )
     return funnel
 
 
@@ -65,10 +76,18 @@ def describe(step: str, record: StepRecord) -> str:
     """A step's settings in words."""
     settings = record.settings
     if step == "date":
-        span = " to ".join(filter(None, [f"from {settings['start']}" if settings.get("start") else None,
-                                          f"before {settings['end']}" if settings.get("end") else None]))
-        return f"{settings.get('date_of', 'review')} date {span}" + (f", {settings['why']}" if settings.get("why")
-                                                                     else "")
+        span = " to ".join(
+            filter(
+                None,
+                [
+                    f"from {settings['start']}" if settings.get("start") else None,
+                    f"before {settings['end']}" if settings.get("end") else None,
+                ],
+            )
+        )
+        return f"{settings.get('date_of', 'review')} date {span}" + (
+            f", {settings['why']}" if settings.get("why") else ""
+        )
     if step == "language":
         return ", ".join(settings.get("languages") or [])
     if step == "publisher":

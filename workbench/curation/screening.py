@@ -38,8 +38,12 @@ class ScreenTask(TemplatedTask):
 
     def schema(self) -> dict[str, Any]:
         """Constrains a GGUF answer (and guides API ones) to {"label": one of four, "reason": text}."""
-        return {"type": "object", "additionalProperties": False, "required": ["label", "reason"],
-                "properties": {"label": {"type": "string", "enum": list(LABELS)}, "reason": {"type": "string"}}}
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["label", "reason"],
+            "properties": {"label": {"type": "string", "enum": list(LABELS)}, "reason": {"type": "string"}},
+        }
 
     def render(self, store: Store, claim: Claim) -> RenderedPrompt:
         values = claim_values(claim)
@@ -61,8 +65,9 @@ def parse_screening(text: str) -> TaskAnswer:
         label = "-".join(raw.strip().lower().replace("_", " ").replace("-", " ").split())
         if label not in LABELS:
             return TaskAnswer("parse_failure", None, f"the label {raw!r} is not one of {', '.join(LABELS)}")
-        reason = next((" ".join(str(lowered[key]).split()) for key in _REASONS if str(lowered.get(key) or "").strip()),
-                      None)
+        reason = next(
+            (" ".join(str(lowered[key]).split()) for key in _REASONS if str(lowered.get(key) or "").strip()), None
+        )
         return TaskAnswer("ok", {"label": label, "reason": reason}, reason)
     return TaskAnswer("parse_failure", None, "no JSON object with a label")
 
@@ -78,8 +83,9 @@ class ScreenRequest:
     template: str = SCREEN_TEMPLATE
 
 
-def prepare_screening(store: Store, dataset_id: int, dataset_name: str, claim_ids: list[int],
-                      request: ScreenRequest) -> PreparedRun:
+def prepare_screening(
+    store: Store, dataset_id: int, dataset_name: str, claim_ids: list[int], request: ScreenRequest
+) -> PreparedRun:
     """The screening run for these claims: created, or found to continue (or reuse)."""
     from workbench.backends import parse_model_spec
     from workbench.config import load_settings
@@ -93,19 +99,36 @@ def prepare_screening(store: Store, dataset_id: int, dataset_name: str, claim_id
         raise RunSetupError(str(error)) from None
     params = {"temperature": 0.0, "max_tokens": 120, **(request.params or {})}
     name = request.name or f"{parse_model_spec(request.model, request.base_url).short_name}-screens-{dataset_name}"
-    return prepare_task_run(store, TaskRunRequest(
-        task=ScreenTask(template), model=request.model, claim_ids=claim_ids, name=name, base_url=request.base_url,
-        params=params, concurrency=request.concurrency, use_cache=request.use_cache, dataset_id=dataset_id,
-        subset_filter=f'dataset:"{dataset_name}" (curation: screening)'))
+    return prepare_task_run(
+        store,
+        TaskRunRequest(
+            task=ScreenTask(template),
+            model=request.model,
+            claim_ids=claim_ids,
+            name=name,
+            base_url=request.base_url,
+            params=params,
+            concurrency=request.concurrency,
+            use_cache=request.use_cache,
+            dataset_id=dataset_id,
+            subset_filter=f'dataset:"{dataset_name}" (curation: screening)',
+        ),
+    )
 
 
 def reopen_screening(store: Store, run: Run) -> PreparedRun:
     """A screening run prepared again from what it stored (to collect its batch)."""
     base_url = None if run.model.startswith("gguf:") else run.model_identity.get("base_url")
     dataset = store.datasets.by_id(run.dataset_id) if run.dataset_id else None
-    return prepare_screening(store, run.dataset_id, dataset.name if dataset else "claims", store.runs.claim_ids(run.id),
-                             ScreenRequest(run.model, base_url, dict(run.params), name=run.name,
-                                           template=run.prompt_name or SCREEN_TEMPLATE))
+    return prepare_screening(
+        store,
+        run.dataset_id,
+        dataset.name if dataset else "claims",
+        store.runs.claim_ids(run.id),
+        ScreenRequest(
+            run.model, base_url, dict(run.params), name=run.name, template=run.prompt_name or SCREEN_TEMPLATE
+        ),
+    )
 
 
 @dataclass
@@ -136,5 +159,13 @@ def screened(store: Store, run: Run, claim_ids: list[int]) -> Screened:
     return Screened(removed, labels, unreadable, unanswered)
 
 
-__all__ = ["LABELS", "ScreenRequest", "ScreenTask", "Screened", "parse_screening", "prepare_screening",
-           "reopen_screening", "screened"]
+__all__ = [
+    "LABELS",
+    "ScreenRequest",
+    "ScreenTask",
+    "Screened",
+    "parse_screening",
+    "prepare_screening",
+    "reopen_screening",
+    "screened",
+]

@@ -121,8 +121,11 @@ def _publisher(store: Store, dataset: Dataset, rows, path: Path) -> StepOutcome:
     removed, unused = not_allowed(rows, allowed)
     settings = {"allow_list": str(Path(path).resolve()), "entries": len(allowed.entries), "unmatched": unused[:50]}
     store.curation.record_step(dataset.id, "publisher", removed, settings, len(rows))
-    note = f"allow-list entries no claim matched: {', '.join(unused[:8])}{', ...' if len(unused) > 8 else ''}" \
-        if unused else ""
+    note = (
+        f"allow-list entries no claim matched: {', '.join(unused[:8])}{', ...' if len(unused) > 8 else ''}"
+        if unused
+        else ""
+    )
     return StepOutcome("publisher", len(rows), len(removed), note)
 
 
@@ -135,12 +138,20 @@ def _duplicate(store: Store, dataset: Dataset, request: CurationRequest, recorde
     model = request.embedding_model if request.dedup else recorded.get("model")
     rows = store.curation.claims(dataset.id, [step_kind(step) for step in INDEPENDENT])
     result = find_duplicates(rows, method, threshold, Path(model) if model else None)
-    settings = {"method": method, "threshold": threshold, "groups": result.groups,
-                **({"model": str(model)} if model else {})}
+    settings = {
+        "method": method,
+        "threshold": threshold,
+        "groups": result.groups,
+        **({"model": str(model)} if model else {}),
+    }
     store.curation.record_step(dataset.id, "duplicate", result.removed, settings, len(rows), duplicates=result.links)
     again = "" if request.dedup else "run again with its settings after an earlier step changed; "
-    return StepOutcome("duplicate", len(rows), len(result.removed),
-                       f"{again}{result.groups:,} claim{'s' if result.groups != 1 else ''} reviewed more than once")
+    return StepOutcome(
+        "duplicate",
+        len(rows),
+        len(result.removed),
+        f"{again}{result.groups:,} claim{'s' if result.groups != 1 else ''} reviewed more than once",
+    )
 
 
 def screening_claims(store: Store, dataset: Dataset) -> list[int]:
@@ -154,13 +165,27 @@ def record_screening(store: Store, dataset: Dataset, run: Run, claim_ids: list[i
     from workbench.curation.screening import screened
 
     found = screened(store, run, claim_ids)
-    settings = {"model": run.model, "run": run.name, "template": run.prompt_name, "labels": found.labels,
-                "unreadable": found.unreadable, "unanswered": found.unanswered}
+    settings = {
+        "model": run.model,
+        "run": run.name,
+        "template": run.prompt_name,
+        "labels": found.labels,
+        "unreadable": found.unreadable,
+        "unanswered": found.unanswered,
+    }
     store.curation.record_step(dataset.id, "screen", found.removed, settings, len(claim_ids), run_id=run.id)
     kept = [f"{found.unreadable:,} whose answer could not be read"] if found.unreadable else []
     kept += [f"{found.unanswered:,} not answered yet"] if found.unanswered else []
     return StepOutcome("screen", len(claim_ids), len(found.removed), f"kept: {', '.join(kept)}" if kept else "")
 
 
-__all__ = ["CurationRequest", "STEPS", "StepOutcome", "check_steps", "curate", "dataset_named", "record_screening",
-           "screening_claims"]
+__all__ = [
+    "CurationRequest",
+    "STEPS",
+    "StepOutcome",
+    "check_steps",
+    "curate",
+    "dataset_named",
+    "record_screening",
+    "screening_claims",
+]

@@ -34,8 +34,9 @@ class Window:
         return {"start": self.start, "end": self.end, "date_of": self.date_of, "why": self.why}
 
 
-def window(after: str | None = None, before: str | None = None, after_cutoff: list[str] = (),
-           date_of: str = "review") -> Window:
+def window(
+    after: str | None = None, before: str | None = None, after_cutoff: list[str] = (), date_of: str = "review"
+) -> Window:
     """The window the options ask for; CurationError for a date or model that cannot be read."""
     if date_of not in ("review", "claim"):
         raise CurationError(f"--date-of takes review or claim, not {date_of!r}")
@@ -71,8 +72,9 @@ def _before(text: str) -> str:
     except CutoffError:
         raise CurationError(f"--before {text!r}: a day (2026-01-01), month (2026-01) or year") from None
     parts = text.strip().split("-")
-    return date(int(parts[0]), int(parts[1]) if len(parts) > 1 else 1, int(parts[2]) if len(parts) > 2 else 1
-                ).isoformat()
+    return date(
+        int(parts[0]), int(parts[1]) if len(parts) > 1 else 1, int(parts[2]) if len(parts) > 2 else 1
+    ).isoformat()
 
 
 def _after_cutoff(model: str) -> tuple[str, str]:

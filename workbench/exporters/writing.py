@@ -17,12 +17,48 @@ from pathlib import Path
 from store import Claim, LabelSpace, Run, Store, as_dict
 from workbench.labels import normalise_gold
 
-_CLAIM_CSV_COLUMNS = ["id", "claim", "label", "question", "response", "claim_start", "claim_end",
-                      "reference_time", "claim_date", "importance", "task", "domain", "source",
-                      "article_url", "article_text", "justification", "evidence", "images"]
-_PREDICTION_COLUMNS = ["run", "model", "setting", "prompt", "claim_id", "dataset", "external_id", "gold",
-                       "status", "verdict", "raw_verdict", "explanation", "raw_output", "parsed", "error", "attempts",
-                       "latency_s", "tokens_in", "tokens_out", "cached"]
+_CLAIM_CSV_COLUMNS = [
+    "id",
+    "claim",
+    "label",
+    "question",
+    "response",
+    "claim_start",
+    "claim_end",
+    "reference_time",
+    "claim_date",
+    "importance",
+    "task",
+    "domain",
+    "source",
+    "article_url",
+    "article_text",
+    "justification",
+    "evidence",
+    "images",
+]
+_PREDICTION_COLUMNS = [
+    "run",
+    "model",
+    "setting",
+    "prompt",
+    "claim_id",
+    "dataset",
+    "external_id",
+    "gold",
+    "status",
+    "verdict",
+    "raw_verdict",
+    "explanation",
+    "raw_output",
+    "parsed",
+    "error",
+    "attempts",
+    "latency_s",
+    "tokens_in",
+    "tokens_out",
+    "cached",
+]
 _PAGE = 1000
 
 
@@ -36,12 +72,22 @@ def claim_record(claim: Claim, image_paths: dict[str, str] | None = None, space:
     if space is not None and claim.raw_label and claim.label and normalise_gold(claim.raw_label, space) != claim.label:
         label = claim.label
     record = {
-        "id": claim.external_id, "claim": claim.text, "label": label,
-        "question": claim.question, "response": claim.response, "claim_start": claim.claim_start,
-        "claim_end": claim.claim_end, "reference_time": claim.reference_time,
-        "claim_date": claim.claim_date, "importance": claim.importance, "task": claim.task,
-        "domain": claim.domain, "source": claim.source, "article_url": claim.article_url,
-        "article_text": claim.article_text, "justification": claim.justification,
+        "id": claim.external_id,
+        "claim": claim.text,
+        "label": label,
+        "question": claim.question,
+        "response": claim.response,
+        "claim_start": claim.claim_start,
+        "claim_end": claim.claim_end,
+        "reference_time": claim.reference_time,
+        "claim_date": claim.claim_date,
+        "importance": claim.importance,
+        "task": claim.task,
+        "domain": claim.domain,
+        "source": claim.source,
+        "article_url": claim.article_url,
+        "article_text": claim.article_text,
+        "justification": claim.justification,
         "attributes": claim.attributes or None,
         "evidence": [_evidence_record(e) for e in claim.evidence] or None,
         "images": [(image_paths or {}).get(i.sha256 or "") or i.url or i.source for i in claim.images] or None,
@@ -67,8 +113,15 @@ def dataset_header(store: Store, filter_text: str) -> dict | None:
         return None
     dataset = store.datasets.by_id(next(iter(found)))
     space = dataset.label_space
-    header = {"name": dataset.name, "label_space": {"name": space.name, "labels": space.labels,
-                                                    "abstain": space.abstain, "excluded": space.excluded}}
+    header = {
+        "name": dataset.name,
+        "label_space": {
+            "name": space.name,
+            "labels": space.labels,
+            "abstain": space.abstain,
+            "excluded": space.excluded,
+        },
+    }
     if dataset.notes:
         header["notes"] = dataset.notes
     return {"_dataset": header}
@@ -84,12 +137,11 @@ def iter_claims(store: Store, filter_text: str) -> Iterator[Claim]:
     """Every matching claim, read a page of ids at a time."""
     ids = store.claims.ids(filter_text)
     for start in range(0, len(ids), _PAGE):
-        for claim_id in ids[start:start + _PAGE]:
+        for claim_id in ids[start : start + _PAGE]:
             yield store.claims.get(claim_id)
 
 
-def export_claims(store: Store, filter_text: str, format: str, output: Path | None,
-                  with_articles: bool = False) -> int:
+def export_claims(store: Store, filter_text: str, format: str, output: Path | None, with_articles: bool = False) -> int:
     """Write matching claims; returns how many. Into a file, their images are written
     beside it (NAME.images/SHA256.EXT) so the export imports again with its pictures.
     `with_articles`: a claim without article_text gets its fetched article's text."""
@@ -107,8 +159,10 @@ def export_claims(store: Store, filter_text: str, format: str, output: Path | No
             return claim
         return dataclasses.replace(claim, article_text=store.articles.text_for_claim(claim.id))
 
-    records = (claim_record(with_article(c), images.paths(c) if images else None, space_of(c))
-               for c in iter_claims(store, filter_text))
+    records = (
+        claim_record(with_article(c), images.paths(c) if images else None, space_of(c))
+        for c in iter_claims(store, filter_text)
+    )
     if format == "csv":
         records = (_flatten_claim(r) for r in records)
         return _write(records, format, output, _CLAIM_CSV_COLUMNS + attribute_columns(store, filter_text))
@@ -125,8 +179,15 @@ def _flatten_claim(record: dict) -> dict:
         flat[f"attr.{key}"] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return flat
 
-IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
-                    "image/bmp": "bmp", "image/tiff": "tif"}
+
+IMAGE_EXTENSIONS = {
+    "image/png": "png",
+    "image/jpeg": "jpg",
+    "image/gif": "gif",
+    "image/webp": "webp",
+    "image/bmp": "bmp",
+    "image/tiff": "tif",
+}
 """The file name ending an image is written with, by type."""
 
 
@@ -154,28 +215,42 @@ class _ImageFolder:
         return found
 
 
-def export_predictions(store: Store, runs: list[Run], filter_text: str, format: str,
-                       output: Path | None) -> int:
+def export_predictions(store: Store, runs: list[Run], filter_text: str, format: str, output: Path | None) -> int:
     """Write the predictions of `runs` on matching claims; returns how many."""
+
     def records() -> Iterator[dict]:
         compiled = store.claims.compile(filter_text)
         for run in runs:
             searched = bool(run.params.get("search"))
             for p in store.runs.predictions(run.id, compiled.where, list(compiled.params)):
                 claim = store.claims.reference(p.claim_id)
-                record = {"run": run.name, "model": run.model, "setting": run.setting, "prompt": run.prompt_name,
-                          "claim_id": p.claim_id, "dataset": claim[2], "external_id": claim[0], "gold": claim[1],
-                          **as_dict(p, include=set(_PREDICTION_COLUMNS))}
+                record = {
+                    "run": run.name,
+                    "model": run.model,
+                    "setting": run.setting,
+                    "prompt": run.prompt_name,
+                    "claim_id": p.claim_id,
+                    "dataset": claim[2],
+                    "external_id": claim[0],
+                    "gold": claim[1],
+                    **as_dict(p, include=set(_PREDICTION_COLUMNS)),
+                }
                 if searched:  # a search run's steps and results go with each answer
                     steps = [dataclasses.asdict(step) for step in store.search.trajectory(run.id, p.claim_id)]
                     record["trajectory"] = steps if format != "csv" else json.dumps(steps, ensure_ascii=False)
                 yield record
-    return _write(records(), format, output, _PREDICTION_COLUMNS + (["trajectory"] if any(
-        r.params.get("search") for r in runs) else []))
+
+    return _write(
+        records(),
+        format,
+        output,
+        _PREDICTION_COLUMNS + (["trajectory"] if any(r.params.get("search") for r in runs) else []),
+    )
 
 
-def _write(records: Iterable[dict], format: str, output: Path | None, columns: list[str] | None,
-           header: dict | None = None) -> int:
+def _write(
+    records: Iterable[dict], format: str, output: Path | None, columns: list[str] | None, header: dict | None = None
+) -> int:
     """Stream records out; a file is written to a temporary name and renamed when complete.
 
     `header` is a first JSONL line that is not a record (not counted)."""
@@ -184,8 +259,9 @@ def _write(records: Iterable[dict], format: str, output: Path | None, columns: l
     if output is None:
         return _write_stream(records, format, sys.stdout, columns) - (header is not None)
     output = Path(output)
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="", delete=False,
-                                         dir=output.parent or ".", prefix=f".{output.name}.")
+    handle = tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", newline="", delete=False, dir=output.parent or ".", prefix=f".{output.name}."
+    )
     try:
         with handle:
             count = _write_stream(records, format, handle, columns) - (header is not None)
@@ -206,7 +282,11 @@ def _write_stream(records: Iterable[dict], format: str, stream: io.TextIOBase, c
             if writer is None:
                 writer = csv.DictWriter(stream, fieldnames=columns, extrasaction="ignore")
                 writer.writeheader()
-            writer.writerow({key: json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
-                             for key, value in record.items()})
+            writer.writerow(
+                {
+                    key: json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+                    for key, value in record.items()
+                }
+            )
         count += 1
     return count

@@ -25,8 +25,11 @@ if TYPE_CHECKING:
 
 FORMATS = IMPORT_FORMATS
 
-_ELSEWHERE = {"BadInput": "workbench.importers.reading", "ImportRequest": "workbench.importers.pipeline",
-              "MappingError": "workbench.importers.mapping"}
+_ELSEWHERE = {
+    "BadInput": "workbench.importers.reading",
+    "ImportRequest": "workbench.importers.pipeline",
+    "MappingError": "workbench.importers.mapping",
+}
 """Names this package offers from its modules, imported when first asked for (PEP 562): a
 command that only lists the import profiles does not load the readers and the pipeline."""
 
@@ -115,8 +118,13 @@ def _dataset(plan: ImportPlan, reader: LabelReader) -> Dataset:
     from store import Dataset
 
     notes = (plan.header or {}).get("notes")
-    return Dataset(name=plan.name, source_format=" ".join([plan.mapping.name, *import_options(plan.request)]),
-                   label_space=reader.space, source_path=str(plan.source.path), notes=str(notes) if notes else None)
+    return Dataset(
+        name=plan.name,
+        source_format=" ".join([plan.mapping.name, *import_options(plan.request)]),
+        label_space=reader.space,
+        source_path=str(plan.source.path),
+        notes=str(notes) if notes else None,
+    )
 
 
 def import_options(request: ImportRequest) -> list[str]:
@@ -127,21 +135,30 @@ def import_options(request: ImportRequest) -> list[str]:
     from workbench.importers.sources import FILE_FORMATS
 
     options = ["--format", request.format] if request.format in FILE_FORMATS else []
-    pairs = [("--map", request.maps), ("--label-map", request.label_maps), ("--exclude-label", request.excluded),
-             ("--label-space", [request.label_space] if isinstance(request.label_space, str) else []),
-             ("--abstain-label", [request.abstain] if request.abstain else []),
-             ("--columns", [",".join(request.columns)] if request.columns else []),
-             ("--split", [request.split] if request.split else []),
-             ("--with", [f"{name}={path}" for name, path in request.extra_files.items() if name != "ratings"]),
-             ("--rating-map", [request.extra_files["ratings"]] if "ratings" in request.extra_files else [])]
+    pairs = [
+        ("--map", request.maps),
+        ("--label-map", request.label_maps),
+        ("--exclude-label", request.excluded),
+        ("--label-space", [request.label_space] if isinstance(request.label_space, str) else []),
+        ("--abstain-label", [request.abstain] if request.abstain else []),
+        ("--columns", [",".join(request.columns)] if request.columns else []),
+        ("--split", [request.split] if request.split else []),
+        ("--with", [f"{name}={path}" for name, path in request.extra_files.items() if name != "ratings"]),
+        ("--rating-map", [request.extra_files["ratings"]] if "ratings" in request.extra_files else []),
+    ]
     for flag, values in pairs:
         for value in values:
             options += [flag, value]
     return [shlex.quote(str(option)) for option in options]
 
 
-def import_file(store: Store, path: Path, format: str = "auto", dataset_name: str | None = None,
-                label_space: LabelSpace | None = None) -> tuple[Dataset, ImportCounts]:
+def import_file(
+    store: Store,
+    path: Path,
+    format: str = "auto",
+    dataset_name: str | None = None,
+    label_space: LabelSpace | None = None,
+) -> tuple[Dataset, ImportCounts]:
     """The plain call: a file (format or profile name, or auto) into the store."""
     from workbench.importers.pipeline import ImportRequest
 
@@ -157,8 +174,9 @@ class ParsedFile:
     claims: list[Claim]
 
 
-def load_file(path: Path, format: str = "auto", dataset_name: str | None = None,
-              label_space: LabelSpace | None = None) -> ParsedFile:
+def load_file(
+    path: Path, format: str = "auto", dataset_name: str | None = None, label_space: LabelSpace | None = None
+) -> ParsedFile:
     """Read and validate a whole file without touching any database."""
     from workbench.importers.pipeline import ImportRequest, checked_claims, label_reader, plan_import
 
@@ -168,5 +186,16 @@ def load_file(path: Path, format: str = "auto", dataset_name: str | None = None,
     return ParsedFile(_dataset(plan, reader), claims)
 
 
-__all__ = ["BadInput", "DryRun", "FORMATS", "ImportReport", "ImportRequest", "MappingError", "ParsedFile",
-           "dry_run", "import_file", "load_file", "run_import"]
+__all__ = [
+    "BadInput",
+    "DryRun",
+    "FORMATS",
+    "ImportReport",
+    "ImportRequest",
+    "MappingError",
+    "ParsedFile",
+    "dry_run",
+    "import_file",
+    "load_file",
+    "run_import",
+]

@@ -65,8 +65,10 @@ class FieldCensus:
     def listing(self, limit: int = 12) -> str:
         """ "title (text, 150), tags (list 3, text 2)", the most common fields first."""
         ordered = sorted(self.kinds, key=lambda key: -sum(self.kinds[key].values()))
-        shown = [f"{key} ({', '.join(f'{kind} {count}' if len(self.kinds[key]) > 1 else f'{kind}, {count}' for kind, count in self.kinds[key].most_common())})"
-                 for key in ordered[:limit]]
+        shown = [
+            f"{key} ({', '.join(f'{kind} {count}' if len(self.kinds[key]) > 1 else f'{kind}, {count}' for kind, count in self.kinds[key].most_common())})"
+            for key in ordered[:limit]
+        ]
         more = f", ... ({len(ordered)} in all)" if len(ordered) > limit else ""
         return ", ".join(shown) + more
 
@@ -80,8 +82,10 @@ class FieldCensus:
         texts = self.text_fields()
         if not texts:
             return f"no field holds text; the file's fields are {self.listing()}"
-        named = ", ".join(f"{key} ({count} value{'s' if count != 1 else ''})" if index == 0 else f"{key} ({count})"
-                          for index, (key, count) in enumerate(texts[:8]))
+        named = ", ".join(
+            f"{key} ({count} value{'s' if count != 1 else ''})" if index == 0 else f"{key} ({count})"
+            for index, (key, count) in enumerate(texts[:8])
+        )
         return f"the text fields are {named}{self._empty_fields()}: try --map claim={_quoted(texts[0][0])}"
 
     def _empty_fields(self) -> str:
@@ -95,8 +99,11 @@ class FieldCensus:
         """For a path that met another kind of value: what its field holds, and a --map without the []."""
         root = path.split("[", 1)[0].split(".", 1)[0].lstrip("$.")
         held = self.kinds.get(root)
-        said = f"the file's field {root} holds {', '.join(f'{kind} ({count} values)' for kind, count in held.most_common())}" \
-            if held else f"the file's fields are {self.listing()}"
+        said = (
+            f"the file's field {root} holds {', '.join(f'{kind} ({count} values)' for kind, count in held.most_common())}"
+            if held
+            else f"the file's fields are {self.listing()}"
+        )
         if our_field and held and "list" not in held:
             return f"{said}: try --map {our_field}={_quoted(root)}"
         return said
@@ -117,8 +124,9 @@ def with_advice(plan, error: BadInput, census: FieldCensus) -> BadInput:
     if MEETS not in error.message:
         return error
     path = error.message.split("'")[1] if error.message.count("'") >= 2 else ""
-    ours = next((pair.partition("=")[0].strip() for pair in plan.request.maps
-                 if pair.partition("=")[2].strip() == path), None)
+    ours = next(
+        (pair.partition("=")[0].strip() for pair in plan.request.maps if pair.partition("=")[2].strip() == path), None
+    )
     error.message += f"; {census.type_advice(ours, path)}"
     return error
 
@@ -127,8 +135,10 @@ def refusal(plan, error: BadInput, census: FieldCensus) -> BadInput:
     """One line: the profile and the shapes it reads, what this file holds, and what failed."""
     mapping = plan.mapping
     fields = f" (records with {', '.join(mapping.detect[0])})" if mapping.detect else ""
-    error.message = (f"profile {mapping.name!r} reads {mapping.description or 'its own shape'}{fields}; this"
-                     f" {plan.source.format.upper()} file's records have {census.listing()}: {error.message}")
+    error.message = (
+        f"profile {mapping.name!r} reads {mapping.description or 'its own shape'}{fields}; this"
+        f" {plan.source.format.upper()} file's records have {census.listing()}: {error.message}"
+    )
     return error
 
 
@@ -137,8 +147,10 @@ def header_hint(plan) -> str:
     shape = plan.source.shape
     if shape is None or not shape.header or plan.request.header is not None or plan.source.format not in ("csv", "tsv"):
         return ""
-    return (f" (the first row was read as column names: {', '.join(shape.columns or [])}; if it is data, name the"
-            " columns with --columns a,b,c)")
+    return (
+        f" (the first row was read as column names: {', '.join(shape.columns or [])}; if it is data, name the"
+        " columns with --columns a,b,c)"
+    )
 
 
 def _quoted(name: str) -> str:

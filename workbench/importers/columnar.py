@@ -49,7 +49,9 @@ def arrow_batches(path: Path, features: dict | None) -> Iterator[list[dict]]:
         except pa.ArrowInvalid:
             reader = pa.ipc.open_file(source)
         names = names or class_names(_hf_features(reader.schema.metadata))
-        batches = reader if hasattr(reader, "__iter__") else (reader.get_batch(i) for i in range(reader.num_record_batches))
+        batches = (
+            reader if hasattr(reader, "__iter__") else (reader.get_batch(i) for i in range(reader.num_record_batches))
+        )
         for batch in batches:
             rows = batch.to_pylist()
             yield [name_classes(row, names) for row in rows] if names else rows

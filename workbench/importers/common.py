@@ -54,8 +54,9 @@ class LabelReader:
         return self.map.get(raw) or self._map.get(labels.squash(raw), raw)
 
 
-def own_space(name: str, classes: list[str], abstain: str | None = None,
-              excluded: list[str] | None = None) -> LabelSpace:
+def own_space(
+    name: str, classes: list[str], abstain: str | None = None, excluded: list[str] | None = None
+) -> LabelSpace:
     """A label space made of a file's own labels (excluded ones kept but not scored)."""
     excluded = [label for label in (excluded or []) if label]
     gold = [label for label in classes if label not in excluded and label != abstain]
@@ -68,16 +69,21 @@ def own_space_note(name: str, found: list[str], asked: str | None) -> str:
     listed = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
     if asked:
         return f"the file's own labels are its label space {name!r}, as {asked} asks: {listed}"
-    note = (f"no built-in label space takes the labels ({listed}) by its names or documented synonyms: the"
-            f" file's own labels, as the file spells them, are its label space {name!r}")
+    note = (
+        f"no built-in label space takes the labels ({listed}) by its names or documented synonyms: the"
+        f" file's own labels, as the file spells them, are its label space {name!r}"
+    )
     if {labels.squash(label) for label in found} & labels.ANSWER_WORDS:
-        note += ("; yes and no answer a question rather than name a verdict (--label-space realfactbench reads"
-                 " them as true and false)")
+        note += (
+            "; yes and no answer a question rather than name a verdict (--label-space realfactbench reads"
+            " them as true and false)"
+        )
     return note
 
 
-def check_claims(drafts: Iterable[DraftClaim], reader: LabelReader | None, warnings: ImportWarnings,
-                 counts: Counter, path) -> Iterator[tuple[dict, str]]:
+def check_claims(
+    drafts: Iterable[DraftClaim], reader: LabelReader | None, warnings: ImportWarnings, counts: Counter, path
+) -> Iterator[tuple[dict, str]]:
     """Gold labels into the space, duplicate ids refused, each claim with its digest.
 
     A label the space has no place for is remembered, and after the last claim they are
@@ -126,29 +132,44 @@ def folds_note(folds: Counter, reader: LabelReader) -> str:
     "labels folded into realfactbench: 'True' as true 81, 'FALSE' as false 119"."""
     order = {label: n for n, label in enumerate(reader.space.all_gold)}
     listed = sorted(folds.items(), key=lambda item: (order.get(item[0][1], len(order)), -item[1], item[0][0]))
-    shown = [f"{raw!r} as {gold} {count:,}" + (" (--label-map)" if reader.mapped(raw) != raw else "")
-             for (raw, gold), count in listed]  # all of them: a spelling not listed would be lost
+    shown = [
+        f"{raw!r} as {gold} {count:,}" + (" (--label-map)" if reader.mapped(raw) != raw else "")
+        for (raw, gold), count in listed
+    ]  # all of them: a spelling not listed would be lost
     return f"labels folded into {reader.space.name}: {', '.join(shown)}"
 
 
 def _no_label(draft: DraftClaim) -> ImportWarning:
     located = draft.reader.located
-    return ImportWarning(str(draft.reader.path), "no gold label (kept unlabelled, left out of scores)",
-                         located.line, located.record if located.line is None else None,
-                         draft.source_names.get("raw_label", "label"), "claim without a gold label")
+    return ImportWarning(
+        str(draft.reader.path),
+        "no gold label (kept unlabelled, left out of scores)",
+        located.line,
+        located.record if located.line is None else None,
+        draft.source_names.get("raw_label", "label"),
+        "claim without a gold label",
+    )
 
 
 def _note_recased(draft: DraftClaim, raw: str, gold: str, reader: LabelReader, warnings: ImportWarnings) -> None:
     if reader.own and raw != gold and raw not in reader.map and labels.squash(raw) == labels.squash(gold):
         located = draft.reader.located
-        warnings.add(ImportWarning(str(draft.reader.path), f"label {raw!r} read as {gold!r}", located.line,
-                                   located.record if located.line is None else None,
-                                   draft.source_names.get("raw_label", "label"), "label in another case"))
+        warnings.add(
+            ImportWarning(
+                str(draft.reader.path),
+                f"label {raw!r} read as {gold!r}",
+                located.line,
+                located.record if located.line is None else None,
+                draft.source_names.get("raw_label", "label"),
+                "label in another case",
+            )
+        )
 
 
 def _unknown_labels(unknown: Counter, first: dict[str, DraftClaim], reader: LabelReader | None) -> BadInput:
-    listed = ", ".join(f"{label!r} ({count:,}, first on {_where(first[label])})" for label, count in
-                       unknown.most_common())
+    listed = ", ".join(
+        f"{label!r} ({count:,}, first on {_where(first[label])})" for label, count in unknown.most_common()
+    )
     draft = min(first.values(), key=lambda d: (d.reader.located.record, d.reader.located.line or 0))
     if reader is None:
         return draft.reader.fail(draft.source_names.get("raw_label", "label"), f"no label space for labels {listed}")
@@ -158,7 +179,8 @@ def _unknown_labels(unknown: Counter, first: dict[str, DraftClaim], reader: Labe
     advice = "map them with --label-map FILE_LABEL=LABEL" + ("" if reader.own else ", or import with --label-space own")
     return draft.reader.fail(
         draft.source_names.get("raw_label", "label"),
-        f"unknown labels {listed}; the {space.name} label space has {', '.join(space.all_gold)} ({advice})")
+        f"unknown labels {listed}; the {space.name} label space has {', '.join(space.all_gold)} ({advice})",
+    )
 
 
 def _where(draft: DraftClaim) -> str:
@@ -192,9 +214,15 @@ def content_hash(fields: dict) -> str:
 
 def _canonical(value):
     if type(value) is dict:
-        return {key: _canonical(item) for key, item in sorted(value.items())
-                if item is not None and item != "" and item != [] and item != {}
-                and not (key == "is_cited" and item is False)}
+        return {
+            key: _canonical(item)
+            for key, item in sorted(value.items())
+            if item is not None
+            and item != ""
+            and item != []
+            and item != {}
+            and not (key == "is_cited" and item is False)
+        }
     if type(value) is list:
         return [_canonical(item) for item in value]
     return value

@@ -34,7 +34,7 @@ class Node:
     unless: tuple[str, ...] = ()
     """Sibling fields read instead of this one when they hold a value (id = ["a", "b"])."""
 
-    def child(self, key: Any) -> "Node":
+    def child(self, key: Any) -> Node:
         node = self.children.get(key)
         if node is None:
             node = self.children[key] = Node()
@@ -49,7 +49,7 @@ class _Scope:
     parents: tuple[Node, ...]
     root: Node
 
-    def reach(self, path: Path) -> "_Scope | None":
+    def reach(self, path: Path) -> _Scope | None:
         """The node a path ends at (None for a position, which reads no value)."""
         if path.position:
             return None
@@ -58,7 +58,7 @@ class _Scope:
         elif path.up == 0:
             node, chain = self.node, self.parents
         elif path.up - 1 < len(self.parents):
-            node, chain = self.parents[path.up - 1], self.parents[path.up:]
+            node, chain = self.parents[path.up - 1], self.parents[path.up :]
         else:
             return None
         holder = node
@@ -96,7 +96,7 @@ class ReadTree:
     """Per evidence group, the node of its items (None: the claim is the one item)."""
 
     @classmethod
-    def of(cls, mapping: FieldMapping) -> "ReadTree":
+    def of(cls, mapping: FieldMapping) -> ReadTree:
         root = Node()
         claim = _Scope(root, (), root)
         if mapping.explode is not None:
@@ -141,8 +141,9 @@ def leftovers(value: Any, node: Node, name: str = "") -> Iterator[tuple[str, Any
     elif isinstance(value, list) and node.children and not keys:
         each = node.children.get(EACH)
         for position, item in enumerate(value):
-            child = each or node.children.get(("index", position)) or node.children.get(
-                ("index", position - len(value)))
+            child = (
+                each or node.children.get(("index", position)) or node.children.get(("index", position - len(value)))
+            )
             yield from _unread(item, child, f"{name}[{position}]")
     elif node.children and name and not _items_of_their_own(node):
         yield name, value  # not the shape the mapping looked into: kept whole

@@ -24,13 +24,16 @@ from typing import Any
 from workbench.importers import values as convert
 from workbench.importers.paths import MISSING, Context, Path
 
-POINTERS_NOTE = ("{name} holds evidence as pointers, not passages (FEVER's [annotation id, evidence id, page,"
-                 " sentence] arrays, numbers or nested lists): kept whole as attr.{key} on the claims that have"
-                 " them")
+POINTERS_NOTE = (
+    "{name} holds evidence as pointers, not passages (FEVER's [annotation id, evidence id, page,"
+    " sentence] arrays, numbers or nested lists): kept whole as attr.{key} on the claims that have"
+    " them"
+)
 
 
-def item_contexts(each: Path, context: Context, where: convert.Where, name: str,
-                  parts: dict) -> tuple[list[Context], bool]:
+def item_contexts(
+    each: Path, context: Context, where: convert.Where, name: str, parts: dict
+) -> tuple[list[Context], bool]:
     """The context of each evidence item `each` reaches, and whether the one item is the
     field itself. Where a list was expected (the last `[]`) and the value is not one (a
     string, an object, a number), that value is the one item; a list where a single value
@@ -53,8 +56,12 @@ def holder(each: Path, context: Context) -> Any:
     """What the list `each` fans out over is, when only its last step fans out (MISSING
     otherwise, or where the record has nothing)."""
     steps = each.steps
-    if each.position or not steps or not steps[-1].kind.startswith("each") or any(
-            step.kind.startswith("each") for step in steps[:-1]):
+    if (
+        each.position
+        or not steps
+        or not steps[-1].kind.startswith("each")
+        or any(step.kind.startswith("each") for step in steps[:-1])
+    ):
         return MISSING
     return Path(each.text, steps[:-1], each.up).first(context)
 
@@ -62,8 +69,9 @@ def holder(each: Path, context: Context) -> Any:
 def _elements(values: list, each: Path, context: Context) -> list[Context]:
     """Contexts for values as Path.items makes them for a list's elements."""
     start, chain, places = _start(each, context)
-    return [Context(value, (start,) + chain, (position,) + places, context.record)
-            for position, value in enumerate(values)]
+    return [
+        Context(value, (start,) + chain, (position,) + places, context.record) for position, value in enumerate(values)
+    ]
 
 
 def _start(each: Path, context: Context) -> tuple[Any, tuple, tuple]:
@@ -74,13 +82,14 @@ def _start(each: Path, context: Context) -> tuple[Any, tuple, tuple]:
     if each.up == 0:
         return context.value, context.parents, context.positions
     start = context.parents[each.up - 1] if each.up - 1 < len(context.parents) else MISSING
-    return start, context.parents[each.up:], context.positions[each.up:]
+    return start, context.parents[each.up :], context.positions[each.up :]
 
 
 def reads_itself(parts: dict) -> bool:
     """Whether a part of the mapping reads the item's own value (`.`, e.g. `text = "."`)."""
-    return any(not path.steps and path.up == 0 and not path.position
-               for value in parts.values() for path in value.paths)
+    return any(
+        not path.steps and path.up == 0 and not path.position for value in parts.values() for path in value.paths
+    )
 
 
 def passage(value: Any, parts: dict) -> bool:

@@ -36,11 +36,24 @@ from workbench.importers.mapper import locate_claim, record_shown
 from workbench.importers.reading import Located, RecordReader
 
 RECORD_FIELDS = {"prompt", "response", "sentences"}
-SENTENCE_FIELDS = {"text", "claims", "claims_factuality_label", "human_evidence", "auto_evidence",
-                   "auto_evidence_url", "stance_claim_autoEvid"}
+SENTENCE_FIELDS = {
+    "text",
+    "claims",
+    "claims_factuality_label",
+    "human_evidence",
+    "auto_evidence",
+    "auto_evidence_url",
+    "stance_claim_autoEvid",
+}
 """Read into the claim's own fields and evidence; every other field becomes an attribute."""
-PARALLEL = {"claim_checkworthiness", "if_automatic_evidence_enough_to_verify", "if_claim_needs_edit",
-            "revised_claims", "usedEvidence_index_in_revision", "if_most_important_claim"}
+PARALLEL = {
+    "claim_checkworthiness",
+    "if_automatic_evidence_enough_to_verify",
+    "if_claim_needs_edit",
+    "revised_claims",
+    "usedEvidence_index_in_revision",
+    "if_most_important_claim",
+}
 """The published lists with one element per claim (a field of another name is kept whole)."""
 IMPORTANCE = {"yes": "Main", "intermediate": "Sub", "no": "Irrelevant"}
 SINGULAR = {"revised_claims": "revised_claim"}
@@ -56,10 +69,12 @@ def factcheck_bench(located: Located, context) -> list[DraftClaim]:
     sentences = record.get("sentences")
     if not isinstance(sentences, dict):
         raise reader.fail("sentences", f"must be an object of sentence1, sentence2, ... not {type(sentences).__name__}")
-    where = convert.Where(str(located.path or context.path), located.line, record_shown(located), context.warnings,
-                          located)
-    shared = {key: convert.attribute_value(value, where, key) for key, value in record.items()
-              if key not in RECORD_FIELDS}
+    where = convert.Where(
+        str(located.path or context.path), located.line, record_shown(located), context.warnings, located
+    )
+    shared = {
+        key: convert.attribute_value(value, where, key) for key, value in record.items() if key not in RECORD_FIELDS
+    }
     drafts, without_claims = [], {}
     for sentence_key, sentence in sentences.items():
         if not isinstance(sentence, dict):
@@ -69,7 +84,7 @@ def factcheck_bench(located: Located, context) -> list[DraftClaim]:
             raise reader.fail(f"sentences.{sentence_key}.claims", "must be a list of claims")
         if not claims:
             without_claims[sentence_key] = convert.attribute_value(sentence, where, f"sentences.{sentence_key}")
-        for index, text in enumerate(claims):
+        for index in range(len(claims)):
             draft = _claim(reader, where, located, sentence_key, sentence, index, len(claims), shared)
             if draft is not None:
                 drafts.append(draft)
@@ -86,12 +101,23 @@ def _keep_sentences_without_claims(drafts: list[DraftClaim], sentences: dict, wh
             draft.fields["attributes"]["sentences_without_claims"] = sentences
     if not drafts:
         for key in sentences:
-            where.warn(f"sentences.{key}.claims", "a sentence with no claims, in a response with none (not kept:"
-                       " a claim is what the import keeps)", "response without claims")
+            where.warn(
+                f"sentences.{key}.claims",
+                "a sentence with no claims, in a response with none (not kept: a claim is what the import keeps)",
+                "response without claims",
+            )
 
 
-def _claim(reader: RecordReader, where: convert.Where, located: Located, key: str, sentence: dict, index: int,
-           count: int, shared: dict) -> DraftClaim | None:
+def _claim(
+    reader: RecordReader,
+    where: convert.Where,
+    located: Located,
+    key: str,
+    sentence: dict,
+    index: int,
+    count: int,
+    shared: dict,
+) -> DraftClaim | None:
     name = f"sentences.{key}.claims[{index}]"
     text = convert.text(sentence["claims"][index], where, name)
     if text is None:
@@ -103,14 +129,21 @@ def _claim(reader: RecordReader, where: convert.Where, located: Located, key: st
         attributes[f"sentence.{name}" if name in attributes else name] = value
     importance = attributes.get("if_most_important_claim")
     fields = {
-        "external_id": f"{located.record}-{key}-{index}", "text": text,
-        "raw_label": convert.label(_at(sentence.get("claims_factuality_label"), index, count), where,
-                                   f"sentences.{key}.claims_factuality_label[{index}]"),
-        "question": reader.text("prompt"), "response": reader.text("response", long=True),
+        "external_id": f"{located.record}-{key}-{index}",
+        "text": text,
+        "raw_label": convert.label(
+            _at(sentence.get("claims_factuality_label"), index, count),
+            where,
+            f"sentences.{key}.claims_factuality_label[{index}]",
+        ),
+        "question": reader.text("prompt"),
+        "response": reader.text("response", long=True),
         "importance": IMPORTANCE.get(str(importance).strip().lower()) if importance is not None else None,
         "attributes": attributes,
-        "evidence": [*_human_evidence(_at(sentence.get("human_evidence"), index, count)),
-                     *_retrieved(sentence, index, count)],
+        "evidence": [
+            *_human_evidence(_at(sentence.get("human_evidence"), index, count)),
+            *_retrieved(sentence, index, count),
+        ],
     }
     for rank, item in enumerate(fields["evidence"]):
         item["rank"] = rank
@@ -127,8 +160,9 @@ def _sentence_attributes(sentence: dict, index: int, count: int, where: convert.
             continue  # read into the claim's own fields and evidence
         place = f"sentences.{key}.{field_name}"
         if field_name in PARALLEL and _parallel(value, count):
-            attributes[SINGULAR.get(field_name, field_name)] = convert.attribute_value(value[index], where,
-                                                                                    f"{place}[{index}]")
+            attributes[SINGULAR.get(field_name, field_name)] = convert.attribute_value(
+                value[index], where, f"{place}[{index}]"
+            )
         else:
             attributes[field_name] = convert.attribute_value(value, where, place)
     return attributes
@@ -158,8 +192,13 @@ def _human_evidence(value: Any) -> list[dict]:
     text = "\n".join(lines).strip() or None
     if not urls and text:  # an address inside a sentence ("According to: URL ..."): the text stays whole
         urls = _IN_TEXT.findall(text)[:1]
-    item = {"kind": "passage", "url": urls[0] if urls else None, "text": text, "is_cited": True,
-            "attributes": {"origin": "annotators", **({"urls": urls} if len(urls) > 1 else {})}}
+    item = {
+        "kind": "passage",
+        "url": urls[0] if urls else None,
+        "text": text,
+        "is_cited": True,
+        "attributes": {"origin": "annotators", **({"urls": urls} if len(urls) > 1 else {})},
+    }
     return [item] if text or urls else []
 
 
@@ -171,9 +210,12 @@ def _retrieved(sentence: dict, index: int, count: int) -> list[dict]:
     stances = _at(sentence.get("stance_claim_autoEvid"), index, count) or []
     items = []
     for text, url, stance in zip_longest(passages, urls, stances):
-        item = {"kind": "passage", "url": url if isinstance(url, str) and url.strip() else None,
-                "text": text if isinstance(text, str) and text.strip() else None,
-                "attributes": {"origin": "retrieved", **({"stance": stance} if stance is not None else {})}}
+        item = {
+            "kind": "passage",
+            "url": url if isinstance(url, str) and url.strip() else None,
+            "text": text if isinstance(text, str) and text.strip() else None,
+            "attributes": {"origin": "retrieved", **({"stance": stance} if stance is not None else {})},
+        }
         if item["url"] or item["text"]:
             items.append(item)
     return items

@@ -15,13 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.importers.reading import (
-    LONG_FIELD_CHARS,
-    BadInput,
-    Located,
-    decode_json,
-    iter_json_array,
-)
+from workbench.importers.reading import LONG_FIELD_CHARS, BadInput, Located, decode_json, iter_json_array
 from workbench.importers.sniffing import DELIMITER_NAMES, column_names, sniff
 from workbench.importers.sources import Source, open_binary
 from workbench.importers.warnings import ImportWarning, ImportWarnings
@@ -56,8 +50,15 @@ def read_records(source: Source, options: ReadOptions) -> Iterator[Located]:
 
 
 def _reader(format: str):
-    return {"jsonl": jsonl_records, "json": json_records, "csv": delimited_records, "tsv": delimited_records,
-            "parquet": parquet_records, "arrow": arrow_records, "claimreview": claimreview_records}[format]
+    return {
+        "jsonl": jsonl_records,
+        "json": json_records,
+        "csv": delimited_records,
+        "tsv": delimited_records,
+        "parquet": parquet_records,
+        "arrow": arrow_records,
+        "claimreview": claimreview_records,
+    }[format]
 
 
 def text_lines(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
@@ -86,8 +87,12 @@ def _undecodable(path: Path, raw: bytes, error: UnicodeDecodeError, lines_before
     line = lines_before + raw[: error.start].count(b"\n") + 1
     column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
     name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else encoding
-    return BadInput(path, f"not {name} text (byte 0x{raw[error.start]:02x} at column {column}); name the file's"
-                    " encoding with --encoding (e.g. cp1252, cp932, utf-16)", line=line)
+    return BadInput(
+        path,
+        f"not {name} text (byte 0x{raw[error.start]:02x} at column {column}); name the file's"
+        " encoding with --encoding (e.g. cp1252, cp932, utf-16)",
+        line=line,
+    )
 
 
 def _lines(path: Path, source: Source) -> Iterator[tuple[int, str]]:
@@ -123,8 +128,9 @@ def json_records(path: Path, options: ReadOptions, source: Source) -> Iterator[L
     if field_name is not None:
         records = document.get(field_name)
         if not isinstance(records, list):
-            raise BadInput(path, f"has no list of records in field {field_name!r}; its fields: "
-                           f"{', '.join(list(document)[:20])}")
+            raise BadInput(
+                path, f"has no list of records in field {field_name!r}; its fields: {', '.join(list(document)[:20])}"
+            )
         options.warnings.note(f"records read from the field {field_name!r} of the JSON object")
         yield from _listed(path, records)
         return
@@ -137,8 +143,11 @@ def json_records(path: Path, options: ReadOptions, source: Source) -> Iterator[L
 
 
 def _list_field(document: dict) -> str | None:
-    lists = [key for key, value in document.items()
-             if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)]
+    lists = [
+        key
+        for key, value in document.items()
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)
+    ]
     return lists[0] if len(lists) == 1 and not all(isinstance(v, dict) for v in document.values()) else None
 
 
@@ -157,21 +166,27 @@ def delimited_records(path: Path, options: ReadOptions, source: Source) -> Itera
     quoting = options.quoting if options.quoting is not None else shape.quoting
     lines = _LineCounter(_lines(path, source))
     # strict: a quote never closed is an error, not a cell that swallows the rest of the file.
-    rows = csv.reader(lines, delimiter=shape.delimiter or ",", strict=True,
-                      quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE)
+    rows = csv.reader(
+        lines, delimiter=shape.delimiter or ",", strict=True, quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE
+    )
     names = options.columns
     header_row = names is not None and bool(shape.header)
     if names is None and shape.header is False:
-        raise BadInput(path, "has no header row: name its columns with --columns a,b,c (or say --header if its"
-                       " first row names them)")
+        raise BadInput(
+            path,
+            "has no header row: name its columns with --columns a,b,c (or say --header if its first row names them)",
+        )
     record = 0
     while True:
         start = lines.number + 1
         try:
             row = next(rows, None)
         except csv.Error as error:
-            raise BadInput(path, f"malformed {source.format.upper()} in the row starting here: {error}"
-                           f"{_dialect_hint(shape)}", line=start) from None
+            raise BadInput(
+                path,
+                f"malformed {source.format.upper()} in the row starting here: {error}{_dialect_hint(shape)}",
+                line=start,
+            ) from None
         if row is None:
             return
         if not any(cell.strip() for cell in row):
@@ -206,16 +221,28 @@ def _cells(path: Path, row: list[str], names: list[str], line: int, options: Rea
     unmapped column keeps it as an "" attribute)."""
     if len(row) > len(names):
         if options.columns is None:
-            raise BadInput(path, f"this row has {len(row)} cells; the header has {len(names)}{_dialect_hint(shape)}",
-                           line=line)
-        options.warnings.add(ImportWarning(
-            str(path), f"{len(row)} cells where {len(names)} columns are named; the extra cells joined to"
-            f" the last column", line=line, field=names[-1], kind="extra cells joined to the last column"))
-        row = row[: len(names) - 1] + ["\t".join(row[len(names) - 1:])]
+            raise BadInput(
+                path, f"this row has {len(row)} cells; the header has {len(names)}{_dialect_hint(shape)}", line=line
+            )
+        options.warnings.add(
+            ImportWarning(
+                str(path),
+                f"{len(row)} cells where {len(names)} columns are named; the extra cells joined to the last column",
+                line=line,
+                field=names[-1],
+                kind="extra cells joined to the last column",
+            )
+        )
+        row = row[: len(names) - 1] + ["\t".join(row[len(names) - 1 :])]
     elif len(row) < len(names):
-        options.warnings.add(ImportWarning(
-            str(path), f"{len(row)} cells where {len(names)} columns are named; the rest left empty", line=line,
-            kind="row with too few cells"))
+        options.warnings.add(
+            ImportWarning(
+                str(path),
+                f"{len(row)} cells where {len(names)} columns are named; the rest left empty",
+                line=line,
+                kind="row with too few cells",
+            )
+        )
     return {name: cell for name, cell in zip(names, row) if name}
 
 

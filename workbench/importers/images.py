@@ -21,8 +21,14 @@ from workbench.importers.common import DraftClaim
 
 MAX_IMAGE_BYTES = 50 * 1024 * 1024
 """Bigger files are not stored (a claim's picture is not a 50 MB file)."""
-MIME_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp",
-              "BMP": "image/bmp", "TIFF": "image/tiff"}
+MIME_TYPES = {
+    "PNG": "image/png",
+    "JPEG": "image/jpeg",
+    "GIF": "image/gif",
+    "WEBP": "image/webp",
+    "BMP": "image/bmp",
+    "TIFF": "image/tiff",
+}
 FIELD = "images"
 
 
@@ -83,8 +89,11 @@ def read_image(reference: str, folder: Path, where: convert.Where, field: str) -
         return {"source": reference, "url": reference}
     path = _inside(reference, folder)
     if path is None:
-        where.warn(field, f"image path {reference!r} leads outside the data folder (not read); {_KEPT}",
-                   "image outside the folder")
+        where.warn(
+            field,
+            f"image path {reference!r} leads outside the data folder (not read); {_KEPT}",
+            "image outside the folder",
+        )
         return None
     try:
         data = path.read_bytes() if path.stat().st_size <= MAX_IMAGE_BYTES else None
@@ -92,8 +101,9 @@ def read_image(reference: str, folder: Path, where: convert.Where, field: str) -
         where.warn(field, f"image {reference!r}: {error.strerror or 'cannot be read'}; {_KEPT}", "image not readable")
         return None
     if data is None:
-        where.warn(field, f"image {reference!r} is over {MAX_IMAGE_BYTES // 2**20} MB (not stored); {_KEPT}",
-                   "image too big")
+        where.warn(
+            field, f"image {reference!r} is over {MAX_IMAGE_BYTES // 2**20} MB (not stored); {_KEPT}", "image too big"
+        )
         return None
     if not data:
         where.warn(field, f"image {reference!r} is an empty file; {_KEPT}", "image not readable")
@@ -103,8 +113,15 @@ def read_image(reference: str, folder: Path, where: convert.Where, field: str) -
         where.warn(field, f"image {reference!r} {described}; {_KEPT}", "image not readable")
         return None
     mime, width, height = described
-    return {"source": reference, "sha256": hashlib.sha256(data).hexdigest(), "mime": mime, "bytes": len(data),
-            "width": width, "height": height, "data": data}
+    return {
+        "source": reference,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "mime": mime,
+        "bytes": len(data),
+        "width": width,
+        "height": height,
+        "data": data,
+    }
 
 
 _KEPT = f"its path kept as attr.{NOT_READ}"

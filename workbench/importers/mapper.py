@@ -40,8 +40,10 @@ class RecordMapper:
         self.produced = 0
         self.first_skipped: convert.Where | None = None
         # How the file names each of our fields (for messages), worked out once.
-        self.names = {name: (value.text.lstrip("$").lstrip(".") or name if value.paths else name)
-                      for name, value in mapping.fields.items()}
+        self.names = {
+            name: (value.text.lstrip("$").lstrip(".") or name if value.paths else name)
+            for name, value in mapping.fields.items()
+        }
         fields = mapping.fields
         self.short = [(name, fields[name]) for name in _SHORT if name in fields]
         self.long = [(name, fields[name]) for name in _LONG if name in fields]
@@ -52,16 +54,19 @@ class RecordMapper:
         """The claims of one record (none when it has no claim text: a warning says so)."""
         record = located.value
         self.fields_seen.update(record)
-        where = convert.Where(str(located.path or self.path), located.line,
-                              record_shown(located), self.warnings, located)
+        where = convert.Where(
+            str(located.path or self.path), located.line, record_shown(located), self.warnings, located
+        )
         try:
             contexts = self.mapping.explode.items(Context.of(record)) if self.mapping.explode else [Context.of(record)]
             if self.mapping.explode:
                 for context in contexts:
                     if isinstance(context.value, dict):
                         self.element_fields_seen.update(context.value)
-            drafts = [self._claim(located, where, context, len(contexts) > 1 or self.mapping.explode is not None)
-                      for context in contexts]
+            drafts = [
+                self._claim(located, where, context, len(contexts) > 1 or self.mapping.explode is not None)
+                for context in contexts
+            ]
         except PathError as error:
             raise where.error(None, str(error)) from None
         kept = [draft for draft in drafts if draft is not None]
@@ -83,26 +88,33 @@ class RecordMapper:
             "external_id": self._external_id(located, where, context, exploded),
             "text": text,
             "raw_label": convert.label(self._get("label", context), where, self._name("label")),
-            "importance": convert.choice(self._get("importance", context), where, "importance",
-                                         ["Main", "Sub", "Irrelevant"]),
+            "importance": convert.choice(
+                self._get("importance", context), where, "importance", ["Main", "Sub", "Irrelevant"]
+            ),
             "claim_start": convert.integer(self._get("claim_start", context), where, "claim_start"),
             "claim_end": convert.integer(self._get("claim_end", context), where, "claim_end"),
             **self.unmapped,
             **{name: convert.text(value.get(context), where, self.names[name]) for name, value in self.short},
             **{name: convert.text(value.get(context), where, self.names[name], long=True) for name, value in self.long},
-            **{name: convert.date(value.get(context), where, self.names[name], self.mapping.date_formats)
-               for name, value in self.dates},
+            **{
+                name: convert.date(value.get(context), where, self.names[name], self.mapping.date_formats)
+                for name, value in self.dates
+            },
             "images": image_references(self._get("images", context), where, self._name("images")),
         }
         pointers: dict[str, Any] = {}
         claim["evidence"] = self.evidence_items(context, where, pointers)
-        claim["attributes"] = self._attributes(context, where, fields.get("attributes"), self.mapping.attributes,
-                                               exploded)
+        claim["attributes"] = self._attributes(
+            context, where, fields.get("attributes"), self.mapping.attributes, exploded
+        )
         self._keep_pointers(claim["attributes"], pointers, where)
         locate_claim(claim)
         reader = RecordReader(located.path or self.path, located, show_record=record_shown(located) is not None)
-        return DraftClaim(reader, claim, {"text": self._name("claim"), "raw_label": self._name("label"),
-                                          "external_id": self._name("id")})
+        return DraftClaim(
+            reader,
+            claim,
+            {"text": self._name("claim"), "raw_label": self._name("label"), "external_id": self._name("id")},
+        )
 
     def _get(self, name: str, context: Context) -> Any:
         value = self.mapping.fields.get(name)
@@ -126,8 +138,9 @@ class RecordMapper:
             return f"{found}-{context.positions[0]}"
         return found
 
-    def _attributes(self, context: Context, where: convert.Where, whole: Value | None,
-                    named: dict[str, Value], exploded: bool) -> dict:
+    def _attributes(
+        self, context: Context, where: convert.Where, whole: Value | None, named: dict[str, Value], exploded: bool
+    ) -> dict:
         attributes: dict[str, Any] = {}
         if whole is not None:
             found = whole.get(context)
@@ -153,8 +166,11 @@ class RecordMapper:
                 attributes[name[5:]] = convert.attribute_value(convert.attribute_cell(value), where, name)
             return
         if not self.mapping.keep_unknown:
-            where.warn(name, "a field no mapping reads, dropped (the profile sets keep_unknown = false)",
-                       "unread field dropped")
+            where.warn(
+                name,
+                "a field no mapping reads, dropped (the profile sets keep_unknown = false)",
+                "unread field dropped",
+            )
             return
         key = name
         while key in attributes:  # a named attribute took the name: this value is kept beside it
@@ -169,8 +185,11 @@ class RecordMapper:
         items: list[dict] = []
         for index, group in enumerate(self.mapping.evidence):
             name = shapes.list_name(group.each) if group.each is not None else "evidence"
-            contexts, whole = (shapes.item_contexts(group.each, context, where, name, group.parts)
-                               if group.each is not None else ([context], False))
+            contexts, whole = (
+                shapes.item_contexts(group.each, context, where, name, group.parts)
+                if group.each is not None
+                else ([context], False)
+            )
             for item_context in contexts:
                 if group.each is not None and shapes.pointer(item_context.value, group.parts):
                     if pointers is not None:
@@ -192,8 +211,9 @@ class RecordMapper:
             attributes[key] = convert.attribute_value(value, where, name)
             self.warnings.note(shapes.POINTERS_NOTE.format(name=name, key=key))
 
-    def _item(self, group: EvidenceMapping, context: Context, where: convert.Where, rank: int,
-              index: int) -> dict | None:
+    def _item(
+        self, group: EvidenceMapping, context: Context, where: convert.Where, rank: int, index: int
+    ) -> dict | None:
         parts = group.parts
         at = _ItemWhere(where, group, context, rank)  # names a part only if a message needs it
 
@@ -230,16 +250,21 @@ class RecordMapper:
             if shapes.empty(context.value):
                 _note_empty_item(context, at, text_part, item["attributes"])
                 return None
-            at.warn(text_part, "an evidence item with no text, question, url, title or passage (kept for its"
-                    f" {', '.join(shapes.held(context.value)) or 'value'})", "evidence item without text")
+            at.warn(
+                text_part,
+                "an evidence item with no text, question, url, title or passage (kept for its"
+                f" {', '.join(shapes.held(context.value)) or 'value'})",
+                "evidence item without text",
+            )
         if context.value is MISSING and item["kind"] == "qa":
             item["attributes"]["no_answers"] = True  # a question with an empty list of answers
         _note_oddities(item, question_value, context, at, text_part, "question" in parts)
         locate_passage(item, at, "passage")
         return item
 
-    def _item_attributes(self, group: EvidenceMapping, whole: Value | None, context: Context,
-                         where: convert.Where) -> dict:
+    def _item_attributes(
+        self, group: EvidenceMapping, whole: Value | None, context: Context, where: convert.Where
+    ) -> dict:
         attributes: dict[str, Any] = {}
         if whole is not None:
             found = whole.get(context)
@@ -288,8 +313,11 @@ def _kind(value: Any, question: Any, where: convert.Where, field: str) -> str:
     text = str(value).strip().lower()
     if text in EVIDENCE_KINDS:
         return text
-    where.warn(field, f"{value!r} is not an evidence kind ({', '.join(EVIDENCE_KINDS)}); read as passage",
-               "unknown evidence kind")
+    where.warn(
+        field,
+        f"{value!r} is not an evidence kind ({', '.join(EVIDENCE_KINDS)}); read as passage",
+        "unknown evidence kind",
+    )
     return "passage"
 
 
@@ -299,18 +327,25 @@ def _note_empty_item(context: Context, where: convert.Where, text_part: str, att
     if context.value is MISSING or context.value is None:
         return
     held = f"; it held {', '.join(sorted(attributes))}" if attributes else ""
-    where.warn(text_part, f"an evidence item with no text, question, url, title or passage (not kept{held})",
-               "empty evidence item dropped")
+    where.warn(
+        text_part,
+        f"an evidence item with no text, question, url, title or passage (not kept{held})",
+        "empty evidence item dropped",
+    )
 
 
-def _note_oddities(item: dict, question: Any, context: Context, where: convert.Where, text_part: str,
-                   has_question: bool) -> None:
+def _note_oddities(
+    item: dict, question: Any, context: Context, where: convert.Where, text_part: str, has_question: bool
+) -> None:
     """The untidiness real question-answer evidence has, said (the item is kept)."""
     if has_question and item["question"] is None and question is not MISSING:
         where.warn("question", "an empty question (kept without it)", "empty question")
     elif has_question and item["question"] is None and item["kind"] == "qa":
-        where.warn("question", "a question object without its question text (its answers kept without it)",
-                   "question without its text")
+        where.warn(
+            "question",
+            "a question object without its question text (its answers kept without it)",
+            "question without its text",
+        )
     if item["kind"] == "qa" and item["text"] is None and context.value is not MISSING:
         where.warn(text_part, "an answer without text (kept without it)", "answer without text")
 
@@ -355,8 +390,11 @@ def locate_passage(item: dict, where: convert.Where, field: str) -> None:
         text = passage
     span = find_passage(text, passage)  # also despite full/half-width forms and line breaks
     if span is None:
-        where.warn(field, "the quoted passage does not occur in the page text (kept, not highlighted)",
-                   "quoted passage not in its page")
+        where.warn(
+            field,
+            "the quoted passage does not occur in the page text (kept, not highlighted)",
+            "quoted passage not in its page",
+        )
         return
     item["passage_start"], item["passage_end"] = span
 

@@ -19,13 +19,54 @@ from typing import Any
 from workbench.errors import WorkbenchError
 from workbench.importers.paths import MISSING, Context, Path, PathError, parse_path
 
-CLAIM_FIELDS = ("id", "claim", "label", "question", "response", "claim_start", "claim_end", "reference_time",
-                "claim_date", "importance", "task", "domain", "source", "justification", "article_url",
-                "article_text", "images", "attributes")
-PREDICTION_FIELDS = ("id", "claim", "verdict", "raw_verdict", "status", "explanation", "raw_output", "parsed",
-                     "error", "model", "attributes")
-EVIDENCE_PARTS = ("kind", "url", "title", "text", "answer", "passage", "passage_start", "passage_end", "cited",
-                  "question", "answer_type", "explanation", "attributes")
+CLAIM_FIELDS = (
+    "id",
+    "claim",
+    "label",
+    "question",
+    "response",
+    "claim_start",
+    "claim_end",
+    "reference_time",
+    "claim_date",
+    "importance",
+    "task",
+    "domain",
+    "source",
+    "justification",
+    "article_url",
+    "article_text",
+    "images",
+    "attributes",
+)
+PREDICTION_FIELDS = (
+    "id",
+    "claim",
+    "verdict",
+    "raw_verdict",
+    "status",
+    "explanation",
+    "raw_output",
+    "parsed",
+    "error",
+    "model",
+    "attributes",
+)
+EVIDENCE_PARTS = (
+    "kind",
+    "url",
+    "title",
+    "text",
+    "answer",
+    "passage",
+    "passage_start",
+    "passage_end",
+    "cited",
+    "question",
+    "answer_type",
+    "explanation",
+    "attributes",
+)
 EVIDENCE_KINDS = ("passage", "page", "qa", "article")
 
 
@@ -157,14 +198,18 @@ class FieldMapping:
 
 def mapping_from_dict(spec: dict, name: str = "custom") -> FieldMapping:
     """A FieldMapping from a profile's tables (TOML) or from --map pairs (as the same dict)."""
-    mapping = FieldMapping(name=str(spec.get("name", name)), description=str(spec.get("description", "")),
-                           kind=str(spec.get("kind", "claims")))
+    mapping = FieldMapping(
+        name=str(spec.get("name", name)),
+        description=str(spec.get("description", "")),
+        kind=str(spec.get("kind", "claims")),
+    )
     if mapping.kind not in ("claims", "predictions"):
         raise MappingError(f"kind: claims or predictions, not {mapping.kind!r}")
     known = PREDICTION_FIELDS if mapping.kind == "predictions" else CLAIM_FIELDS
     mapping.fields = _values(spec.get("fields", {}), known, "fields")
-    mapping.attributes = {str(key): parse_value(path, f"attributes.{key}")
-                          for key, path in spec.get("attributes", {}).items()}
+    mapping.attributes = {
+        str(key): parse_value(path, f"attributes.{key}") for key, path in spec.get("attributes", {}).items()
+    }
     evidence = spec.get("evidence", [])
     for index, group in enumerate(evidence if isinstance(evidence, list) else [evidence]):
         mapping.evidence.append(_evidence(group, f"evidence[{index}]"))
@@ -176,8 +221,11 @@ def mapping_from_dict(spec: dict, name: str = "custom") -> FieldMapping:
     mapping.transform = spec.get("transform")
     mapping.date_formats = tuple(spec.get("read", {}).get("date_formats", ()))
     detect = spec.get("detect", [])
-    mapping.detect = [list(item) for item in detect] if detect and isinstance(detect[0], list) else (
-        [list(detect)] if detect else [])
+    mapping.detect = (
+        [list(item) for item in detect]
+        if detect and isinstance(detect[0], list)
+        else ([list(detect)] if detect else [])
+    )
     mapping.detect_row = {str(key): str(value) for key, value in spec.get("detect_row", {}).items()}
     mapping.detect_match = {str(key): str(value) for key, value in spec.get("detect_match", {}).items()}
     mapping.read = dict(spec.get("read", {}))
@@ -211,10 +259,14 @@ def _evidence(group: Any, where: str) -> EvidenceMapping:
 
 def _labels(table: dict) -> LabelPlan:
     excluded = table.get("excluded", [])
-    return LabelPlan(space=table.get("space"), classes=list(table["classes"]) if table.get("classes") else None,
-                     map={str(key): str(value) for key, value in table.get("map", {}).items()},
-                     abstain=table.get("abstain"), excluded=list(excluded if isinstance(excluded, list) else [excluded]),
-                     name=table.get("name"))
+    return LabelPlan(
+        space=table.get("space"),
+        classes=list(table["classes"]) if table.get("classes") else None,
+        map={str(key): str(value) for key, value in table.get("map", {}).items()},
+        abstain=table.get("abstain"),
+        excluded=list(excluded if isinstance(excluded, list) else [excluded]),
+        name=table.get("name"),
+    )
 
 
 def _path(spec: Any, where: str) -> Path:
@@ -250,9 +302,9 @@ def map_pairs(pairs: list[str]) -> dict:
         elif key == "evidence":
             evidence["each"] = value
         elif key.startswith("evidence.attr."):
-            evidence.setdefault("attributes", {})[key[len("evidence.attr."):]] = value
+            evidence.setdefault("attributes", {})[key[len("evidence.attr.") :]] = value
         elif key.startswith("evidence."):
-            evidence[key[len("evidence."):]] = value
+            evidence[key[len("evidence.") :]] = value
         else:
             spec["fields"][key] = value
     if evidence:

@@ -44,7 +44,7 @@ class Context:
     record: Any = None
 
     @classmethod
-    def of(cls, record: Any) -> "Context":
+    def of(cls, record: Any) -> Context:
         return cls(record, (), (), record)
 
 
@@ -107,7 +107,7 @@ class Path:
         if self.up == -1:
             chain, places = (), ()
         else:
-            chain, places = context.parents[self.up:], context.positions[self.up:]
+            chain, places = context.parents[self.up :], context.positions[self.up :]
         out: list[Context] = []
         self._items(start, 0, context, start, chain, places, out)
         return out
@@ -139,8 +139,9 @@ class Path:
             return
         yield from self._walk(_step(value, step, context), index + 1, context)
 
-    def _items(self, value: Any, index: int, context: Context, holder: Any, chain: tuple, places: tuple,
-               out: list) -> None:
+    def _items(
+        self, value: Any, index: int, context: Context, holder: Any, chain: tuple, places: tuple, out: list
+    ) -> None:
         if index == len(self.steps):
             out.append(Context(value, chain, places, context.record))
             return
@@ -155,12 +156,13 @@ class Path:
             return
         self._items(_step(value, step, context), index + 1, context, holder, chain, places, out)
 
-
     def _check_list(self, value: Any) -> None:
         """[] over something that is there but is not a list: the mapping or the file is wrong."""
         if value is not MISSING and value is not None and not isinstance(value, list):
-            raise PathError(f"the path {self.text!r} takes each element of a list, and here it meets"
-                            f" {type(value).__name__} {_shown(value)}")
+            raise PathError(
+                f"the path {self.text!r} takes each element of a list, and here it meets"
+                f" {type(value).__name__} {_shown(value)}"
+            )
 
 
 def _shown(value: Any) -> str:

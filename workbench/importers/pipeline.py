@@ -17,25 +17,12 @@ from pathlib import Path
 from store import LabelSpace
 from workbench import labels
 from workbench.importers import values as convert
-from workbench.importers.advice import (
-    FieldCensus,
-    census_of,
-    header_hint,
-    named_profile,
-    refusal,
-    with_advice,
-)
+from workbench.importers.advice import FieldCensus, census_of, header_hint, named_profile, refusal, with_advice
 from workbench.importers.common import DraftClaim, LabelReader, check_claims, own_space, own_space_note
 from workbench.importers.formats import ReadOptions, first_row, read_records
 from workbench.importers.images import attach_images
 from workbench.importers.mapper import RecordMapper, fields_listing, record_shown
-from workbench.importers.mapping import (
-    FieldMapping,
-    MappingError,
-    map_pairs,
-    mapping_from_dict,
-    merge_specs,
-)
+from workbench.importers.mapping import FieldMapping, MappingError, map_pairs, mapping_from_dict, merge_specs
 from workbench.importers.profiles import FALLBACK, detect, load_profile
 from workbench.importers.reading import BadInput, Located, decode_json
 from workbench.importers.sniffing import DELIMITER_NAMES, Overrides
@@ -103,8 +90,9 @@ def plan_import(request: ImportRequest, kind: str = "claims") -> ImportPlan:
         profile_name, file_format = profile_name or file_format, "auto"
     if file_format == "auto" and profile_name in ("jsonl", "csv"):
         profile_name, file_format = None, profile_name
-    source = open_source(Path(request.path), file_format, request.split,
-                         Overrides(request.encoding, request.delimiter, request.header))
+    source = open_source(
+        Path(request.path), file_format, request.split, Overrides(request.encoding, request.delimiter, request.header)
+    )
     warnings = ImportWarnings(strict=request.strict)
     first, row = _first(source, request)
     if first is None and row is None:
@@ -112,8 +100,12 @@ def plan_import(request: ImportRequest, kind: str = "claims") -> ImportPlan:
     base, how, also = _base_mapping(source, profile_name, first, row, request, kind)
     mapping = _with_overrides(base, request)
     columns = request.columns or (mapping.read.get("columns") if row is not None else None)
-    read = ReadOptions(columns=list(columns) if columns and source.format in ("csv", "tsv") else None,
-                       records=mapping.read.get("records"), quoting=mapping.read.get("quoting"), warnings=warnings)
+    read = ReadOptions(
+        columns=list(columns) if columns and source.format in ("csv", "tsv") else None,
+        records=mapping.read.get("records"),
+        quoting=mapping.read.get("quoting"),
+        warnings=warnings,
+    )
     plan = ImportPlan(request, source, mapping, read, warnings, how, also_fit=also)
     for note in source.shape.notes if source.shape is not None else ():
         warnings.note(note)
@@ -122,8 +114,14 @@ def plan_import(request: ImportRequest, kind: str = "claims") -> ImportPlan:
     return plan
 
 
-def _base_mapping(source: Source, profile_name: str | None, first: dict | None, row: list[str] | None,
-                  request: ImportRequest, kind: str) -> tuple[FieldMapping, str, list[str]]:
+def _base_mapping(
+    source: Source,
+    profile_name: str | None,
+    first: dict | None,
+    row: list[str] | None,
+    request: ImportRequest,
+    kind: str,
+) -> tuple[FieldMapping, str, list[str]]:
     fallback = FALLBACK if kind == "claims" else "predictions"
     if profile_name:
         found = load_profile(profile_name)
@@ -140,9 +138,12 @@ def _base_mapping(source: Source, profile_name: str | None, first: dict | None, 
         raise MappingError(f"{source.path}: fits the profiles {', '.join(fit)} equally; choose one with --profile")
     if row is not None and request.columns is None:
         delimiter = DELIMITER_NAMES.get(source.shape.delimiter, repr(source.shape.delimiter))
-        raise BadInput(source.path, f"a CSV/TSV without a header row (read as {delimiter}-delimited) that no profile"
-                       " knows; name its columns with --columns a,b,c, say --header if its first row names them,"
-                       " --delimiter CHAR if its rows are split at the wrong character, or choose a --profile")
+        raise BadInput(
+            source.path,
+            f"a CSV/TSV without a header row (read as {delimiter}-delimited) that no profile"
+            " knows; name its columns with --columns a,b,c, say --header if its first row names them,"
+            " --delimiter CHAR if its rows are split at the wrong character, or choose a --profile",
+        )
     return load_profile(fallback), "no other profile fits", []
 
 
@@ -158,8 +159,17 @@ def _first(source: Source, request: ImportRequest) -> tuple[dict | None, list[st
             shape.header, shape.columns = False, None
             return None, row
     probe = ReadOptions(columns=request.columns, warnings=ImportWarnings())
-    located = next(iter(read_records(Source(source.path, source.files[:1], source.format, source.split,
-                                            source.splits, source.features, shape), probe)), None)
+    located = next(
+        iter(
+            read_records(
+                Source(
+                    source.path, source.files[:1], source.format, source.split, source.splits, source.features, shape
+                ),
+                probe,
+            )
+        ),
+        None,
+    )
     return (located.value if located else None), None
 
 
@@ -170,8 +180,10 @@ def _with_overrides(base: FieldMapping, request: ImportRequest) -> FieldMapping:
 
     spec = tomllib.loads(base.source_text) if base.source_text else {}
     if request.maps and base.transform:
-        raise MappingError(f"profile {base.name!r} reads its files with a built-in function; --map does not apply"
-                           " (map the file from scratch with --profile workbench --map ...)")
+        raise MappingError(
+            f"profile {base.name!r} reads its files with a built-in function; --map does not apply"
+            " (map the file from scratch with --profile workbench --map ...)"
+        )
     over = map_pairs(list(request.maps))
     if over.get("explode") and not spec.get("explode"):
         spec = _rooted_at_record(spec)
@@ -205,8 +217,10 @@ def _rooted_at_record(spec: dict) -> dict:
     spec = dict(spec)
     for table in ("fields", "attributes"):
         spec[table] = {key: _from_record(value) for key, value in spec.get(table, {}).items()}
-    spec["evidence"] = [{**group, "each": _from_record(group["each"])} if group.get("each") else group
-                        for group in spec.get("evidence", [])]
+    spec["evidence"] = [
+        {**group, "each": _from_record(group["each"])} if group.get("each") else group
+        for group in spec.get("evidence", [])
+    ]
     return spec
 
 
@@ -236,8 +250,10 @@ def draft_claims(plan: ImportPlan, warnings: ImportWarnings | None = None) -> It
     first = next(records, None)
     if first is not None and HEADER_KEY in first.value:
         first = None  # the _dataset line: read by plan_import
-    drafts = (_claims(located, plan, mapper, transform, context)
-              for located in itertools.chain([first] if first else [], records))
+    drafts = (
+        _claims(located, plan, mapper, transform, context)
+        for located in itertools.chain([first] if first else [], records)
+    )
     flat = (draft for claims in drafts for draft in claims)
     yield from (_merged(flat) if plan.mapping.merge_rows else flat)
     _check_mapping_met_the_file(plan, mapper)
@@ -255,13 +271,18 @@ def _claims(located: Located, plan: ImportPlan, mapper: RecordMapper, transform,
         if transform is None:
             raise
         # A built-in reader met a shape it was not written for: refused, not a traceback.
-        where = BadInput(located.path or plan.source.path, f"cannot be read ({type(error).__name__} {error})",
-                         line=located.line, record=None if located.line else located.record)
+        where = BadInput(
+            located.path or plan.source.path,
+            f"cannot be read ({type(error).__name__} {error})",
+            line=located.line,
+            record=None if located.line else located.record,
+        )
         raise refusal(plan, where, _census(plan)) from None
     for draft in drafts:
         if draft.fields.get("images"):
-            where = convert.Where(str(draft.reader.path), located.line, record_shown(located), context.warnings,
-                                  located)
+            where = convert.Where(
+                str(draft.reader.path), located.line, record_shown(located), context.warnings, located
+            )
             attach_images(draft, plan.source.folder, where)
     return drafts
 
@@ -327,8 +348,11 @@ def _merge_into(fields: dict, more: dict, listed: set[str]) -> None:
 
 def _census(plan: ImportPlan) -> FieldCensus:
     """What the file's fields hold, read once more for an error."""
-    return census_of(read_records(plan.source, ReadOptions(plan.read.columns, plan.read.records, plan.read.quoting,
-                                                           ImportWarnings())))
+    return census_of(
+        read_records(
+            plan.source, ReadOptions(plan.read.columns, plan.read.records, plan.read.quoting, ImportWarnings())
+        )
+    )
 
 
 def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
@@ -337,13 +361,18 @@ def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
     for name in sorted(plan.mapping.given):
         value = plan.mapping.attributes.get(name[5:]) if name.startswith("attr.") else plan.mapping.fields.get(name)
         # With explode a path without $ reads the element: its fields are the ones to look in.
-        keys = [(read.root_key, mapper.element_fields_seen if exploded and read.up == 0 else mapper.fields_seen)
-                for read in (value.paths if value is not None else ()) if read.root_key is not None]
+        keys = [
+            (read.root_key, mapper.element_fields_seen if exploded and read.up == 0 else mapper.fields_seen)
+            for read in (value.paths if value is not None else ())
+            if read.root_key is not None
+        ]
         if keys and not any(key in found for key, found in keys):
             key, found = keys[0]
             whose = "the file's" if found is mapper.fields_seen else "the exploded elements'"
-            raise MappingError(f"{path}: --map {name}={value.text}: no record has a field {key!r};"
-                               f" {whose} fields are {fields_listing(found)}")
+            raise MappingError(
+                f"{path}: --map {name}={value.text}: no record has a field {key!r};"
+                f" {whose} fields are {fields_listing(found)}"
+            )
     if mapper.skipped and not mapper.produced:
         error = mapper.first_skipped.error(mapper.claim_name(), f"no record has claim text in {mapper.claim_name()!r}")
         if named_profile(plan):
@@ -355,8 +384,10 @@ def _check_mapping_met_the_file(plan: ImportPlan, mapper: RecordMapper) -> None:
 def _note(plan: ImportPlan, mapper: RecordMapper, warnings: ImportWarnings) -> None:
     if mapper.positional_ids:
         count = mapper.positional_ids
-        warnings.note(f"{count:,} record{' has' if count == 1 else 's have'} no id: the position in the file"
-                      " (0, 1, ...) is the id, stable as long as the file's order is")
+        warnings.note(
+            f"{count:,} record{' has' if count == 1 else 's have'} no id: the position in the file"
+            " (0, 1, ...) is the id, stable as long as the file's order is"
+        )
     if mapper.kept_unknown:
         kept = ", ".join(f"{key}" for key, _ in mapper.kept_unknown.most_common(12))
         more = f" and {len(mapper.kept_unknown) - 12} more" if len(mapper.kept_unknown) > 12 else ""
@@ -378,29 +409,39 @@ def label_reader(plan: ImportPlan, existing: LabelSpace | None = None) -> LabelR
     declared = plan.request.label_space or (plan.header or {}).get("space") or plan_labels.space or existing
     excluded = plan_labels.excluded
     if isinstance(declared, LabelSpace):
-        return LabelReader(labels.with_excluded(declared, excluded), plan_labels.map,
-                           own=declared.name not in labels.BUILTIN_SPACES)
+        return LabelReader(
+            labels.with_excluded(declared, excluded), plan_labels.map, own=declared.name not in labels.BUILTIN_SPACES
+        )
     if declared and declared != "own":
         if declared not in labels.BUILTIN_SPACES:
-            raise MappingError(f"unknown label space {declared!r}; built-in: {', '.join(labels.BUILTIN_SPACES)},"
-                               " or own (the file's labels)")
+            raise MappingError(
+                f"unknown label space {declared!r}; built-in: {', '.join(labels.BUILTIN_SPACES)},"
+                " or own (the file's labels)"
+            )
         return LabelReader(labels.with_excluded(labels.BUILTIN_SPACES[declared], excluded), plan_labels.map)
     named_profile = plan.mapping.name not in (FALLBACK, "custom") and not plan.mapping.name.endswith("+map")
     name = plan_labels.name or (plan.mapping.name if named_profile else plan.name)
     if declared == "own" and plan_labels.classes:
-        return LabelReader(own_space(name, plan_labels.classes, plan_labels.abstain, plan_labels.excluded),
-                           plan_labels.map, own=True)
+        return LabelReader(
+            own_space(name, plan_labels.classes, plan_labels.abstain, plan_labels.excluded), plan_labels.map, own=True
+        )
     found = file_labels(plan)
     if not found:
-        raise BadInput(plan.source.path, "no claim has a gold label (a test split?): say which labels they are"
-                       " checked in with --label-space NAME (averitec, jsfactcheck, realfactbench), or pick a"
-                       " --profile")
+        raise BadInput(
+            plan.source.path,
+            "no claim has a gold label (a test split?): say which labels they are"
+            " checked in with --label-space NAME (averitec, jsfactcheck, realfactbench), or pick a"
+            " --profile",
+        )
     mapped = labels.distinct(plan_labels.map.get(raw, raw) for raw in found)
     space = None if declared == "own" else labels.detect_space(set(mapped))
     if space is not None:
         return LabelReader(labels.with_excluded(space, excluded), plan_labels.map)
-    asked = None if declared != "own" else (
-        "--label-space own" if plan.request.label_space == "own" else f"the profile {plan.mapping.name}")
+    asked = (
+        None
+        if declared != "own"
+        else ("--label-space own" if plan.request.label_space == "own" else f"the profile {plan.mapping.name}")
+    )
     plan.warnings.note(own_space_note(name, mapped, asked))
     return LabelReader(own_space(name, mapped, plan_labels.abstain, plan_labels.excluded), plan_labels.map, own=True)
 

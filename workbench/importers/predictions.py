@@ -27,11 +27,11 @@ from workbench import labels
 from workbench.choices import DATA_VERSION_KEY
 from workbench.errors import WorkbenchError
 from workbench.importers import values as convert
+from workbench.importers.advice import census_of, with_advice
+from workbench.importers.formats import ReadOptions, read_records
 from workbench.importers.mapper import RecordMapper, record_shown
 from workbench.importers.paths import MISSING, Context, PathError
 from workbench.importers.pipeline import ImportPlan, ImportRequest, plan_import
-from workbench.importers.formats import ReadOptions, read_records
-from workbench.importers.advice import census_of, with_advice
 from workbench.importers.reading import BadInput, Located
 from workbench.importers.warnings import ImportWarnings
 
@@ -80,9 +80,18 @@ def import_predictions(store: Store, request: PredictionRequest, write: bool = T
     if dataset is None:
         names = ", ".join(d.name for d in store.datasets.list()) or "none; import one first"
         raise PredictionsError(f"no dataset {request.dataset!r}; datasets: {names}")
-    plan = plan_import(ImportRequest(request.path, request.format, request.profile, list(request.maps),
-                                     label_maps=list(request.label_maps), split=request.split,
-                                     strict=request.strict), kind="predictions")
+    plan = plan_import(
+        ImportRequest(
+            request.path,
+            request.format,
+            request.profile,
+            list(request.maps),
+            label_maps=list(request.label_maps),
+            split=request.split,
+            strict=request.strict,
+        ),
+        kind="predictions",
+    )
     reader = _Reader(plan, dataset.label_space)
     try:
         rows = [reader.row(located) for located in read_records(plan.source, _options(plan))]
@@ -94,13 +103,22 @@ def import_predictions(store: Store, request: PredictionRequest, write: bool = T
     claims, matched_by = _match(store, dataset.id, rows, plan)
     unmatched = [row.key for row, claim_id in zip(rows, claims) if claim_id is None]
     if len(unmatched) == len(rows):
-        raise PredictionsError(f"{plan.source.path}: not one of its {len(rows):,} predictions matches a claim of"
-                               f" {dataset.name} by {matched_by} (first: {', '.join(map(repr, unmatched[:SHOWN]))})")
+        raise PredictionsError(
+            f"{plan.source.path}: not one of its {len(rows):,} predictions matches a claim of"
+            f" {dataset.name} by {matched_by} (first: {', '.join(map(repr, unmatched[:SHOWN]))})"
+        )
     pairs = [(claim_id, row) for claim_id, row in zip(claims, rows) if claim_id is not None]
     predictions = [row.prediction(claim_id) for claim_id, row in pairs]
-    report = PredictionsReport(None, plan, len(pairs), matched_by, unmatched,
-                               len(store.claims.ids_by_external_id(dataset.id)) - len(pairs),
-                               Counter(p.status for p in predictions), Counter(p.verdict for p in predictions))
+    report = PredictionsReport(
+        None,
+        plan,
+        len(pairs),
+        matched_by,
+        unmatched,
+        len(store.claims.ids_by_external_id(dataset.id)) - len(pairs),
+        Counter(p.status for p in predictions),
+        Counter(p.verdict for p in predictions),
+    )
     if write:
         run = _run(request, dataset.id, plan, reader.model)
         report.already = _same_import(store, run, request)
@@ -117,10 +135,19 @@ def import_predictions(store: Store, request: PredictionRequest, write: bool = T
 def _same_import(store: Store, run: Run, request: PredictionRequest) -> Run | None:
     """The run an earlier import of this very file (same bytes, same dataset) made under this
     name (the default name, or the --run given), if there is one."""
-    named = (lambda name: name == request.run_name) if request.run_name is not None else (
-        lambda name: re.fullmatch(re.escape(run.name) + r"(-\d+)?", name) is not None)
-    return next((found for found in store.runs.with_config(run.config_key)
-                 if found.dataset_id == run.dataset_id and named(found.name)), None)
+    named = (
+        (lambda name: name == request.run_name)
+        if request.run_name is not None
+        else (lambda name: re.fullmatch(re.escape(run.name) + r"(-\d+)?", name) is not None)
+    )
+    return next(
+        (
+            found
+            for found in store.runs.with_config(run.config_key)
+            if found.dataset_id == run.dataset_id and named(found.name)
+        ),
+        None,
+    )
 
 
 def _options(plan: ImportPlan) -> ReadOptions:
@@ -150,8 +177,9 @@ class _Reader:
 
     def row(self, located: Located) -> _Row:
         record = located.value
-        where = convert.Where(str(located.path or self.plan.source.path), located.line, record_shown(located),
-                              self.plan.warnings)
+        where = convert.Where(
+            str(located.path or self.plan.source.path), located.line, record_shown(located), self.plan.warnings
+        )
         context = Context.of(record)
         key_id = convert.identifier(self._get("id", context), where, self._name("id"))
         claim = convert.text(self._get("claim", context), where, self._name("claim"))
@@ -175,11 +203,20 @@ class _Reader:
         if isinstance(stored["parsed"], str) and stored["parsed"].lstrip().startswith(("{", "[")):
             stored["parsed"] = convert.attribute_cell(stored["parsed"])  # JSON in a CSV cell
         explanation = convert.text(self._get("explanation", context), where, self._name("explanation"), long=True)
-        raw_output = stored["raw_output"] if isinstance(stored["raw_output"], str) else json.dumps(
-            convert.json_safe(record), ensure_ascii=False)
-        fields = {"verdict": None, "raw_verdict": raw, "explanation": explanation, "raw_output": raw_output,
-                  "parsed": convert.json_safe(stored["parsed"]) if stored["parsed"] not in (MISSING, None) else None,
-                  "error": convert.text(stored["error"], where, "error", long=True), "attempts": 1}
+        raw_output = (
+            stored["raw_output"]
+            if isinstance(stored["raw_output"], str)
+            else json.dumps(convert.json_safe(record), ensure_ascii=False)
+        )
+        fields = {
+            "verdict": None,
+            "raw_verdict": raw,
+            "explanation": explanation,
+            "raw_output": raw_output,
+            "parsed": convert.json_safe(stored["parsed"]) if stored["parsed"] not in (MISSING, None) else None,
+            "error": convert.text(stored["error"], where, "error", long=True),
+            "attempts": 1,
+        }
         status = stored["status"] if stored["status"] in STATUSES else None
         if isinstance(stored["raw_verdict"], str):
             fields["raw_verdict"] = stored["raw_verdict"]
@@ -219,8 +256,11 @@ def _evidence_item(item: dict) -> dict:
 def _match(store: Store, dataset_id: int, rows: list[_Row], plan: ImportPlan) -> tuple[list[int | None], str]:
     """Each row's claim id: by the dataset's ids when the rows have ids, else by exact text."""
     by_id = all(row.by_id for row in rows)
-    table = store.claims.ids_by_external_id(dataset_id) if by_id else {
-        text: ids[0] for text, ids in store.claims.ids_by_text(dataset_id).items() if len(ids) == 1}
+    table = (
+        store.claims.ids_by_external_id(dataset_id)
+        if by_id
+        else {text: ids[0] for text, ids in store.claims.ids_by_text(dataset_id).items() if len(ids) == 1}
+    )
     claims = [table.get(row.key) for row in rows]
     seen: dict[int, _Row] = {}
     for row, claim_id in zip(rows, claims):
@@ -229,9 +269,12 @@ def _match(store: Store, dataset_id: int, rows: list[_Row], plan: ImportPlan) ->
         if claim_id in seen:
             first = seen[claim_id].located
             where = f"line {first.line}" if first.line is not None else f"record {first.record}"
-            raise BadInput(row.located.path or plan.source.path,
-                           f"{row.key!r} matches the same claim as the prediction on {where}; one prediction per"
-                           " claim", line=row.located.line, record=record_shown(row.located))
+            raise BadInput(
+                row.located.path or plan.source.path,
+                f"{row.key!r} matches the same claim as the prediction on {where}; one prediction per claim",
+                line=row.located.line,
+                record=record_shown(row.located),
+            )
         seen[claim_id] = row
     return claims, "id" if by_id else "claim text"
 
@@ -241,12 +284,24 @@ def _run(request: PredictionRequest, dataset_id: int, plan: ImportPlan, model: s
     for path in plan.source.files:
         digest.update(path.read_bytes())
     name = request.model or model or plan.source.name_hint
-    identity = {"backend": "imported", "file": plan.source.path.name, "sha256": digest.hexdigest(),
-                "profile": plan.mapping.name, "model": request.model or model}
-    return Run(name=request.run_name or f"imported-{name}", dataset_id=dataset_id,
-               model=f"imported:{name}", model_identity={k: v for k, v in identity.items() if v},
-               setting="imported", status="finished", config_key=f"imported:{digest.hexdigest()}",
-               versions={"factcheck-workbench": _version()}, notes=f"imported from {plan.source.path}")
+    identity = {
+        "backend": "imported",
+        "file": plan.source.path.name,
+        "sha256": digest.hexdigest(),
+        "profile": plan.mapping.name,
+        "model": request.model or model,
+    }
+    return Run(
+        name=request.run_name or f"imported-{name}",
+        dataset_id=dataset_id,
+        model=f"imported:{name}",
+        model_identity={k: v for k, v in identity.items() if v},
+        setting="imported",
+        status="finished",
+        config_key=f"imported:{digest.hexdigest()}",
+        versions={"factcheck-workbench": _version()},
+        notes=f"imported from {plan.source.path}",
+    )
 
 
 def _version() -> str:

@@ -53,8 +53,10 @@ def load_profile(name: str, user: Path | None = None) -> FieldMapping:
     """The mapping a profile names; MappingError listing the profiles there are if none."""
     profiles = available(user)
     if name not in profiles:
-        raise MappingError(f"no import profile {name!r}; profiles: {', '.join(sorted(profiles))}"
-                           f" (your own go in {user if user is not None else user_dir()})")
+        raise MappingError(
+            f"no import profile {name!r}; profiles: {', '.join(sorted(profiles))}"
+            f" (your own go in {user if user is not None else user_dir()})"
+        )
     return read_profile(profiles[name].path)
 
 
@@ -74,8 +76,9 @@ def read_profile(path: Path) -> FieldMapping:
     return mapping
 
 
-def detect(first: dict | None, first_row: list[str] | None, user: Path | None = None, kind: str = "claims"
-           ) -> tuple[FieldMapping | None, list[str]]:
+def detect(
+    first: dict | None, first_row: list[str] | None, user: Path | None = None, kind: str = "claims"
+) -> tuple[FieldMapping | None, list[str]]:
     """The profile (of this kind) the first record or headerless row fits, and all that fit."""
     scored: list[tuple[int, str]] = []
     for name, profile in available(user).items():
@@ -138,8 +141,11 @@ def save_profile(name: str, text: str, user: Path | None = None) -> Path:
 
 def profile_toml(spec: dict, name: str, description: str = "") -> str:
     """A profile's tables as TOML text (what --save-profile writes; read back by read_profile)."""
-    lines = [f"# Saved by `workbench import ... --save-profile {name}`.", f"name = {_toml(name)}",
-             f"description = {_toml(description or spec.get('description') or 'a saved field mapping')}"]
+    lines = [
+        f"# Saved by `workbench import ... --save-profile {name}`.",
+        f"name = {_toml(name)}",
+        f"description = {_toml(description or spec.get('description') or 'a saved field mapping')}",
+    ]
     for key in ("transform", "explode", "merge_rows", "keep_unknown", "detect", "detect_row", "detect_match"):
         if key in spec:
             lines.append(f"{key} = {_toml(spec[key])}")
@@ -147,11 +153,11 @@ def profile_toml(spec: dict, name: str, description: str = "") -> str:
         if spec.get(table):
             lines += ["", f"[{table}]"] + [f"{_key(k)} = {_toml(v)}" for k, v in spec[table].items()]
     for group in spec.get("evidence", []):
-        lines += ["", "[[evidence]]"] + [f"{_key(k)} = {_toml(v)}" for k, v in group.items()
-                                         if not (k == "attributes" and isinstance(v, dict))]
+        lines += ["", "[[evidence]]"] + [
+            f"{_key(k)} = {_toml(v)}" for k, v in group.items() if not (k == "attributes" and isinstance(v, dict))
+        ]
         if isinstance(group.get("attributes"), dict) and group["attributes"]:
-            lines += ["", "[evidence.attributes]"] + [f"{_key(k)} = {_toml(v)}" for k, v in
-                                                      group["attributes"].items()]
+            lines += ["", "[evidence.attributes]"] + [f"{_key(k)} = {_toml(v)}" for k, v in group["attributes"].items()]
     return "\n".join(lines) + "\n"
 
 

@@ -22,8 +22,14 @@ LONG_FIELD_CHARS = 16_000_000
 class BadInput(WorkbenchError, ValueError):
     """A problem in an input file, located as precisely as we can."""
 
-    def __init__(self, path: Path | str, message: str, line: int | None = None,
-                 field: str | None = None, record: int | None = None):
+    def __init__(
+        self,
+        path: Path | str,
+        message: str,
+        line: int | None = None,
+        field: str | None = None,
+        record: int | None = None,
+    ):
         self.path, self.line, self.field, self.record = str(path), line, field, record
         self.message = message
         super().__init__(str(self))
@@ -74,11 +80,16 @@ def decode_json(path: Path, text: str, line: int | None = None, field: str | Non
         return json.loads(text)
     except json.JSONDecodeError as error:
         where = f" in the {field} cell" if field else ""
-        raise BadInput(path, f"invalid JSON{where}: {error.msg} (column {error.colno})",
-                       line=error.lineno + (line - 1 if line else 0), field=field) from None
+        raise BadInput(
+            path,
+            f"invalid JSON{where}: {error.msg} (column {error.colno})",
+            line=error.lineno + (line - 1 if line else 0),
+            field=field,
+        ) from None
     except RecursionError:
-        raise BadInput(path, "invalid JSON: nested too deeply to read (over about 1,000 levels)",
-                       line=line, field=field) from None
+        raise BadInput(
+            path, "invalid JSON: nested too deeply to read (over about 1,000 levels)", line=line, field=field
+        ) from None
 
 
 def iter_json_array(path: Path, text: str) -> Iterator[Located]:
@@ -158,8 +169,7 @@ def _blank(text: str, pos: int) -> int:
 class RecordReader:
     """Typed access to one record's fields, raising BadInput that names the field."""
 
-    def __init__(self, path: Path, located: Located, prefix: str = "", show_record: bool = False,
-                 warnings=None):
+    def __init__(self, path: Path, located: Located, prefix: str = "", show_record: bool = False, warnings=None):
         self.path, self.located, self.prefix = path, located, prefix
         self.show_record = show_record
         self.record: dict = located.value
@@ -169,19 +179,24 @@ class RecordReader:
     def fail(self, field: str, message: str) -> BadInput:
         """An error about one of this record's fields."""
         record = self.located.record if self.show_record else None
-        return BadInput(self.path, message, line=self.located.field_line(self.prefix + field),
-                        field=self.prefix + field, record=record)
+        return BadInput(
+            self.path,
+            message,
+            line=self.located.field_line(self.prefix + field),
+            field=self.prefix + field,
+            record=record,
+        )
 
-    def nested(self, value: Any, prefix: str) -> "RecordReader":
+    def nested(self, value: Any, prefix: str) -> RecordReader:
         """A reader for an object inside this record (field names get `prefix`)."""
         if not isinstance(value, dict):
             raise self.fail(prefix.rstrip("."), f"must be an object, not {type(value).__name__}")
-        located = Located(self.located.line, self.located.record, value, document=self.located.document,
-                          start=self.located.start)  # field paths stay the record's: prefix + name
+        located = Located(
+            self.located.line, self.located.record, value, document=self.located.document, start=self.located.start
+        )  # field paths stay the record's: prefix + name
         return RecordReader(self.path, located, self.prefix + prefix, self.show_record, self.warnings)
 
-    def text(self, name: str, required: bool = False, long: bool = False,
-             aliases: tuple[str, ...] = ()) -> str | None:
+    def text(self, name: str, required: bool = False, long: bool = False, aliases: tuple[str, ...] = ()) -> str | None:
         """A string field (numbers are accepted and turned into text)."""
         key, value = name, self.record.get(name)
         if value is None and aliases:
@@ -201,8 +216,11 @@ class RecordReader:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise self.fail(key, f"must be text, not {type(value).__name__}")
         if not isinstance(value, str) and name != "id":
-            self._warn(key, f"the number {value!r} where text is expected (kept as the text {str(value)!r})",
-                       "number where text is expected")
+            self._warn(
+                key,
+                f"the number {value!r} where text is expected (kept as the text {str(value)!r})",
+                "number where text is expected",
+            )
         value = str(value)
         limit = LONG_FIELD_CHARS if long else SHORT_FIELD_CHARS
         if len(value) > limit:
@@ -212,8 +230,9 @@ class RecordReader:
     def _warn(self, field: str, message: str, kind: str) -> None:
         if self.warnings is not None:
             record = self.located.record if self.show_record or self.located.line is None else None
-            self.warnings.say(str(self.path), message, self.located.field_line(self.prefix + field), record,
-                              self.prefix + field, kind)
+            self.warnings.say(
+                str(self.path), message, self.located.field_line(self.prefix + field), record, self.prefix + field, kind
+            )
 
     def integer(self, name: str) -> int | None:
         value = self.record.get(name)

@@ -29,8 +29,13 @@ SAMPLE_BYTES = 1 << 16
 """How much of a file the sniffers look at (a file's first 64 KiB)."""
 DELIMITERS = ",;\t|@"
 DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", "@": "at sign"}
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
-         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 TEXT_FORMATS = ("json", "jsonl", "csv", "tsv")
 
 
@@ -123,8 +128,9 @@ def encoding_of(path: Path, head: bytes, asked: str | None = None) -> tuple[str,
         try:
             return codecs.lookup(asked).name, "--encoding"
         except LookupError:
-            raise BadInput(path, f"unknown encoding {asked!r} for --encoding (e.g. utf-8, cp932, shift_jis,"
-                           " cp1252, utf-16)") from None
+            raise BadInput(
+                path, f"unknown encoding {asked!r} for --encoding (e.g. utf-8, cp932, shift_jis, cp1252, utf-16)"
+            ) from None
     for bom, codec in _BOMS:
         if head.startswith(bom):
             return codec, "byte-order mark"
@@ -232,8 +238,11 @@ class _KnownDialect(csv.Sniffer):
 
     def __init__(self, shape: Shape):
         super().__init__()
-        self.dialect = type("Found", (csv.excel,), {"delimiter": shape.delimiter, "quoting": csv.QUOTE_MINIMAL
-                                                    if shape.quoting else csv.QUOTE_NONE})
+        self.dialect = type(
+            "Found",
+            (csv.excel,),
+            {"delimiter": shape.delimiter, "quoting": csv.QUOTE_MINIMAL if shape.quoting else csv.QUOTE_NONE},
+        )
 
     def sniff(self, sample, delimiters=None):
         return self.dialect
@@ -248,8 +257,11 @@ def _whole_lines(text: str) -> str:
 def _rows(sample: str, shape: Shape) -> list[list[str]]:
     import io
 
-    reader = csv.reader(io.StringIO(sample, newline=""), delimiter=shape.delimiter,
-                        quoting=csv.QUOTE_MINIMAL if shape.quoting else csv.QUOTE_NONE)
+    reader = csv.reader(
+        io.StringIO(sample, newline=""),
+        delimiter=shape.delimiter,
+        quoting=csv.QUOTE_MINIMAL if shape.quoting else csv.QUOTE_NONE,
+    )
     rows = []
     try:
         for row in reader:
@@ -267,6 +279,7 @@ def _quoted_tabs(sample: str) -> bool:
     """Tab-separated text is read without quoting (LIAR's cells hold stray quotes) unless
     reading "..." as quotes gives rows of one width where reading them literally does not,
     or, widths equal, some cell is quoted whole (as csv.Sniffer finds quotes: beside delimiters)."""
+
     def steady(quoting: bool) -> float:
         rows = _rows(sample, Shape("tsv", delimiter="\t", quoting=quoting))
         widths = [len(row) for row in rows]

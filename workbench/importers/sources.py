@@ -24,8 +24,15 @@ from workbench.importers.reading import BadInput
 from workbench.importers.sniffing import Overrides, Shape, open_binary, sniff
 
 FILE_FORMATS = IMPORT_FORMATS[1:]
-_SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",
-             ".parquet": "parquet", ".arrow": "arrow"}
+_SUFFIXES = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".arrow": "arrow",
+}
 _SPLIT_ALIASES = {"validation": ("validation", "valid", "val", "dev"), "dev": ("dev", "validation", "valid", "val")}
 _SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_]+?)(?:[-_]\d{5}-of-\d{5}|-\d{5})?(?:\.[a-z]+)+$")
 MAGIC_PARQUET = b"PAR1"
@@ -62,8 +69,9 @@ class Source:
         return f"{base}-{self.split}" if self.split and self.path.is_dir() else base
 
 
-def open_source(path: Path, format: str = "auto", split: str | None = None,
-                overrides: Overrides | None = None) -> Source:
+def open_source(
+    path: Path, format: str = "auto", split: str | None = None, overrides: Overrides | None = None
+) -> Source:
     """The Source a path names, its shape sniffed from its first data file; BadInput for a
     path that holds nothing to read."""
     source = _found(Path(path), format, split)
@@ -171,8 +179,7 @@ def _snapshot(path: Path, format: str, split: str | None) -> Source:
     formats = {_format_of(f, format) for f in chosen_files}
     if len(formats) > 1:
         raise BadInput(path, f"split {chosen!r} mixes formats ({', '.join(sorted(formats))}); name one file")
-    return Source(path, chosen_files, formats.pop(), chosen if len(by_split) > 1 or split else None,
-                  sorted(by_split))
+    return Source(path, chosen_files, formats.pop(), chosen if len(by_split) > 1 or split else None, sorted(by_split))
 
 
 def _data_format(file: Path) -> str | None:

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from workbench.importers import values as convert
-from workbench.importers.images import image_references
 from workbench.importers.claimreview.ratings import rating_reader
 from workbench.importers.claimreview.transform import claimreview
 from workbench.importers.common import DraftClaim
 from workbench.importers.factcheck_bench import factcheck_bench
-from workbench.importers.mapper import record_shown, locate_claim, locate_passage
+from workbench.importers.images import image_references
+from workbench.importers.mapper import locate_claim, locate_passage, record_shown
 from workbench.importers.reading import BadInput, Located, RecordReader
 from workbench.importers.warnings import ImportWarnings
 
@@ -40,21 +40,42 @@ class TransformContext:
 
 
 def _where(context: TransformContext, located: Located) -> convert.Where:
-    return convert.Where(str(located.path or context.path), located.line,
-                         record_shown(located), context.warnings, located)
+    return convert.Where(
+        str(located.path or context.path), located.line, record_shown(located), context.warnings, located
+    )
 
 
 def _rest(record: dict, known: set[str], where: convert.Where | None = None, prefix: str = "") -> dict:
     """The record's other fields, kept as attributes, as they are (null and "" too)."""
-    return {key: (convert.attribute_value(value, where, prefix + key) if where else convert.json_safe(value))
-            for key, value in record.items() if key not in known and key != "_dataset"}
+    return {
+        key: (convert.attribute_value(value, where, prefix + key) if where else convert.json_safe(value))
+        for key, value in record.items()
+        if key not in known and key != "_dataset"
+    }
 
 
 # -- JSFactCheckBench ---------------------------------------------------------------------
 
-_JS_KNOWN = {"id", "claim", "label", "factuality", "question", "response", "reference_time", "claim_date",
-             "importance", "attributes", "task", "domain", "source", "article_url", "article_text", "justification",
-             "candidates", "reference"}
+_JS_KNOWN = {
+    "id",
+    "claim",
+    "label",
+    "factuality",
+    "question",
+    "response",
+    "reference_time",
+    "claim_date",
+    "importance",
+    "attributes",
+    "task",
+    "domain",
+    "source",
+    "article_url",
+    "article_text",
+    "justification",
+    "candidates",
+    "reference",
+}
 
 
 def jsfactcheck(located: Located, context: TransformContext) -> list[DraftClaim]:
@@ -69,8 +90,9 @@ def jsfactcheck(located: Located, context: TransformContext) -> list[DraftClaim]
         "response": reader.text("response", long=True),
         "reference_time": convert.date(reader.record.get("reference_time"), where, "reference_time"),
         "claim_date": convert.date(reader.record.get("claim_date"), where, "claim_date"),
-        "importance": convert.choice(reader.record.get("importance"), where, "importance",
-                                     ["Main", "Sub", "Irrelevant"]),
+        "importance": convert.choice(
+            reader.record.get("importance"), where, "importance", ["Main", "Sub", "Irrelevant"]
+        ),
         "attributes": {**_rest(reader.record, _JS_KNOWN, where), **reader.mapping("attributes")},
         **{name: reader.text(name) for name in ("task", "domain", "source", "article_url")},
         **{name: reader.text(name, long=True) for name in ("article_text", "justification")},
@@ -106,23 +128,45 @@ _PAGE_KNOWN = {"url", "title", "text", "quote"}
 
 def _page(reader: RecordReader, rank: int) -> dict:
     """A page; whatever else the file says of it is kept as the page's attributes."""
-    where = (convert.Where(str(reader.path), reader.located.line, None, reader.warnings, reader.located)
-             if reader.warnings else None)
-    return {"kind": "page", "rank": rank, "url": reader.text("url"), "title": reader.text("title"),
-            "text": reader.text("text", required=True, long=True),
-            "attributes": _rest(reader.record, _PAGE_KNOWN, where, reader.prefix)}
+    where = (
+        convert.Where(str(reader.path), reader.located.line, None, reader.warnings, reader.located)
+        if reader.warnings
+        else None
+    )
+    return {
+        "kind": "page",
+        "rank": rank,
+        "url": reader.text("url"),
+        "title": reader.text("title"),
+        "text": reader.text("text", required=True, long=True),
+        "attributes": _rest(reader.record, _PAGE_KNOWN, where, reader.prefix),
+    }
 
 
 # -- RealFactBench --------------------------------------------------------------------------
 
-_RF_KNOWN = {"id", "claim", "label", "task", "domain", "date", "source", "article_url", "article_text", "reason",
-             "attributes", "evidence", "image"}
+_RF_KNOWN = {
+    "id",
+    "claim",
+    "label",
+    "task",
+    "domain",
+    "date",
+    "source",
+    "article_url",
+    "article_text",
+    "reason",
+    "attributes",
+    "evidence",
+    "image",
+}
 
 
 def realfactbench(located: Located, context: TransformContext) -> list[DraftClaim]:
     """A JSON array or one object per line; records without an id get their index."""
-    reader = RecordReader(located.path or context.path, located, show_record=record_shown(located) is not None,
-                          warnings=context.warnings)
+    reader = RecordReader(
+        located.path or context.path, located, show_record=record_shown(located) is not None, warnings=context.warnings
+    )
     where = _where(context, located)
     attributes = {**_rest(reader.record, _RF_KNOWN, where), **reader.mapping("attributes")}
     fields = {
@@ -140,8 +184,9 @@ def realfactbench(located: Located, context: TransformContext) -> list[DraftClai
         "evidence": _snippets(reader),
         "images": image_references(reader.record.get("image"), where, "image"),
     }
-    return [DraftClaim(reader, fields, {"text": "claim", "raw_label": "label", "claim_date": "date",
-                                        "images": "image"})]
+    return [
+        DraftClaim(reader, fields, {"text": "claim", "raw_label": "label", "claim_date": "date", "images": "image"})
+    ]
 
 
 def _snippets(reader: RecordReader) -> list[dict]:
@@ -174,16 +219,22 @@ def scifact(located: Located, context: TransformContext) -> list[DraftClaim]:
     corpus = _corpus(context)
     cited = [str(doc) for doc in record.get("cited_doc_ids") or []]
     doc_ids = list(dict.fromkeys([*(evidence or {}), *cited]))
-    items = [_abstract(doc_id, (evidence or {}).get(doc_id) or [], corpus, rank) for rank, doc_id in
-             enumerate(doc_ids)]
+    items = [_abstract(doc_id, (evidence or {}).get(doc_id) or [], corpus, rank) for rank, doc_id in enumerate(doc_ids)]
     missing = [doc_id for doc_id in doc_ids if doc_id not in corpus]
     if missing and corpus:
-        _where(context, located).warn("cited_doc_ids", f"doc ids {', '.join(missing[:5])} are not in the corpus",
-                                      "cited document not in the corpus")
+        _where(context, located).warn(
+            "cited_doc_ids",
+            f"doc ids {', '.join(missing[:5])} are not in the corpus",
+            "cited document not in the corpus",
+        )
     fields = {
-        "external_id": reader.text("id", required=True), "text": reader.text("claim", required=True),
-        "raw_label": label, "attributes": {**_rest(record, {"id", "claim", "evidence"}, _where(context, located)),
-                                          **({"evidence_sets": convert.json_safe(evidence)} if evidence else {})},
+        "external_id": reader.text("id", required=True),
+        "text": reader.text("claim", required=True),
+        "raw_label": label,
+        "attributes": {
+            **_rest(record, {"id", "claim", "evidence"}, _where(context, located)),
+            **({"evidence_sets": convert.json_safe(evidence)} if evidence else {}),
+        },
         "evidence": [item for item in items if item is not None],
     }
     return [DraftClaim(reader, fields, {"text": "claim", "raw_label": "evidence"})]
@@ -192,8 +243,12 @@ def scifact(located: Located, context: TransformContext) -> list[DraftClaim]:
 def _scifact_label(reader: RecordReader, evidence: dict | None) -> str | None:
     if evidence is None:
         return None
-    found = {rationale.get("label") for rationales in evidence.values() for rationale in rationales or []
-             if isinstance(rationale, dict)}
+    found = {
+        rationale.get("label")
+        for rationales in evidence.values()
+        for rationale in rationales or []
+        if isinstance(rationale, dict)
+    }
     if not found:
         return "NotEnoughInfo"
     if len(found) > 1:
@@ -207,14 +262,30 @@ def _scifact_label(reader: RecordReader, evidence: dict | None) -> str | None:
 def _abstract(doc_id: str, rationales: list, corpus: dict, rank: int) -> dict | None:
     doc = corpus.get(doc_id)
     if doc is None:
-        return {"kind": "page", "rank": rank, "title": f"doc {doc_id}", "text": None, "is_cited": bool(rationales),
-                "attributes": {"doc_id": doc_id}} if rationales else None
+        return (
+            {
+                "kind": "page",
+                "rank": rank,
+                "title": f"doc {doc_id}",
+                "text": None,
+                "is_cited": bool(rationales),
+                "attributes": {"doc_id": doc_id},
+            }
+            if rationales
+            else None
+        )
     sentences = [str(s) for s in doc.get("abstract") or []]
     chosen = sorted({index for rationale in rationales for index in rationale.get("sentences") or []})
     passage = " ".join(sentences[i] for i in chosen if 0 <= i < len(sentences)) or None
-    item = {"kind": "page", "rank": rank, "title": doc.get("title"), "text": " ".join(sentences),
-            "is_cited": bool(rationales), "passage": None,
-            "attributes": {"doc_id": doc_id, "rationale_sentences": chosen} if chosen else {"doc_id": doc_id}}
+    item = {
+        "kind": "page",
+        "rank": rank,
+        "title": doc.get("title"),
+        "text": " ".join(sentences),
+        "is_cited": bool(rationales),
+        "passage": None,
+        "attributes": {"doc_id": doc_id, "rationale_sentences": chosen} if chosen else {"doc_id": doc_id},
+    }
     if passage and len(chosen) > 0 and passage in item["text"]:
         item["passage"] = passage
         start = item["text"].find(passage)
@@ -242,8 +313,10 @@ def _corpus(context: TransformContext) -> dict[str, dict]:
                 corpus[str(doc.get("doc_id"))] = doc
         context.warnings.note(f"abstracts read from {path} ({len(corpus):,} documents)")
     else:
-        context.warnings.note("no corpus.jsonl beside the claims (or --with corpus=FILE): the cited abstracts"
-                              " are kept as document ids only")
+        context.warnings.note(
+            "no corpus.jsonl beside the claims (or --with corpus=FILE): the cited abstracts"
+            " are kept as document ids only"
+        )
     context.cache["corpus"] = corpus
     return corpus
 
@@ -258,8 +331,11 @@ def convert_json(path: Path, line: str, number: int) -> dict:
 
 
 TRANSFORMS: dict[str, Callable[[Located, TransformContext], list[DraftClaim]]] = {
-    "jsfactcheck": jsfactcheck, "realfactbench": realfactbench, "scifact": scifact,
-    "factcheck-bench": factcheck_bench, "claimreview": claimreview,
+    "jsfactcheck": jsfactcheck,
+    "realfactbench": realfactbench,
+    "scifact": scifact,
+    "factcheck-bench": factcheck_bench,
+    "claimreview": claimreview,
 }
 LABEL_READERS = {"claimreview": rating_reader}
 """Transforms that fold their own labels: name -> (plan, the existing dataset's space, a function

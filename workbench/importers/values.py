@@ -18,8 +18,17 @@ from workbench.importers.paths import MISSING
 from workbench.importers.reading import LONG_FIELD_CHARS, SHORT_FIELD_CHARS, BadInput
 from workbench.importers.warnings import ImportWarning
 
-ISO_FORMATS = ("%Y-%m-%d", "%Y/%m/%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%d %B %Y", "%B %d, %Y",
-               "%b %d, %Y", "%d %b %Y", "%Y%m%d")
+ISO_FORMATS = (
+    "%Y-%m-%d",
+    "%Y/%m/%d",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d %H:%M:%S",
+    "%d %B %Y",
+    "%B %d, %Y",
+    "%b %d, %Y",
+    "%d %b %Y",
+    "%Y%m%d",
+)
 """Date spellings read without being told (none of them is ambiguous)."""
 TRUE_WORDS, FALSE_WORDS = {"true", "yes", "1", "y", "t"}, {"false", "no", "0", "n", "f"}
 
@@ -43,8 +52,12 @@ class Where:
 
 
 def absent(value: Any) -> bool:
-    return value is MISSING or value is None or (isinstance(value, str) and not value.strip()) or (
-        isinstance(value, float) and math.isnan(value))
+    return (
+        value is MISSING
+        or value is None
+        or (isinstance(value, str) and not value.strip())
+        or (isinstance(value, float) and math.isnan(value))
+    )
 
 
 def non_finite(value: Any) -> bool:
@@ -60,8 +73,9 @@ def json_spelling(number: float) -> str:
 def no_value(value: Any, where: Where, field: str) -> bool:
     """True when there is nothing to read; a NaN or an infinity is nothing too, said once."""
     if non_finite(value):
-        where.warn(field, f"{json_spelling(value)} where a value is expected (read as no value)",
-                   "NaN or Infinity for a value")
+        where.warn(
+            field, f"{json_spelling(value)} where a value is expected (read as no value)", "NaN or Infinity for a value"
+        )
         return True
     return absent(value)
 
@@ -81,8 +95,11 @@ def text(value: Any, where: Where, field: str, long: bool = False, numbers: bool
         raise where.error(field, f"must be text, not {type(value).__name__}")
     elif not isinstance(value, str):
         if not numbers:
-            where.warn(field, f"the number {value!r} where text is expected (kept as the text {str(value)!r})",
-                       "number where text is expected")
+            where.warn(
+                field,
+                f"the number {value!r} where text is expected (kept as the text {str(value)!r})",
+                "number where text is expected",
+            )
         value = str(value)
     limit = LONG_FIELD_CHARS if long else SHORT_FIELD_CHARS
     if len(value) > limit:
@@ -93,18 +110,27 @@ def text(value: Any, where: Where, field: str, long: bool = False, numbers: bool
 def _lines(items: list, where: Where, field: str) -> str:
     """A list of texts joined one per line, keeping every position."""
     if not all(item is None or (isinstance(item, (str, int, float)) and not isinstance(item, bool)) for item in items):
-        raise where.error(field, "must be text or a list of texts, not a list of "
-                          + ", ".join(sorted({type(item).__name__ for item in items})))
+        raise where.error(
+            field,
+            "must be text or a list of texts, not a list of "
+            + ", ".join(sorted({type(item).__name__ for item in items})),
+        )
     lines = []
     for position, item in enumerate(items):
         if item is None or non_finite(item):
             shown = "null" if item is None else json_spelling(item)
-            where.warn(f"{field}[{position}]", f"{shown} in a list of texts (kept as an empty line, so later"
-                       " positions stay where they are)", "null or NaN in a list of texts")
+            where.warn(
+                f"{field}[{position}]",
+                f"{shown} in a list of texts (kept as an empty line, so later positions stay where they are)",
+                "null or NaN in a list of texts",
+            )
             item = ""
         elif not isinstance(item, str):
-            where.warn(f"{field}[{position}]", f"the number {item!r} in a list of texts (kept as its text)",
-                       "number where text is expected")
+            where.warn(
+                f"{field}[{position}]",
+                f"the number {item!r} in a list of texts (kept as its text)",
+                "number where text is expected",
+            )
         lines.append(str(item))
     return "\n".join(lines)
 
@@ -244,8 +270,9 @@ def attribute_value(value: Any, where: Where, field: str) -> Any:
     for place in gaps[:3]:
         where.warn(place, "NaN or Infinity, which JSON cannot hold (kept as null)", "NaN or Infinity in an attribute")
     if len(gaps) > 3:
-        where.warn(field, f"{len(gaps) - 3} more NaN or Infinity values (kept as null)",
-                   "NaN or Infinity in an attribute")
+        where.warn(
+            field, f"{len(gaps) - 3} more NaN or Infinity values (kept as null)", "NaN or Infinity in an attribute"
+        )
     return kept
 
 

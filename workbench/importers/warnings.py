@@ -43,8 +43,13 @@ class ImportWarnings:
 
     def add(self, warning: ImportWarning) -> None:
         if self.strict:
-            raise BadInput(warning.path, f"{warning.message} (a warning; --strict refuses it)", warning.line,
-                           warning.field, warning.record)
+            raise BadInput(
+                warning.path,
+                f"{warning.message} (a warning; --strict refuses it)",
+                warning.line,
+                warning.field,
+                warning.record,
+            )
         place = (warning.path, warning.line, warning.record)
         if place != self._place:
             self._place, self._said = place, set()
@@ -53,8 +58,7 @@ class ImportWarnings:
         self._said.add(warning)
         self.items.append(warning)
 
-    def say(self, path: str, message: str, line: int | None, record: int | None, field: str | None,
-            kind: str) -> None:
+    def say(self, path: str, message: str, line: int | None, record: int | None, field: str | None, kind: str) -> None:
         """A warning from its parts (for readers below this module)."""
         self.add(ImportWarning(path, message, line, record, field, kind))
 

@@ -28,9 +28,12 @@ class Scoring:
 def scorings(store: Store, reference: str | int) -> list[Scoring]:
     """Every judge run's and every person's scores of a run's explanations."""
     run = resolve_run(store, reference)[0]
-    found = [Scoring(judge.name, {j.claim_id: j.score for j in store.judging.scores(judge.id)},
-                     *store.judging.failures(judge.id))
-             for judge in store.judging.judge_runs(run.id)]
+    found = [
+        Scoring(
+            judge.name, {j.claim_id: j.score for j in store.judging.scores(judge.id)}, *store.judging.failures(judge.id)
+        )
+        for judge in store.judging.judge_runs(run.id)
+    ]
     found += [Scoring(f"person:{who}", scores) for who, scores in store.judging.person_scores(run.id).items()]
     return found
 
@@ -39,8 +42,13 @@ def agreements(found: Sequence[Scoring]) -> list[tuple[str, str, Agreement]]:
     """Agreement of every pair of scorings, on the claims both scored."""
     result = []
     for i, first in enumerate(found):
-        for second in found[i + 1:]:
+        for second in found[i + 1 :]:
             shared = sorted(first.scores.keys() & second.scores.keys())
-            result.append((first.name, second.name, agreement([first.scores[c] for c in shared],
-                                                                [second.scores[c] for c in shared])))
+            result.append(
+                (
+                    first.name,
+                    second.name,
+                    agreement([first.scores[c] for c in shared], [second.scores[c] for c in shared]),
+                )
+            )
     return result

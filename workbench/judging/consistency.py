@@ -29,8 +29,10 @@ def repeated_judge_run(store: Store, reference: str | int) -> Run:
         raise RunSetupError(f"no run {str(reference)!r}; `workbench runs` lists them")
     if run.kind == "judge":
         if not store.judging.repeat_count(run.id):
-            raise RunSetupError(f"judge run {run.name!r} asked once per explanation: there is no consistency to"
-                                f" show; judge again with --repeats K")
+            raise RunSetupError(
+                f"judge run {run.name!r} asked once per explanation: there is no consistency to"
+                f" show; judge again with --repeats K"
+            )
         return run
     repeated = [r for r in store.judging.judge_runs(run.id) if store.judging.repeat_count(r.id)]
     if not repeated:
@@ -38,8 +40,9 @@ def repeated_judge_run(store: Store, reference: str | int) -> Run:
     return repeated[0]
 
 
-def judge_consistency(store: Store, reference: str | int, resamples: int = DEFAULT_RESAMPLES,
-                      seed: int = DEFAULT_SEED) -> ConsistencyReport:
+def judge_consistency(
+    store: Store, reference: str | int, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> ConsistencyReport:
     judge = repeated_judge_run(store, reference)
     repeats = store.judging.repeats(judge.id)
     count = store.judging.repeat_count(judge.id) or 1

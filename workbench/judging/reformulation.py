@@ -50,8 +50,11 @@ class ReformulationTask(TemplatedTask):
         return f"query pairs of run {self.target_run_name}"
 
     def configuration(self) -> dict[str, Any]:
-        return {"template": self.template.name, "template_hash": self.template.content_hash,
-                "target_run": self.target_run_id}
+        return {
+            "template": self.template.name,
+            "template_hash": self.template.content_hash,
+            "target_run": self.target_run_id,
+        }
 
     def render(self, store: Store, claim: Claim) -> RenderedPrompt:
         queries = store.search.queries(self.target_run_id).get(claim.id, [])
@@ -84,8 +87,14 @@ def _label(item: Any) -> str | None:
     return next((label for label in LABELS if word == label or (len(word) == 1 and label[0] == word)), None)
 
 
-def prepare_labelling(store: Store, run_ref: str, judge: str, base_url: str | None = None,
-                      params: dict | None = None, concurrency: int | None = None) -> PreparedRun:
+def prepare_labelling(
+    store: Store,
+    run_ref: str,
+    judge: str,
+    base_url: str | None = None,
+    params: dict | None = None,
+    concurrency: int | None = None,
+) -> PreparedRun:
     run = store.runs.get(run_ref)
     if run is None:
         raise RunSetupError(f"no run {run_ref!r}; `workbench runs` lists them")
@@ -95,11 +104,20 @@ def prepare_labelling(store: Store, run_ref: str, judge: str, base_url: str | No
     if not claims:
         raise RunSetupError(f"run {run.name!r} has no claim with two searches or more: no query pairs to label")
     template = load_task_template(TEMPLATE, "reformulate", load_settings().prompts_dir)
-    return prepare_task_run(store, TaskRunRequest(
-        task=ReformulationTask(template, run.id, run.name), model=judge, claim_ids=claims,
-        name=f"reformulations-of-{run.name}", base_url=base_url,
-        params={"temperature": 0.0, "max_tokens": 300, **(params or {})}, concurrency=concurrency,
-        dataset_id=run.dataset_id, target_run_id=run.id))
+    return prepare_task_run(
+        store,
+        TaskRunRequest(
+            task=ReformulationTask(template, run.id, run.name),
+            model=judge,
+            claim_ids=claims,
+            name=f"reformulations-of-{run.name}",
+            base_url=base_url,
+            params={"temperature": 0.0, "max_tokens": 300, **(params or {})},
+            concurrency=concurrency,
+            dataset_id=run.dataset_id,
+            target_run_id=run.id,
+        ),
+    )
 
 
 @dataclass
@@ -117,8 +135,14 @@ class ReformulationTable:
     """label -> the second subset's mean minus the first's, with its interval and p."""
 
 
-def reformulation_table(store: Store, run_ref: str | Run, by: str | None = None, resamples: int = DEFAULT_RESAMPLES,
-                        seed: int = DEFAULT_SEED, cutoff: str | None = None) -> ReformulationTable:
+def reformulation_table(
+    store: Store,
+    run_ref: str | Run,
+    by: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    cutoff: str | None = None,
+) -> ReformulationTable:
     """`run_ref`: a run, or its name or id; `cutoff`: the date a `cutoff` subset splits at."""
     run = run_ref if isinstance(run_ref, Run) else store.runs.get(run_ref)
     labeller = next((r for r in store.runs.list(kind="reformulate") if r.target_run_id == run.id), None)
@@ -131,8 +155,9 @@ def reformulation_table(store: Store, run_ref: str | Run, by: str | None = None,
         first, second = (list(groups) + [None, None])[:2]
         if first is not None and second is not None:
             for n, label in enumerate(LABELS):
-                found = independent_mean_difference([r[n] for r in groups[first]], [r[n] for r in groups[second]],
-                                                    resamples, seed)
+                found = independent_mean_difference(
+                    [r[n] for r in groups[first]], [r[n] for r in groups[second]], resamples, seed
+                )
                 if found is not None:
                     table.tests[label] = found
     return table
@@ -167,8 +192,7 @@ def _means(rows) -> dict[str, float]:
     return dict(zip(LABELS, array.mean(axis=0).tolist()))
 
 
-def _subsets(store: Store, run: Run, by: str, counts: dict[int, tuple], cutoff: str | None
-             ) -> dict[str, list[tuple]]:
+def _subsets(store: Store, run: Run, by: str, counts: dict[int, tuple], cutoff: str | None) -> dict[str, list[tuple]]:
     from workbench.scoring.runs import parse_fields, read_items
 
     fields = parse_fields([by])

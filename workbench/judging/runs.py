@@ -51,24 +51,46 @@ def prepare_judge_run(store: Store, request: JudgeRequest) -> PreparedRun:
     except TemplateError as error:
         raise RunSetupError(str(error)) from None
     if not 1 <= request.repeats <= MAX_REPEATS:
-        raise RunSetupError(f"--repeats is how many times the judge is asked per explanation: 1 to {MAX_REPEATS},"
-                            f" not {request.repeats}")
+        raise RunSetupError(
+            f"--repeats is how many times the judge is asked per explanation: 1 to {MAX_REPEATS}, not {request.repeats}"
+        )
     task = JudgeTask(template, target.id, target.name, repeats=request.repeats)
     params = {"temperature": 0.0, "max_tokens": 300, **request.params}
     times = f"-x{request.repeats}" if request.repeats > 1 else ""
     name = request.name or f"{parse_model_spec(request.judge, request.base_url).short_name}-judges-{target.name}{times}"
-    return prepare_task_run(store, TaskRunRequest(
-        task=task, model=request.judge, claim_ids=claim_ids, name=name, base_url=request.base_url,
-        params=params, concurrency=request.concurrency, use_cache=request.use_cache,
-        dataset_id=target.dataset_id, target_run_id=target.id))
+    return prepare_task_run(
+        store,
+        TaskRunRequest(
+            task=task,
+            model=request.judge,
+            claim_ids=claim_ids,
+            name=name,
+            base_url=request.base_url,
+            params=params,
+            concurrency=request.concurrency,
+            use_cache=request.use_cache,
+            dataset_id=target.dataset_id,
+            target_run_id=target.id,
+        ),
+    )
 
 
 def reopen_judge_run(store: Store, run: Run) -> PreparedRun:
     """A judge run prepared again from what it stored (to collect its batch, or resume it)."""
     base_url = None if run.model.startswith("gguf:") else run.model_identity.get("base_url")
     repeats = int(store.judging.repeat_count(run.id) or 1)
-    return prepare_judge_run(store, JudgeRequest(str(run.target_run_id), run.model, base_url, dict(run.params),
-                                                 run.prompt_name or JUDGE_TEMPLATE, name=run.name, repeats=repeats))
+    return prepare_judge_run(
+        store,
+        JudgeRequest(
+            str(run.target_run_id),
+            run.model,
+            base_url,
+            dict(run.params),
+            run.prompt_name or JUDGE_TEMPLATE,
+            name=run.name,
+            repeats=repeats,
+        ),
+    )
 
 
 def judged_run(store: Store, reference: str | int) -> Run:
@@ -79,6 +101,5 @@ def judged_run(store: Store, reference: str | int) -> Run:
         known = f"; runs: {', '.join(names)}" if names else "; there are no runs yet"
         raise RunSetupError(f"no run {str(reference)!r}{known}")
     if run.kind != "verdict":
-        raise RunSetupError(f"run {run.name!r} is a {run.kind} run; only fact-checking runs have explanations"
-                            " to judge")
+        raise RunSetupError(f"run {run.name!r} is a {run.kind} run; only fact-checking runs have explanations to judge")
     return run

@@ -58,8 +58,14 @@ def judge_run_of(store: Store, run: Run, judge: str | None = None) -> Run | None
     raise ScoringError(f"run {run.name!r} has no judge run {judge!r}; its judge runs: {names}")
 
 
-def score_explanations(store: Store, reference: str | int, judge: str | None = None, by: Sequence[str] = (),
-                       resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> ExplanationScores | None:
+def score_explanations(
+    store: Store,
+    reference: str | int,
+    judge: str | None = None,
+    by: Sequence[str] = (),
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> ExplanationScores | None:
     """A run's EQ (None when no judge run has scored it)."""
     run = resolve_run(store, reference)[0]
     judge_run = judge_run_of(store, run, judge)
@@ -70,19 +76,26 @@ def score_explanations(store: Store, reference: str | int, judge: str | None = N
     progress = store.runs.progress(judge_run.id)
     explained = len(store.runs.explained_claim_ids(run.id))
     return ExplanationScores(
-        run=run, judge=judge_run, overall=mean_interval(scores, resamples, seed),
-        distribution=score_histogram(scores), judged=len(judged), unreadable=progress.parse_failure,
-        errors=progress.error, not_judged=max(explained - progress.done, 0),
+        run=run,
+        judge=judge_run,
+        overall=mean_interval(scores, resamples, seed),
+        distribution=score_histogram(scores),
+        judged=len(judged),
+        unreadable=progress.parse_failure,
+        errors=progress.error,
+        not_judged=max(explained - progress.done, 0),
         violations=sum(_breaks_rubric(j.score, j.outcome) for j in judged),
-        slices=_slices(store, run, judged, by, resamples, seed))
+        slices=_slices(store, run, judged, by, resamples, seed),
+    )
 
 
 def _breaks_rubric(score: float, outcome: str | None) -> bool:
     return score < CORRECT_FLOOR if outcome == "correct" else score > WRONG_CEILING
 
 
-def _slices(store: Store, run: Run, judged, by: Sequence[str], resamples: int, seed: int
-            ) -> dict[str, dict[str, MeanInterval]]:
+def _slices(
+    store: Store, run: Run, judged, by: Sequence[str], resamples: int, seed: int
+) -> dict[str, dict[str, MeanInterval]]:
     fields = parse_fields(by)
     if not fields or not judged:
         return {}
@@ -112,16 +125,24 @@ class ExplanationComparison:
     paired: PairedComparison | None
 
 
-def compare_explanations(store: Store, run_a: str | int, run_b: str | int, judge: str | None = None,
-                         resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
-                         ) -> ExplanationComparison | None:
+def compare_explanations(
+    store: Store,
+    run_a: str | int,
+    run_b: str | int,
+    judge: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> ExplanationComparison | None:
     """None unless both runs were judged by the same judge (model identity and template)."""
     a, b = resolve_run(store, run_a)[0], resolve_run(store, run_b)[0]
     judge_a = judge_run_of(store, a, judge)
     if judge_a is None:
         return None
-    same = [r for r in store.judging.judge_runs(b.id)
-            if r.model_identity == judge_a.model_identity and r.prompt_hash == judge_a.prompt_hash]
+    same = [
+        r
+        for r in store.judging.judge_runs(b.id)
+        if r.model_identity == judge_a.model_identity and r.prompt_hash == judge_a.prompt_hash
+    ]
     if not same:
         return None
     scores_a = {j.claim_id: j.score for j in store.judging.scores(judge_a.id)}

@@ -46,14 +46,27 @@ class JudgeTask(TemplatedTask):
         return f"explanations of run {self.target_run_name}"
 
     def configuration(self) -> dict[str, Any]:
-        found = {"template": self.template.name, "template_hash": self.template.content_hash,
-                 "target_run": self.target_run_id, "tries": self.tries}
+        found = {
+            "template": self.template.name,
+            "template_hash": self.template.content_hash,
+            "target_run": self.target_run_id,
+            "tries": self.tries,
+        }
         if self.repeats > 1:  # only then: a judge run of one answer keeps its configuration key
             found["repeats"] = self.repeats
         return found
 
-    def keep_repeat(self, store: Store, run_id: int, claim_id: int, repeat: int, parsed: TaskAnswer | None,
-                    completion, error: str | None, cached: bool) -> None:
+    def keep_repeat(
+        self,
+        store: Store,
+        run_id: int,
+        claim_id: int,
+        repeat: int,
+        parsed: TaskAnswer | None,
+        completion,
+        error: str | None,
+        cached: bool,
+    ) -> None:
         """Commit one repeat's outcome: a readable score, a parse failure or an error (a
         failure is never a score)."""
         if error is not None or parsed is None:
@@ -62,25 +75,47 @@ class JudgeTask(TemplatedTask):
             status = parsed.status
             score = parsed.parsed.get("score") if parsed.status == "ok" else None
             reason = parsed.parsed.get("justification") if parsed.status == "ok" else parsed.explanation
-        store.judging.record_repeat(JudgeRepeat(run_id, claim_id, repeat, status, score, reason,
-                                                None if completion is None else completion.text, error, cached))
+        store.judging.record_repeat(
+            JudgeRepeat(
+                run_id,
+                claim_id,
+                repeat,
+                status,
+                score,
+                reason,
+                None if completion is None else completion.text,
+                error,
+                cached,
+            )
+        )
 
     def schema(self) -> dict[str, Any]:
         """Constrains a GGUF answer (and guides API ones) to {"score": n, "justification": s}."""
-        return {"type": "object", "additionalProperties": False, "required": ["score", "justification"],
-                "properties": {"score": {"type": "integer", "minimum": 0, "maximum": 10},
-                               "justification": {"type": "string"}}}
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["score", "justification"],
+            "properties": {
+                "score": {"type": "integer", "minimum": 0, "maximum": 10},
+                "justification": {"type": "string"},
+            },
+        }
 
     def render(self, store: Store, claim: Claim) -> RenderedPrompt:
         answer = store.runs.prediction(self.target_run_id, claim.id)
         if answer is None or answer.status not in ("ok", "abstain") or not (answer.explanation or "").strip():
-            raise PromptError(f"claim {claim.id} ({claim.external_id}) has no explanation in run"
-                              f" {self.target_run_name}")
+            raise PromptError(
+                f"claim {claim.id} ({claim.external_id}) has no explanation in run {self.target_run_name}"
+            )
         if not claim.label:
             raise PromptError(f"claim {claim.id} ({claim.external_id}) has no gold label to judge against")
-        values = {**claim_values(claim), "gold_label": claim.label,
-                  "gold_evidence": gold_evidence_text(claim) or "(none recorded)",
-                  "verdict": answer.verdict or answer.raw_verdict or "(none)", "explanation": answer.explanation}
+        values = {
+            **claim_values(claim),
+            "gold_label": claim.label,
+            "gold_evidence": gold_evidence_text(claim) or "(none recorded)",
+            "verdict": answer.verdict or answer.raw_verdict or "(none)",
+            "explanation": answer.explanation,
+        }
         values["answer"] = self.template.answer.format_map(values)
         return RenderedPrompt(task_messages(self.template, values), self.schema())
 

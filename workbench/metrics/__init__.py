@@ -4,13 +4,7 @@ Predicted values are the gold classes, the dataset's abstain label, or PARSE_FAI
 API_ERROR and MISSING are outcomes that are counted but not scored.
 """
 
-from workbench.metrics.breakdown import (
-    NO_VALUE,
-    Panel,
-    breakdown,
-    cutoff_bucket,
-    panel_from_rows,
-)
+from workbench.metrics.breakdown import NO_VALUE, Panel, breakdown, cutoff_bucket, panel_from_rows
 from workbench.metrics.confusion import (
     API_ERROR,
     MISSING,

@@ -37,7 +37,7 @@ class Estimate:
     """Why `value` is None (never 0 or NaN in its place)."""
 
     @classmethod
-    def none(cls, why: str) -> "Estimate":
+    def none(cls, why: str) -> Estimate:
         return cls(None, None, None, why)
 
 
@@ -65,14 +65,17 @@ def value_patterns(codes: np.ndarray, values: int) -> Patterns:
     # An item's pattern is the multiset of its values: its sorted row (MISSING last).
     rows = np.sort(np.where(codes == MISSING, values, codes), axis=1)
     base = values + 1
-    if base ** rows.shape[1] < 2 ** 62:  # one integer per row: sorting those is fast
+    if base ** rows.shape[1] < 2**62:  # one integer per row: sorting those is fast
         keys = rows @ (base ** np.arange(rows.shape[1], dtype=np.int64))
         _, first, items = np.unique(keys, return_index=True, return_counts=True)
         distinct = rows[first]
     else:
         distinct, items = np.unique(rows, axis=0, return_counts=True)
-    counts = np.stack([(distinct == v).sum(axis=1) for v in range(values)], axis=1) if values else \
-        np.zeros((len(distinct), 0), np.int64)
+    counts = (
+        np.stack([(distinct == v).sum(axis=1) for v in range(values)], axis=1)
+        if values
+        else np.zeros((len(distinct), 0), np.int64)
+    )
     return Patterns(counts.astype(np.int64), items.astype(np.int64))
 
 
@@ -160,8 +163,9 @@ def _pair_shares(counts: np.ndarray) -> np.ndarray:
     return (counts * (counts - 1)).sum(axis=1) / (m * (m - 1))
 
 
-def observed_agreement(patterns: Patterns, resamples: int = 1000, seed: int = 0, level: float = LEVEL,
-                       draws: Resampling | None = None) -> Estimate:
+def observed_agreement(
+    patterns: Patterns, resamples: int = 1000, seed: int = 0, level: float = LEVEL, draws: Resampling | None = None
+) -> Estimate:
     """The mean over items of the share of coder pairs that agree (two coders: the share
     of items they gave the same value)."""
     if patterns.total == 0:
@@ -171,12 +175,17 @@ def observed_agreement(patterns: Patterns, resamples: int = 1000, seed: int = 0,
     def statistic(weights: np.ndarray) -> np.ndarray:
         return weights @ shares / weights.sum(axis=1)
 
-    return _estimate(_point(statistic(patterns.items[None, :].astype(np.float64))), "",
-                     _resampled(statistic, patterns, resamples, seed, draws), level)
+    return _estimate(
+        _point(statistic(patterns.items[None, :].astype(np.float64))),
+        "",
+        _resampled(statistic, patterns, resamples, seed, draws),
+        level,
+    )
 
 
-def fleiss_kappa(patterns: Patterns, resamples: int = 1000, seed: int = 0, level: float = LEVEL,
-                 draws: Resampling | None = None) -> Estimate:
+def fleiss_kappa(
+    patterns: Patterns, resamples: int = 1000, seed: int = 0, level: float = LEVEL, draws: Resampling | None = None
+) -> Estimate:
     """Fleiss' kappa: (P - Pe) / (1 - Pe), P the mean share of agreeing pairs per item,
     Pe the sum of squared value shares over all values given. An item's own number of
     coders is used (with the same number everywhere this is Fleiss' 1971 formula)."""
@@ -199,8 +208,14 @@ def fleiss_kappa(patterns: Patterns, resamples: int = 1000, seed: int = 0, level
 # ---- Krippendorff's alpha ------------------------------------------------------------------
 
 
-def krippendorff_alpha(patterns: Patterns, distance: np.ndarray, resamples: int = 1000, seed: int = 0,
-                       level: float = LEVEL, draws: Resampling | None = None) -> Estimate:
+def krippendorff_alpha(
+    patterns: Patterns,
+    distance: np.ndarray,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = LEVEL,
+    draws: Resampling | None = None,
+) -> Estimate:
     """Krippendorff's alpha = 1 - D_o / D_e over the coincidence matrix o (each pairable
     item adds (n_c n_k - [c = k] n_c) / (m - 1)): D_o = sum o_ck d_ck / n,
     D_e = sum n_c n_k d_ck / (n (n - 1)), d the distance between values (V x V)."""
@@ -253,8 +268,9 @@ def masi_distance(sets: list[frozenset]) -> np.ndarray:
 # ---- Cohen's kappa ----------------------------------------------------------------------------
 
 
-def cohen_kappa(confusion: np.ndarray, values: np.ndarray | None = None, resamples: int = 1000, seed: int = 0,
-                level: float = LEVEL) -> Estimate:
+def cohen_kappa(
+    confusion: np.ndarray, values: np.ndarray | None = None, resamples: int = 1000, seed: int = 0, level: float = LEVEL
+) -> Estimate:
     """Cohen's kappa of two coders from their K x K table of counts; with `values` (the
     K values on a scale) the quadratically weighted kappa 1 - sum w o / sum w e,
     w = (v_i - v_j)^2, e the table chance predicts from the margins."""
@@ -284,8 +300,9 @@ def cohen_kappa(confusion: np.ndarray, values: np.ndarray | None = None, resampl
             return statistic(tables.reshape(-1, k, k))
 
         resampled = _resampled(from_cells, cells, resamples, seed, None)
-    return _estimate(point, "both coders gave one and the same value throughout: chance agreement is total",
-                     resampled, level)
+    return _estimate(
+        point, "both coders gave one and the same value throughout: chance agreement is total", resampled, level
+    )
 
 
 def pair_table(first: np.ndarray, second: np.ndarray, values: int) -> np.ndarray:

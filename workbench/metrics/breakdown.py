@@ -39,7 +39,7 @@ def _date_span(text: str) -> tuple[date, date] | None:
 
 
 def cutoff_bucket(claim_date: str | None, cutoff: str) -> str:
-    """"before" or "after" a model's training cutoff, or "unknown".
+    """ "before" or "after" a model's training cutoff, or "unknown".
 
     A claim dated on or after the cutoff is "after". A claim with no readable date, or
     one given only as a year or month that straddles the cutoff, is "unknown".
@@ -59,9 +59,7 @@ def cutoff_bucket(claim_date: str | None, cutoff: str) -> str:
     return "unknown"
 
 
-def _tallies_by_key(
-    slots: np.ndarray, keys: Sequence[Hashable], coder: OutcomeCoder
-) -> dict[Hashable, np.ndarray]:
+def _tallies_by_key(slots: np.ndarray, keys: Sequence[Hashable], coder: OutcomeCoder) -> dict[Hashable, np.ndarray]:
     """One slot tally per key, keys in sorted order (NO_VALUE for None)."""
     name_of = {key: NO_VALUE if key is None else key for key in set(keys)}
     distinct = sorted(set(name_of.values()), key=str)

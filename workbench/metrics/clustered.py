@@ -65,7 +65,8 @@ def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths
         term = _mix(entry + np.uint64(salt))
         keys.append(_sum_uint64(owner, term, len(cluster_ids)))
     _, representative, type_of, multiplicity = np.unique(
-        np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True, return_counts=True)
+        np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
     types = np.zeros((len(representative), total), dtype=np.int64)
     chosen = representative[type_of.ravel()[owner]] == owner  # entries of each type's first cluster
     types[type_of.ravel()[owner[chosen]], cell[chosen]] = counts[chosen]
@@ -109,7 +110,7 @@ def _draw_clusters(types: np.ndarray, multiplicity: np.ndarray, resamples: int, 
         picks = kind_of[rng.integers(0, clusters, size=(rows, clusters), dtype=np.int32)]
         picks += (np.arange(rows) * kinds)[:, None]  # keeps the resamples' counts apart
         counts = np.bincount(picks.ravel(), minlength=rows * kinds).reshape(rows, kinds)
-        stack[start: start + rows] = np.rint(counts.astype(np.float64) @ weights).astype(np.int64)
+        stack[start : start + rows] = np.rint(counts.astype(np.float64) @ weights).astype(np.int64)
     return stack
 
 
@@ -177,8 +178,9 @@ def _all_distinct(clusters) -> bool:
     return len(np.unique(clusters)) == len(clusters)
 
 
-def accuracy_delta_standard_error(right_a: Sequence[bool], right_b: Sequence[bool],
-                                  clusters: Sequence | None = None) -> float:
+def accuracy_delta_standard_error(
+    right_a: Sequence[bool], right_b: Sequence[bool], clusters: Sequence | None = None
+) -> float:
     """Standard error of accuracy(B) - accuracy(A) on the same items, from the discordant
     pairs: with d = right_b - right_a per item, the variance of the mean of d; with clusters,
     the cluster-robust (sandwich) form sum_g (D_g - n_g * mean)^2 * C / (C - 1) / n^2."""

@@ -69,8 +69,7 @@ class OutcomeCoder:
         if gold not in self.classes:
             return self.excluded_slot
         raise ValueError(
-            f"prediction {outcome!r} is not one of {list(self.columns)} "
-            "(an unreadable answer should be PARSE_FAILURE)"
+            f"prediction {outcome!r} is not one of {list(self.columns)} (an unreadable answer should be PARSE_FAILURE)"
         )
 
     def slots(self, gold: Iterable[str], outcomes: Iterable[str]) -> np.ndarray:
@@ -132,11 +131,7 @@ class Confusion:
 
     @classmethod
     def from_labels(
-        cls,
-        gold: Iterable[str],
-        predicted: Iterable[str],
-        classes: Sequence[str],
-        abstain_label: str | None = None,
+        cls, gold: Iterable[str], predicted: Iterable[str], classes: Sequence[str], abstain_label: str | None = None
     ) -> Confusion:
         """Count paired labels. Gold labels outside the classes are skipped (not scored)."""
         coder = OutcomeCoder(classes, abstain_label)

@@ -48,8 +48,9 @@ class Agreement:
     agreement on categories, workbench.metrics.agreement), with its bootstrap interval."""
 
 
-def mean_interval(scores: Sequence[float], resamples: int = 1000, seed: int = 0,
-                  level: float = 0.95) -> MeanInterval | None:
+def mean_interval(
+    scores: Sequence[float], resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> MeanInterval | None:
     """The mean with a percentile bootstrap interval (None without scores; without
     resamples the interval is the mean itself)."""
     values = np.asarray(scores, dtype=np.float64)
@@ -65,8 +66,9 @@ def mean_interval(scores: Sequence[float], resamples: int = 1000, seed: int = 0,
     return MeanInterval(mean, low, high, len(values))
 
 
-def paired_mean_difference(a: Sequence[float], b: Sequence[float], resamples: int = 1000, seed: int = 0,
-                           level: float = 0.95) -> PairedComparison | None:
+def paired_mean_difference(
+    a: Sequence[float], b: Sequence[float], resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> PairedComparison | None:
     """mean(b) - mean(a) over the same items, its interval and two-sided p (the share of
     resampled differences, centred on the observed one, at least as far from zero)."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
@@ -85,8 +87,9 @@ def paired_mean_difference(a: Sequence[float], b: Sequence[float], resamples: in
     return PairedComparison(delta, low, high, float(extreme.mean()))
 
 
-def independent_mean_difference(a: Sequence[float], b: Sequence[float], resamples: int = 1000, seed: int = 0,
-                                level: float = 0.95) -> PairedComparison | None:
+def independent_mean_difference(
+    a: Sequence[float], b: Sequence[float], resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> PairedComparison | None:
     """mean(b) - mean(a) for two separate groups, each resampled on its own (a multinomial
     over its distinct values); interval and two-sided p as for the paired tests."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
@@ -120,8 +123,9 @@ def agreement(x: Sequence[float], y: Sequence[float], resamples: int = 1000, see
     if len(x) == 0:
         return Agreement(0, None, None, None, Estimate.none("no item scored by both"))
     gaps = np.abs(x - y)
-    return Agreement(len(x), _spearman(x, y), float(gaps.mean()), float((gaps <= 1.0).mean()),
-                     weighted_kappa(x, y, resamples, seed))
+    return Agreement(
+        len(x), _spearman(x, y), float(gaps.mean()), float((gaps <= 1.0).mean()), weighted_kappa(x, y, resamples, seed)
+    )
 
 
 def weighted_kappa(x: np.ndarray, y: np.ndarray, resamples: int = 1000, seed: int = 0) -> Estimate:

@@ -15,13 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.metrics.agreement import (
-    MISSING,
-    Estimate,
-    interval_distance,
-    krippendorff_alpha,
-    value_patterns,
-)
+from workbench.metrics.agreement import MISSING, Estimate, interval_distance, krippendorff_alpha, value_patterns
 from workbench.metrics.explanations import mean_interval
 
 
@@ -64,8 +58,9 @@ class Consistency:
         return sorted((c for c in self.per_claim if c.identical is False), key=lambda c: (-c.spread, c.claim_id))
 
 
-def consistency(rows: Iterable[tuple[int, int, str, float | None]], repeats: int, resamples: int = 1000,
-                seed: int = 0) -> Consistency:
+def consistency(
+    rows: Iterable[tuple[int, int, str, float | None]], repeats: int, resamples: int = 1000, seed: int = 0
+) -> Consistency:
     """From (claim id, repeat, status, score) rows (status ok, parse_failure or error)."""
     by_claim: dict[int, list[float | None]] = {}
     unreadable = errors = 0
@@ -80,11 +75,18 @@ def consistency(rows: Iterable[tuple[int, int, str, float | None]], repeats: int
     per_claim = [_claim(claim_id, scores) for claim_id, scores in sorted(by_claim.items())]
     comparable = [c for c in per_claim if c.identical is not None]
     return Consistency(
-        repeats, len(per_claim), len(comparable),
-        _mean([float(c.identical) for c in comparable], resamples, seed,
-              "no claim has two readable repeats to compare"),
+        repeats,
+        len(per_claim),
+        len(comparable),
+        _mean(
+            [float(c.identical) for c in comparable], resamples, seed, "no claim has two readable repeats to compare"
+        ),
         _mean([c.spread for c in comparable], resamples, seed, "no claim has two readable repeats to compare"),
-        _alpha(per_claim, resamples, seed), unreadable, errors, per_claim)
+        _alpha(per_claim, resamples, seed),
+        unreadable,
+        errors,
+        per_claim,
+    )
 
 
 def _claim(claim_id: int, scores: list[float | None]) -> ClaimConsistency:
@@ -109,5 +111,4 @@ def _alpha(per_claim: list[ClaimConsistency], resamples: int, seed: int) -> Esti
         return Estimate.none("no readable score")
     index = {v: i for i, v in enumerate(values)}
     codes = np.array([[MISSING if s is None else index[s] for s in c.scores] for c in per_claim], dtype=np.int64)
-    return krippendorff_alpha(value_patterns(codes, len(values)), interval_distance(np.array(values)), resamples,
-                              seed)
+    return krippendorff_alpha(value_patterns(codes, len(values)), interval_distance(np.array(values)), resamples, seed)

@@ -83,7 +83,7 @@ class _Loaded:
                 values.append((NO_VALUE,))
                 continue
             names, starts, codes = field
-            values.append(tuple(names[c] for c in codes[starts[at]:starts[at + 1]]) or (NO_VALUE,))
+            values.append(tuple(names[c] for c in codes[starts[at] : starts[at + 1]]) or (NO_VALUE,))
         return int(self.slots[at]), tuple(values)
 
 
@@ -94,12 +94,7 @@ class LiveMetrics:
     domain, contaminated, cutoff); each item brings its own value for each field.
     """
 
-    def __init__(
-        self,
-        classes: Sequence[str],
-        abstain_label: str | None = None,
-        slice_fields: Sequence[str] = (),
-    ):
+    def __init__(self, classes: Sequence[str], abstain_label: str | None = None, slice_fields: Sequence[str] = ()):
         self._coder = OutcomeCoder(classes, abstain_label)
         self.slice_fields = tuple(slice_fields)
         self._overall = [0] * self._coder.slot_count
@@ -155,11 +150,7 @@ class LiveMetrics:
         return previous
 
     def record(
-        self,
-        item_id: Hashable,
-        gold: str,
-        outcome: str,
-        slices: Mapping[str, str | None] | None = None,
+        self, item_id: Hashable, gold: str, outcome: str, slices: Mapping[str, str | None] | None = None
     ) -> None:
         """Count one item's outcome: a predicted value, API_ERROR or MISSING.
 
@@ -250,9 +241,7 @@ class LiveMetrics:
                     tally = tallies[value] = [0] * self._coder.slot_count
                 tally[slot] += step
 
-    def summary(
-        self, slice_field: str | None = None, slice_value: str | None = None
-    ) -> MetricSummary:
+    def summary(self, slice_field: str | None = None, slice_value: str | None = None) -> MetricSummary:
         """Scores overall, or of the items whose `slice_field` has `slice_value`."""
         if slice_field is None:
             return summarise_slot_counts(self._overall, self._coder)

@@ -74,16 +74,15 @@ def _cells(gold, predicted, coder: OutcomeCoder) -> np.ndarray:
     return slots[slots != coder.excluded_slot]
 
 
-def resampled_confusions(
-    counts: np.ndarray, resamples: int, seed: int
-) -> np.ndarray:
+def resampled_confusions(counts: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Bootstrap confusion stack (resamples, K, M) from one observed confusion matrix."""
     counts = np.asarray(counts, dtype=np.int64)
     return _draw_joint(counts.ravel(), [np.arange(counts.size)], counts.shape, resamples, seed)[0]
 
 
-def _draw_joint(joint: np.ndarray, cell_of: Sequence[np.ndarray], shape: tuple[int, int],
-                resamples: int, seed: int) -> list[np.ndarray]:
+def _draw_joint(
+    joint: np.ndarray, cell_of: Sequence[np.ndarray], shape: tuple[int, int], resamples: int, seed: int
+) -> list[np.ndarray]:
     """Draw `resamples` multinomial count vectors over the joint cells, then fold them
     into one confusion stack per run (`cell_of[r][j]`: run r's cell of joint cell j)."""
     n = int(joint.sum())
@@ -101,9 +100,7 @@ def _draw_joint(joint: np.ndarray, cell_of: Sequence[np.ndarray], shape: tuple[i
     return stacks
 
 
-def resampled_confusions_by_items(
-    cells: np.ndarray, shape: tuple[int, int], resamples: int, seed: int
-) -> np.ndarray:
+def resampled_confusions_by_items(cells: np.ndarray, shape: tuple[int, int], resamples: int, seed: int) -> np.ndarray:
     """The bootstrap by its definition: resample the items, count their cells. Cost
     resamples x n; the reference the multinomial draw is tested and benchmarked against."""
     cells = np.asarray(cells, dtype=np.int64)
@@ -117,7 +114,7 @@ def resampled_confusions_by_items(
         picks = rng.integers(0, n, size=(rows, n))
         offsets = (np.arange(rows) * width)[:, None]  # keeps the resamples' counts apart
         flat = np.bincount((cells[picks] + offsets).ravel(), minlength=rows * width)
-        stack[start: start + rows] = flat.reshape(rows, *shape)
+        stack[start : start + rows] = flat.reshape(rows, *shape)
     return stack
 
 
@@ -242,8 +239,9 @@ def paired_bootstrap_from_joint(
     return paired_comparison(delta, deltas, level)
 
 
-def paired_deltas_from_joint(joint: np.ndarray, shape: tuple[int, int], metric: MetricOfCounts,
-                             resamples: int, seed: int) -> tuple[float, np.ndarray]:
+def paired_deltas_from_joint(
+    joint: np.ndarray, shape: tuple[int, int], metric: MetricOfCounts, resamples: int, seed: int
+) -> tuple[float, np.ndarray]:
     """The observed delta metric(B) - metric(A) and the resampled deltas of the paired
     bootstrap (what `paired_bootstrap_from_joint` summarises)."""
     joint = np.asarray(joint, dtype=np.int64)
@@ -251,8 +249,9 @@ def paired_deltas_from_joint(joint: np.ndarray, shape: tuple[int, int], metric: 
     counts_a, counts_b = joint.sum(axis=1).reshape(shape), joint.sum(axis=0).reshape(shape)
     delta = float(metric(counts_b) - metric(counts_a))
     flat = joint.ravel()
-    stack_a, stack_b = _draw_joint(flat, [np.arange(flat.size) // size, np.arange(flat.size) % size],
-                                   shape, resamples, seed)
+    stack_a, stack_b = _draw_joint(
+        flat, [np.arange(flat.size) // size, np.arange(flat.size) % size], shape, resamples, seed
+    )
     return delta, metric(stack_b) - metric(stack_a)
 
 
@@ -273,10 +272,7 @@ def _correctness(gold, predicted_a, predicted_b, classes):
 
 
 def mcnemar(
-    gold: Sequence[str],
-    predicted_a: Sequence[str],
-    predicted_b: Sequence[str],
-    classes: Sequence[str] | None = None,
+    gold: Sequence[str], predicted_a: Sequence[str], predicted_b: Sequence[str], classes: Sequence[str] | None = None
 ) -> McNemarResult:
     """McNemar's exact test of two runs' accuracy on the same items.
 
@@ -312,8 +308,14 @@ def _log_half_pmf(k: int, n: int) -> float:
     if k == 0:
         return -n * math.log(2.0)
     half = n / 2.0
-    return (_stirling_error(n) - _stirling_error(k) - _stirling_error(n - k)
-            - _deviance(k, half) - _deviance(n - k, half) + 0.5 * math.log(n / (2.0 * math.pi * k * (n - k))))
+    return (
+        _stirling_error(n)
+        - _stirling_error(k)
+        - _stirling_error(n - k)
+        - _deviance(k, half)
+        - _deviance(n - k, half)
+        + 0.5 * math.log(n / (2.0 * math.pi * k * (n - k)))
+    )
 
 
 def _stirling_error(n: int) -> float:

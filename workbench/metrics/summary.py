@@ -98,9 +98,7 @@ class MetricSummary:
         return self.per_class[self.classes.index(label)]
 
 
-def summarise_counts(
-    confusion: Confusion, errors: int = 0, missing: int = 0, excluded: int = 0
-) -> MetricSummary:
+def summarise_counts(confusion: Confusion, errors: int = 0, missing: int = 0, excluded: int = 0) -> MetricSummary:
     """Score a confusion count, plus the items that were not scored."""
     return _summaries(confusion.counts[np.newaxis], [confusion], [(errors, missing, excluded)])[0]
 
@@ -142,8 +140,10 @@ def _summaries(counts: np.ndarray, confusions: list[Confusion], others: list) ->
     }
     rows = [dict(zip(columns, values)) for values in zip(*(c.tolist() for c in columns.values()))]
     per_class_rows = zip(precision.tolist(), recall.tolist(), f1.tolist(), support.tolist())
-    return [_summary(confusion, row, other, scores)
-            for confusion, row, other, scores in zip(confusions, rows, others, per_class_rows)]
+    return [
+        _summary(confusion, row, other, scores)
+        for confusion, row, other, scores in zip(confusions, rows, others, per_class_rows)
+    ]
 
 
 def _summary(confusion: Confusion, row: dict, other: Sequence[int], scores: tuple) -> MetricSummary:

@@ -111,16 +111,23 @@ class TriageAgreement:
     seed: int = 0
 
 
-def triage_agreement(matrix: LabelMatrix, resamples: int = 1000, seed: int = 0,
-                     level: float = LEVEL) -> TriageAgreement:
+def triage_agreement(
+    matrix: LabelMatrix, resamples: int = 1000, seed: int = 0, level: float = LEVEL
+) -> TriageAgreement:
     """Every agreement figure of a label matrix (see the module docstring)."""
     masks = np.asarray(matrix.masks, dtype=np.int64).reshape(len(matrix.item_ids), len(matrix.annotators))
     given = masks != MISSING
     per_item = given.sum(axis=1)
     labelled, compared = int((per_item >= 1).sum()), int((per_item >= 2).sum())
     counts = _annotator_counts(matrix, masks, per_item)
-    base = dict(annotators=counts, labelled=labelled, compared=compared, single=int((per_item == 1).sum()),
-                resamples=resamples, seed=seed)
+    base = dict(
+        annotators=counts,
+        labelled=labelled,
+        compared=compared,
+        single=int((per_item == 1).sum()),
+        resamples=resamples,
+        seed=seed,
+    )
     why = _why_unavailable(counts, compared)
     if why is not None:
         return TriageAgreement(unavailable=why, **base)
@@ -131,15 +138,21 @@ def triage_agreement(matrix: LabelMatrix, resamples: int = 1000, seed: int = 0,
     set_patterns = value_patterns(codes, len(sets))
     draws = resampling(set_patterns, resamples, seed)  # one resampling for the three
     return TriageAgreement(
-        unavailable=None, kappa_name="Fleiss' kappa" if several else "Cohen's kappa", **base,
+        unavailable=None,
+        kappa_name="Fleiss' kappa" if several else "Cohen's kappa",
+        **base,
         exact=observed_agreement(set_patterns, resamples, seed, level, draws),
         kappa=_kappa(codes, set_patterns, len(sets), several, resamples, seed, level, draws),
-        masi_alpha=krippendorff_alpha(set_patterns, masi_distance(_as_sets(sets, matrix.categories)), resamples,
-                                      seed, level, draws),
-        categories=[_category(matrix.categories[bit], bit, masks, several, resamples, seed, level)
-                    for bit in range(len(matrix.categories))],
+        masi_alpha=krippendorff_alpha(
+            set_patterns, masi_distance(_as_sets(sets, matrix.categories)), resamples, seed, level, draws
+        ),
+        categories=[
+            _category(matrix.categories[bit], bit, masks, several, resamples, seed, level)
+            for bit in range(len(matrix.categories))
+        ],
         pairs=_pairs(matrix, masks, resamples, seed, level),
-        confusion=_confusion(matrix, masks))
+        confusion=_confusion(matrix, masks),
+    )
 
 
 def _why_unavailable(counts: list[AnnotatorCounts], compared: int) -> str | None:
@@ -149,8 +162,10 @@ def _why_unavailable(counts: list[AnnotatorCounts], compared: int) -> str | None
     if len(active) == 1:
         return f"only one annotator ({active[0]}) has labelled items: agreement needs two people on the same items"
     if compared == 0:
-        return (f"{len(active)} annotators labelled items, but no item was labelled by two of them: assign an"
-                " overlap (triage assign --overlap) to measure agreement")
+        return (
+            f"{len(active)} annotators labelled items, but no item was labelled by two of them: assign an"
+            " overlap (triage assign --overlap) to measure agreement"
+        )
     return None
 
 
@@ -159,10 +174,11 @@ def _annotator_counts(matrix: LabelMatrix, masks: np.ndarray, per_item: np.ndarr
     for column, name in enumerate(matrix.annotators):
         mine = masks[:, column]
         labelled = mine != MISSING
-        by_category = {category: int((labelled & ((mine >> bit) & 1).astype(bool)).sum())
-                       for bit, category in enumerate(matrix.categories)}
-        found.append(AnnotatorCounts(name, int(labelled.sum()), int((labelled & (per_item >= 2)).sum()),
-                                     by_category))
+        by_category = {
+            category: int((labelled & ((mine >> bit) & 1).astype(bool)).sum())
+            for bit, category in enumerate(matrix.categories)
+        }
+        found.append(AnnotatorCounts(name, int(labelled.sum()), int((labelled & (per_item >= 2)).sum()), by_category))
     return found
 
 
@@ -179,8 +195,16 @@ def _as_sets(sets: np.ndarray, categories: list[str]) -> list[frozenset]:
     return [frozenset(bit for bit in range(len(categories)) if (int(mask) >> bit) & 1) for mask in sets]
 
 
-def _kappa(codes: np.ndarray, patterns: Patterns, values: int, several: bool, resamples: int, seed: int,
-           level: float, draws: Resampling | None = None) -> Estimate:
+def _kappa(
+    codes: np.ndarray,
+    patterns: Patterns,
+    values: int,
+    several: bool,
+    resamples: int,
+    seed: int,
+    level: float,
+    draws: Resampling | None = None,
+) -> Estimate:
     """Fleiss' kappa with more than two annotators, else Cohen's on the two columns."""
     if several:
         return fleiss_kappa(patterns, resamples, seed, level, draws)
@@ -188,15 +212,19 @@ def _kappa(codes: np.ndarray, patterns: Patterns, values: int, several: bool, re
     return cohen_kappa(pair_table(codes[:, used[0]], codes[:, used[1]], values), None, resamples, seed, level)
 
 
-def _category(name: str, bit: int, masks: np.ndarray, several: bool, resamples: int, seed: int,
-              level: float) -> CategoryAgreement:
+def _category(
+    name: str, bit: int, masks: np.ndarray, several: bool, resamples: int, seed: int, level: float
+) -> CategoryAgreement:
     codes = np.where(masks == MISSING, MISSING, (masks >> bit) & 1)
     patterns = value_patterns(codes, 2)
     draws = resampling(patterns, resamples, seed)
-    return CategoryAgreement(name, int((codes == 1).sum()),
-                             observed_agreement(patterns, resamples, seed, level, draws),
-                             _kappa(codes, patterns, 2, several, resamples, seed, level, draws),
-                             krippendorff_alpha(patterns, nominal_distance(2), resamples, seed, level, draws))
+    return CategoryAgreement(
+        name,
+        int((codes == 1).sum()),
+        observed_agreement(patterns, resamples, seed, level, draws),
+        _kappa(codes, patterns, 2, several, resamples, seed, level, draws),
+        krippendorff_alpha(patterns, nominal_distance(2), resamples, seed, level, draws),
+    )
 
 
 def _pairs(matrix: LabelMatrix, masks: np.ndarray, resamples: int, seed: int, level: float) -> list[PairAgreement]:
@@ -208,12 +236,18 @@ def _pairs(matrix: LabelMatrix, masks: np.ndarray, resamples: int, seed: int, le
         sets, codes = _set_codes(masks[both][:, [a, b]])
         patterns = value_patterns(codes, len(sets))
         draws = resampling(patterns, resamples, seed)
-        found.append(PairAgreement(
-            matrix.annotators[a], matrix.annotators[b], int(both.sum()),
-            observed_agreement(patterns, resamples, seed, level, draws),
-            cohen_kappa(pair_table(codes[:, 0], codes[:, 1], len(sets)), None, resamples, seed, level),
-            krippendorff_alpha(patterns, masi_distance(_as_sets(sets, matrix.categories)), resamples, seed, level,
-                               draws)))
+        found.append(
+            PairAgreement(
+                matrix.annotators[a],
+                matrix.annotators[b],
+                int(both.sum()),
+                observed_agreement(patterns, resamples, seed, level, draws),
+                cohen_kappa(pair_table(codes[:, 0], codes[:, 1], len(sets)), None, resamples, seed, level),
+                krippendorff_alpha(
+                    patterns, masi_distance(_as_sets(sets, matrix.categories)), resamples, seed, level, draws
+                ),
+            )
+        )
     return found
 
 
@@ -230,8 +264,12 @@ def _confusion(matrix: LabelMatrix, masks: np.ndarray) -> CategoryConfusion | No
     both = (masks[:, a] != MISSING) & (masks[:, b] != MISSING)
     k = len(matrix.categories)
     first, second = _indicators(masks[both, a], k), _indicators(masks[both, b], k)
-    return CategoryConfusion(matrix.annotators[a], matrix.annotators[b], [*matrix.categories, NONE_OF_THEM],
-                             (first.T @ second).astype(np.int64))
+    return CategoryConfusion(
+        matrix.annotators[a],
+        matrix.annotators[b],
+        [*matrix.categories, NONE_OF_THEM],
+        (first.T @ second).astype(np.int64),
+    )
 
 
 def _indicators(masks: np.ndarray, k: int) -> np.ndarray:

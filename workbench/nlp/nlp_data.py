@@ -17,10 +17,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-FIX = (
-    "Run `workbench nlp-data` (or `make nlp-data`) to install WordNet 3.0 and "
-    "punkt_tab with NLTK's downloader."
-)
+FIX = "Run `workbench nlp-data` (or `make nlp-data`) to install WordNet 3.0 and punkt_tab with NLTK's downloader."
 WORDNET_VERSION = "3.0"
 DOG_N_01_OFFSET = 2084071
 NLTK_PACKAGES = ("wordnet", "punkt_tab")
@@ -113,8 +110,7 @@ def check_nlp_data() -> None:
 
         searched = ", ".join(str(p) for p in nltk.data.path)
         raise NlpDataMissing(
-            "METEOR scoring needs NLTK data: " + "; ".join(problems.values())
-            + f". {FIX} (nltk searched: {searched})"
+            "METEOR scoring needs NLTK data: " + "; ".join(problems.values()) + f". {FIX} (nltk searched: {searched})"
         )
     _checked = True
 
@@ -147,9 +143,7 @@ def absent_in(target: Path) -> dict[str, str]:
     return absent
 
 
-def ensure_nlp_data(
-    target: Path | None = None, index_url: str | None = None, log: Log = print
-) -> Path:
+def ensure_nlp_data(target: Path | None = None, index_url: str | None = None, log: Log = print) -> Path:
     """Make WordNet 3.0 and punkt_tab loadable and return the nltk_data folder used.
 
     Without `target`, nothing is installed when nltk already loads both; with it,
@@ -226,8 +220,9 @@ def _download_one(downloader, name: str, target: Path, url: str) -> None:
 def _fetch(downloader, name: str, staging: Path, url: str) -> None:
     errors = io.StringIO()  # nltk prints its errors; ours carries them instead
     try:
-        done = downloader.download(name, download_dir=str(staging), quiet=True,
-                                   raise_on_error=True, print_error_to=errors)
+        done = downloader.download(
+            name, download_dir=str(staging), quiet=True, raise_on_error=True, print_error_to=errors
+        )
     except Exception as exc:  # URLError, an HTML page for an index, a bad zip...
         said = (str(exc).strip() or type(exc).__name__).replace(url, shown_url(url))
         raise NlpDataInstallError(

@@ -42,13 +42,18 @@ def meteor_refusal(texts: list[str], models: list[str] | None = None) -> str | N
     unspaced = [text for text in texts if is_unspaced(text)]
     if not unspaced:
         return None
-    found = (f"; sentence-transformers models in your Hugging Face cache: {', '.join(models)}" if models
-             else "; none was found in your Hugging Face cache")
-    return (f"METEOR cannot score text written without spaces between words ({len(unspaced)} of {len(texts)} texts,"
-            f" e.g. {unspaced[0][:30]!r}): it splits words at spaces and matches English stems and"
-            " WordNet synonyms, which do not apply. Use sentence embeddings from a multilingual model instead:"
-            f" --metric embedding:PATH (a model folder) or embedding:ORG/NAME (a model in the Hugging Face"
-            f" cache){found}")
+    found = (
+        f"; sentence-transformers models in your Hugging Face cache: {', '.join(models)}"
+        if models
+        else "; none was found in your Hugging Face cache"
+    )
+    return (
+        f"METEOR cannot score text written without spaces between words ({len(unspaced)} of {len(texts)} texts,"
+        f" e.g. {unspaced[0][:30]!r}): it splits words at spaces and matches English stems and"
+        " WordNet synonyms, which do not apply. Use sentence embeddings from a multilingual model instead:"
+        f" --metric embedding:PATH (a model folder) or embedding:ORG/NAME (a model in the Hugging Face"
+        f" cache){found}"
+    )
 
 
 __all__ = ["MOST", "is_unspaced", "meteor_refusal", "unspaced_share"]

@@ -21,26 +21,57 @@ from __future__ import annotations
 import importlib
 
 _HOMES = {
-    **dict.fromkeys([
-        "BUILTIN_DIR", "TemplateError", "TemplateFile", "available_templates", "read_template_file",
-        "template_dirs", "template_files", "template_kind"
-    ], "files"),
+    **dict.fromkeys(
+        [
+            "BUILTIN_DIR",
+            "TemplateError",
+            "TemplateFile",
+            "available_templates",
+            "read_template_file",
+            "template_dirs",
+            "template_files",
+            "template_kind",
+        ],
+        "files",
+    ),
     **dict.fromkeys(["SAMPLE_CLAIMS", "language_hint"], "language"),
-    **dict.fromkeys([
-        "RenderedPrompt", "answer_schema", "describe_need", "gold_evidence_text", "lacks",
-        "marked_response", "needs", "render", "with_images"
-    ], "messages"),
-    **dict.fromkeys([
-        "CONTEXTS", "EVIDENCE", "IMAGE_SUFFIX", "PromptError", "Setting", "all_settings", "answer_mode",
-        "check_setting", "parse_setting", "template_settings"
-    ], "settings"),
-    **dict.fromkeys([
-        "KIND_PLACEHOLDERS", "TaskTemplate", "TemplatedTask", "claim_values", "load_task_template",
-        "task_messages"
-    ], "tasks"),
-    **dict.fromkeys([
-        "CLAIM_FIELDS", "DEFAULT_IMAGE_WORDS", "Template", "load_template", "placeholders", "read_template"
-    ], "templates"),
+    **dict.fromkeys(
+        [
+            "RenderedPrompt",
+            "answer_schema",
+            "describe_need",
+            "gold_evidence_text",
+            "lacks",
+            "marked_response",
+            "needs",
+            "render",
+            "with_images",
+        ],
+        "messages",
+    ),
+    **dict.fromkeys(
+        [
+            "CONTEXTS",
+            "EVIDENCE",
+            "IMAGE_SUFFIX",
+            "PromptError",
+            "Setting",
+            "all_settings",
+            "answer_mode",
+            "check_setting",
+            "parse_setting",
+            "template_settings",
+        ],
+        "settings",
+    ),
+    **dict.fromkeys(
+        ["KIND_PLACEHOLDERS", "TaskTemplate", "TemplatedTask", "claim_values", "load_task_template", "task_messages"],
+        "tasks",
+    ),
+    **dict.fromkeys(
+        ["CLAIM_FIELDS", "DEFAULT_IMAGE_WORDS", "Template", "load_template", "placeholders", "read_template"],
+        "templates",
+    ),
 }
 """Each name -> the module in this package that defines it."""
 
@@ -54,11 +85,45 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "BUILTIN_DIR", "CLAIM_FIELDS", "CONTEXTS", "DEFAULT_IMAGE_WORDS", "EVIDENCE", "IMAGE_SUFFIX",
-    "KIND_PLACEHOLDERS", "PromptError", "SAMPLE_CLAIMS", "RenderedPrompt", "Setting", "TaskTemplate", "Template", "TemplateError",
-    "TemplateFile", "TemplatedTask", "all_settings", "answer_mode", "answer_schema", "available_templates",
-    "check_setting", "claim_values", "describe_need", "gold_evidence_text", "lacks", "language_hint", "load_task_template",
-    "load_template", "marked_response", "needs", "parse_setting", "placeholders", "read_template",
-    "read_template_file", "render", "task_messages", "template_dirs", "template_files", "template_kind",
-    "template_settings", "with_images",
+    "BUILTIN_DIR",
+    "CLAIM_FIELDS",
+    "CONTEXTS",
+    "DEFAULT_IMAGE_WORDS",
+    "EVIDENCE",
+    "IMAGE_SUFFIX",
+    "KIND_PLACEHOLDERS",
+    "PromptError",
+    "SAMPLE_CLAIMS",
+    "RenderedPrompt",
+    "Setting",
+    "TaskTemplate",
+    "Template",
+    "TemplateError",
+    "TemplateFile",
+    "TemplatedTask",
+    "all_settings",
+    "answer_mode",
+    "answer_schema",
+    "available_templates",
+    "check_setting",
+    "claim_values",
+    "describe_need",
+    "gold_evidence_text",
+    "lacks",
+    "language_hint",
+    "load_task_template",
+    "load_template",
+    "marked_response",
+    "needs",
+    "parse_setting",
+    "placeholders",
+    "read_template",
+    "read_template_file",
+    "render",
+    "task_messages",
+    "template_dirs",
+    "template_files",
+    "template_kind",
+    "template_settings",
+    "with_images",
 ]

@@ -100,8 +100,19 @@ def reference_passages(claim: Claim) -> list[Window]:
     """The Reference setting: quoted passages; for datasets without pages, their snippets."""
     quoted = [e for e in claim.evidence if e.passage]
     if quoted:
-        return [Window(e.passage, e.passage_start or 0, e.passage_end or len(e.passage), (0, len(e.passage)),
-                       e.url, e.title, e.is_cited, len(e.text or "")) for e in quoted]
+        return [
+            Window(
+                e.passage,
+                e.passage_start or 0,
+                e.passage_end or len(e.passage),
+                (0, len(e.passage)),
+                e.url,
+                e.title,
+                e.is_cited,
+                len(e.text or ""),
+            )
+            for e in quoted
+        ]
     snippets = [e for e in claim.evidence if e.kind in ("passage", "article") and e.text]
     return [Window(e.text, 0, len(e.text), None, e.url, e.title, e.is_cited, len(e.text)) for e in snippets]
 
@@ -145,4 +156,4 @@ def page_sentences(item: Evidence) -> list[str]:
     if not isinstance(starts, list) or not starts:
         return text.split("\n")
     ends = [*starts[1:], len(text) + 1]
-    return [text[start:end - 1] for start, end in zip(starts, ends)]
+    return [text[start : end - 1] for start, end in zip(starts, ends)]

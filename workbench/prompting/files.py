@@ -41,8 +41,7 @@ def template_dirs(extra: Path | None = None) -> list[Path]:
 
 def template_files(name: str, extra: Path | None = None) -> list[Path]:
     """Every file called NAME.toml, the one that wins first (the user's, then the built-in)."""
-    return [folder / f"{name}.toml" for folder in reversed(template_dirs(extra))
-            if (folder / f"{name}.toml").is_file()]
+    return [folder / f"{name}.toml" for folder in reversed(template_dirs(extra)) if (folder / f"{name}.toml").is_file()]
 
 
 def read_template_file(path: Path) -> TemplateFile:
@@ -64,8 +63,7 @@ def available_templates(extra: Path | None = None, kind: str = "verdict") -> dic
     found: dict[str, Path] = {}
     for folder in template_dirs(extra):
         if folder.is_dir():
-            found.update({path.stem: path for path in sorted(folder.glob("*.toml"))
-                          if template_kind(path) == kind})
+            found.update({path.stem: path for path in sorted(folder.glob("*.toml")) if template_kind(path) == kind})
     return found
 
 

@@ -30,8 +30,10 @@ def language_hint(template: Template, claim_texts: list[str], prompts_dir: Path 
     if name is None:
         return None
     language = language_name(code)
-    return (f"these claims are in {language} (detected from their text with py3langid: a dataset does not record"
-            f" its language); --prompt {name} asks in {language}")
+    return (
+        f"these claims are in {language} (detected from their text with py3langid: a dataset does not record"
+        f" its language); --prompt {name} asks in {language}"
+    )
 
 
 __all__ = ["SAMPLE_CLAIMS", "language_hint"]

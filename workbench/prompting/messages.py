@@ -9,14 +9,7 @@ from typing import Any
 
 from store import Claim
 from workbench.prompting import evidence as windows
-from workbench.prompting.settings import (
-    CONTEXTS,
-    EVIDENCE_NEEDS,
-    PromptError,
-    Setting,
-    answer_mode,
-    check_setting,
-)
+from workbench.prompting.settings import CONTEXTS, EVIDENCE_NEEDS, PromptError, Setting, answer_mode, check_setting
 from workbench.prompting.templates import Template, placeholders
 
 
@@ -31,8 +24,13 @@ class RenderedPrompt:
 
 def needs(template: Template, setting: Setting, mode: str) -> set[str]:
     """What a claim must have for this setting: claim fields, and `evidence:KIND`."""
-    parts = [template.system, template.user, template.contexts[setting.context],
-             template.evidence[setting.evidence], template.answer[mode]]
+    parts = [
+        template.system,
+        template.user,
+        template.contexts[setting.context],
+        template.evidence[setting.evidence],
+        template.answer[mode],
+    ]
     fields = set(CONTEXTS[setting.context])
     for part in parts:
         fields |= placeholders(part, template.name) & set(_FIELD_READERS)
@@ -70,14 +68,18 @@ def render(claim: Claim, template: Template, setting: Setting, json_answer: bool
     missing = lacks(claim, needs(template, setting, mode))
     if missing:
         lacking = ", no ".join(describe_need(need, article=False) for need in missing)
-        raise PromptError(f"claim {claim.id} ({claim.external_id}) has no {lacking},"
-                          f" which template {template.name!r} shows in setting {setting.name}")
+        raise PromptError(
+            f"claim {claim.id} ({claim.external_id}) has no {lacking},"
+            f" which template {template.name!r} shows in setting {setting.name}"
+        )
     values = {name: reader(claim) or "" for name, reader in _FIELD_READERS.items()}
     values["verdicts"] = _listing(template.answer_labels)
     parts = {
         "context": _fill(template.contexts[setting.context], values),
-        "evidence": _fill(template.evidence[setting.evidence],
-                          {**values, "evidence_text": _EVIDENCE_TEXT[setting.evidence](claim) or ""}),
+        "evidence": _fill(
+            template.evidence[setting.evidence],
+            {**values, "evidence_text": _EVIDENCE_TEXT[setting.evidence](claim) or ""},
+        ),
         "answer": _fill(template.answer[mode], values),
     }
     messages = []
@@ -107,8 +109,7 @@ def answer_schema(template: Template) -> dict[str, Any]:
     first, *rest = template.output_fields
     properties = {first: {"type": "string", "enum": template.answer_labels}}
     properties.update({name: {"type": "string"} for name in rest})
-    return {"type": "object", "properties": properties, "required": list(properties),
-            "additionalProperties": False}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
 def _fill(text: str, values: dict[str, str]) -> str:
@@ -154,8 +155,10 @@ def _clipped(window: windows.Window) -> str:
 
 def _reference_text(claim: Claim) -> str | None:
     passages = windows.reference_passages(claim)
-    blocks = [(f"[{n}] {_source_line(w)}\n" if _source_line(w) else f"[{n}]\n") + f"\"{w.text}\""
-              for n, w in enumerate(passages, 1)]
+    blocks = [
+        (f"[{n}] {_source_line(w)}\n" if _source_line(w) else f"[{n}]\n") + f'"{w.text}"'
+        for n, w in enumerate(passages, 1)
+    ]
     return "\n\n".join(blocks) or None
 
 

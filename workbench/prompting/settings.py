@@ -14,11 +14,7 @@ from dataclasses import dataclass
 from workbench.errors import WorkbenchError
 from workbench.prompting.templates import Template
 
-CONTEXTS = {
-    "claim": set(),
-    "claim+time": {"time"},
-    "claim+time+qr": {"time", "question", "response"},
-}
+CONTEXTS = {"claim": set(), "claim+time": {"time"}, "claim+time+qr": {"time", "question", "response"}}
 EVIDENCE = ("none", "reference", "full", "pages", "qa")
 IMAGE_SUFFIX = "+image"
 EVIDENCE_NEEDS = {
@@ -54,9 +50,11 @@ def parse_setting(text: str) -> Setting:
     context, _, last = typed.rpartition("+")
     setting = Setting(context, last, image) if last in EVIDENCE and context else Setting(typed, image=image)
     if setting.context not in CONTEXTS:
-        raise PromptError(f"unknown setting {text!r}: write CONTEXT[+EVIDENCE][+image] with CONTEXT one of"
-                          f" {', '.join(CONTEXTS)} and EVIDENCE one of {', '.join(EVIDENCE)}"
-                          " (e.g. claim+time+reference, claim+image)")
+        raise PromptError(
+            f"unknown setting {text!r}: write CONTEXT[+EVIDENCE][+image] with CONTEXT one of"
+            f" {', '.join(CONTEXTS)} and EVIDENCE one of {', '.join(EVIDENCE)}"
+            " (e.g. claim+time+reference, claim+image)"
+        )
     return setting
 
 
@@ -67,8 +65,7 @@ def all_settings() -> list[str]:
 
 def template_settings(template: Template) -> list[str]:
     """The settings a template has wording for."""
-    return [Setting(c, e).name for c in CONTEXTS if c in template.contexts
-            for e in EVIDENCE if e in template.evidence]
+    return [Setting(c, e).name for c in CONTEXTS if c in template.contexts for e in EVIDENCE if e in template.evidence]
 
 
 def check_setting(template: Template, setting: Setting) -> None:
@@ -76,8 +73,10 @@ def check_setting(template: Template, setting: Setting) -> None:
     missing = [f"[context] {setting.context}"] if setting.context not in template.contexts else []
     missing += [f"[evidence] {setting.evidence}"] if setting.evidence not in template.evidence else []
     if missing:
-        raise PromptError(f"template {template.name!r} has no {' or '.join(missing)};"
-                          f" its settings: {', '.join(template_settings(template))}")
+        raise PromptError(
+            f"template {template.name!r} has no {' or '.join(missing)};"
+            f" its settings: {', '.join(template_settings(template))}"
+        )
 
 
 def answer_mode(template: Template, json_answer: bool | None) -> str:

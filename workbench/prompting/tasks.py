@@ -63,8 +63,17 @@ def load_task_template(name: str, kind: str, extra: Path | None = None) -> TaskT
     if not all(isinstance(v, str) for v in [*texts.values(), *details.values(), image]):
         raise TemplateError(f"{path}: every text (and every [details] entry) must be a string")
     _check_placeholders(path, kind, texts, details)
-    return TaskTemplate(name, kind, texts["system"], texts["user"], dict(details), texts["answer"],
-                        texts["retry"], file.content_hash, image)
+    return TaskTemplate(
+        name,
+        kind,
+        texts["system"],
+        texts["user"],
+        dict(details),
+        texts["answer"],
+        texts["retry"],
+        file.content_hash,
+        image,
+    )
 
 
 def _check_placeholders(path: Path, kind: str, texts: dict[str, str], details: dict[str, str]) -> None:
@@ -72,23 +81,36 @@ def _check_placeholders(path: Path, kind: str, texts: dict[str, str], details: d
     for key, text in [*texts.items(), *((f"details.{k}", v) for k, v in details.items())]:
         unknown = placeholders(text, f"{path}: {key}") - allowed
         if unknown:
-            raise TemplateError(f"{path}: {key} uses unknown placeholder(s) "
-                                f"{', '.join('{' + n + '}' for n in sorted(unknown))}; known: {', '.join(sorted(allowed))}")
+            raise TemplateError(
+                f"{path}: {key} uses unknown placeholder(s) "
+                f"{', '.join('{' + n + '}' for n in sorted(unknown))}; known: {', '.join(sorted(allowed))}"
+            )
 
 
 def claim_values(claim: Claim) -> dict[str, str]:
     """The claim fields a template may use (missing ones as empty text)."""
-    values = {"claim": claim.text, "question": claim.question, "response": marked_response(claim),
-              "time": claim.reference_time or claim.claim_date, "reference_time": claim.reference_time,
-              "claim_date": claim.claim_date, "source": claim.source, "domain": claim.domain,
-              "task": claim.task, "importance": claim.importance}
+    values = {
+        "claim": claim.text,
+        "question": claim.question,
+        "response": marked_response(claim),
+        "time": claim.reference_time or claim.claim_date,
+        "reference_time": claim.reference_time,
+        "claim_date": claim.claim_date,
+        "source": claim.source,
+        "domain": claim.domain,
+        "task": claim.task,
+        "importance": claim.importance,
+    }
     return {key: value or "" for key, value in values.items()}
 
 
 def _details(template: TaskTemplate, values: dict[str, str]) -> str:
     """Detail lines for the fields this claim has, each on its own line."""
-    lines = [text.format_map(values) for text in template.details.values()
-             if all(values.get(name) for name in placeholders(text, template.name))]
+    lines = [
+        text.format_map(values)
+        for text in template.details.values()
+        if all(values.get(name) for name in placeholders(text, template.name))
+    ]
     return "".join("\n" + line for line in lines)
 
 

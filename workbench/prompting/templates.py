@@ -27,10 +27,16 @@ from typing import Any
 from workbench.prompting.files import TemplateError, available_templates, read_template_file
 
 CLAIM_FIELDS = {
-    "claim": "the claim text", "question": "the question the claim's answer replied to",
-    "response": "the full answer, the claim marked with « »", "time": "reference time, else claim date",
-    "reference_time": "the reference time", "claim_date": "the claim date", "source": "speaker or outlet",
-    "domain": "domain", "task": "task", "importance": "Main / Sub / Irrelevant",
+    "claim": "the claim text",
+    "question": "the question the claim's answer replied to",
+    "response": "the full answer, the claim marked with « »",
+    "time": "reference time, else claim date",
+    "reference_time": "the reference time",
+    "claim_date": "the claim date",
+    "source": "speaker or outlet",
+    "domain": "domain",
+    "task": "task",
+    "importance": "Main / Sub / Irrelevant",
 }
 ALWAYS = {"verdicts"}
 _PARTS = {"system": {"context", "evidence", "answer"}, "user": {"context", "evidence", "answer"}}
@@ -73,8 +79,9 @@ def load_template(name: str, extra: Path | None = None) -> Template:
     files = available_templates(extra)
     if name not in files:
         known = ", ".join(sorted(files)) or "none"
-        raise TemplateError(f"no prompt template {name!r}; available: {known}"
-                            " (add NAME.toml to prompts/ or to your prompts_dir)")
+        raise TemplateError(
+            f"no prompt template {name!r}; available: {known} (add NAME.toml to prompts/ or to your prompts_dir)"
+        )
     return read_template(files[name])
 
 
@@ -84,13 +91,20 @@ def read_template(path: Path) -> Template:
     reader = _Reader(path, file.data)
     template = Template(
         # The file name is the template's name (what users type); a `name` key is a label only.
-        name=path.stem, description=reader.text("description", default=""),
-        label_space=reader.text("label_space"), verdicts=reader.labels("verdicts"),
+        name=path.stem,
+        description=reader.text("description", default=""),
+        label_space=reader.text("label_space"),
+        verdicts=reader.labels("verdicts"),
         abstain=reader.text("abstain", default="") or None,
         output_fields=reader.labels("output_fields", default=["verdict", "explanation"]),
-        json=reader.flag("json", default=True), system=reader.text("system", default=""),
-        user=reader.text("user"), contexts=reader.table("context"), evidence=reader.table("evidence"),
-        answer=reader.table("answer"), path=path, content_hash=file.content_hash,
+        json=reader.flag("json", default=True),
+        system=reader.text("system", default=""),
+        user=reader.text("user"),
+        contexts=reader.table("context"),
+        evidence=reader.table("evidence"),
+        answer=reader.table("answer"),
+        path=path,
+        content_hash=file.content_hash,
         image=reader.text("image", default=DEFAULT_IMAGE_WORDS),
     )
     return _checked(template)
@@ -112,9 +126,11 @@ def _checked(template: Template) -> Template:
         names = placeholders(text, f"{path}: {key}")
         unknown = names - allowed
         if unknown:
-            raise TemplateError(f"{path}: {key} uses unknown placeholder(s) "
-                                f"{', '.join('{' + n + '}' for n in sorted(unknown))};"
-                                f" known: {', '.join(sorted(allowed))}")
+            raise TemplateError(
+                f"{path}: {key} uses unknown placeholder(s) "
+                f"{', '.join('{' + n + '}' for n in sorted(unknown))};"
+                f" known: {', '.join(sorted(allowed))}"
+            )
         used |= names & set(CLAIM_FIELDS)
     return Template(**{**template.__dict__, "fields_used": frozenset(used)})
 

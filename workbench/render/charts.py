@@ -25,8 +25,7 @@ def count_ticks(top: int) -> list[int]:
     return sorted(set(range(0, top + 1, step)) | {top})
 
 
-def draw_histogram(plt: Any, scores: list[float], tau: float, title: str = "",
-                   compact: bool = False) -> None:
+def draw_histogram(plt: Any, scores: list[float], tau: float, title: str = "", compact: bool = False) -> None:
     """Bars of the score distribution over [0, 1] and a vertical line at tau.
 
     The y axis is pinned to whole claim counts: plotext's automatic ticks label a short
@@ -48,8 +47,7 @@ def draw_histogram(plt: Any, scores: list[float], tau: float, title: str = "",
         plt.xlabel("s")
 
 
-def draw_sweep(plt: Any, taus: list[float], agreement: list[float], best_tau: float,
-               compact: bool = False) -> None:
+def draw_sweep(plt: Any, taus: list[float], agreement: list[float], best_tau: float, compact: bool = False) -> None:
     """Agreement with people's labels against tau, the best tau marked."""
     plt.clear_figure()
     plt.plot(taus, agreement, marker="braille")

@@ -33,8 +33,7 @@ def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse")
     return highlighted_text
 
 
-def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag],
-                 find: str = "") -> Iterator[Panel | Table]:
+def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag], find: str = "") -> Iterator[Panel | Table]:
     """Claim, metadata, Q&R context, then each evidence setting's view; what the filter
     `find` searches for is marked in the claim (its evidence: terms, in the evidence)."""
     text = marked(claim.text, text_matcher(find).spans(claim.text))
@@ -72,18 +71,25 @@ def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table
     table.add_column(style="bold")
     table.add_column()
     rows = [
-        ("gold label", claim.label), ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
+        ("gold label", claim.label),
+        ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
         ("label space", ", ".join(dataset.label_space.labels) if dataset else None),
-        ("reference time", claim.reference_time), ("claim date", claim.claim_date),
-        ("importance", claim.importance), ("task", claim.task), ("domain", claim.domain),
-        ("source", claim.source), ("article", claim.article_url),
+        ("reference time", claim.reference_time),
+        ("claim date", claim.claim_date),
+        ("importance", claim.importance),
+        ("task", claim.task),
+        ("domain", claim.domain),
+        ("source", claim.source),
+        ("article", claim.article_url),
         ("justification", claim.justification),
         ("flags", ", ".join(f"{f.kind} ({f.source}{', ' + f.model if f.model else ''})" for f in flags)),
     ]
     rows += [(f"image {n}", image_line(image)) for n, image in enumerate(claim.images, start=1)]
     for name, value in rows:
         if value not in (None, "", [], {}):
-            table.add_row(literal(name), literal(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)))
+            table.add_row(
+                literal(name), literal(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+            )
     for key, value in claim.attributes.items():  # as the file held them: null and "" too
         shown = value if isinstance(value, str) and value else json.dumps(value, ensure_ascii=False)
         table.add_row(literal(f"attr.{key}"), literal(shown))
@@ -96,8 +102,12 @@ def image_line(image) -> str:
     if image.sha256 is None:
         parts.append("not stored (an address: nothing is downloaded)" if image.url else "not stored")
     else:
-        parts += [image.mime, _size(image.bytes), f"{image.width}×{image.height}" if image.width else None,
-                  f"sha256 {image.sha256[:12]}"]
+        parts += [
+            image.mime,
+            _size(image.bytes),
+            f"{image.width}×{image.height}" if image.width else None,
+            f"sha256 {image.sha256[:12]}",
+        ]
     if image.caption:
         parts.append(f"caption: {image.caption}")
     return " · ".join(part for part in parts if part)

@@ -13,13 +13,7 @@ from rich.text import Text
 
 from store import Claim, ClaimJudgment, Flag, Prediction, Run
 from store.text_matches import text_matcher
-from workbench.prompting.evidence import (
-    Window,
-    full_window,
-    page_windows,
-    qa_pairs,
-    reference_passages,
-)
+from workbench.prompting.evidence import Window, full_window, page_windows, qa_pairs, reference_passages
 from workbench.render.claim_panels import highlighted
 from workbench.render.display import literal, printable
 from workbench.render.search_marks import SEARCH_MATCH, marked
@@ -47,13 +41,20 @@ def claim_body(claim: Claim, flags: list[Flag], find: str = "") -> Text:
     body.append_text(marked(claim.text, text_matcher(find).spans(claim.text), "bold"))
     body.append("\n\n")
     rows = [
-        ("gold label", claim.label), ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
-        ("reference time", claim.reference_time), ("claim date", claim.claim_date),
-        ("importance", claim.importance), ("task", claim.task), ("domain", claim.domain),
-        ("source", claim.source), ("article", claim.article_url), ("justification", claim.justification),
+        ("gold label", claim.label),
+        ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
+        ("reference time", claim.reference_time),
+        ("claim date", claim.claim_date),
+        ("importance", claim.importance),
+        ("task", claim.task),
+        ("domain", claim.domain),
+        ("source", claim.source),
+        ("article", claim.article_url),
+        ("justification", claim.justification),
     ]
-    rows += [(f"attr.{key}", value if isinstance(value, str) else str(value))
-             for key, value in claim.attributes.items()]
+    rows += [
+        (f"attr.{key}", value if isinstance(value, str) else str(value)) for key, value in claim.attributes.items()
+    ]
     for name, value in rows:
         if value not in (None, "", [], {}):
             body.append_text(field_line(name, value))
@@ -117,8 +118,11 @@ def full_body(claim: Claim, find: str = "") -> Text:
     if window is None:
         return NONE.copy()
     body = _source_line(1, window.url, window.title, window.is_cited)
-    body.append(f"characters {window.start:,}–{window.end:,} of {window.total_chars:,}"
-                " (the window a model sees; the quoted passage highlighted)\n\n", style="dim")
+    body.append(
+        f"characters {window.start:,}–{window.end:,} of {window.total_chars:,}"
+        " (the window a model sees; the quoted passage highlighted)\n\n",
+        style="dim",
+    )
     body.append_text(_window_text(window, find))
     return body
 
@@ -175,8 +179,9 @@ def qa_body(claim: Claim) -> Text:
     return body
 
 
-def verdict_item(run: Run, prediction: Prediction, gold: str | None, scored: set[str] | None,
-                 judgments: Sequence[ClaimJudgment] = ()) -> Text:
+def verdict_item(
+    run: Run, prediction: Prediction, gold: str | None, scored: set[str] | None, judgments: Sequence[ClaimJudgment] = ()
+) -> Text:
     """One run's answer: run name and model, verdict beside gold, explanation, and how
     judges and people scored the explanation."""
     item = Text(printable(run.name), style="bold")

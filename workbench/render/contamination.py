@@ -14,7 +14,7 @@ from rich.text import Text
 
 from store import Claim, ScoreRow
 from workbench.contamination.pipeline_evidence import EvidenceSide, aligned_rows
-from workbench.render.display import printable, literal, one_line
+from workbench.render.display import literal, one_line, printable
 
 if TYPE_CHECKING:
     from workbench.contamination.comparison import ProbeComparison
@@ -36,8 +36,12 @@ def evidence_table(oracle: EvidenceSide, generated: EvidenceSide, row: ScoreRow)
     table.add_column(f"generated evidence ({generated.note})", ratio=1, overflow="fold")
     left, right = oracle.sentences or [], generated.sentences or []
     for o, g, f in aligned_rows(len(left), len(right), row.pairs):
-        table.add_row(_numbered(left, o), number(f, 2) if f is not None else "",
-                      _numbered(right, g), style=None if f is not None else "dim")
+        table.add_row(
+            _numbered(left, o),
+            number(f, 2) if f is not None else "",
+            _numbered(right, g),
+            style=None if f is not None else "dim",
+        )
     return table
 
 
@@ -60,17 +64,23 @@ def claim_heading(claim: Claim) -> Text:
 def score_line(row: ScoreRow, tau: float, flagged: bool) -> Text:
     """s, its parts, tau and the flag state in words."""
     if not row.scorable:
-        return Text(f"not scorable: {row.n_oracle} oracle, {row.n_generated} generated evidence sentences",
-                    style="yellow")
+        return Text(
+            f"not scorable: {row.n_oracle} oracle, {row.n_generated} generated evidence sentences", style="yellow"
+        )
     total = sum(f for _, _, f in row.pairs)
     text = Text(f"s = {row.score:.3f}", style="bold")
-    text.append(f" (matched f sum {total:.3f} / {row.n_oracle} oracle sentences; {row.n_generated} generated)"
-                f" · tau {tau:.2f} · ")
+    text.append(
+        f" (matched f sum {total:.3f} / {row.n_oracle} oracle sentences; {row.n_generated} generated)"
+        f" · tau {tau:.2f} · "
+    )
     above = row.score >= tau
     text.append("flagged contaminated" if flagged else "not flagged", style="red bold" if flagged else "green")
     if above != flagged:
-        text.append(f" (s is {'at or above' if above else 'below'} tau; the stored flags were set at another"
-                    " tau, or before the scores changed)", style="dim")
+        text.append(
+            f" (s is {'at or above' if above else 'below'} tau; the stored flags were set at another"
+            " tau, or before the scores changed)",
+            style="dim",
+        )
     return text
 
 
@@ -84,16 +94,28 @@ def summary_table(summaries: list[GroupSummary], title: str = "contamination by 
         table.add_column(header, justify="right", no_wrap=True)
     for s in summaries:
         share = "" if s.share_flagged is None else f"{s.share_flagged:.1%}"
-        table.add_row(literal(s.target_model), literal(split_probe(s.metric)[0]), probe_label(s.metric),
-                      literal(s.extractor_model), f"{s.scorable:,}/{s.claims:,}", number(s.mean_score),
-                      f"{s.tau:.2f}", f"{s.would_flag:,}", share)
+        table.add_row(
+            literal(s.target_model),
+            literal(split_probe(s.metric)[0]),
+            probe_label(s.metric),
+            literal(s.extractor_model),
+            f"{s.scorable:,}/{s.claims:,}",
+            number(s.mean_score),
+            f"{s.tau:.2f}",
+            f"{s.would_flag:,}",
+            share,
+        )
     return table
 
 
 def probe_table(comparisons: list[ProbeComparison]) -> Table:
     """Text only against with image: S both ways, the paired difference, the flags."""
-    table = Table(box=box.SIMPLE_HEAD, title="text only vs with image (image claims scored both ways)",
-                  pad_edge=False, collapse_padding=True)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title="text only vs with image (image claims scored both ways)",
+        pad_edge=False,
+        collapse_padding=True,
+    )
     table.add_column("model", overflow="fold", min_width=8)
     table.add_column("metric", overflow="fold", min_width=6)
     for header in ("claims", "S text", "S image", "image − text", "p", "flagged", "McNemar p"):
@@ -101,9 +123,16 @@ def probe_table(comparisons: list[ProbeComparison]) -> Table:
     for c in comparisons:
         d = c.difference
         test = ["—", ""] if d is None else [f"{d.delta:+.3f} [{d.low:+.3f}, {d.high:+.3f}]", f"{d.p_value:.3g}"]
-        table.add_row(literal(c.target_model), literal(c.metric), f"{c.claims:,}", number(c.text_mean),
-                      number(c.image_mean), *test, f"{c.flagged_text:,} → {c.flagged_image:,}",
-                      f"{c.flags.p_value:.3g}")
+        table.add_row(
+            literal(c.target_model),
+            literal(c.metric),
+            f"{c.claims:,}",
+            number(c.text_mean),
+            number(c.image_mean),
+            *test,
+            f"{c.flagged_text:,} → {c.flagged_image:,}",
+            f"{c.flags.p_value:.3g}",
+        )
     table.caption = "image − text: S with image minus S text only [95% paired bootstrap CI]; flagged: text → image"
     return table
 
@@ -121,9 +150,16 @@ def slices_table(field: str, sliced: dict[str, list[GroupSummary]]) -> Table:
     for value, rows in sliced.items():
         for s in rows:
             share = "" if s.share_flagged is None else f"{s.share_flagged:.1%}"
-            table.add_row(literal(value), literal(s.target_model), literal(split_probe(s.metric)[0]),
-                          probe_label(s.metric), f"{s.scorable:,}/{s.claims:,}", number(s.mean_score),
-                          f"{s.would_flag:,}", share)
+            table.add_row(
+                literal(value),
+                literal(s.target_model),
+                literal(split_probe(s.metric)[0]),
+                probe_label(s.metric),
+                f"{s.scorable:,}/{s.claims:,}",
+                number(s.mean_score),
+                f"{s.would_flag:,}",
+                share,
+            )
     return table
 
 
@@ -139,8 +175,9 @@ def combined_table(rows: list[tuple[str, str, int]]) -> Table:
 
 def sweep_table(result: SweepResult) -> Table:
     """Agreement every 0.05, plus the best tau (marked)."""
-    table = Table(box=box.SIMPLE_HEAD, title=f"agreement with {result.labelled} labelled claims"
-                                             f" ({result.positives} contaminated)")
+    table = Table(
+        box=box.SIMPLE_HEAD, title=f"agreement with {result.labelled} labelled claims ({result.positives} contaminated)"
+    )
     table.add_column("tau", justify="right")
     table.add_column("agreement", justify="right")
     table.add_column("", no_wrap=True)
@@ -162,13 +199,18 @@ def sweep_verdict(result: SweepResult) -> Text:
         low, high = result.tied
         text.append(f" (tied from {low:.2f} to {high:.2f}; the middle of that range is chosen")
         text.append(f"; {result.other_ties} other tied taus lie outside it)" if result.other_ties else ")")
-    text.append(f"\nat that tau: {c['flagged_contaminated']} contaminated flagged, {c['missed_contaminated']}"
-                f" missed, {c['flagged_clean']} clean flagged, {c['passed_clean']} clean passed")
+    text.append(
+        f"\nat that tau: {c['flagged_contaminated']} contaminated flagged, {c['missed_contaminated']}"
+        f" missed, {c['flagged_clean']} clean flagged, {c['passed_clean']} clean passed"
+    )
     k = result.kappa
     if k is not None:
         text.append("\nCohen's kappa of the flag against people's labels: ")
-        text.append(f"{k.value:.3f}" + (f" [{k.low:.3f}, {k.high:.3f}]" if k.low is not None else "")
-                    if k.value is not None else f"— ({k.undefined})")
+        text.append(
+            f"{k.value:.3f}" + (f" [{k.low:.3f}, {k.high:.3f}]" if k.low is not None else "")
+            if k.value is not None
+            else f"— ({k.undefined})"
+        )
     return text
 
 
@@ -180,8 +222,10 @@ def people_line(found) -> Text:
         return text
     category = found.categories[0]
     names = ", ".join(c.annotator for c in found.annotators if c.labelled)
-    text.append(f"{found.compared:,} claims labelled by two or more of {printable(names)}: agreement"
-                f" {category.observed.value:.3f}, {found.kappa_name} ")
+    text.append(
+        f"{found.compared:,} claims labelled by two or more of {printable(names)}: agreement"
+        f" {category.observed.value:.3f}, {found.kappa_name} "
+    )
     text.append(_estimate(category.kappa))
     text.append(", Krippendorff's alpha ")
     text.append(_estimate(category.alpha))

@@ -36,25 +36,47 @@ def funnel_table(funnel, width: int = 80) -> Group:
     table.add_row("imported", Text(""), "", "", f"{funnel.total:,}", Text(""))
     for row in funnel.rows:
         style = "" if row.ran else "dim"
-        table.add_row(Text(row.step, style=style), literal(row.settings, style),
-                      f"{row.entering:,}" if row.ran else "", f"{row.removed:,}" if row.ran or row.removed else "",
-                      f"{row.left:,}" if row.ran else "", literal(row.note, style))
+        table.add_row(
+            Text(row.step, style=style),
+            literal(row.settings, style),
+            f"{row.entering:,}" if row.ran else "",
+            f"{row.removed:,}" if row.ran or row.removed else "",
+            f"{row.left:,}" if row.ran else "",
+            literal(row.note, style),
+        )
     kept = literal(f"kept {funnel.kept:,} of {funnel.total:,} claims: ", "bold")
     kept.append_text(literal(curated_filter(funnel.dataset)))
     return Group(literal(f"curation of {funnel.dataset}", "bold"), table, kept)
 
 
 def funnel_dict(funnel) -> dict:
-    return {"dataset": funnel.dataset, "claims": funnel.total, "kept": funnel.kept,
-            "filter": curated_filter(funnel.dataset),
-            "steps": [{"step": r.step, "ran": r.ran, "asked": r.settings, "in": r.entering, "removed": r.removed,
-                       "left": r.left, "note": r.note, "ran_at": r.ran_at} for r in funnel.rows]}
+    return {
+        "dataset": funnel.dataset,
+        "claims": funnel.total,
+        "kept": funnel.kept,
+        "filter": curated_filter(funnel.dataset),
+        "steps": [
+            {
+                "step": r.step,
+                "ran": r.ran,
+                "asked": r.settings,
+                "in": r.entering,
+                "removed": r.removed,
+                "left": r.left,
+                "note": r.note,
+                "ran_at": r.ran_at,
+            }
+            for r in funnel.rows
+        ],
+    }
 
 
 def articles_table(counts, failures: list) -> Group:
     """How the claims' articles stand, and the first failures with their causes."""
-    line = literal(f"{counts.claims:,} claims, {counts.with_url:,} with an article address: {counts.fetched:,}"
-                   f" fetched, {counts.failed:,} failed, {counts.missing:,} not tried yet")
+    line = literal(
+        f"{counts.claims:,} claims, {counts.with_url:,} with an article address: {counts.fetched:,}"
+        f" fetched, {counts.failed:,} failed, {counts.missing:,} not tried yet"
+    )
     parts: list = [line]
     if counts.causes:
         causes = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)

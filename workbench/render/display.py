@@ -80,9 +80,12 @@ def run_names(runs, width: int) -> list[str]:
     """Each run's name on one line in `width` cells; where two cut names would read alike,
     the run's id leads ("#12 smollm2-jsf…"), as the claims table's columns and `run:12` do."""
     cut = [one_line(run.name, width) for run in runs]
-    return [one_line(f"#{run.id} {run.name}", width)
-            if any(_read_alike(name, other) for j, other in enumerate(cut) if j != i) else name
-            for i, (name, run) in enumerate(zip(cut, runs))]
+    return [
+        one_line(f"#{run.id} {run.name}", width)
+        if any(_read_alike(name, other) for j, other in enumerate(cut) if j != i)
+        else name
+        for i, (name, run) in enumerate(zip(cut, runs))
+    ]
 
 
 def _read_alike(one: str, other: str) -> bool:

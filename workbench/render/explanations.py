@@ -10,9 +10,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from workbench.judging.scores import ExplanationComparison, ExplanationScores
 from workbench.metrics import Agreement, MeanInterval
 from workbench.render.display import literal
-from workbench.judging.scores import ExplanationComparison, ExplanationScores
 
 BARS = " ▁▂▃▄▅▆▇█"
 
@@ -39,11 +39,15 @@ def explanations_view(eq: ExplanationScores) -> RenderableType:
     heading.append("(0-10, judge run ")
     heading.append_text(literal(eq.judge.name))
     heading.append(f", {literal(eq.judge.model)})")
-    lines = [heading,
-             Text(f"  EQ {mean_text(eq.overall)} over {eq.judged:,} judged explanations; "
-                  f"{eq.unreadable:,} unreadable judgments, {eq.errors:,} judge errors, {eq.not_judged:,} not judged;"
-                  f" {eq.violations:,} scores outside the rubric's band"),
-             Text(f"  scores 0..10  {distribution_bars(eq.distribution)}  " + " ".join(map(str, eq.distribution)))]
+    lines = [
+        heading,
+        Text(
+            f"  EQ {mean_text(eq.overall)} over {eq.judged:,} judged explanations; "
+            f"{eq.unreadable:,} unreadable judgments, {eq.errors:,} judge errors, {eq.not_judged:,} not judged;"
+            f" {eq.violations:,} scores outside the rubric's band"
+        ),
+        Text(f"  scores 0..10  {distribution_bars(eq.distribution)}  " + " ".join(map(str, eq.distribution))),
+    ]
     parts: list[RenderableType] = [Group(*lines)]
     for field, slices in eq.slices.items():
         table = Table("slice", "n", "EQ [95% CI]", title=f"EQ by {field}", box=box.SIMPLE_HEAD, title_justify="left")
@@ -60,17 +64,34 @@ def comparison_line(found: ExplanationComparison) -> Text:
         line.append("no claim judged in both runs")
         return line
     p = found.paired
-    line.append(f"B − A {p.delta:+.2f} [{p.low:+.2f}, {p.high:+.2f}], paired bootstrap p = {p.p_value:.3g},"
-                f" on {found.shared:,} claims judged in both")
+    line.append(
+        f"B − A {p.delta:+.2f} [{p.low:+.2f}, {p.high:+.2f}], paired bootstrap p = {p.p_value:.3g},"
+        f" on {found.shared:,} claims judged in both"
+    )
     return line
 
 
 def agreement_table(rows: Sequence[tuple[str, str, Agreement]]) -> Table:
-    table = Table("scoring", "against", "shared", "Spearman", "weighted κ [95% CI]", "mean |diff|", "within 1",
-                  box=box.SIMPLE_HEAD)
+    table = Table(
+        "scoring",
+        "against",
+        "shared",
+        "Spearman",
+        "weighted κ [95% CI]",
+        "mean |diff|",
+        "within 1",
+        box=box.SIMPLE_HEAD,
+    )
     for first, second, found in rows:
-        table.add_row(literal(first), literal(second), f"{found.n:,}", _maybe(found.spearman),
-                      _kappa_text(found.weighted_kappa), _maybe(found.mean_abs_diff), _maybe(found.within_one))
+        table.add_row(
+            literal(first),
+            literal(second),
+            f"{found.n:,}",
+            _maybe(found.spearman),
+            _kappa_text(found.weighted_kappa),
+            _maybe(found.mean_abs_diff),
+            _maybe(found.within_one),
+        )
     return table
 
 
@@ -86,8 +107,9 @@ def scorings_table(found) -> Table:
     """Each scoring's scores and, apart, its failures (unreadable judgments, judge errors)."""
     table = Table("scoring", "scores", "unreadable", "judge errors", box=box.SIMPLE_HEAD)
     for scoring in found:
-        table.add_row(literal(scoring.name), f"{len(scoring.scores):,}", f"{scoring.unreadable:,}",
-                      f"{scoring.errors:,}")
+        table.add_row(
+            literal(scoring.name), f"{len(scoring.scores):,}", f"{scoring.unreadable:,}", f"{scoring.errors:,}"
+        )
     return table
 
 
@@ -99,17 +121,28 @@ def consistency_view(report) -> RenderableType:
     heading.append(f" ({c.repeats} repeats per explanation of run ")
     heading.append_text(literal(report.target.name))
     heading.append(")")
-    lines = [heading,
-             Text(f"  {c.claims:,} explanations judged, {c.comparable:,} with two or more readable repeats;"
-                  f" {c.unreadable:,} unreadable repeats and {c.errors:,} judge errors (counted apart, never scores)"),
-             Text(f"  identical every time: {_estimate(c.identical)} of the compared explanations"),
-             Text(f"  spread (highest − lowest score): mean {_estimate(c.spread)}"),
-             Text(f"  Krippendorff's alpha (interval, repeats as coders): {_estimate(c.alpha)}")]
-    table = Table("claim", "scores by repeat", "spread", box=box.SIMPLE_HEAD, title="flickering explanations",
-                  title_justify="left")
+    lines = [
+        heading,
+        Text(
+            f"  {c.claims:,} explanations judged, {c.comparable:,} with two or more readable repeats;"
+            f" {c.unreadable:,} unreadable repeats and {c.errors:,} judge errors (counted apart, never scores)"
+        ),
+        Text(f"  identical every time: {_estimate(c.identical)} of the compared explanations"),
+        Text(f"  spread (highest − lowest score): mean {_estimate(c.spread)}"),
+        Text(f"  Krippendorff's alpha (interval, repeats as coders): {_estimate(c.alpha)}"),
+    ]
+    table = Table(
+        "claim",
+        "scores by repeat",
+        "spread",
+        box=box.SIMPLE_HEAD,
+        title="flickering explanations",
+        title_justify="left",
+    )
     for claim in c.flickering[:20]:
-        table.add_row(str(claim.claim_id), " ".join("?" if s is None else f"{s:g}" for s in claim.scores),
-                      f"{claim.spread:g}")
+        table.add_row(
+            str(claim.claim_id), " ".join("?" if s is None else f"{s:g}" for s in claim.scores), f"{claim.spread:g}"
+        )
     parts: list[RenderableType] = [Group(*lines)]
     if c.flickering:
         parts.append(table)
@@ -130,11 +163,22 @@ def consistency_dict(report) -> dict:
     def estimate(found):
         return {"value": found.value, "low": found.low, "high": found.high, "undefined": found.undefined}
 
-    return {"judge_run": report.judge.name, "target_run": report.target.name, "repeats": c.repeats,
-            "claims": c.claims, "comparable": c.comparable, "identical": estimate(c.identical),
-            "spread": estimate(c.spread), "alpha": estimate(c.alpha), "unreadable": c.unreadable, "errors": c.errors,
-            "per_claim": [{"claim_id": x.claim_id, "scores": list(x.scores), "identical": x.identical,
-                           "spread": x.spread} for x in c.per_claim]}
+    return {
+        "judge_run": report.judge.name,
+        "target_run": report.target.name,
+        "repeats": c.repeats,
+        "claims": c.claims,
+        "comparable": c.comparable,
+        "identical": estimate(c.identical),
+        "spread": estimate(c.spread),
+        "alpha": estimate(c.alpha),
+        "unreadable": c.unreadable,
+        "errors": c.errors,
+        "per_claim": [
+            {"claim_id": x.claim_id, "scores": list(x.scores), "identical": x.identical, "spread": x.spread}
+            for x in c.per_claim
+        ],
+    }
 
 
 def _maybe(value: float | None) -> str:
@@ -148,20 +192,35 @@ def mean_dict(found: MeanInterval | None) -> dict | None:
 def explanations_dict(eq: ExplanationScores | None) -> dict | None:
     if eq is None:
         return None
-    return {"judge_run": eq.judge.name, "judge_model": eq.judge.model, "eq": mean_dict(eq.overall),
-            "distribution": eq.distribution, "judged": eq.judged, "unreadable": eq.unreadable, "errors": eq.errors,
-            "not_judged": eq.not_judged, "rubric_violations": eq.violations,
-            "breakdowns": {field: {value: mean_dict(found) for value, found in slices.items()}
-                           for field, slices in eq.slices.items()}}
+    return {
+        "judge_run": eq.judge.name,
+        "judge_model": eq.judge.model,
+        "eq": mean_dict(eq.overall),
+        "distribution": eq.distribution,
+        "judged": eq.judged,
+        "unreadable": eq.unreadable,
+        "errors": eq.errors,
+        "not_judged": eq.not_judged,
+        "rubric_violations": eq.violations,
+        "breakdowns": {
+            field: {value: mean_dict(found) for value, found in slices.items()} for field, slices in eq.slices.items()
+        },
+    }
 
 
 def comparison_dict(found: ExplanationComparison | None) -> dict | None:
     if found is None:
         return None
     p = found.paired
-    return {"judge_run_a": found.judge_a.name, "judge_run_b": found.judge_b.name, "shared": found.shared,
-            "delta": None if p is None else p.delta, "low": None if p is None else p.low,
-            "high": None if p is None else p.high, "p_value": None if p is None else p.p_value}
+    return {
+        "judge_run_a": found.judge_a.name,
+        "judge_run_b": found.judge_b.name,
+        "shared": found.shared,
+        "delta": None if p is None else p.delta,
+        "low": None if p is None else p.low,
+        "high": None if p is None else p.high,
+        "p_value": None if p is None else p.p_value,
+    }
 
 
 def agreement_dicts(rows: Sequence[tuple[str, str, Agreement]]) -> list[dict]:
@@ -169,6 +228,15 @@ def agreement_dicts(rows: Sequence[tuple[str, str, Agreement]]) -> list[dict]:
         k = found.weighted_kappa
         return None if k is None else {"value": k.value, "low": k.low, "high": k.high, "undefined": k.undefined}
 
-    return [{"scoring": first, "against": second, "shared": found.n, "spearman": found.spearman,
-             "weighted_kappa": kappa(found), "mean_abs_diff": found.mean_abs_diff, "within_one": found.within_one}
-            for first, second, found in rows]
+    return [
+        {
+            "scoring": first,
+            "against": second,
+            "shared": found.n,
+            "spearman": found.spearman,
+            "weighted_kappa": kappa(found),
+            "mean_abs_diff": found.mean_abs_diff,
+            "within_one": found.within_one,
+        }
+        for first, second, found in rows
+    ]

@@ -45,6 +45,13 @@ def models_table(rows: list[dict]) -> Table:
             label.append_text(literal("\n" + row["problem"], "red"))
         chat = {True: "yes", False: "no", None: "?"}[row.get("chat_template")]
         ctx = f"{row['context_length']:,}" if row.get("context_length") else "?"
-        table.add_row(label, literal(row["source"]), literal(row.get("quantisation") or "?"),
-                      parameters_text(row.get("parameters")), ctx, chat, size_text(row["size"]))
+        table.add_row(
+            label,
+            literal(row["source"]),
+            literal(row.get("quantisation") or "?"),
+            parameters_text(row.get("parameters")),
+            ctx,
+            chat,
+            size_text(row["size"]),
+        )
     return table

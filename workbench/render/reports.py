@@ -21,8 +21,8 @@ from workbench.render.display import printable
 from workbench.render.explanations import comparison_dict as eq_comparison_dict
 from workbench.render.explanations import explanations_dict, mean_text
 from workbench.render.searches import markdown_search, search_dict
-from workbench.render.usage import cost_text, seconds_text, speed_text, usage_dict
 from workbench.render.triage import breakdown_dict, breakdown_markdown
+from workbench.render.usage import cost_text, seconds_text, speed_text, usage_dict
 from workbench.reports import ComparisonReport, RunReport
 from workbench.scoring.compare import RESOLUTION_ALPHA, RESOLUTION_POWER, Comparison
 from workbench.scoring.runs import RunScores, Scores
@@ -43,8 +43,7 @@ Uniform baseline: each class guessed with probability 1/K (accuracy 1/K; per-cla
 most frequent gold class. [lo, hi] = 95% percentile bootstrap interval over items
 ({resamples} resamples, seed {seed})."""
 
-_FLAG_NOTE = ("Rows marked \"without {kind}\" recompute every number without the claims "
-              "flagged {kind}.")
+_FLAG_NOTE = 'Rows marked "without {kind}" recompute every number without the claims flagged {kind}.'
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -82,20 +81,37 @@ def _clean(value):
 def summary_dict(summary: MetricSummary) -> dict:
     """Every number of a summary, with per-class scores and the confusion matrix."""
     base = summary.baselines
-    names = ("scored", "correct", "abstentions", "parse_failures", "errors", "missing", "excluded",
-             "accuracy", "macro_f1", "mcc", "unknown_rate", "parse_failure_rate", "error_rate", "coverage")
+    names = (
+        "scored",
+        "correct",
+        "abstentions",
+        "parse_failures",
+        "errors",
+        "missing",
+        "excluded",
+        "accuracy",
+        "macro_f1",
+        "mcc",
+        "unknown_rate",
+        "parse_failure_rate",
+        "error_rate",
+        "coverage",
+    )
     result = {name: _clean(getattr(summary, name)) for name in names}
     result["per_class"] = {
         c.label: {"precision": c.precision, "recall": c.recall, "f1": c.f1, "support": c.support}
         for c in summary.per_class
     }
     result["confusion"] = {
-        "rows": list(summary.confusion.classes), "columns": list(summary.confusion.columns),
+        "rows": list(summary.confusion.classes),
+        "columns": list(summary.confusion.columns),
         "counts": summary.confusion.counts.tolist(),
     }
     result["baselines"] = {
-        "uniform_accuracy": _clean(base.uniform_accuracy), "uniform_macro_f1": _clean(base.uniform_macro_f1),
-        "majority_class": base.majority_class, "majority_accuracy": _clean(base.majority_accuracy),
+        "uniform_accuracy": _clean(base.uniform_accuracy),
+        "uniform_macro_f1": _clean(base.uniform_macro_f1),
+        "majority_class": base.majority_class,
+        "majority_accuracy": _clean(base.majority_accuracy),
         "majority_macro_f1": _clean(base.majority_macro_f1),
     }
     return result
@@ -116,11 +132,11 @@ def run_scores_dict(scores: RunScores) -> dict:
         "items": scores.items,
         "excluded_by_label": scores.excluded_by_label,
         "cutoff": scores.cutoff,
-        "cluster": scores.cluster, "clusters": scores.clusters,
+        "cluster": scores.cluster,
+        "clusters": scores.clusters,
         "overall": scores_dict(scores.overall),
         "breakdowns": {
-            field: {value: scores_dict(s) for value, s in slices.items()}
-            for field, slices in scores.breakdowns.items()
+            field: {value: scores_dict(s) for value, s in slices.items()} for field, slices in scores.breakdowns.items()
         },
     }
 
@@ -129,10 +145,16 @@ def report_dict(report: RunReport) -> dict:
     """One run's whole report."""
     run = report.run
     return {
-        "run": run.name, "run_id": run.id, "model": run.model, "dataset": report.scores.full.dataset,
+        "run": run.name,
+        "run_id": run.id,
+        "model": run.model,
+        "dataset": report.scores.full.dataset,
         "cluster_declared_by": report.cluster_declared_by,
-        "status": run.status, "resamples": report.scores.resamples, "seed": report.scores.seed,
-        "exclude_flag": report.scores.exclude_flag, "flagged": report.scores.flagged,
+        "status": run.status,
+        "resamples": report.scores.resamples,
+        "seed": report.scores.seed,
+        "exclude_flag": report.scores.exclude_flag,
+        "flagged": report.scores.flagged,
         "all": run_scores_dict(report.scores.full),
         "filtered": run_scores_dict(report.scores.filtered) if report.scores.filtered is not None else None,
         "explanation_quality": explanations_dict(report.explanations),
@@ -144,41 +166,69 @@ def report_dict(report: RunReport) -> dict:
 
 def comparison_dict(comparison: Comparison) -> dict:
     """A comparison's deltas, tests, CoR and flipped claim ids."""
+
     def test(t):
         return {"b": t.b, "c": t.c, "p_value": t.p_value}
 
     return {
-        "run_a": comparison.run_a.name, "run_b": comparison.run_b.name, "shared": comparison.shared,
-        "deltas": {n: {"a": _clean(d.a), "b": _clean(d.b), "delta": _clean(d.delta)}
-                   for n, d in comparison.deltas.items()},
-        "paired_bootstrap": {n: {"delta": p.delta, "low": p.low, "high": p.high, "p_value": p.p_value}
-                             for n, p in comparison.paired.items()},
-        "resolution": {n: {"standard_error": _clean(r.standard_error), "detectable": _clean(r.detectable),
-                           "alpha": RESOLUTION_ALPHA, "power": RESOLUTION_POWER,
-                           "closed_form_standard_error": _clean(r.closed_form_error)
-                           if r.closed_form_error is not None else None,
-                           "cannot_be_told_apart": r.words is not None, "words": r.words}
-                       for n, r in comparison.resolution.items()},
-        "cluster": comparison.cluster, "clusters": comparison.clusters,
+        "run_a": comparison.run_a.name,
+        "run_b": comparison.run_b.name,
+        "shared": comparison.shared,
+        "deltas": {
+            n: {"a": _clean(d.a), "b": _clean(d.b), "delta": _clean(d.delta)} for n, d in comparison.deltas.items()
+        },
+        "paired_bootstrap": {
+            n: {"delta": p.delta, "low": p.low, "high": p.high, "p_value": p.p_value}
+            for n, p in comparison.paired.items()
+        },
+        "resolution": {
+            n: {
+                "standard_error": _clean(r.standard_error),
+                "detectable": _clean(r.detectable),
+                "alpha": RESOLUTION_ALPHA,
+                "power": RESOLUTION_POWER,
+                "closed_form_standard_error": _clean(r.closed_form_error) if r.closed_form_error is not None else None,
+                "cannot_be_told_apart": r.words is not None,
+                "words": r.words,
+            }
+            for n, r in comparison.resolution.items()
+        },
+        "cluster": comparison.cluster,
+        "clusters": comparison.clusters,
         "mcnemar": test(comparison.mcnemar),
-        "correction_rate": comparison.correction_rate, "a_wrong": comparison.a_wrong,
-        "right_to_wrong": comparison.right_to_wrong, "wrong_to_right": comparison.wrong_to_right,
+        "correction_rate": comparison.correction_rate,
+        "a_wrong": comparison.a_wrong,
+        "right_to_wrong": comparison.right_to_wrong,
+        "wrong_to_right": comparison.wrong_to_right,
         "right_to_wrong_filter": comparison.right_to_wrong_filter,
         "wrong_to_right_filter": comparison.wrong_to_right_filter,
         "by": comparison.by,
-        "slices": [{"value": s.value, "shared": s.shared, "mcnemar": test(s.mcnemar),
-                    "deltas": {n: {"a": _clean(d.a), "b": _clean(d.b), "delta": _clean(d.delta)}
-                               for n, d in s.deltas.items()}} for s in comparison.slices],
+        "slices": [
+            {
+                "value": s.value,
+                "shared": s.shared,
+                "mcnemar": test(s.mcnemar),
+                "deltas": {
+                    n: {"a": _clean(d.a), "b": _clean(d.b), "delta": _clean(d.delta)} for n, d in s.deltas.items()
+                },
+            }
+            for s in comparison.slices
+        ],
     }
 
 
 def comparison_report_dict(report: ComparisonReport) -> dict:
     return {
         "cluster_declared_by": report.cluster_declared_by,
-        "comparability": {"like_for_like": report.like_for_like, "varies": list(report.varies),
-                          "differences": [{"key": d.key, "a": d.a, "b": d.b} for d in report.differences],
-                          "unexplained": [d.key for d in report.unexplained]},
-        "resamples": report.scores.resamples, "seed": report.scores.seed, "exclude_flag": report.scores.exclude_flag,
+        "comparability": {
+            "like_for_like": report.like_for_like,
+            "varies": list(report.varies),
+            "differences": [{"key": d.key, "a": d.a, "b": d.b} for d in report.differences],
+            "unexplained": [d.key for d in report.unexplained],
+        },
+        "resamples": report.scores.resamples,
+        "seed": report.scores.seed,
+        "exclude_flag": report.scores.exclude_flag,
         "all": comparison_dict(report.scores.full),
         "filtered": comparison_dict(report.scores.filtered) if report.scores.filtered is not None else None,
         "explanation_quality": eq_comparison_dict(report.explanations),
@@ -192,18 +242,48 @@ def json_report(reports: Sequence[RunReport]) -> str:
 
 # ---- CSV -------------------------------------------------------------------------------
 
-_CSV_NUMBERS = ("scored", "correct", "abstentions", "parse_failures", "errors", "missing", "excluded",
-                "accuracy", "macro_f1", "mcc", "unknown_rate", "parse_failure_rate", "error_rate",
-                "coverage")
+_CSV_NUMBERS = (
+    "scored",
+    "correct",
+    "abstentions",
+    "parse_failures",
+    "errors",
+    "missing",
+    "excluded",
+    "accuracy",
+    "macro_f1",
+    "mcc",
+    "unknown_rate",
+    "parse_failure_rate",
+    "error_rate",
+    "coverage",
+)
 
 
 def csv_report(reports: Sequence[RunReport]) -> str:
     """One row per run x subset x slice; per-class F1 columns for every class seen."""
     classes = list(dict.fromkeys(c for r in reports for c in r.scores.full.overall.summary.classes))
-    header = ["run", "dataset", "subset", "field", "value", *_CSV_NUMBERS,
-              "accuracy_low", "accuracy_high", "macro_f1_low", "macro_f1_high",
-              *(f"f1:{c}" for c in classes), *(f"support:{c}" for c in classes), "eq", "eq_low", "eq_high", "eq_n",
-              "seconds_per_claim_median", "seconds_per_claim_p95", "cost_usd"]
+    header = [
+        "run",
+        "dataset",
+        "subset",
+        "field",
+        "value",
+        *_CSV_NUMBERS,
+        "accuracy_low",
+        "accuracy_high",
+        "macro_f1_low",
+        "macro_f1_high",
+        *(f"f1:{c}" for c in classes),
+        *(f"support:{c}" for c in classes),
+        "eq",
+        "eq_low",
+        "eq_high",
+        "eq_n",
+        "seconds_per_claim_median",
+        "seconds_per_claim_p95",
+        "cost_usd",
+    ]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -214,11 +294,15 @@ def csv_report(reports: Sequence[RunReport]) -> str:
             for field, value, s in rows:
                 eq = _eq_of(report, field, value) if subset == "all" else None
                 usage = report.usage if (subset, field) == ("all", "all") else None
-                writer.writerow(_csv_row(report, subset, field, value, s, classes)
-                                + [_csv_number(x) for x in (eq and eq.mean, eq and eq.low, eq and eq.high)]
-                                + ["" if eq is None else eq.n]
-                                + [_csv_number(x) for x in (usage and usage.seconds_median,
-                                                            usage and usage.seconds_p95, usage and usage.cost)])
+                writer.writerow(
+                    _csv_row(report, subset, field, value, s, classes)
+                    + [_csv_number(x) for x in (eq and eq.mean, eq and eq.low, eq and eq.high)]
+                    + ["" if eq is None else eq.n]
+                    + [
+                        _csv_number(x)
+                        for x in (usage and usage.seconds_median, usage and usage.seconds_p95, usage and usage.cost)
+                    ]
+                )
     return out.getvalue()
 
 
@@ -229,13 +313,16 @@ def _eq_of(report: RunReport, field: str, value: str):
     return eq.overall if field == "all" else eq.slices.get(field, {}).get(value)
 
 
-def _csv_row(report: RunReport, subset: str, field: str, value: str, scores: Scores,
-             classes: list[str]) -> list:
+def _csv_row(report: RunReport, subset: str, field: str, value: str, scores: Scores, classes: list[str]) -> list:
     summary = scores.summary
     acc, f1 = scores.intervals.get("accuracy"), scores.intervals.get("macro_f1")
     per_class = {c.label: c for c in summary.per_class}
     return [
-        printable(report.run.name), printable(report.scores.full.dataset), subset, field, printable(value),
+        printable(report.run.name),
+        printable(report.scores.full.dataset),
+        subset,
+        field,
+        printable(value),
         *(_csv_number(getattr(summary, n)) for n in _CSV_NUMBERS),
         *(_csv_number(x) for x in (acc and acc.low, acc and acc.high, f1 and f1.low, f1 and f1.high)),
         *(_csv_number(per_class[c].f1) if c in per_class else "" for c in classes),
@@ -273,8 +360,22 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
     """Markdown tables with the definitions stated once under them."""
     lines = [f"## {md_text(title)}", ""]
     lines += _md_table(
-        ["Run", "Dataset", "Subset", "n", "Accuracy [95% CI]", "Macro-F1 [95% CI]", "MCC", "Unknown Rate",
-         "Parse-failure rate", "Error rate", "Coverage", "Excluded", "Uniform F1", "Majority F1"],
+        [
+            "Run",
+            "Dataset",
+            "Subset",
+            "n",
+            "Accuracy [95% CI]",
+            "Macro-F1 [95% CI]",
+            "MCC",
+            "Unknown Rate",
+            "Parse-failure rate",
+            "Error rate",
+            "Coverage",
+            "Excluded",
+            "Uniform F1",
+            "Majority F1",
+        ],
         [_overall_row(r, subset, s) for r in reports for subset, s in subsets(r)],
     )
     lines.append("Per class (precision / recall / F1, support):")
@@ -286,18 +387,42 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
     for field in fields:
         lines.append(f"By {md_text(field)}:")
         lines.append("")
-        rows = [[md_text(r.run.name), subset, md_text(value), str(s.summary.scored),
-                 _with_ci(s, "accuracy"), _with_ci(s, "macro_f1"), number(s.summary.mcc),
-                 number(s.summary.unknown_rate), number(s.summary.coverage)]
-                for r in reports for subset, scores in subsets(r)
-                for value, s in scores.breakdowns.get(field, {}).items()]
-        lines += _md_table(["Run", "Subset", md_text(field), "n", "Accuracy [95% CI]", "Macro-F1 [95% CI]",
-                            "MCC", "Unknown Rate", "Coverage"], rows)
+        rows = [
+            [
+                md_text(r.run.name),
+                subset,
+                md_text(value),
+                str(s.summary.scored),
+                _with_ci(s, "accuracy"),
+                _with_ci(s, "macro_f1"),
+                number(s.summary.mcc),
+                number(s.summary.unknown_rate),
+                number(s.summary.coverage),
+            ]
+            for r in reports
+            for subset, scores in subsets(r)
+            for value, s in scores.breakdowns.get(field, {}).items()
+        ]
+        lines += _md_table(
+            [
+                "Run",
+                "Subset",
+                md_text(field),
+                "n",
+                "Accuracy [95% CI]",
+                "Macro-F1 [95% CI]",
+                "MCC",
+                "Unknown Rate",
+                "Coverage",
+            ],
+            rows,
+        )
     lines += _explanations_table(reports)
     lines += markdown_search(reports, md_text, _md_table)
     lines += _usage_table(reports)
-    lines += breakdown_markdown([(r.run.name, r.failures) for r in reports if r.failures is not None],
-                                md_text, _md_table)
+    lines += breakdown_markdown(
+        [(r.run.name, r.failures) for r in reports if r.failures is not None], md_text, _md_table
+    )
     lines += _definitions(reports)
     return "\n".join(lines) + "\n"
 
@@ -306,11 +431,21 @@ def _explanations_table(reports: Sequence[RunReport]) -> list[str]:
     judged = [r for r in reports if r.explanations is not None]
     if not judged:
         return []
-    rows = [[md_text(r.run.name), md_text(r.explanations.judge.name), str(r.explanations.judged),
-             md_text(mean_text(r.explanations.overall)), str(r.explanations.unreadable),
-             str(r.explanations.violations), " ".join(map(str, r.explanations.distribution))] for r in judged]
+    rows = [
+        [
+            md_text(r.run.name),
+            md_text(r.explanations.judge.name),
+            str(r.explanations.judged),
+            md_text(mean_text(r.explanations.overall)),
+            str(r.explanations.unreadable),
+            str(r.explanations.violations),
+            " ".join(map(str, r.explanations.distribution)),
+        ]
+        for r in judged
+    ]
     return ["Explanation quality (0-10, by a judge model):", ""] + _md_table(
-        ["Run", "Judge run", "n", "EQ [95% CI]", "Unreadable", "Rubric violations", "Scores 0..10"], rows)
+        ["Run", "Judge run", "n", "EQ [95% CI]", "Unreadable", "Rubric violations", "Scores 0..10"], rows
+    )
 
 
 def _usage_table(reports: Sequence[RunReport]) -> list[str]:
@@ -322,29 +457,64 @@ def _usage_table(reports: Sequence[RunReport]) -> list[str]:
     for report in used:
         u = report.usage
         judges = "; ".join(f"{md_text(j.name)}: {md_text(cost_text(j))}" for j in u.judges) or "—"
-        rows.append([md_text(u.name), str(u.answers), str(u.from_cache), seconds_text(u.seconds_median),
-                     seconds_text(u.seconds_p95), md_text(speed_text(u) or "—"), f"{u.tokens_in:,}",
-                     f"{u.tokens_out:,}", md_text(cost_text(u)), judges])
+        rows.append(
+            [
+                md_text(u.name),
+                str(u.answers),
+                str(u.from_cache),
+                seconds_text(u.seconds_median),
+                seconds_text(u.seconds_p95),
+                md_text(speed_text(u) or "—"),
+                f"{u.tokens_in:,}",
+                f"{u.tokens_out:,}",
+                md_text(cost_text(u)),
+                judges,
+            ]
+        )
     return ["Time and cost (answers from the response cache take no time and cost nothing):", ""] + _md_table(
-        ["Run", "Answers", "From cache", "Median s/claim", "p95 s/claim", "Speed", "Tokens in", "Tokens out",
-         "Cost", "Judge runs"], rows)
+        [
+            "Run",
+            "Answers",
+            "From cache",
+            "Median s/claim",
+            "p95 s/claim",
+            "Speed",
+            "Tokens in",
+            "Tokens out",
+            "Cost",
+            "Judge runs",
+        ],
+        rows,
+    )
 
 
 def _overall_row(report: RunReport, subset: str, scores: RunScores) -> list[str]:
     s = scores.overall.summary
-    return [md_text(report.run.name), md_text(scores.dataset), subset, str(s.scored),
-            _with_ci(scores.overall, "accuracy"), _with_ci(scores.overall, "macro_f1"), number(s.mcc),
-            number(s.unknown_rate), number(s.parse_failure_rate), number(s.error_rate),
-            number(s.coverage), md_text(excluded_text(scores)), number(s.baselines.uniform_macro_f1),
-            number(s.baselines.majority_macro_f1)]
+    return [
+        md_text(report.run.name),
+        md_text(scores.dataset),
+        subset,
+        str(s.scored),
+        _with_ci(scores.overall, "accuracy"),
+        _with_ci(scores.overall, "macro_f1"),
+        number(s.mcc),
+        number(s.unknown_rate),
+        number(s.parse_failure_rate),
+        number(s.error_rate),
+        number(s.coverage),
+        md_text(excluded_text(scores)),
+        number(s.baselines.uniform_macro_f1),
+        number(s.baselines.majority_macro_f1),
+    ]
 
 
 def _class_table(report: RunReport, subset: str, scores: RunScores) -> list[str]:
     s = scores.overall.summary
     suffix = "" if subset == "all" else f" ({subset})"
     header = [f"{md_text(report.run.name)}{suffix}", "Precision", "Recall", "F1", "Support"]
-    rows = [[md_text(c.label), number(c.precision), number(c.recall), number(c.f1), str(c.support)]
-            for c in s.per_class]
+    rows = [
+        [md_text(c.label), number(c.precision), number(c.recall), number(c.f1), str(c.support)] for c in s.per_class
+    ]
     return _md_table(header, rows)
 
 

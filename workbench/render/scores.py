@@ -42,8 +42,10 @@ def run_heading(report: RunReport) -> Text:
     line.append_text(literal(full.dataset))
     line.append(" · model ")
     line.append_text(literal(full.run.model))
-    line.append(f" · {full.items:,} items: {s.scored:,} scored, {_count(s.errors, 'API error')}, "
-                f"{s.missing:,} missing, excluded ")
+    line.append(
+        f" · {full.items:,} items: {s.scored:,} scored, {_count(s.errors, 'API error')}, "
+        f"{s.missing:,} missing, excluded "
+    )
     line.append_text(literal(excluded_text(full)))
     if report.scores.exclude_flag:
         line.append(f" · {report.scores.flagged:,} flagged ")
@@ -52,20 +54,30 @@ def run_heading(report: RunReport) -> Text:
         line.append(f" · intervals resample {full.clusters:,} clusters by ")
         line.append_text(literal(full.cluster))
         if report.cluster_declared_by:
-            line.append_text(literal(f" (profile {report.cluster_declared_by}'s natural cluster;"
-                                     " --cluster none: claim by claim)"))
+            line.append_text(
+                literal(f" (profile {report.cluster_declared_by}'s natural cluster; --cluster none: claim by claim)")
+            )
     return line
 
 
 def _table(*columns: str, title: str | None = None, first_width: int | None = None) -> Table:
     """A table whose title and headers are plain text (field names and flag kinds are typed
     by users, so nothing here is read as markup)."""
-    table = Table(box=box.SIMPLE_HEAD, title=literal(title) if title else None, title_justify="left",
-                  pad_edge=False, show_edge=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=literal(title) if title else None,
+        title_justify="left",
+        pad_edge=False,
+        show_edge=False,
+    )
     for n, name in enumerate(columns):
         width = _CI_WIDTH if name in _WITH_CI else min(len(name), 12)
-        table.add_column(literal(name), justify="left" if n == 0 else "right", min_width=width if n else None,
-                         max_width=None if n else first_width)
+        table.add_column(
+            literal(name),
+            justify="left" if n == 0 else "right",
+            min_width=width if n else None,
+            max_width=None if n else first_width,
+        )
     return table
 
 
@@ -119,8 +131,13 @@ def class_table(report: RunReport) -> Table:
     for index, label in enumerate(report.scores.full.overall.summary.classes):
         for n, (subset, scores) in enumerate(subsets(report)):
             c = scores.overall.summary.per_class[index]
-            table.add_row(literal(label) if n == 0 else _subset_label(subset), number(c.precision),
-                          number(c.recall), number(c.f1), f"{c.support:,}")
+            table.add_row(
+                literal(label) if n == 0 else _subset_label(subset),
+                number(c.precision),
+                number(c.recall),
+                number(c.f1),
+                f"{c.support:,}",
+            )
     return table
 
 
@@ -147,8 +164,15 @@ def breakdown_table(report: RunReport, field: str) -> Table:
             if s is None:
                 table.add_row(first, "0", "—", "—", "—", "—", "—")
                 continue
-            table.add_row(first, f"{s.summary.scored:,}", with_ci(s, "accuracy"), with_ci(s, "macro_f1"),
-                          number(s.summary.mcc), number(s.summary.unknown_rate), number(s.summary.coverage))
+            table.add_row(
+                first,
+                f"{s.summary.scored:,}",
+                with_ci(s, "accuracy"),
+                with_ci(s, "macro_f1"),
+                number(s.summary.mcc),
+                number(s.summary.unknown_rate),
+                number(s.summary.coverage),
+            )
     return table
 
 
@@ -190,9 +214,14 @@ def comparison_view(report: ComparisonReport) -> RenderableType:
     """Everything `workbench compare` prints."""
     parts: list[RenderableType] = [comparability_line(report)]
     if report.cluster_declared_by and report.scores.full.cluster:
-        parts.append(literal(f"paired tests resample {report.scores.full.clusters:,} clusters by"
-                             f" {report.scores.full.cluster}, profile {report.cluster_declared_by}'s natural"
-                             " cluster (--cluster none: claim by claim)", "dim"))
+        parts.append(
+            literal(
+                f"paired tests resample {report.scores.full.clusters:,} clusters by"
+                f" {report.scores.full.cluster}, profile {report.cluster_declared_by}'s natural"
+                " cluster (--cluster none: claim by claim)",
+                "dim",
+            )
+        )
     scores = report.scores
     for label, comparison in (("all", scores.full), (f"without {scores.exclude_flag}", scores.filtered)):
         if comparison is None:
@@ -209,8 +238,7 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
     heading.append(" (A) vs ")
     heading.append_text(literal(c.run_b.name, "bold"))
     if not c.shared:
-        heading.append(" (B): no shared items (claims both answered whose gold label is scored), nothing to"
-                       " compare")
+        heading.append(" (B): no shared items (claims both answered whose gold label is scored), nothing to compare")
         return [heading.append(f" · {subset}") if subset else heading]
     heading.append(f" (B) on {c.shared:,} shared items (deltas are B − A)")
     if c.cluster:
@@ -219,18 +247,31 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
     if subset:
         heading.append(f" · {subset}")
     table = _table("metric", "A", "B", "Δ", "paired 95% CI", "p", "detectable")
-    for name, label in (("accuracy", "accuracy"), ("macro_f1", "macro-F1"), ("mcc", "MCC"),
-                        ("unknown_rate", "Unknown Rate"), ("parse_failure_rate", "parse-failure rate")):
+    for name, label in (
+        ("accuracy", "accuracy"),
+        ("macro_f1", "macro-F1"),
+        ("mcc", "MCC"),
+        ("unknown_rate", "Unknown Rate"),
+        ("parse_failure_rate", "parse-failure rate"),
+    ):
         d = c.deltas[name]
         paired, resolution = c.paired.get(name), c.resolution.get(name)
-        table.add_row(label, number(d.a), number(d.b), _signed(d.delta),
-                      interval_text(paired) if paired else "", number(paired.p_value) if paired else "",
-                      "±" + number(resolution.detectable) if resolution else "")
+        table.add_row(
+            label,
+            number(d.a),
+            number(d.b),
+            _signed(d.delta),
+            interval_text(paired) if paired else "",
+            number(paired.p_value) if paired else "",
+            "±" + number(resolution.detectable) if resolution else "",
+        )
     test = c.mcnemar
     lines = Text()
     lines.append_text(_resolution_lines(c))
-    lines.append(f"McNemar (accuracy, exact): b = {test.b} (A right, B wrong), c = {test.c} "
-                 f"(A wrong, B right), p = {number(test.p_value)}\n")
+    lines.append(
+        f"McNemar (accuracy, exact): b = {test.b} (A right, B wrong), c = {test.c} "
+        f"(A wrong, B right), p = {number(test.p_value)}\n"
+    )
     cor = number(c.correction_rate) if c.correction_rate is not None else "— (A got none wrong)"
     fixed = len(c.wrong_to_right)
     lines.append(f"CoR = {cor}: B fixes {fixed:,} of A's {c.a_wrong:,} wrong items\n")
@@ -244,9 +285,14 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
     if c.by:
         slices = _table(c.by, "shared", "Δ accuracy", "Δ macro-F1", "McNemar b / c", "p", title=f"by {c.by}")
         for s in c.slices:
-            slices.add_row(literal(s.value), f"{s.shared:,}", _signed(s.deltas["accuracy"].delta),
-                           _signed(s.deltas["macro_f1"].delta), f"{s.mcnemar.b} / {s.mcnemar.c}",
-                           number(s.mcnemar.p_value))
+            slices.add_row(
+                literal(s.value),
+                f"{s.shared:,}",
+                _signed(s.deltas["accuracy"].delta),
+                _signed(s.deltas["macro_f1"].delta),
+                f"{s.mcnemar.b} / {s.mcnemar.c}",
+                number(s.mcnemar.p_value),
+            )
         parts.append(slices)
     return parts
 
@@ -290,8 +336,10 @@ def _resolution_lines(c: Comparison) -> Text:
     for name, label in (("accuracy", "accuracy"), ("macro_f1", "macro-F1")):
         resolution = c.resolution.get(name)
         if resolution is not None and resolution.words:
-            text.append(f"{label}: {resolution.words} (Δ {_signed(c.paired[name].delta)}, detectable"
-                        f" ±{number(resolution.detectable)})\n")
+            text.append(
+                f"{label}: {resolution.words} (Δ {_signed(c.paired[name].delta)}, detectable"
+                f" ±{number(resolution.detectable)})\n"
+            )
     return text
 
 

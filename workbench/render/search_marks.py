@@ -18,8 +18,14 @@ if TYPE_CHECKING:
 SEARCH_MATCH = "bold underline black on yellow"
 
 
-def marked(text: str, spans: list[tuple[int, int]], style: str = "", mark: str = SEARCH_MATCH,
-           passage: tuple[int, int] | None = None, passage_style: str = "reverse") -> Text:
+def marked(
+    text: str,
+    spans: list[tuple[int, int]],
+    style: str = "",
+    mark: str = SEARCH_MATCH,
+    passage: tuple[int, int] | None = None,
+    passage_style: str = "reverse",
+) -> Text:
     """Literal `text` in `style`, each (start, end) span in `mark` as well, and the quoted
     `passage` (if any) in `passage_style` beneath the marks."""
     from rich.text import Text  # here: the commands that mark nothing need not load it

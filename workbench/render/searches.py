@@ -18,24 +18,29 @@ if TYPE_CHECKING:
     from workbench.reports import RunReport, SearchSummary
     from workbench.search.stats import SearchStats
 
+
 def count(n: int, noun: str) -> str:
     plural = noun + ("es" if noun.endswith("ch") else "s")
     return f"{n:,} {noun if n == 1 else plural}"
 
 
 def stats_line(stats: SearchStats) -> str:
-    return (f"{count(stats.claims, 'claim')}, {count(stats.searches, 'search')}"
-            f" ({stats.searches_per_claim:.2f} per claim), {count(stats.steps, 'step')};"
-            f" {count(stats.leaks, 'claim')} flagged search-leak")
+    return (
+        f"{count(stats.claims, 'claim')}, {count(stats.searches, 'search')}"
+        f" ({stats.searches_per_claim:.2f} per claim), {count(stats.steps, 'step')};"
+        f" {count(stats.leaks, 'claim')} flagged search-leak"
+    )
 
 
 def image_line(stats: SearchStats) -> str:
     """'3 image searches (1.50 per claim), 7 image results shown, 2 dropped; 2 images looked
     at; image evidence for 1 claim'."""
-    return (f"{count(stats.image_searches, 'image search')} ({stats.image_searches_per_claim:.2f} per claim),"
-            f" {stats.image_results_shown:,} image results shown, {stats.image_results_dropped:,} dropped;"
-            f" {count(stats.images_viewed, 'image')} looked at; image evidence for"
-            f" {count(stats.image_evidence_claims, 'claim')}")
+    return (
+        f"{count(stats.image_searches, 'image search')} ({stats.image_searches_per_claim:.2f} per claim),"
+        f" {stats.image_results_shown:,} image results shown, {stats.image_results_dropped:,} dropped;"
+        f" {count(stats.images_viewed, 'image')} looked at; image evidence for"
+        f" {count(stats.image_evidence_claims, 'claim')}"
+    )
 
 
 def stats_view(stats: SearchStats) -> Group:
@@ -71,8 +76,13 @@ def subset_grid(stats: SearchStats) -> Table:
     for header in ("claims", "searches/claim", "image searches/claim", "image evidence"):
         grid.add_column(header, justify="right")
     for value, subset in stats.subsets.items():  # subset names are data: literal
-        grid.add_row(literal(value), f"{subset.claims:,}", f"{subset.searches_per_claim:.2f}",
-                     f"{subset.image_searches_per_claim:.2f}", f"{subset.image_evidence_claims:,}")
+        grid.add_row(
+            literal(value),
+            f"{subset.claims:,}",
+            f"{subset.searches_per_claim:.2f}",
+            f"{subset.image_searches_per_claim:.2f}",
+            f"{subset.image_evidence_claims:,}",
+        )
     return grid
 
 
@@ -90,9 +100,16 @@ def reformulation_grid(table: ReformulationTable) -> Table:
         grid.add_column("second − first [95% CI], p")
     for label in table.overall:
         test = table.tests.get(label)
-        grid.add_row(label, f"{table.overall[label]:.2f}", *(f"{m[label]:.2f}" for m in table.subsets.values()),
-                     *([f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"]
-                       if test else ([""] if table.tests else [])))
+        grid.add_row(
+            label,
+            f"{table.overall[label]:.2f}",
+            *(f"{m[label]:.2f}" for m in table.subsets.values()),
+            *(
+                [f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"]
+                if test
+                else ([""] if table.tests else [])
+            ),
+        )
     return grid
 
 
@@ -119,21 +136,36 @@ def search_view(summary: SearchSummary) -> Group:
 def reformulation_dict(table: ReformulationTable | None) -> dict | None:
     if table is None:
         return None
-    return {"labelled_by": table.labeller.name if table.labeller else None, "claims": table.claims,
-            "unreadable": table.unreadable, "overall": table.overall,
-            "subsets": {v: {"claims": table.sizes[v], **m} for v, m in table.subsets.items()},
-            "tests": {label: {"delta": t.delta, "low": t.low, "high": t.high, "p_value": t.p_value}
-                      for label, t in table.tests.items()}}
+    return {
+        "labelled_by": table.labeller.name if table.labeller else None,
+        "claims": table.claims,
+        "unreadable": table.unreadable,
+        "overall": table.overall,
+        "subsets": {v: {"claims": table.sizes[v], **m} for v, m in table.subsets.items()},
+        "tests": {
+            label: {"delta": t.delta, "low": t.low, "high": t.high, "p_value": t.p_value}
+            for label, t in table.tests.items()
+        },
+    }
 
 
 def stats_dict(stats: SearchStats) -> dict:
-    found = {"claims": stats.claims, "searches": stats.searches, "steps": stats.steps,
-             "searches_per_claim": stats.searches_per_claim, "dropped": stats.dropped,
-             "domains": dict(stats.domains), "leaks": stats.leaks,
-             "image_searches": stats.image_searches, "image_searches_per_claim": stats.image_searches_per_claim,
-             "image_results_shown": stats.image_results_shown, "image_results_dropped": stats.image_results_dropped,
-             "images_viewed": stats.images_viewed, "image_result_claims": stats.image_result_claims,
-             "image_evidence_claims": stats.image_evidence_claims}
+    found = {
+        "claims": stats.claims,
+        "searches": stats.searches,
+        "steps": stats.steps,
+        "searches_per_claim": stats.searches_per_claim,
+        "dropped": stats.dropped,
+        "domains": dict(stats.domains),
+        "leaks": stats.leaks,
+        "image_searches": stats.image_searches,
+        "image_searches_per_claim": stats.image_searches_per_claim,
+        "image_results_shown": stats.image_results_shown,
+        "image_results_dropped": stats.image_results_dropped,
+        "images_viewed": stats.images_viewed,
+        "image_result_claims": stats.image_result_claims,
+        "image_evidence_claims": stats.image_evidence_claims,
+    }
     if stats.by:
         found["by"] = {"field": stats.by, "subsets": {v: dict(s.__dict__) for v, s in stats.subsets.items()}}
     return found
@@ -151,21 +183,55 @@ def markdown_search(reports: Sequence[RunReport], md_text, md_table) -> list[str
     searched = [r for r in reports if r.search is not None]
     if not searched:
         return []
-    rows = [[md_text(r.run.name), str(s.stats.claims), f"{s.stats.searches_per_claim:.2f}",
-             f"{s.stats.image_searches_per_claim:.2f}", str(s.stats.image_evidence_claims),
-             str(sum(s.stats.dropped.values())), str(s.stats.leaks),
-             md_text(", ".join(domain for domain, _ in s.stats.domains[:5]))]
-            for r in searched for s in [r.search]]
+    rows = [
+        [
+            md_text(r.run.name),
+            str(s.stats.claims),
+            f"{s.stats.searches_per_claim:.2f}",
+            f"{s.stats.image_searches_per_claim:.2f}",
+            str(s.stats.image_evidence_claims),
+            str(sum(s.stats.dropped.values())),
+            str(s.stats.leaks),
+            md_text(", ".join(domain for domain, _ in s.stats.domains[:5])),
+        ]
+        for r in searched
+        for s in [r.search]
+    ]
     lines = ["", "### Search", ""] + md_table(
-        ["Run", "Claims", "Searches per claim", "Image searches per claim", "Image-evidence claims",
-         "Results dropped", "search-leak claims", "Top domains"], rows)
+        [
+            "Run",
+            "Claims",
+            "Searches per claim",
+            "Image searches per claim",
+            "Image-evidence claims",
+            "Results dropped",
+            "search-leak claims",
+            "Top domains",
+        ],
+        rows,
+    )
     for report in searched:
         stats = report.search.stats
         if stats.subsets:
             lines += ["", f"Searching by {md_text(stats.by)}, {md_text(report.run.name)}:", ""] + md_table(
-                [md_text(stats.by), "Claims", "Searches per claim", "Image searches per claim", "Image-evidence claims"],
-                [[md_text(v), str(x.claims), f"{x.searches_per_claim:.2f}", f"{x.image_searches_per_claim:.2f}",
-                  str(x.image_evidence_claims)] for v, x in stats.subsets.items()])
+                [
+                    md_text(stats.by),
+                    "Claims",
+                    "Searches per claim",
+                    "Image searches per claim",
+                    "Image-evidence claims",
+                ],
+                [
+                    [
+                        md_text(v),
+                        str(x.claims),
+                        f"{x.searches_per_claim:.2f}",
+                        f"{x.image_searches_per_claim:.2f}",
+                        str(x.image_evidence_claims),
+                    ]
+                    for v, x in stats.subsets.items()
+                ],
+            )
     for report in searched:
         table = report.search.reformulations
         if table is None:
@@ -175,9 +241,26 @@ def markdown_search(reports: Sequence[RunReport], md_text, md_table) -> list[str
         body = []
         for label in table.overall:
             test = table.tests.get(label)
-            body.append([label, f"{table.overall[label]:.2f}", *(f"{m[label]:.2f}" for m in table.subsets.values()),
-                         *([f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"
-                            if test else ""] if table.tests else [])])
-        lines += ["", f"Query reformulations per claim, {md_text(report.run.name)} (labelled by"
-                      f" {md_text(table.labeller.name)}, {table.claims} claims):", ""] + md_table(header, body)
+            body.append(
+                [
+                    label,
+                    f"{table.overall[label]:.2f}",
+                    *(f"{m[label]:.2f}" for m in table.subsets.values()),
+                    *(
+                        [
+                            f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"
+                            if test
+                            else ""
+                        ]
+                        if table.tests
+                        else []
+                    ),
+                ]
+            )
+        lines += [
+            "",
+            f"Query reformulations per claim, {md_text(report.run.name)} (labelled by"
+            f" {md_text(table.labeller.name)}, {table.claims} claims):",
+            "",
+        ] + md_table(header, body)
     return lines

@@ -22,8 +22,9 @@ ImageFacts = dict[str, tuple[str, int, int, int]]
 """sha256 -> (mime, bytes, width, height) of the images a trajectory showed (store.search.image_facts)."""
 
 
-def trajectory_text(steps: list[Step], width: int = 100, pair_labels: list[str] | None = None,
-                    facts: ImageFacts | None = None) -> Text:
+def trajectory_text(
+    steps: list[Step], width: int = 100, pair_labels: list[str] | None = None, facts: ImageFacts | None = None
+) -> Text:
     """Each step: what the model did (or wrote), then the results, dropped ones marked; a
     search after the first carries its reformulation label when a judge gave one."""
     text = Text()
@@ -52,8 +53,10 @@ def step_text(step: Step, width: int, labels, searches: list[int], facts: ImageF
             text.append(f"  ← {label}", style="magenta")
     elif step.kind == "read" and step.arguments:
         number = _NUMBER.search(step.arguments)  # view image N, read result N
-        text.append(f"{'' if step.tool == 'view_image' else ' result'} "
-                    f"{number.group() if number else one_line(step.arguments, 20)}")
+        text.append(
+            f"{'' if step.tool == 'view_image' else ' result'} "
+            f"{number.group() if number else one_line(step.arguments, 20)}"
+        )
     if step.note:
         text.append("  (")
         text.append_text(literal(one_line(step.note, width)))

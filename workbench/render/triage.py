@@ -19,7 +19,7 @@ from workbench.triage.final import FailureBreakdown
 
 
 def estimate_text(found: Estimate | None, digits: int = 2) -> Text:
-    """"0.71 [0.65, 0.77]", or a dim dash (the reason lives in the notes)."""
+    """ "0.71 [0.65, 0.77]", or a dim dash (the reason lives in the notes)."""
     if found is None or found.value is None:
         return Text("—", style="dim")
     text = Text(f"{found.value:.{digits}f}")
@@ -29,8 +29,13 @@ def estimate_text(found: Estimate | None, digits: int = 2) -> Text:
 
 
 def _table(*columns: str, title: str | None = None) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title=literal(title) if title else None, title_justify="left",
-                  pad_edge=False, show_edge=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=literal(title) if title else None,
+        title_justify="left",
+        pad_edge=False,
+        show_edge=False,
+    )
     for n, name in enumerate(columns):  # figures never wrap: the first column gives way
         table.add_column(literal(name), justify="left" if n == 0 else "right", no_wrap=n > 0)
     return table
@@ -40,8 +45,10 @@ def agreement_heading(found: RunAgreement) -> Text:
     a = found.agreement
     line = Text("agreement on ", style="bold")
     line.append_text(literal(found.run.name, "bold"))
-    line.append(f" · {a.labelled:,} answers labelled, {a.compared:,} by two or more people"
-                f" (compared), {a.single:,} by one only (left out)")
+    line.append(
+        f" · {a.labelled:,} answers labelled, {a.compared:,} by two or more people"
+        f" (compared), {a.single:,} by one only (left out)"
+    )
     line.append(f" · {found.adjudicated:,} adjudicated, {found.awaiting:,} awaiting adjudication")
     return line
 
@@ -67,20 +74,36 @@ def agreement_view(found: RunAgreement) -> RenderableType:
     if notes:
         parts.append(Text("\n".join(notes), style="dim"))
     if not a.unavailable:
-        parts.append(Text(f"[lo, hi] = 95% percentile bootstrap interval over the compared answers"
-                          f" ({a.resamples} resamples, seed {a.seed}); docs/triage.md has the formulas.", style="dim"))
+        parts.append(
+            Text(
+                f"[lo, hi] = 95% percentile bootstrap interval over the compared answers"
+                f" ({a.resamples} resamples, seed {a.seed}); docs/triage.md has the formulas.",
+                style="dim",
+            )
+        )
     return Group(*parts)
 
 
 def category_table(a: TriageAgreement) -> Table:
     """One row per category; its agreement without the interval (--json has it) so the
     row fits 80 columns."""
-    table = _table("category", "given", "agree", "kappa", "alpha",
-                   title=f"per category (a yes/no decision per answer; {a.kappa_name}, Krippendorff's alpha)")
+    table = _table(
+        "category",
+        "given",
+        "agree",
+        "kappa",
+        "alpha",
+        title=f"per category (a yes/no decision per answer; {a.kappa_name}, Krippendorff's alpha)",
+    )
     table.columns[0].no_wrap, table.columns[0].overflow, table.columns[0].max_width = True, "ellipsis", 20
     for c in a.categories:
-        table.add_row(literal(c.category), f"{c.given:,}", estimate_text(Estimate(c.observed.value)),
-                      estimate_text(c.kappa), estimate_text(c.alpha))
+        table.add_row(
+            literal(c.category),
+            f"{c.given:,}",
+            estimate_text(Estimate(c.observed.value)),
+            estimate_text(c.kappa),
+            estimate_text(c.alpha),
+        )
     return table
 
 
@@ -90,8 +113,9 @@ def pairs_table(a: TriageAgreement) -> Table:
         names = literal(p.first)
         names.append(" · ")
         names.append_text(literal(p.second))
-        table.add_row(names, f"{p.shared:,}", estimate_text(p.exact), estimate_text(p.kappa),
-                      estimate_text(p.masi_alpha))
+        table.add_row(
+            names, f"{p.shared:,}", estimate_text(p.exact), estimate_text(p.kappa), estimate_text(p.masi_alpha)
+        )
     return table
 
 
@@ -117,9 +141,12 @@ def annotators_table(found: RunAgreement) -> Table:
     counts = {c.annotator: c for c in a.annotators}
     for name in names:
         mine, progress = counts.get(name), found.progress.get(name)
-        table.add_row(literal(name), f"{mine.labelled:,}" if mine else "0", f"{mine.compared:,}" if mine else "0",
-                      *((f"{progress.assigned:,}", f"{progress.done:,}", f"{progress.left:,}") if progress
-                        else ("—", "—", "—")))
+        table.add_row(
+            literal(name),
+            f"{mine.labelled:,}" if mine else "0",
+            f"{mine.compared:,}" if mine else "0",
+            *((f"{progress.assigned:,}", f"{progress.done:,}", f"{progress.left:,}") if progress else ("—", "—", "—")),
+        )
     return table
 
 
@@ -129,8 +156,9 @@ def undefined_notes(a: TriageAgreement) -> list[str]:
     for name, estimate in _estimates(a):
         if estimate is not None and estimate.value is None and estimate.undefined:
             reasons.setdefault(estimate.undefined, []).append(name)
-    return [f"— {', '.join(names[:4])}{'…' if len(names) > 4 else ''}: {printable(why)}"
-            for why, names in reasons.items()]
+    return [
+        f"— {', '.join(names[:4])}{'…' if len(names) > 4 else ''}: {printable(why)}" for why, names in reasons.items()
+    ]
 
 
 def _estimates(a: TriageAgreement):
@@ -152,21 +180,63 @@ def agreement_dict(found: RunAgreement) -> dict:
     """Every figure of `triage agreement --json` (undefined values null, with the reason)."""
     a = found.agreement
     return {
-        "run": found.run.name, "labelled": a.labelled, "compared": a.compared, "single": a.single,
-        "unavailable": a.unavailable, "adjudicated": found.adjudicated, "awaiting_adjudication": found.awaiting,
-        "resamples": a.resamples, "seed": a.seed, "kappa_name": a.kappa_name,
-        "exact": estimate_dict(a.exact), "kappa": estimate_dict(a.kappa), "masi_alpha": estimate_dict(a.masi_alpha),
-        "categories": [{"category": c.category, "given": c.given, "agreement": estimate_dict(c.observed),
-                        "kappa": estimate_dict(c.kappa), "alpha": estimate_dict(c.alpha)} for c in a.categories],
-        "pairs": [{"first": p.first, "second": p.second, "shared": p.shared, "exact": estimate_dict(p.exact),
-                   "kappa": estimate_dict(p.kappa), "masi_alpha": estimate_dict(p.masi_alpha)} for p in a.pairs],
-        "confusion": None if a.confusion is None else {
-            "first": a.confusion.first, "second": a.confusion.second, "labels": a.confusion.labels,
-            "counts": a.confusion.counts.tolist()},
-        "annotators": [{"annotator": c.annotator, "labelled": c.labelled, "compared": c.compared,
-                        "by_category": c.by_category, **_progress_dict(found, c.annotator)} for c in a.annotators]
-        + [{"annotator": name, "labelled": 0, "compared": 0, "by_category": {}, **_progress_dict(found, name)}
-           for name in found.progress if name not in {c.annotator for c in a.annotators}],
+        "run": found.run.name,
+        "labelled": a.labelled,
+        "compared": a.compared,
+        "single": a.single,
+        "unavailable": a.unavailable,
+        "adjudicated": found.adjudicated,
+        "awaiting_adjudication": found.awaiting,
+        "resamples": a.resamples,
+        "seed": a.seed,
+        "kappa_name": a.kappa_name,
+        "exact": estimate_dict(a.exact),
+        "kappa": estimate_dict(a.kappa),
+        "masi_alpha": estimate_dict(a.masi_alpha),
+        "categories": [
+            {
+                "category": c.category,
+                "given": c.given,
+                "agreement": estimate_dict(c.observed),
+                "kappa": estimate_dict(c.kappa),
+                "alpha": estimate_dict(c.alpha),
+            }
+            for c in a.categories
+        ],
+        "pairs": [
+            {
+                "first": p.first,
+                "second": p.second,
+                "shared": p.shared,
+                "exact": estimate_dict(p.exact),
+                "kappa": estimate_dict(p.kappa),
+                "masi_alpha": estimate_dict(p.masi_alpha),
+            }
+            for p in a.pairs
+        ],
+        "confusion": None
+        if a.confusion is None
+        else {
+            "first": a.confusion.first,
+            "second": a.confusion.second,
+            "labels": a.confusion.labels,
+            "counts": a.confusion.counts.tolist(),
+        },
+        "annotators": [
+            {
+                "annotator": c.annotator,
+                "labelled": c.labelled,
+                "compared": c.compared,
+                "by_category": c.by_category,
+                **_progress_dict(found, c.annotator),
+            }
+            for c in a.annotators
+        ]
+        + [
+            {"annotator": name, "labelled": 0, "compared": 0, "by_category": {}, **_progress_dict(found, name)}
+            for name in found.progress
+            if name not in {c.annotator for c in a.annotators}
+        ],
     }
 
 
@@ -183,15 +253,18 @@ def _progress_dict(found: RunAgreement, name: str) -> dict:
 def breakdown_view(found: FailureBreakdown) -> RenderableType:
     """The failure categories of a run's wrong answers, by final label."""
     heading = Text("failure categories ", style="bold")
-    heading.append(f"(final labels: {found.final:,} of {found.labelled:,} labelled answers;"
-                   f" {found.adjudicated:,} adjudicated, {found.awaiting:,} awaiting adjudication;"
-                   f" {found.wrong:,} wrong answers in the run)")
+    heading.append(
+        f"(final labels: {found.final:,} of {found.labelled:,} labelled answers;"
+        f" {found.adjudicated:,} adjudicated, {found.awaiting:,} awaiting adjudication;"
+        f" {found.wrong:,} wrong answers in the run)"
+    )
     table = _table("category", "answers", "share of final labels")
     for name, count in found.counts.items():
         if count:
             table.add_row(literal(name), f"{count:,}", _share(count, found.final))
-    table.add_row(Text("(no category fits)", style="italic"), f"{found.no_category:,}",
-                  _share(found.no_category, found.final))
+    table.add_row(
+        Text("(no category fits)", style="italic"), f"{found.no_category:,}", _share(found.no_category, found.final)
+    )
     return Group(heading, table)
 
 
@@ -202,8 +275,15 @@ def _share(count: int, total: int) -> str:
 def breakdown_dict(found: FailureBreakdown | None) -> dict | None:
     if found is None:
         return None
-    return {"wrong": found.wrong, "labelled": found.labelled, "final": found.final, "adjudicated": found.adjudicated,
-            "awaiting_adjudication": found.awaiting, "counts": found.counts, "no_category": found.no_category}
+    return {
+        "wrong": found.wrong,
+        "labelled": found.labelled,
+        "final": found.final,
+        "adjudicated": found.adjudicated,
+        "awaiting_adjudication": found.awaiting,
+        "counts": found.counts,
+        "no_category": found.no_category,
+    }
 
 
 def breakdown_markdown(rows: Sequence[tuple[str, FailureBreakdown]], md_text, md_table) -> list[str]:
@@ -214,7 +294,16 @@ def breakdown_markdown(rows: Sequence[tuple[str, FailureBreakdown]], md_text, md
     for run, found in rows:
         for name, count in [*found.counts.items(), ("(no category fits)", found.no_category)]:
             if count or name == "(no category fits)":
-                table.append([md_text(run), md_text(name), str(count), _share(count, found.final),
-                              f"{found.final} final / {found.labelled} labelled / {found.awaiting} awaiting"])
-    return ["Failure categories of wrong answers (final labels: adjudicated, agreed, or one annotator's):", ""] + \
-        md_table(["Run", "Category", "Answers", "Share", "Labels"], table)
+                table.append(
+                    [
+                        md_text(run),
+                        md_text(name),
+                        str(count),
+                        _share(count, found.final),
+                        f"{found.final} final / {found.labelled} labelled / {found.awaiting} awaiting",
+                    ]
+                )
+    return [
+        "Failure categories of wrong answers (final labels: adjudicated, agreed, or one annotator's):",
+        "",
+    ] + md_table(["Run", "Category", "Answers", "Share", "Labels"], table)

@@ -13,12 +13,22 @@ from store import FailureCategory, HistoryEntry, Label
 from workbench.render.display import literal, one_line, printable
 from workbench.triage.final import ItemLabels
 
-KIND_WORDS = {"categories": "categories", "done": "done", "note": "note", "eq score": "EQ score", "flag": "flag",
-              "adjudication": "decision"}
+KIND_WORDS = {
+    "categories": "categories",
+    "done": "done",
+    "note": "note",
+    "eq score": "EQ score",
+    "flag": "flag",
+    "adjudication": "decision",
+}
 
 
-def side_by_side(categories: Sequence[FailureCategory], labels: dict[str, Label],
-                 decided: frozenset[int] | None = None, draft: frozenset[int] | None = None) -> Table:
+def side_by_side(
+    categories: Sequence[FailureCategory],
+    labels: dict[str, Label],
+    decided: frozenset[int] | None = None,
+    draft: frozenset[int] | None = None,
+) -> Table:
     """A row per category, a column per annotator (✓ where they gave it), then the
     decision (and the adjudicator's draft), and each annotator's note under the table."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
@@ -38,8 +48,9 @@ def side_by_side(categories: Sequence[FailureCategory], labels: dict[str, Label]
         if draft is not None:
             row.append(_mark(category.id in draft, "bold yellow"))
         table.add_row(*row)
-    row = [Text("(none fits)", style="italic")] + [_mark(labels[n].labelled and not labels[n].category_ids)
-                                                   for n in names]
+    row = [Text("(none fits)", style="italic")] + [
+        _mark(labels[n].labelled and not labels[n].category_ids) for n in names
+    ]
     if decided is not None:
         row.append(_mark(not decided))
     if draft is not None:
@@ -84,8 +95,7 @@ def item_line(item: ItemLabels, names: dict[int, str], reference: str) -> Text:
         line.append(f"\n    decision {decision.version} by ", style="green")
         line.append_text(literal(decision.adjudicator, "green"))
         line.append(": ", style="green")
-        line.append_text(literal("; ".join(names[i] for i in sorted(decision.category_ids)) or "(none fits)",
-                                 "green"))
+        line.append_text(literal("; ".join(names[i] for i in sorted(decision.category_ids)) or "(none fits)", "green"))
     return line
 
 
@@ -134,18 +144,37 @@ def history_lines(entries: Sequence[HistoryEntry], width: int = 60) -> Text:
 
 
 def history_table(entries: Sequence[HistoryEntry]) -> Table:
-    table = Table("when", "whose", "by", "what", "run", "old", "new", "from", box=box.SIMPLE_HEAD, pad_edge=False,
-                  show_edge=False)
+    table = Table(
+        "when", "whose", "by", "what", "run", "old", "new", "from", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False
+    )
     for e in entries:
-        table.add_row(e.changed_at[:19].replace("T", " "), literal(e.annotator), literal(e.changed_by),
-                      KIND_WORDS.get(e.kind, e.kind), literal(e.run_name or "—"),
-                      literal(value_text(e.kind, e.old)), literal(value_text(e.kind, e.new)), literal(e.source))
+        table.add_row(
+            e.changed_at[:19].replace("T", " "),
+            literal(e.annotator),
+            literal(e.changed_by),
+            KIND_WORDS.get(e.kind, e.kind),
+            literal(e.run_name or "—"),
+            literal(value_text(e.kind, e.old)),
+            literal(value_text(e.kind, e.new)),
+            literal(e.source),
+        )
     if not entries:
         table.add_row("—", "", "", "no label of this claim has changed yet", "", "", "", "")
     return table
 
 
 def history_dicts(entries: Sequence[HistoryEntry]) -> list[dict]:
-    return [{"when": e.changed_at, "annotator": e.annotator, "changed_by": e.changed_by, "kind": e.kind,
-             "run": e.run_name, "prediction_id": e.prediction_id, "old": e.old, "new": e.new, "source": e.source}
-            for e in entries]
+    return [
+        {
+            "when": e.changed_at,
+            "annotator": e.annotator,
+            "changed_by": e.changed_by,
+            "kind": e.kind,
+            "run": e.run_name,
+            "prediction_id": e.prediction_id,
+            "old": e.old,
+            "new": e.new,
+            "source": e.source,
+        }
+        for e in entries
+    ]

@@ -9,9 +9,11 @@ def engine_line(engine: dict) -> str:
     threads = f"{engine.get('n_threads')} thread{'s' if engine.get('n_threads') != 1 else ''}"
     if engine.get("n_threads_batch") not in (None, engine.get("n_threads")):
         threads += f" ({engine['n_threads_batch']} for prompts)"
-    return (f"engine: llama.cpp {engine.get('build', '?')}; GPU layers {engine.get('n_gpu_layers', 0)}; {threads};"
-            f" batch {engine.get('n_batch')}; context {engine.get('n_ctx')} (recorded with the run; the build and GPU"
-            " layers can change answers, see docs/models.md)")
+    return (
+        f"engine: llama.cpp {engine.get('build', '?')}; GPU layers {engine.get('n_gpu_layers', 0)}; {threads};"
+        f" batch {engine.get('n_batch')}; context {engine.get('n_ctx')} (recorded with the run; the build and GPU"
+        " layers can change answers, see docs/models.md)"
+    )
 
 
 def duration_text(seconds: float) -> str:
@@ -92,18 +94,31 @@ def usage_dict(usage) -> dict:
     """Every figure, for JSON (costs null when unknown, with price_known false)."""
     price = usage.price
     return {
-        "answers": usage.answers, "from_cache": usage.from_cache,
+        "answers": usage.answers,
+        "from_cache": usage.from_cache,
         "seconds_per_claim": {"median": _round(usage.seconds_median), "p95": _round(usage.seconds_p95)},
         "seconds_total": round(usage.seconds_total, 3),
         "prompt_tokens_per_second": _round(usage.prompt_per_second, 1),
         "generated_tokens_per_second": _round(usage.generated_per_second, 1),
-        "tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "tokens_cached": usage.tokens_cached,
-        "price_known": price is not None, "cost_usd": _round(usage.cost, 9),
+        "tokens_in": usage.tokens_in,
+        "tokens_out": usage.tokens_out,
+        "tokens_cached": usage.tokens_cached,
+        "price_known": price is not None,
+        "cost_usd": _round(usage.cost, 9),
         "cost_per_claim_usd": _round(usage.cost_per_claim, 9),
-        "price": None if price is None else {
-            "model": price.model, "input": price.input, "output": price.output, "cached_input": price.cached_input,
-            "batch_input": price.batch_input, "batch_output": price.batch_output,
-            "as_of": price.as_of.isoformat() if price.as_of else None, "source": price.source, "local": price.local},
+        "price": None
+        if price is None
+        else {
+            "model": price.model,
+            "input": price.input,
+            "output": price.output,
+            "cached_input": price.cached_input,
+            "batch_input": price.batch_input,
+            "batch_output": price.batch_output,
+            "as_of": price.as_of.isoformat() if price.as_of else None,
+            "source": price.source,
+            "local": price.local,
+        },
         "judges": [{"run": j.name, **{k: v for k, v in usage_dict(j).items() if k != "judges"}} for j in usage.judges],
     }
 
@@ -123,10 +138,15 @@ def estimate_text(estimate) -> str:
 
     claims = "1 claim" if estimate.claims == 1 else f"{estimate.claims:,} claims"
     parts = [f"estimate for {claims}: ~{_count(estimate.prompt_tokens)} prompt tokens"]
-    if estimate.price is not None and estimate.price.local and estimate.prompt_tokens_to_evaluate < estimate.prompt_tokens:
+    if (
+        estimate.price is not None
+        and estimate.price.local
+        and estimate.prompt_tokens_to_evaluate < estimate.prompt_tokens
+    ):
         parts[0] += f" (~{_count(estimate.prompt_tokens_to_evaluate)} to evaluate, the rest shared prefixes)"
-    typical = (f" (typically {_count(estimate.typical_output_tokens)})"
-               if estimate.typical_output_tokens is not None else "")
+    typical = (
+        f" (typically {_count(estimate.typical_output_tokens)})" if estimate.typical_output_tokens is not None else ""
+    )
     parts[0] += f", up to {_count(estimate.max_output_tokens)} generated{typical}"
     price = estimate.price
     if price is None:

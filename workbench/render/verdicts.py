@@ -32,8 +32,7 @@ LOOKS = {
 }
 
 
-def outcome(status: str | None, verdict: str | None, gold: str | None,
-            scored: set[str] | None = None) -> str:
+def outcome(status: str | None, verdict: str | None, gold: str | None, scored: set[str] | None = None) -> str:
     """right / wrong / unscored / abstain / parse_failure / error / none."""
     if status is None:
         return "none"
@@ -44,15 +43,13 @@ def outcome(status: str | None, verdict: str | None, gold: str | None,
     return "right" if verdict == gold else "wrong"
 
 
-def verdict_mark(status: str | None, verdict: str | None, gold: str | None,
-                 scored: set[str] | None = None) -> Text:
+def verdict_mark(status: str | None, verdict: str | None, gold: str | None, scored: set[str] | None = None) -> Text:
     """One-cell marker for the claims table."""
     look = LOOKS[outcome(status, verdict, gold, scored)]
     return Text(look.symbol, style=look.style)
 
 
-def verdict_line(prediction: Prediction | None, gold: str | None,
-                 scored: set[str] | None = None) -> Text:
+def verdict_line(prediction: Prediction | None, gold: str | None, scored: set[str] | None = None) -> Text:
     """'✗ Refuted  (gold Supported)', '? parse failure', '∅ abstained: unknown', '! API error: …'."""
     if prediction is None:
         look = LOOKS["none"]

@@ -49,9 +49,17 @@ class PhaseBar:
 
     def __init__(self, first: str = "starting", console: Console | None = None):
         console = console or waiting_console()
-        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True,
-                                 auto_refresh=False, disable=not console.is_terminal)
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            auto_refresh=False,
+            disable=not console.is_terminal,
+        )
         self.task = self.progress.add_task(first, total=None)
 
     def __enter__(self) -> PhaseBar:

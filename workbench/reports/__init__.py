@@ -15,5 +15,14 @@ from workbench.reports.compare import ComparisonReport, build_comparison
 from workbench.reports.run import PARTS, ReportOptions, RunReport, build_report, build_reports
 from workbench.reports.search import SearchSummary, search_summary
 
-__all__ = ["PARTS", "ComparisonReport", "ReportOptions", "RunReport", "SearchSummary", "build_comparison",
-           "build_report", "build_reports", "search_summary"]
+__all__ = [
+    "PARTS",
+    "ComparisonReport",
+    "ReportOptions",
+    "RunReport",
+    "SearchSummary",
+    "build_comparison",
+    "build_report",
+    "build_reports",
+    "search_summary",
+]

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from store import Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
-from workbench.reports.clusters import cluster_for
 from workbench.judging.scores import ExplanationComparison, compare_explanations
+from workbench.reports.clusters import cluster_for
 from workbench.runs.manifest import Difference, differences, run_manifest, unexplained
 from workbench.scoring.compare import ScoreComparison, compare_runs
 from workbench.scoring.runs import parse_cutoffs, resolve_run
@@ -40,18 +40,32 @@ class ComparisonReport:
         return not self.unexplained
 
 
-def build_comparison(store: Store, run_a: str | int, run_b: str | int, by: str | None = None,
-                     exclude_flag: str | None = None, cutoffs: Sequence[str] = (),
-                     resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                     judge: str | None = None, cluster: str | None = None,
-                     varies: Sequence[str] = ()) -> ComparisonReport:
+def build_comparison(
+    store: Store,
+    run_a: str | int,
+    run_b: str | int,
+    by: str | None = None,
+    exclude_flag: str | None = None,
+    cutoffs: Sequence[str] = (),
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    judge: str | None = None,
+    cluster: str | None = None,
+    varies: Sequence[str] = (),
+) -> ComparisonReport:
     """The comparison of run B against run A; `cutoffs` as --cutoff takes them; `cluster`:
     the field whose claims the paired tests resample together."""
     cutoff_for = parse_cutoffs(list(cutoffs))
     runs = [resolve_run(store, reference)[0] for reference in (run_a, run_b)]
     cluster, declared_by = cluster_for(store, runs[0], cluster)
-    scores = compare_runs(store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs], resamples, seed,
-                          cluster)
+    scores = compare_runs(
+        store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs], resamples, seed, cluster
+    )
     found = differences(run_manifest(store, runs[0]), run_manifest(store, runs[1]))
-    return ComparisonReport(scores, compare_explanations(store, run_a, run_b, judge, resamples, seed),
-                            tuple(found), tuple(varies), declared_by)
+    return ComparisonReport(
+        scores,
+        compare_explanations(store, run_a, run_b, judge, resamples, seed),
+        tuple(found),
+        tuple(varies),
+        declared_by,
+    )

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from store import Run, Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.judging.scores import ExplanationScores, score_explanations
-from workbench.reports.search import SearchSummary, search_summary
 from workbench.reports.clusters import cluster_for
+from workbench.reports.search import SearchSummary, search_summary
 from workbench.scoring.runs import ScoreReport, resolve_run, runs_with_cutoffs, score_run
 from workbench.triage.final import FailureBreakdown, failure_breakdown
 from workbench.usage.prices import PriceTable
@@ -69,8 +69,13 @@ class RunReport:
     """The import profile whose natural cluster the scores resample, when none was asked for."""
 
 
-def build_report(store: Store, run: Run | str | int, options: ReportOptions = ReportOptions(),
-                 parts: Sequence[str] = PARTS, prices: PriceTable | None = None) -> RunReport:
+def build_report(
+    store: Store,
+    run: Run | str | int,
+    options: ReportOptions = ReportOptions(),
+    parts: Sequence[str] = PARTS,
+    prices: PriceTable | None = None,
+) -> RunReport:
     """A run's report with the `parts` asked for (PARTS: all of them); `prices`: the price
     table to cost it with (default: the built-in one with the config's [prices])."""
     unknown = set(parts) - set(PARTS)
@@ -82,8 +87,7 @@ def build_report(store: Store, run: Run | str | int, options: ReportOptions = Re
     found: dict = {}
     if "scores" in parts:
         cluster, declared_by = cluster_for(store, run, options.cluster)
-        found["scores"] = score_run(store, run.id, by, options.exclude_flag, options.cutoff, resamples, seed,
-                                     cluster)
+        found["scores"] = score_run(store, run.id, by, options.exclude_flag, options.cutoff, resamples, seed, cluster)
         found["cluster_declared_by"] = declared_by
     if "explanations" in parts:
         found["explanations"] = score_explanations(store, run.id, options.judge, by, resamples, seed)
@@ -96,8 +100,13 @@ def build_report(store: Store, run: Run | str | int, options: ReportOptions = Re
     return RunReport(run, **found)
 
 
-def build_reports(store: Store, references: Sequence[str | int], options: ReportOptions = ReportOptions(),
-                  cutoffs: Sequence[str] = (), parts: Sequence[str] = PARTS) -> list[RunReport]:
+def build_reports(
+    store: Store,
+    references: Sequence[str | int],
+    options: ReportOptions = ReportOptions(),
+    cutoffs: Sequence[str] = (),
+    parts: Sequence[str] = PARTS,
+) -> list[RunReport]:
     """build_report for each run named; `cutoffs` as --cutoff takes them (DATE, a model's
     name, auto, or RUN=DATE), each run getting its own (a ScoringError if one is needed and
     a run has none)."""
@@ -106,5 +115,7 @@ def build_reports(store: Store, references: Sequence[str | int], options: Report
     from workbench.usage.prices import price_table
 
     prices = price_table() if "usage" in parts else None
-    return [build_report(store, run, replace(options, cutoff=cutoff), parts, prices)
-            for run, cutoff in runs_with_cutoffs(store, references, options.by, cutoffs)]
+    return [
+        build_report(store, run, replace(options, cutoff=cutoff), parts, prices)
+        for run, cutoff in runs_with_cutoffs(store, references, options.by, cutoffs)
+    ]

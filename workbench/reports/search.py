@@ -20,8 +20,14 @@ class SearchSummary:
     """The query-pair labels per claim (and per subset), once a judge has labelled them."""
 
 
-def search_summary(store: Store, run: Run, by: str | None = None, resamples: int = DEFAULT_RESAMPLES,
-                   seed: int = DEFAULT_SEED, cutoff: str | None = None) -> SearchSummary | None:
+def search_summary(
+    store: Store,
+    run: Run,
+    by: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    cutoff: str | None = None,
+) -> SearchSummary | None:
     """The summary of a search run (None for a run without search); reformulations are
     compared between the first two subsets of `by` (e.g. flag:contaminated)."""
     if not run.params.get("search"):

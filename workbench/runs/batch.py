@@ -18,27 +18,17 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from store import BatchBusy, CachedResponse, Prediction, RunBatch, RunProgress, Store
 from store.records import to_json
 from workbench.backends import BackendError, Completion, open_backend
-from workbench.backends.batch_api import (
-    SUBMIT_TIMEOUT_S,
-    BatchAnswer,
-    BatchState,
-    batch_api,
-)
+from workbench.backends.batch_api import SUBMIT_TIMEOUT_S, BatchAnswer, BatchState, batch_api
 from workbench.config import load_settings
 from workbench.errors import WorkbenchError
 from workbench.prompting import PromptError
-from workbench.runs.engine import (
-    CLAIM_BATCH,
-    PreparedRun,
-    unconfirmed_advice,
-    waiting_message,
-)
+from workbench.runs.engine import CLAIM_BATCH, PreparedRun, unconfirmed_advice, waiting_message
 from workbench.runs.requests import cache_key, item_prediction, item_request, tool_calls_text
 
 CUSTOM_ID_PREFIX = "claim-"
@@ -133,12 +123,16 @@ async def _send(store: Store, prepared: PreparedRun, api, chunks: list[list[str]
             except BackendError as error:
                 if not _maybe_made(error):
                     done = f" ({sent} earlier batch(es) of this run went out)" if sent else ""
-                    raise BatchRunError(f"{error.message}; the provider refused this batch{done}; submit again"
-                                        " later to send what is left") from None
+                    raise BatchRunError(
+                        f"{error.message}; the provider refused this batch{done}; submit again"
+                        " later to send what is left"
+                    ) from None
                 store.batches.annotate(row.id, f"the submit was cut off ({error.message})")
                 sent += 1
-                raise BatchRunError(f"{error.message}; the provider may have made the batch all the same:"
-                                    f" {unconfirmed_advice(api.provider, prepared.run.name)}") from None
+                raise BatchRunError(
+                    f"{error.message}; the provider may have made the batch all the same:"
+                    f" {unconfirmed_advice(api.provider, prepared.run.name)}"
+                ) from None
             submitted.batches.append(store.batches.submitted(row.id, batch_id))
             submitted.requests += len(chunk)
             store.runs.set_batched(prepared.run.id)
@@ -168,14 +162,16 @@ def split_lines(lines: list[str], max_requests: int, max_bytes: int) -> list[lis
     return chunks
 
 
-def _add_request(store: Store, prepared: PreparedRun, backend, api, claim, attempts: int, submitted: Submitted,
-                 lines: list[str]) -> None:
+def _add_request(
+    store: Store, prepared: PreparedRun, backend, api, claim, attempts: int, submitted: Submitted, lines: list[str]
+) -> None:
     """Queue one claim's request, or record it now (from the cache, or as unrenderable)."""
     try:
         request = item_request(store, prepared, claim)
     except PromptError as error:
-        store.runs.record(Prediction(run_id=prepared.run.id, claim_id=claim.id, status="error", error=str(error),
-                                     attempts=attempts))
+        store.runs.record(
+            Prediction(run_id=prepared.run.id, claim_id=claim.id, status="error", error=str(error), attempts=attempts)
+        )
         submitted.unrenderable += 1
         return
     hit = store.runs.cached_response(cache_key(backend.identity, request)) if prepared.use_cache else None
@@ -204,14 +200,19 @@ async def collect_batches(db_path: Path, prepared: PreparedRun) -> Collected:
                 collected.failed.append((row, state))
             else:
                 _record_answers(store, prepared, backend.identity, await api.answers(row.batch_id), collected)
-                store.batches.close(row.id, "collected", state.status,
-                                    f"{state.succeeded} answered, {state.failed} failed at the provider")
+                store.batches.close(
+                    row.id,
+                    "collected",
+                    state.status,
+                    f"{state.succeeded} answered, {state.failed} failed at the provider",
+                )
                 collected.collected.append((row, state))
         closed = collected.collected or collected.failed or collected.released
         if closed and not store.batches.waiting(prepared.run.id):
             # Nothing collected and nothing failed: the run is back where it was before the submit.
-            store.runs.set_status(prepared.run.id, "failed" if collected.failed else
-                                  "finished" if collected.collected else "pending")
+            store.runs.set_status(
+                prepared.run.id, "failed" if collected.failed else "finished" if collected.collected else "pending"
+            )
         collected.progress = store.runs.progress(prepared.run.id)
         return collected
 
@@ -242,7 +243,7 @@ async def _settle_unconfirmed(store: Store, api, row: RunBatch, collected: Colle
 
 def _age_s(stamp: str) -> float:
     moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    return (datetime.now(timezone.utc) - moment).total_seconds()
+    return (datetime.now(UTC) - moment).total_seconds()
 
 
 async def cancel_batches(db_path: Path, prepared: PreparedRun) -> list[RunBatch]:
@@ -254,8 +255,9 @@ async def cancel_batches(db_path: Path, prepared: PreparedRun) -> list[RunBatch]
         return waiting
 
 
-def _record_answers(store: Store, prepared: PreparedRun, identity: dict, answers: list[BatchAnswer],
-                    collected: Collected) -> None:
+def _record_answers(
+    store: Store, prepared: PreparedRun, identity: dict, answers: list[BatchAnswer], collected: Collected
+) -> None:
     """One prediction (with its cache entry) per answer for a pending claim of the run."""
     pending = set(store.runs.pending_claim_ids(prepared.run.id))
     by_claim = {}
@@ -270,31 +272,46 @@ def _record_answers(store: Store, prepared: PreparedRun, identity: dict, answers
     claims = list(_claims(store, list(by_claim)))
     for start in range(0, len(claims), COMMIT_EVERY):
         with store.transaction():
-            for claim in claims[start:start + COMMIT_EVERY]:
-                _record_answer(store, prepared, identity, identity_text, claim, by_claim[claim.id],
-                               spent.get(claim.id, 0) + 1)
+            for claim in claims[start : start + COMMIT_EVERY]:
+                _record_answer(
+                    store, prepared, identity, identity_text, claim, by_claim[claim.id], spent.get(claim.id, 0) + 1
+                )
                 collected.answers += 1
 
 
-def _record_answer(store: Store, prepared: PreparedRun, identity: dict, identity_text: str, claim,
-                   answer: BatchAnswer, attempts: int) -> None:
+def _record_answer(
+    store: Store, prepared: PreparedRun, identity: dict, identity_text: str, claim, answer: BatchAnswer, attempts: int
+) -> None:
     if answer.completion is None:
-        store.runs.record(Prediction(run_id=prepared.run.id, claim_id=claim.id, status="error",
-                                     error=answer.error, attempts=attempts))
+        store.runs.record(
+            Prediction(run_id=prepared.run.id, claim_id=claim.id, status="error", error=answer.error, attempts=attempts)
+        )
         return
     completion = answer.completion
     # The same request a live run would make, so the answer is cached under the same key.
     key = cache_key(identity, item_request(store, prepared, claim))
-    store.runs.record(item_prediction(prepared, claim.id, completion, attempts, cached=False, batched=True), cache=(
-        key, identity_text, CachedResponse(completion.text, completion.tokens_in, completion.tokens_out,
-                                           completion.finish_reason, tool_calls_text(completion.tool_calls))))
+    store.runs.record(
+        item_prediction(prepared, claim.id, completion, attempts, cached=False, batched=True),
+        cache=(
+            key,
+            identity_text,
+            CachedResponse(
+                completion.text,
+                completion.tokens_in,
+                completion.tokens_out,
+                completion.finish_reason,
+                tool_calls_text(completion.tool_calls),
+            ),
+        ),
+    )
 
 
 def _refuse_if_live(store: Store, prepared: PreparedRun) -> None:
     run = store.runs.get(prepared.run.id)
     if run.status == "running":
-        raise BatchRunError(f"run {run.name} is being answered live right now ({run.owner}); let it finish or"
-                            " cancel it first")
+        raise BatchRunError(
+            f"run {run.name} is being answered live right now ({run.owner}); let it finish or cancel it first"
+        )
 
 
 def forget_batches(store: Store, run) -> list[RunBatch]:
@@ -307,13 +324,22 @@ def forget_batches(store: Store, run) -> list[RunBatch]:
 
 def _claims(store: Store, claim_ids: list[int]):
     for start in range(0, len(claim_ids), CLAIM_BATCH):
-        yield from store.runs.claims(claim_ids[start:start + CLAIM_BATCH])
+        yield from store.runs.claims(claim_ids[start : start + CLAIM_BATCH])
 
 
 def _claim_id(custom_id: str) -> int | None:
-    number = custom_id[len(CUSTOM_ID_PREFIX):] if custom_id.startswith(CUSTOM_ID_PREFIX) else ""
+    number = custom_id[len(CUSTOM_ID_PREFIX) :] if custom_id.startswith(CUSTOM_ID_PREFIX) else ""
     return int(number) if number.isdigit() else None
 
 
-__all__ = ["BatchRunError", "Collected", "Submitted", "batch_tag", "cancel_batches", "collect_batches",
-           "forget_batches", "split_lines", "submit_batch"]
+__all__ = [
+    "BatchRunError",
+    "Collected",
+    "Submitted",
+    "batch_tag",
+    "cancel_batches",
+    "collect_batches",
+    "forget_batches",
+    "split_lines",
+    "submit_batch",
+]

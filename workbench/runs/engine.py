@@ -23,20 +23,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from store import CachedResponse, Claim, Prediction, RunProgress, Store
 from store.records import to_json
-from workbench.backends import (
-    Backend,
-    BackendError,
-    Completion,
-    CompletionRequest,
-    open_backend,
-)
+from workbench.backends import Backend, BackendError, Completion, CompletionRequest, open_backend
 from workbench.config import load_settings
 from workbench.prompting import PromptError
+from workbench.runs.ordering import CLAIM_WINDOW, RunQueue, WorkFeed
 from workbench.runs.requests import (
     cache_key,
     spent,
@@ -46,7 +41,6 @@ from workbench.runs.requests import (
     verdict_prediction,
     verdict_request,
 )
-from workbench.runs.ordering import CLAIM_WINDOW, RunQueue, WorkFeed
 from workbench.runs.retry import RetryGate, RetryPolicy, call_with_retries
 from workbench.runs.setup import prepare_run, prepare_task_run
 from workbench.runs.speed import items_per_second
@@ -65,9 +59,27 @@ from workbench.runs.types import (
 )
 
 __all__ = [
-    "ItemFinished", "PreparedRun", "RunEvent", "RunFinished", "RunRequest", "RunSetupError", "RunStarted",
-    "RunTask", "TaskAnswer", "TaskRunRequest", "cache_key", "execute_run", "items_per_second", "prepare_run",
-    "prepare_task_run", "run_blocking", "runs_blocking", "execute_runs", "unconfirmed_advice", "verdict_prediction", "verdict_request",
+    "ItemFinished",
+    "PreparedRun",
+    "RunEvent",
+    "RunFinished",
+    "RunRequest",
+    "RunSetupError",
+    "RunStarted",
+    "RunTask",
+    "TaskAnswer",
+    "TaskRunRequest",
+    "cache_key",
+    "execute_run",
+    "items_per_second",
+    "prepare_run",
+    "prepare_task_run",
+    "run_blocking",
+    "runs_blocking",
+    "execute_runs",
+    "unconfirmed_advice",
+    "verdict_prediction",
+    "verdict_request",
     "waiting_message",
 ]
 
@@ -76,9 +88,13 @@ CLAIM_BATCH = CLAIM_WINDOW
 """Pending claims are read this many at a time, just ahead of the workers."""
 
 
-async def execute_run(db_path: Path, prepared: PreparedRun,
-                      on_event: Callable[[RunEvent], None] | None = None,
-                      cancel: threading.Event | None = None, budget=None) -> RunProgress:
+async def execute_run(
+    db_path: Path,
+    prepared: PreparedRun,
+    on_event: Callable[[RunEvent], None] | None = None,
+    cancel: threading.Event | None = None,
+    budget=None,
+) -> RunProgress:
     """Answer every pending claim, committing each result; opens its own Store.
 
     Stops early when `cancel` is set (status cancelled), when an error means no other
@@ -89,9 +105,13 @@ async def execute_run(db_path: Path, prepared: PreparedRun,
     return (await execute_runs(db_path, [prepared], on_event, cancel, budget))[0]
 
 
-async def execute_runs(db_path: Path, prepared_runs: list[PreparedRun],
-                       on_event: Callable[[RunEvent], None] | None = None,
-                       cancel: threading.Event | None = None, budget=None) -> list[RunProgress]:
+async def execute_runs(
+    db_path: Path,
+    prepared_runs: list[PreparedRun],
+    on_event: Callable[[RunEvent], None] | None = None,
+    cancel: threading.Event | None = None,
+    budget=None,
+) -> list[RunProgress]:
     """Answer the pending claims of several runs together (a sweep of settings): each
     claim's prompts back to back, in prefix-sharing order (runs.ordering); each run keeps
     its own row, progress and events. A fatal error stops them all (they share a model)."""
@@ -109,16 +129,24 @@ async def execute_runs(db_path: Path, prepared_runs: list[PreparedRun],
         store.close()
 
 
-def run_blocking(db_path: Path, prepared: PreparedRun,
-                 on_event: Callable[[RunEvent], None] | None = None,
-                 cancel: threading.Event | None = None, budget=None) -> RunProgress:
+def run_blocking(
+    db_path: Path,
+    prepared: PreparedRun,
+    on_event: Callable[[RunEvent], None] | None = None,
+    cancel: threading.Event | None = None,
+    budget=None,
+) -> RunProgress:
     """execute_run for a thread (the TUI calls this from a worker)."""
     return asyncio.run(execute_run(db_path, prepared, on_event, cancel, budget))
 
 
-def runs_blocking(db_path: Path, prepared_runs: list[PreparedRun],
-                  on_event: Callable[[RunEvent], None] | None = None,
-                  cancel: threading.Event | None = None, budget=None) -> list[RunProgress]:
+def runs_blocking(
+    db_path: Path,
+    prepared_runs: list[PreparedRun],
+    on_event: Callable[[RunEvent], None] | None = None,
+    cancel: threading.Event | None = None,
+    budget=None,
+) -> list[RunProgress]:
     """execute_runs for a thread."""
     return asyncio.run(execute_runs(db_path, prepared_runs, on_event, cancel, budget))
 
@@ -181,8 +209,9 @@ class _Sweep:
             settings = load_settings()
             for engine in self.engines:
                 engine.open(settings)
-            await self._work_through(WorkFeed(self.store, queues, max(CLAIM_WINDOW, *(
-                e.prepared.concurrency for e in self.engines))))
+            await self._work_through(
+                WorkFeed(self.store, queues, max(CLAIM_WINDOW, *(e.prepared.concurrency for e in self.engines)))
+            )
         except BackendError as error:
             self.engines[0].fatal = error.message
         except asyncio.CancelledError:  # the caller's task was cancelled: stop like a user cancel
@@ -238,8 +267,15 @@ class _Sweep:
 class _Engine:
     """One run's part of an execution: its progress, its backend, its answers."""
 
-    def __init__(self, store: Store, prepared: PreparedRun, on_event, cancel: threading.Event,
-                 gate: RetryGate | None = None, budget=None):
+    def __init__(
+        self,
+        store: Store,
+        prepared: PreparedRun,
+        on_event,
+        cancel: threading.Event,
+        gate: RetryGate | None = None,
+        budget=None,
+    ):
         self.store, self.prepared, self.cancel = store, prepared, cancel
         # Without a listener no per-item event (and progress copy) is built at all.
         self.listening = on_event is not None
@@ -281,8 +317,9 @@ class _Engine:
     def finish(self, fatal: str | None) -> None:
         """The run's final status (a sweep's fatal error ends every run in it)."""
         self.fatal = self.fatal or fatal
-        at_budget = self.budget is not None and self.budget.reached and bool(
-            self.store.runs.pending_claim_ids(self.run_id))
+        at_budget = (
+            self.budget is not None and self.budget.reached and bool(self.store.runs.pending_claim_ids(self.run_id))
+        )
         status = "failed" if self.fatal else "cancelled" if self.cancel.is_set() or at_budget else "finished"
         self.store.runs.set_status(self.run_id, status)
         message = self.fatal or (self.budget.stop_reason if at_budget else None)
@@ -291,8 +328,9 @@ class _Engine:
     def _render(self, claim: Claim) -> CompletionRequest:
         return verdict_request(self.prepared, claim, self.store)
 
-    async def _answer(self, claim: Claim, request: CompletionRequest | None = None,
-                      problem: PromptError | None = None) -> None:
+    async def _answer(
+        self, claim: Claim, request: CompletionRequest | None = None, problem: PromptError | None = None
+    ) -> None:
         """Answer one claim (from the cache or the model), parse, commit, report; a verdict
         run's request comes rendered (or with the PromptError rendering met)."""
         before = self.errored.get(claim.id, 0)
@@ -318,8 +356,10 @@ class _Engine:
             self._finish_with_error(claim.id, answer.error.message, attempts, fatal=answer.error.fatal)
             return
         # The answer and its cache entry in one transaction: one commit per answer.
-        self._finish(verdict_prediction(self.prepared, claim.id, answer.completion, attempts, answer.cached),
-                     cache=answer.cache_entry)
+        self._finish(
+            verdict_prediction(self.prepared, claim.id, answer.completion, attempts, answer.cached),
+            cache=answer.cache_entry,
+        )
 
     async def _answer_task(self, claim, before: int) -> None:
         """A task run's item: render and parse by the task; an unreadable answer is asked
@@ -349,16 +389,34 @@ class _Engine:
                 again = await self._tries(task, first, 0, repeat)
                 if again.stopped:  # the item stays pending; its repeats so far come from the cache
                     return
-                task.keep_repeat(self.store, self.run_id, claim.id, repeat, again.parsed, again.completion,
-                                 again.error.message if again.error else None, again.cached)
+                task.keep_repeat(
+                    self.store,
+                    self.run_id,
+                    claim.id,
+                    repeat,
+                    again.parsed,
+                    again.completion,
+                    again.error.message if again.error else None,
+                    again.cached,
+                )
                 if again.error is not None and again.error.fatal:
                     self.fatal = again.error.message
                     return
         parsed, completion = tried.parsed, tried.completion
-        self._finish(Prediction(
-            run_id=self.run_id, claim_id=claim.id, status=parsed.status, explanation=parsed.explanation,
-            raw_output=completion.text, parsed=parsed.parsed, attempts=tried.attempts,
-            finish_reason=completion.finish_reason, cached=tried.cached, **{"latency_s": 0.0, **tried.spent}))
+        self._finish(
+            Prediction(
+                run_id=self.run_id,
+                claim_id=claim.id,
+                status=parsed.status,
+                explanation=parsed.explanation,
+                raw_output=completion.text,
+                parsed=parsed.parsed,
+                attempts=tried.attempts,
+                finish_reason=completion.finish_reason,
+                cached=tried.cached,
+                **{"latency_s": 0.0, **tried.spent},
+            )
+        )
 
     async def _tries(self, task, first, before: int, repeat: int) -> _Tried:
         """Ask until the answer parses (task.tries at most), each answer cached at once."""
@@ -387,8 +445,14 @@ class _Engine:
         key = cache_key(self.backend.identity, request)
         cached = self.store.runs.cached_response(key) if self.prepared.use_cache else None
         if cached is not None:
-            completion = Completion(cached.text, cached.tokens_in, cached.tokens_out, 0.0, cached.finish_reason,
-                                    tool_calls_of(cached.tool_calls))
+            completion = Completion(
+                cached.text,
+                cached.tokens_in,
+                cached.tokens_out,
+                0.0,
+                cached.finish_reason,
+                tool_calls_of(cached.tool_calls),
+            )
             return _Answer(completion, cached=True, calls=0)
         reservation = None
         if self.budget is not None:
@@ -406,15 +470,24 @@ class _Engine:
         completion = outcome.completion
         if completion is None:
             return _Answer(None, cached=False, calls=outcome.calls, error=outcome.error)
-        entry = (key, self.identity_text, CachedResponse(completion.text, completion.tokens_in,
-                                                         completion.tokens_out, completion.finish_reason,
-                                                         tool_calls_text(completion.tool_calls)))
+        entry = (
+            key,
+            self.identity_text,
+            CachedResponse(
+                completion.text,
+                completion.tokens_in,
+                completion.tokens_out,
+                completion.finish_reason,
+                tool_calls_text(completion.tool_calls),
+            ),
+        )
         return _Answer(completion, cached=False, calls=outcome.calls, cache_entry=entry)
 
     def _finish_with_error(self, claim_id: int, message: str, attempts: int, fatal: bool = False) -> None:
         """Record an item that got no answer; a fatal error (a refused key) stops the run."""
-        self._finish(Prediction(run_id=self.run_id, claim_id=claim_id, status="error", error=message,
-                                attempts=attempts))
+        self._finish(
+            Prediction(run_id=self.run_id, claim_id=claim_id, status="error", error=message, attempts=attempts)
+        )
         if fatal:
             self.fatal = message
 

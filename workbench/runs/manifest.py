@@ -47,10 +47,12 @@ def run_manifest(store: Store, run: Run) -> dict[str, Any]:
         "model": run.model,
         "model_identity": _identity_text(run.model_identity),
         "dataset": _dataset_name(store, run),
-        "claims": f"{len(claim_ids):,} claims, sha256 {recorded[:16]}" if recorded
+        "claims": f"{len(claim_ids):,} claims, sha256 {recorded[:16]}"
+        if recorded
         else f"{len(claim_ids):,} claims (their content was not recorded when the run was made)",
         "subset": run.subset_filter or "(claims named one by one)",
-        "template": f"{run.prompt_name} {run.prompt_hash[:12]}" if run.prompt_name and run.prompt_hash
+        "template": f"{run.prompt_name} {run.prompt_hash[:12]}"
+        if run.prompt_name and run.prompt_hash
         else run.prompt_name,
         "setting": run.setting,
     }
@@ -83,8 +85,10 @@ def check_varies(names: Iterable[str]) -> list[str]:
     for name in names:
         for part in (p.strip() for p in name.split(",")):
             if part and part.split(".", 1)[0] not in VARY_GROUPS:
-                raise ValueError(f"--varies {part!r}: not a part of a run's manifest (parts: {', '.join(VARY_GROUPS)},"
-                                 " or one key such as params.temperature)")
+                raise ValueError(
+                    f"--varies {part!r}: not a part of a run's manifest (parts: {', '.join(VARY_GROUPS)},"
+                    " or one key such as params.temperature)"
+                )
             if part:
                 found.append(part)
     return found

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from store import Claim, Store
 from workbench.backends import CompletionRequest
@@ -34,8 +35,11 @@ def prompt_key(request: CompletionRequest) -> str:
     for message in request.messages:
         content = message.get("content")
         if isinstance(content, list):
-            content = "".join(str(part.get("text") or part.get("sha256") or part.get("url") or "")
-                              for part in content if isinstance(part, dict))
+            content = "".join(
+                str(part.get("text") or part.get("sha256") or part.get("url") or "")
+                for part in content
+                if isinstance(part, dict)
+            )
         parts.append(f"{message.get('role')}\x1f{content or ''}\x1e")
     return "".join(parts)
 
@@ -92,7 +96,7 @@ class WorkFeed:
         while not self.ready:
             if self.position >= len(self.claim_ids):
                 return None
-            chunk = self.claim_ids[self.position:self.position + self.window]
+            chunk = self.claim_ids[self.position : self.position + self.window]
             self.position += len(chunk)
             self.ready.extend(self._ordered(self.store.runs.claims(chunk)))
         return self.ready.popleft()

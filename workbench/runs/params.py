@@ -8,20 +8,41 @@ from typing import Any
 from workbench.runs.types import RunSetupError
 
 PARAM_TYPES: dict[str, type] = {
-    "temperature": float, "max_tokens": int, "seed": int, "timeout": float, "attempts": int,
-    "json": bool, "json_format": str, "n_ctx": int, "n_threads": int, "n_batch": int, "n_gpu_layers": int,
+    "temperature": float,
+    "max_tokens": int,
+    "seed": int,
+    "timeout": float,
+    "attempts": int,
+    "json": bool,
+    "json_format": str,
+    "n_ctx": int,
+    "n_threads": int,
+    "n_batch": int,
+    "n_gpu_layers": int,
     "prefix_cache_mb": int,
-    "mmproj": str, "vision_handler": str,
-    "search": str, "search_url": str, "max_steps": int, "max_searches": int, "search_results": int, "tools": str,
-    "claim_tokens": int, "image_search": bool, "vision": bool, "max_images": int,
+    "mmproj": str,
+    "vision_handler": str,
+    "search": str,
+    "search_url": str,
+    "max_steps": int,
+    "max_searches": int,
+    "search_results": int,
+    "tools": str,
+    "claim_tokens": int,
+    "image_search": bool,
+    "vision": bool,
+    "max_images": int,
 }
 PARAM_HELP = {
-    "temperature": "sampling temperature (default 0)", "max_tokens": "answer length cap (default 512)",
-    "seed": "sampling seed (default 0)", "timeout": "seconds per API request (default 60)",
+    "temperature": "sampling temperature (default 0)",
+    "max_tokens": "answer length cap (default 512)",
+    "seed": "sampling seed (default 0)",
+    "timeout": "seconds per API request (default 60)",
     "attempts": "tries per claim before it is recorded as an error (default 4)",
     "json": "ask for a JSON answer (default: the template's choice)",
     "json_format": "API models: schema, object or off (how JSON is enforced)",
-    "n_ctx": "gguf: context length (default 4096)", "n_threads": "gguf: CPU threads",
+    "n_ctx": "gguf: context length (default 4096)",
+    "n_threads": "gguf: CPU threads",
     "n_batch": "gguf: prompt tokens per batch (default 512; answers do not depend on it, see docs/models.md)",
     "prefix_cache_mb": "gguf: memory for prompt prefixes kept between claims (default 512; 0: none)",
     "n_gpu_layers": "gguf: layers offloaded to a GPU",
@@ -74,8 +95,17 @@ def effective_params(given: dict[str, Any], scheme: str) -> dict[str, Any]:
     merged = {**defaults, **params}
     if merged.get("prefix_cache_mb") is not None and merged["prefix_cache_mb"] < 0:
         raise RunSetupError("--param prefix_cache_mb cannot be negative (0 keeps no prefixes)")
-    for key in ("max_tokens", "attempts", "n_ctx", "n_batch", "max_steps", "max_searches", "search_results", "claim_tokens",
-                "max_images"):
+    for key in (
+        "max_tokens",
+        "attempts",
+        "n_ctx",
+        "n_batch",
+        "max_steps",
+        "max_searches",
+        "search_results",
+        "claim_tokens",
+        "max_images",
+    ):
         if key in merged and merged[key] is not None and merged[key] < 1:
             raise RunSetupError(f"--param {key} must be at least 1")
     if merged.get("temperature") is not None and merged["temperature"] < 0:

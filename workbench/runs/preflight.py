@@ -84,13 +84,16 @@ def check_takes_images(model: CheckedModel, store=None) -> None:
     role = f"{model.call.role} {model.call.model}"
     if model.spec.scheme == "gguf":
         if not getattr(model.backend, "takes_images", False):
-            raise RunSetupError(f"the {role} is a text-only GGUF model and the setting sends images: give its vision"
-                                " projector with --param mmproj=PATH (and --param vision_handler=NAME unless it is"
-                                " a LLaVA-1.5 model), or drop +image from the setting")
+            raise RunSetupError(
+                f"the {role} is a text-only GGUF model and the setting sends images: give its vision"
+                " projector with --param mmproj=PATH (and --param vision_handler=NAME unless it is"
+                " a LLaVA-1.5 model), or drop +image from the setting"
+            )
         return
     picture = probe_image()
-    request = CompletionRequest(probe_messages("probe"), max_tokens=5, temperature=0.0, seed=None,
-                                images={"probe": picture})
+    request = CompletionRequest(
+        probe_messages("probe"), max_tokens=5, temperature=0.0, seed=None, images={"probe": picture}
+    )
     key = cache_key(model.backend.identity, request)
     if store is not None and store.runs.cached_response(key) is not None:
         return  # this model answered about the picture before
@@ -105,12 +108,17 @@ def check_takes_images(model: CheckedModel, store=None) -> None:
     try:
         answer = asyncio.run(ask())
         if store is not None:
-            store.runs.cache_response(key, to_json(model.backend.identity), CachedResponse(
-                answer.text, answer.tokens_in, answer.tokens_out, answer.finish_reason))
+            store.runs.cache_response(
+                key,
+                to_json(model.backend.identity),
+                CachedResponse(answer.text, answer.tokens_in, answer.tokens_out, answer.finish_reason),
+            )
     except BackendError as error:
         if error.status in (400, 415, 422):
-            raise RunSetupError(f"the {role} does not take images (asked once with a 2x2 picture: {error.message});"
-                                " use a vision model, or drop +image from the setting") from None
+            raise RunSetupError(
+                f"the {role} does not take images (asked once with a 2x2 picture: {error.message});"
+                " use a vision model, or drop +image from the setting"
+            ) from None
         # Anything else (a timeout, a refused connection) the run itself will meet and report.
 
 

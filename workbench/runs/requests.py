@@ -20,8 +20,12 @@ from workbench.search.shown_images import image_bytes
 def cache_key(identity: dict, request: CompletionRequest) -> str:
     """The response cache key: model identity + exact messages + sampling params (+ tools)."""
     asked = {
-        "identity": identity, "messages": request.messages, "max_tokens": request.max_tokens,
-        "temperature": request.temperature, "seed": request.seed, "json_schema": request.json_schema,
+        "identity": identity,
+        "messages": request.messages,
+        "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "seed": request.seed,
+        "json_schema": request.json_schema,
         "stop": request.stop,
     }
     if request.tools:  # only then: the keys of every earlier answer stay as they were
@@ -46,16 +50,23 @@ def verdict_request(prepared: PreparedRun, claim: Claim, store: Store | None = N
     rendered); with `store`, the bytes of the claim's images go along."""
     rendered = render(claim, prepared.template, prepared.setting, prepared.json_answer)
     params = prepared.params
-    return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                             params.get("seed"), rendered.json_schema,
-                             images=image_bytes(store, rendered.messages) if store is not None else {})
+    return CompletionRequest(
+        rendered.messages,
+        int(params["max_tokens"]),
+        float(params.get("temperature") or 0.0),
+        params.get("seed"),
+        rendered.json_schema,
+        images=image_bytes(store, rendered.messages) if store is not None else {},
+    )
 
 
 def spent(completion: Completion) -> dict:
     """A completion's tokens and timings as Prediction fields."""
     timings = completion.timings
     return {
-        "latency_s": completion.latency_s, "tokens_in": completion.tokens_in, "tokens_out": completion.tokens_out,
+        "latency_s": completion.latency_s,
+        "tokens_in": completion.tokens_in,
+        "tokens_out": completion.tokens_out,
         "tokens_cached": completion.tokens_cached,
         "prompt_eval_tokens": timings.prompt_tokens if timings else None,
         "prompt_eval_ms": round(timings.prompt_ms, 3) if timings else None,
@@ -64,16 +75,27 @@ def spent(completion: Completion) -> dict:
     }
 
 
-def verdict_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
-                       cached: bool) -> Prediction:
+def verdict_prediction(
+    prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int, cached: bool
+) -> Prediction:
     """A model's answer about one claim, parsed into the dataset's label space."""
-    answer = parse_answer(completion.text, prepared.label_space, tuple(prepared.template.output_fields[:1]),
-                          prepared.allowed_verdicts)
+    answer = parse_answer(
+        completion.text, prepared.label_space, tuple(prepared.template.output_fields[:1]), prepared.allowed_verdicts
+    )
     return Prediction(
-        run_id=prepared.run.id, claim_id=claim_id, status=answer.status, verdict=answer.verdict,
-        raw_verdict=answer.raw_verdict, explanation=answer.explanation, raw_output=completion.text,
-        parsed=answer.parsed, attempts=attempts, finish_reason=completion.finish_reason, cached=cached,
-        **spent(completion))
+        run_id=prepared.run.id,
+        claim_id=claim_id,
+        status=answer.status,
+        verdict=answer.verdict,
+        raw_verdict=answer.raw_verdict,
+        explanation=answer.explanation,
+        raw_output=completion.text,
+        parsed=answer.parsed,
+        attempts=attempts,
+        finish_reason=completion.finish_reason,
+        cached=cached,
+        **spent(completion),
+    )
 
 
 REPEAT_SEED_STEP = 1000
@@ -81,17 +103,23 @@ REPEAT_SEED_STEP = 1000
 model would otherwise give the same answer every time."""
 
 
-def task_request(prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0, repeat: int = 0,
-                 store: Store | None = None) -> CompletionRequest:
+def task_request(
+    prepared: PreparedRun, rendered: RenderedPrompt, attempt: int = 0, repeat: int = 0, store: Store | None = None
+) -> CompletionRequest:
     """A task's request; each retry gets the next seed (with the nudge, a new answer), and
     each repeat its own cache key. With `store`, the bytes of any images the messages show
     go along (an article written with the claim's images)."""
     params = prepared.params
     seed = params.get("seed")
-    return CompletionRequest(rendered.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                             None if seed is None else int(seed) + attempt + repeat * REPEAT_SEED_STEP,
-                             rendered.json_schema, repeat=repeat,
-                             images=image_bytes(store, rendered.messages) if store is not None else {})
+    return CompletionRequest(
+        rendered.messages,
+        int(params["max_tokens"]),
+        float(params.get("temperature") or 0.0),
+        None if seed is None else int(seed) + attempt + repeat * REPEAT_SEED_STEP,
+        rendered.json_schema,
+        repeat=repeat,
+        images=image_bytes(store, rendered.messages) if store is not None else {},
+    )
 
 
 def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> CompletionRequest:
@@ -102,14 +130,24 @@ def item_request(store: Store, prepared: PreparedRun, claim: Claim) -> Completio
     return task_request(prepared, prepared.task.render(store, claim), store=store)
 
 
-def item_prediction(prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int,
-                    cached: bool, batched: bool = False) -> Prediction:
+def item_prediction(
+    prepared: PreparedRun, claim_id: int, completion: Completion, attempts: int, cached: bool, batched: bool = False
+) -> Prediction:
     """One answer read into a prediction: parsed into the label space, or by the task."""
     if prepared.task is None:
         prediction = verdict_prediction(prepared, claim_id, completion, attempts, cached)
         return dataclasses.replace(prediction, batched=batched) if batched else prediction
     parsed = prepared.task.parse(completion.text)
     return Prediction(
-        run_id=prepared.run.id, claim_id=claim_id, status=parsed.status, explanation=parsed.explanation,
-        raw_output=completion.text, parsed=parsed.parsed, attempts=attempts, finish_reason=completion.finish_reason,
-        cached=cached, batched=batched, **spent(completion))
+        run_id=prepared.run.id,
+        claim_id=claim_id,
+        status=parsed.status,
+        explanation=parsed.explanation,
+        raw_output=completion.text,
+        parsed=parsed.parsed,
+        attempts=attempts,
+        finish_reason=completion.finish_reason,
+        cached=cached,
+        batched=batched,
+        **spent(completion),
+    )

@@ -27,8 +27,9 @@ _SURE_FILTERS = {
 EXAMPLES = 3
 
 
-def check_claims_have(store: Store, claim_ids: list[int], template: Template, setting: Setting,
-                      json_answer: bool) -> None:
+def check_claims_have(
+    store: Store, claim_ids: list[int], template: Template, setting: Setting, json_answer: bool
+) -> None:
     """RunSetupError naming how many selected claims lack something the setting needs."""
     wanted = needs(template, setting, "json" if json_answer else "text")
     if not wanted:
@@ -37,13 +38,17 @@ def check_claims_have(store: Store, claim_ids: list[int], template: Template, se
     if not missing:
         return
     counts = Counter(need for lacked in missing.values() for need in lacked)
-    reasons = "; ".join(f"{n:,} of {len(claim_ids):,} selected claims have no {describe_need(need, article=False)}"
-                        for need, n in sorted(counts.items()))
+    reasons = "; ".join(
+        f"{n:,} of {len(claim_ids):,} selected claims have no {describe_need(need, article=False)}"
+        for need, n in sorted(counts.items())
+    )
     examples = ", ".join(str(i) for i in list(missing)[:EXAMPLES])
     hints = sorted({_SURE_FILTERS[need][0] for need in counts if need in _SURE_FILTERS})
     narrow = f" (e.g. {' '.join(hints)})" if hints else ""
-    raise RunSetupError(f"setting {setting.name} cannot be used: {reasons} (e.g. claim {examples}). "
-                        f"Choose another setting, or narrow the claims with --where{narrow}.")
+    raise RunSetupError(
+        f"setting {setting.name} cannot be used: {reasons} (e.g. claim {examples}). "
+        f"Choose another setting, or narrow the claims with --where{narrow}."
+    )
 
 
 def claims_lacking(store: Store, claim_ids: list[int], wanted: set[str]) -> dict[int, list[str]]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
 from workbench.backends import BackendError, Completion
 from workbench.retrying import backoff, with_retries
@@ -83,8 +83,9 @@ class RetryGate:
                 return
 
 
-async def call_with_retries(call: Callable[[], Awaitable[Completion]], policy: RetryPolicy,
-                            gate: RetryGate) -> CallOutcome:
+async def call_with_retries(
+    call: Callable[[], Awaitable[Completion]], policy: RetryPolicy, gate: RetryGate
+) -> CallOutcome:
     """Call until an answer, a non-retryable error, or the attempts run out."""
     calls, malformed = 0, 0
 
@@ -109,12 +110,21 @@ async def call_with_retries(call: Callable[[], Awaitable[Completion]], policy: R
             gate.hold(seconds)  # the server's limit holds back every worker of the run
 
     try:
-        completion = await with_retries(once, attempts=policy.attempts, retry_if=again, on_wait=hold,
-                                        wait=backoff(policy.base_delay, policy.max_delay, jitter=True))
+        completion = await with_retries(
+            once,
+            attempts=policy.attempts,
+            retry_if=again,
+            on_wait=hold,
+            wait=backoff(policy.base_delay, policy.max_delay, jitter=True),
+        )
     except BackendError as error:
         if error.retryable and (calls >= policy.attempts or malformed >= MAX_MALFORMED):
             # Out of tries; an unreachable server stops the run.
-            error = BackendError(f"{error.message} (gave up after {calls} attempts)", retryable=True,
-                                 fatal=error.unreachable, unreachable=error.unreachable)
+            error = BackendError(
+                f"{error.message} (gave up after {calls} attempts)",
+                retryable=True,
+                fatal=error.unreachable,
+                unreachable=error.unreachable,
+            )
         return CallOutcome(None, calls, error)
     return CallOutcome(completion, calls, None)

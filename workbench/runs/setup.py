@@ -16,11 +16,9 @@ from pathlib import Path
 
 from store import FilterError, LabelSpace, Run, Store
 from store.records import as_dict, to_json
-from workbench.backends import (
-    ModelSpec,
-    ModelSpecError,
-)
+from workbench.backends import ModelSpec, ModelSpecError
 from workbench.backends.specs import names_a_file
+from workbench.choices import DATA_VERSION_KEY
 from workbench.config import load_settings
 from workbench.labels import normalise
 from workbench.prompting import (
@@ -34,14 +32,12 @@ from workbench.prompting import (
     load_template,
     parse_setting,
 )
-from workbench.choices import DATA_VERSION_KEY
 from workbench.runs.manifest import VERSIONED_PACKAGES
 from workbench.runs.params import configuration_params
 from workbench.runs.preflight import ModelCall, check_takes_images, model_takes_images, preflight
 from workbench.runs.requirements import check_claims_have
 from workbench.runs.types import PreparedRun, RunRequest, RunSetupError, TaskRunRequest
 from workbench.search.config import SearchConfig
-
 
 
 def prepare_run(store: Store, request: RunRequest) -> PreparedRun:
@@ -80,14 +76,29 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
         search = dataclasses.replace(search, vision=params["vision"])
     key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
     engine = engine_of(backend)
-    run, resumed = _find_or_create(store, request, resuming, key, spec, template, setting, params,
-                                   backend.identity, claim_ids, dataset_id, engine)
+    run, resumed = _find_or_create(
+        store, request, resuming, key, spec, template, setting, params, backend.identity, claim_ids, dataset_id, engine
+    )
     concurrency = request.concurrency or backend.default_concurrency
     if concurrency < 1:
         raise RunSetupError("--concurrency must be at least 1")
-    return PreparedRun(run, store.runs.pending_claim_ids(run.id), len(claim_ids), resumed, spec, template,
-                       setting, json_answer, params, space, allowed, concurrency, request.use_cache,
-                       search=search, engine=engine)
+    return PreparedRun(
+        run,
+        store.runs.pending_claim_ids(run.id),
+        len(claim_ids),
+        resumed,
+        spec,
+        template,
+        setting,
+        json_answer,
+        params,
+        space,
+        allowed,
+        concurrency,
+        request.use_cache,
+        search=search,
+        engine=engine,
+    )
 
 
 def selected_claims(store: Store, request: RunRequest) -> list[int]:
@@ -125,18 +136,28 @@ def search_config(params: dict, spec: ModelSpec, settings) -> SearchConfig | Non
     except SearchError as error:
         raise RunSetupError(str(error)) from None
     if params.get("image_search") and backend not in IMAGE_BACKENDS:
-        raise RunSetupError(f"the {backend} backend has no image search; use {' or '.join(IMAGE_BACKENDS)}"
-                            " (--search serper, or --search searxng with --search-url)")
+        raise RunSetupError(
+            f"the {backend} backend has no image search; use {' or '.join(IMAGE_BACKENDS)}"
+            " (--search serper, or --search searxng with --search-url)"
+        )
     tools = params.get("tools") or ("text" if spec.scheme == "gguf" else "native")
     if tools not in ("native", "text"):
         raise RunSetupError(f"--param tools takes native or text, not {tools!r}")
     blocked = settings.search_blocked_domains
-    return SearchConfig(backend, params.get("search_url"), int(params.get("max_steps") or 6),
-                        int(params.get("max_searches") or 4), int(params.get("search_results") or 5), tools,
-                        tuple(DEFAULT_BLOCKED_DOMAINS if blocked is None else blocked),
-                        claim_tokens=params.get("claim_tokens"), image_search=bool(params.get("image_search")),
-                        vision=bool(params.get("vision")), max_images=int(params.get("max_images") or 3),
-                        fetch_private=settings.search_fetch_private)
+    return SearchConfig(
+        backend,
+        params.get("search_url"),
+        int(params.get("max_steps") or 6),
+        int(params.get("max_searches") or 4),
+        int(params.get("search_results") or 5),
+        tools,
+        tuple(DEFAULT_BLOCKED_DOMAINS if blocked is None else blocked),
+        claim_tokens=params.get("claim_tokens"),
+        image_search=bool(params.get("image_search")),
+        vision=bool(params.get("vision")),
+        max_images=int(params.get("max_images") or 3),
+        fetch_private=settings.search_fetch_private,
+    )
 
 
 def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:
@@ -157,32 +178,69 @@ def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:
     if latest is not None and (unfinished or request.use_cache):
         run, resumed = latest, True
     else:
-        run, resumed = store.runs.create(_task_run(store, request, spec, params, backend.identity, key, engine),
-                                         request.claim_ids), False
+        run, resumed = (
+            store.runs.create(
+                _task_run(store, request, spec, params, backend.identity, key, engine), request.claim_ids
+            ),
+            False,
+        )
     concurrency = request.concurrency or backend.default_concurrency
     if concurrency < 1:
         raise RunSetupError("--concurrency must be at least 1")
-    return PreparedRun(run, store.runs.pending_claim_ids(run.id), len(request.claim_ids), resumed, spec, None,
-                       None, True, params, None, [], concurrency, request.use_cache, task=request.task,
-                       engine=engine)
+    return PreparedRun(
+        run,
+        store.runs.pending_claim_ids(run.id),
+        len(request.claim_ids),
+        resumed,
+        spec,
+        None,
+        None,
+        True,
+        params,
+        None,
+        [],
+        concurrency,
+        request.use_cache,
+        task=request.task,
+        engine=engine,
+    )
 
 
 def task_config_key(identity: dict, task, params: dict, claim_ids: list[int]) -> str:
     """The hash of everything that defines a task run's answers, and its claims."""
-    return hashlib.sha256(to_json({
-        "kind": task.kind, "identity": identity, "task": task.configuration(),
-        "params": configuration_params(params), "claims": claim_ids,
-    }).encode()).hexdigest()
+    return hashlib.sha256(
+        to_json(
+            {
+                "kind": task.kind,
+                "identity": identity,
+                "task": task.configuration(),
+                "params": configuration_params(params),
+                "claims": claim_ids,
+            }
+        ).encode()
+    ).hexdigest()
 
 
-def _task_run(store: Store, request: TaskRunRequest, spec: ModelSpec, params: dict, identity: dict,
-              key: str, engine: dict) -> Run:
+def _task_run(
+    store: Store, request: TaskRunRequest, spec: ModelSpec, params: dict, identity: dict, key: str, engine: dict
+) -> Run:
     task = request.task
-    return Run(name=store.runs.unique_name(request.name), kind=task.kind, dataset_id=request.dataset_id,
-               model=_model_text(spec), model_identity=identity, prompt_name=task.template_name,
-               prompt_hash=task.template_hash, setting=task.source, params=params,
-               subset_filter=request.subset_filter, config_key=key, versions=package_versions(),
-               target_run_id=request.target_run_id, engine=engine)
+    return Run(
+        name=store.runs.unique_name(request.name),
+        kind=task.kind,
+        dataset_id=request.dataset_id,
+        model=_model_text(spec),
+        model_identity=identity,
+        prompt_name=task.template_name,
+        prompt_hash=task.template_hash,
+        setting=task.source,
+        params=params,
+        subset_filter=request.subset_filter,
+        config_key=key,
+        versions=package_versions(),
+        target_run_id=request.target_run_id,
+        engine=engine,
+    )
 
 
 def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
@@ -190,12 +248,20 @@ def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
     if run is None:
         raise RunSetupError(f"no run {request.resume!r} to resume; `workbench runs` lists them")
     if run.kind != "verdict":
-        raise RunSetupError(f"run {run.name} is a step of the contamination pipeline (kind {run.kind}); run the"
-                            " same `workbench contamination run` command again to continue it")
-    again = RunRequest(model=run.model, setting=run.setting or "claim", prompt=run.prompt_name or "auto",
-                       claim_ids=store.runs.claim_ids(run.id), base_url=run.model_identity.get("base_url")
-                       if not run.model.startswith("gguf:") else None, params=dict(run.params),
-                       concurrency=request.concurrency, use_cache=request.use_cache)
+        raise RunSetupError(
+            f"run {run.name} is a step of the contamination pipeline (kind {run.kind}); run the"
+            " same `workbench contamination run` command again to continue it"
+        )
+    again = RunRequest(
+        model=run.model,
+        setting=run.setting or "claim",
+        prompt=run.prompt_name or "auto",
+        claim_ids=store.runs.claim_ids(run.id),
+        base_url=run.model_identity.get("base_url") if not run.model.startswith("gguf:") else None,
+        params=dict(run.params),
+        concurrency=request.concurrency,
+        use_cache=request.use_cache,
+    )
     try:
         return _prepare(store, again, resuming=run)
     except (ModelSpecError, TemplateError, PromptError, FilterError) as error:
@@ -207,8 +273,9 @@ def _select_claims(store: Store, request: RunRequest) -> list[int]:
         known = store.claims.existing(request.claim_ids)
         unknown = [i for i in request.claim_ids if i not in known]
         if unknown:
-            raise RunSetupError(f"no claim with id {unknown[0]}" + (f" (and {len(unknown) - 1} more)"
-                                                                     if len(unknown) > 1 else ""))
+            raise RunSetupError(
+                f"no claim with id {unknown[0]}" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+            )
         ids = list(dict.fromkeys(request.claim_ids))
     else:
         if request.dataset and store.datasets.get(request.dataset) is None:
@@ -218,8 +285,11 @@ def _select_claims(store: Store, request: RunRequest) -> list[int]:
     if request.limit is not None:
         ids = ids[: request.limit]
     if not ids:
-        raise RunSetupError("no claims match" + (f" {request.filter!r}" if request.filter else "")
-                            + ("" if store.datasets.list() else "; import a dataset first"))
+        raise RunSetupError(
+            "no claims match"
+            + (f" {request.filter!r}" if request.filter else "")
+            + ("" if store.datasets.list() else "; import a dataset first")
+        )
     return ids
 
 
@@ -232,9 +302,10 @@ def _label_space(store: Store, claim_ids: list[int]) -> tuple[LabelSpace, int | 
         dataset_ids.append(dataset.id)
     if len(spaces) > 1:
         names = "; ".join(f"{name} ({space.name})" for name, space in spaces.values())
-        raise RunSetupError(f"the selected claims come from datasets with different label spaces: {names};"
-                            " run one dataset at a time")
-    (_, space), = spaces.values()
+        raise RunSetupError(
+            f"the selected claims come from datasets with different label spaces: {names}; run one dataset at a time"
+        )
+    ((_, space),) = spaces.values()
     return space, dataset_ids[0] if len(dataset_ids) == 1 else None
 
 
@@ -245,7 +316,8 @@ def _template_name(prompt: str, space: LabelSpace, prompts_dir: Path | None) -> 
         raise RunSetupError(
             f"--prompt auto picks the template named after the claims' label space, and there is no"
             f" template for the {space.name!r} label space ({', '.join(space.labels)}); choose one with"
-            " --prompt (`workbench prompts` lists them), or add a template file for it to your prompts_dir")
+            " --prompt (`workbench prompts` lists them), or add a template file for it to your prompts_dir"
+        )
     return space.name
 
 
@@ -258,18 +330,29 @@ def _allowed_verdicts(template: Template, space: LabelSpace) -> list[str]:
         raise RunSetupError(
             f"template {template.name!r} answers {', '.join(template.answer_labels)}, but these claims are scored"
             f" in the {space.name} label space ({', '.join(space.labels)}); pick a template for it"
-            f" (`workbench prompts` lists them, e.g. --prompt {space.name})")
+            f" (`workbench prompts` lists them, e.g. --prompt {space.name})"
+        )
     return allowed
 
 
-def config_key(identity: dict, template: Template, setting: Setting, json_answer: bool, params: dict,
-               claim_ids: list[int]) -> str:
+def config_key(
+    identity: dict, template: Template, setting: Setting, json_answer: bool, params: dict, claim_ids: list[int]
+) -> str:
     """The hash of everything that defines a run's answers, and its claims."""
-    return hashlib.sha256(to_json({
-        "kind": "verdict", "identity": identity, "template": template.name,
-        "template_hash": template.content_hash, "setting": setting.name, "json": json_answer,
-        "params": configuration_params(params), "claims": claim_ids,
-    }).encode()).hexdigest()
+    return hashlib.sha256(
+        to_json(
+            {
+                "kind": "verdict",
+                "identity": identity,
+                "template": template.name,
+                "template_hash": template.content_hash,
+                "setting": setting.name,
+                "json": json_answer,
+                "params": configuration_params(params),
+                "claims": claim_ids,
+            }
+        ).encode()
+    ).hexdigest()
 
 
 def engine_of(backend) -> dict:
@@ -280,27 +363,42 @@ def engine_of(backend) -> dict:
 
 def engine_changes(run: Run, engine: dict) -> list[str]:
     """The engine settings that differ from when the run was created, as `name old -> new`."""
-    return [f"{name} {run.engine.get(name)} -> {value}" for name, value in engine.items()
-            if run.engine and run.engine.get(name) != value]
+    return [
+        f"{name} {run.engine.get(name)} -> {value}"
+        for name, value in engine.items()
+        if run.engine and run.engine.get(name) != value
+    ]
 
 
-def _find_or_create(store, request, resuming, key, spec, template, setting, params, identity, claim_ids,
-                    dataset_id, engine) -> tuple[Run, bool]:
+def _find_or_create(
+    store, request, resuming, key, spec, template, setting, params, identity, claim_ids, dataset_id, engine
+) -> tuple[Run, bool]:
     if resuming is not None:
         if resuming.config_key != key:
             raise RunSetupError(
                 f"cannot resume {resuming.name}: its configuration changed since it started (the template"
-                f" file, the model file or its parameters differ); start a new run instead")
+                f" file, the model file or its parameters differ); start a new run instead"
+            )
         return resuming, True
     latest = store.runs.latest_with_config(key)
     if latest is not None and (latest.status != "finished" or store.runs.pending_claim_ids(latest.id)):
         return latest, True  # unfinished, or finished with errors to retry
     searched = f"-search-{params['search']}" if params.get("search") else ""
     name = store.runs.unique_name(request.name or f"{spec.short_name}-{template.name}-{setting.name}{searched}")
-    run = Run(name=name, dataset_id=dataset_id, model=_model_text(spec), model_identity=identity,
-              prompt_name=template.name, prompt_hash=template.content_hash, setting=setting.name,
-              params=params, subset_filter=_subset_text(request), config_key=key,
-              versions=package_versions() | data_version(store, claim_ids), engine=engine)
+    run = Run(
+        name=name,
+        dataset_id=dataset_id,
+        model=_model_text(spec),
+        model_identity=identity,
+        prompt_name=template.name,
+        prompt_hash=template.content_hash,
+        setting=setting.name,
+        params=params,
+        subset_filter=_subset_text(request),
+        config_key=key,
+        versions=package_versions() | data_version(store, claim_ids),
+        engine=engine,
+    )
     return store.runs.create(run, claim_ids), False
 
 
@@ -321,8 +419,11 @@ def _model_text(spec: ModelSpec) -> str:
 def _subset_text(request: RunRequest) -> str | None:
     if request.claim_ids is not None:
         return None
-    parts = [f'dataset:"{request.dataset}"' if request.dataset else "", request.filter or "",
-             f"(first {request.limit})" if request.limit else ""]
+    parts = [
+        f'dataset:"{request.dataset}"' if request.dataset else "",
+        request.filter or "",
+        f"(first {request.limit})" if request.limit else "",
+    ]
     return " ".join(p for p in parts if p) or None
 
 

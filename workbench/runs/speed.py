@@ -9,5 +9,5 @@ def items_per_second(done: int, started_at: str | None, finished_at: str | None)
     """A finished run's speed from its stored times (second resolution)."""
     if not started_at or not finished_at or not done:
         return None
-    seconds = (datetime.fromisoformat(finished_at.rstrip("Z")) - datetime.fromisoformat(started_at.rstrip("Z")))
+    seconds = datetime.fromisoformat(finished_at.rstrip("Z")) - datetime.fromisoformat(started_at.rstrip("Z"))
     return done / max(seconds.total_seconds(), 1.0)

@@ -4,7 +4,7 @@ events a run reports. `workbench.runs.engine` re-exports all of it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import Any, Protocol
 
 from store import Claim, LabelSpace, Prediction, Run, RunProgress, Store
 from workbench.backends import ModelSpec
@@ -161,4 +161,4 @@ class RunFinished:
     """Why a run failed (e.g. the API key was refused)."""
 
 
-RunEvent = Union[RunStarted, ItemFinished, RunFinished]
+RunEvent = RunStarted | ItemFinished | RunFinished

@@ -126,8 +126,10 @@ class Comparison:
             return f"run:{filter_value(self.run_a.name)} {in_a} run:{filter_value(self.run_b.name)} {in_b}"
         left_out = f"-flagged:{filter_value(self.excluded_flag)}"
         if FlagSpec.parse(self.excluded_flag).per_run:  # @run: each run's own model, after its run: term
-            return (f"run:{filter_value(self.run_a.name)} {in_a} {left_out}"
-                    f" run:{filter_value(self.run_b.name)} {in_b} {left_out}")
+            return (
+                f"run:{filter_value(self.run_a.name)} {in_a} {left_out}"
+                f" run:{filter_value(self.run_b.name)} {in_b} {left_out}"
+            )
         return f"run:{filter_value(self.run_a.name)} {in_a} run:{filter_value(self.run_b.name)} {in_b} {left_out}"
 
 
@@ -175,8 +177,9 @@ def _pairs(a: RunItems, b: RunItems) -> _Pairs:
     return _Pairs(a, b, in_a[scored], in_b[scored])
 
 
-def compare_items(a: RunItems, b: RunItems, by: str | None = None,
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Comparison:
+def compare_items(
+    a: RunItems, b: RunItems, by: str | None = None, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> Comparison:
     """Compare two runs' items (by: a field both were read with, for per-slice deltas)."""
     pairs = _pairs(a, b)
     coder = a.coder
@@ -191,31 +194,48 @@ def compare_items(a: RunItems, b: RunItems, by: str | None = None,
     a_wrong = int((~right_a).sum())
     fixed = ~right_a & right_b
     return Comparison(
-        run_a=a.run, run_b=b.run, shared=len(cells_a), a=summary_a, b=summary_b,
-        deltas=_deltas(summary_a, summary_b), paired=paired,
+        run_a=a.run,
+        run_b=b.run,
+        shared=len(cells_a),
+        a=summary_a,
+        b=summary_b,
+        deltas=_deltas(summary_a, summary_b),
+        paired=paired,
         mcnemar=mcnemar_from_counts(int((right_a & ~right_b).sum()), int(fixed.sum())),
-        correction_rate=float(fixed.sum()) / a_wrong if a_wrong else None, a_wrong=a_wrong,
+        correction_rate=float(fixed.sum()) / a_wrong if a_wrong else None,
+        a_wrong=a_wrong,
         right_to_wrong=ids[right_a & ~right_b].tolist(),
         wrong_to_right=ids[fixed].tolist(),
-        by=by, slices=_slices(pairs, by, right_a, right_b) if by else [],
+        by=by,
+        slices=_slices(pairs, by, right_a, right_b) if by else [],
         resolution=_resolution(paired, spreads, right_a, right_b, clusters),
-        cluster=a.cluster, clusters=0 if clusters is None else len(np.unique(clusters)),
+        cluster=a.cluster,
+        clusters=0 if clusters is None else len(np.unique(clusters)),
     )
 
 
-def _resolution(paired: dict[str, PairedComparison], spreads: dict[str, float], right_a: np.ndarray,
-                right_b: np.ndarray, clusters: np.ndarray | None) -> dict[str, Resolution]:
+def _resolution(
+    paired: dict[str, PairedComparison],
+    spreads: dict[str, float],
+    right_a: np.ndarray,
+    right_b: np.ndarray,
+    clusters: np.ndarray | None,
+) -> dict[str, Resolution]:
     found = {}
     for name, test in paired.items():
         closed = accuracy_delta_standard_error(right_a, right_b, clusters) if name == "accuracy" else None
-        found[name] = Resolution(spreads[name], detectable_difference(spreads[name], RESOLUTION_ALPHA,
-                                                                      RESOLUTION_POWER),
-                                 resolution_words(test), closed)
+        found[name] = Resolution(
+            spreads[name],
+            detectable_difference(spreads[name], RESOLUTION_ALPHA, RESOLUTION_POWER),
+            resolution_words(test),
+            closed,
+        )
     return found
 
 
-def paired_tests(a: RunItems, b: RunItems, resamples: int = DEFAULT_RESAMPLES,
-                 seed: int = DEFAULT_SEED) -> dict[str, PairedComparison]:
+def paired_tests(
+    a: RunItems, b: RunItems, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> dict[str, PairedComparison]:
     """compare_items(...).paired alone: the paired bootstraps of the shared items."""
     pairs = _pairs(a, b)
     coder = a.coder
@@ -224,15 +244,22 @@ def paired_tests(a: RunItems, b: RunItems, resamples: int = DEFAULT_RESAMPLES,
     return _paired(a.slots()[pairs.in_a], b.slots()[pairs.in_b], shape, resamples, seed, clusters)[0]
 
 
-def _paired(cells_a: np.ndarray, cells_b: np.ndarray, shape: tuple[int, int], resamples: int,
-            seed: int, clusters: np.ndarray | None = None) -> tuple[dict[str, PairedComparison], dict[str, float]]:
+def _paired(
+    cells_a: np.ndarray,
+    cells_b: np.ndarray,
+    shape: tuple[int, int],
+    resamples: int,
+    seed: int,
+    clusters: np.ndarray | None = None,
+) -> tuple[dict[str, PairedComparison], dict[str, float]]:
     """Each paired metric's bootstrap (resampling clusters when given) and its deltas' spread."""
     if not len(cells_a) or resamples <= 0:
         return {}, {}
     tests, spreads = {}, {}
     for name, metric in PAIRED_METRICS.items():
-        tests[name], spreads[name] = clustered_paired_bootstrap(cells_a, cells_b, clusters, shape, metric,
-                                                                resamples, seed)
+        tests[name], spreads[name] = clustered_paired_bootstrap(
+            cells_a, cells_b, clusters, shape, metric, resamples, seed
+        )
     return tests, spreads
 
 
@@ -284,8 +311,10 @@ def compare_runs(
     `cluster`, the paired tests resample the claims of each value of that field together."""
     fields = parse_fields([by] if by else [])
     if any(f.kind == "flag" and FlagSpec.parse(f.key).per_run for f in fields):
-        raise ScoringError(f"in a comparison, {fields[0].name} could mean either run's model: name the model"
-                           " (flag:KIND@MODEL) to break both runs down the same way")
+        raise ScoringError(
+            f"in a comparison, {fields[0].name} could mean either run's model: name the model"
+            " (flag:KIND@MODEL) to break both runs down the same way"
+        )
     kinds = [exclude_flag] if exclude_flag else []
     a = read_clustered(store, run_a, fields, cutoffs[0], kinds, cluster)
     b = read_clustered(store, run_b, fields, cutoffs[1], kinds, None)
@@ -295,7 +324,6 @@ def compare_runs(
     full = compare_items(a, b, name, resamples, seed)
     if not exclude_flag:
         return ScoreComparison(full, resamples=resamples, seed=seed)
-    filtered = compare_items(without_flagged(a, exclude_flag), without_flagged(b, exclude_flag),
-                             name, resamples, seed)
+    filtered = compare_items(without_flagged(a, exclude_flag), without_flagged(b, exclude_flag), name, resamples, seed)
     filtered = dataclasses.replace(filtered, excluded_flag=exclude_flag)
     return ScoreComparison(full, filtered, exclude_flag, resamples, seed)

@@ -29,9 +29,15 @@ from workbench.metrics import NO_VALUE, cutoff_bucket
 FLAG_YES, FLAG_NO = "yes", "no"
 WITH_IMAGE, TEXT_ONLY = "with image", "text only"
 _COLUMNS = ("importance", "task", "domain", "label")
-_ALIASES = {"claim-type": "attr.claim_types", "claim_type": "attr.claim_types",
-            "claim-types": "attr.claim_types", "claim_types": "attr.claim_types",
-            "flagged": "flag:contaminated", "contaminated": "flag:contaminated", "gold": "label"}
+_ALIASES = {
+    "claim-type": "attr.claim_types",
+    "claim_type": "attr.claim_types",
+    "claim-types": "attr.claim_types",
+    "claim_types": "attr.claim_types",
+    "flagged": "flag:contaminated",
+    "contaminated": "flag:contaminated",
+    "gold": "label",
+}
 _VOCABULARIES = {"importance": ("Main", "Sub", "Irrelevant")}  # the schema's CHECK allows no other
 _NAME = re.compile(r"^[A-Za-z0-9_\-. /]+$")
 KNOWN_FIELDS = BREAKDOWN_FIELDS

@@ -42,8 +42,15 @@ class Flips:
 
     def command(self, db_path: str | None = None) -> str:
         """The command line that reopens this exact view."""
-        words = ["workbench", *(["--db", db_path] if db_path else []), "tui", "--compare", self.base.name,
-                 self.other.name, *(["--where", self.filter_text] if self.filter_text else [])]
+        words = [
+            "workbench",
+            *(["--db", db_path] if db_path else []),
+            "tui",
+            "--compare",
+            self.base.name,
+            self.other.name,
+            *(["--where", self.filter_text] if self.filter_text else []),
+        ]
         return shlex.join(words)
 
 
@@ -60,8 +67,13 @@ def read_flips(store: Store, base: str | int, other: str | int, filter_text: str
         groups = {direction: [i for i in ids if i in kept] for direction, ids in groups.items()}
     counts = {direction: len(ids) for direction, ids in groups.items()}
     shown = [(direction, claim_id) for direction, ids in groups.items() for claim_id in ids[:SHOWN_PER_GROUP]]
-    return Flips(comparison.run_a, comparison.run_b, filter_text.strip(),
-                 _rows(store, comparison.run_a, comparison.run_b, shown), counts)
+    return Flips(
+        comparison.run_a,
+        comparison.run_b,
+        filter_text.strip(),
+        _rows(store, comparison.run_a, comparison.run_b, shown),
+        counts,
+    )
 
 
 def _rows(store: Store, base: Run, other: Run, shown: list[tuple[str, int]]) -> list[FlipRow]:
@@ -70,9 +82,19 @@ def _rows(store: Store, base: Run, other: Run, shown: list[tuple[str, int]]) -> 
         return []
     verdicts = [_verdicts(store, run, ids) for run in (base, other)]
     claims = {claim.id: claim for claim in store.runs.claims(ids)}
-    return [FlipRow(claim_id, claims[claim_id].external_id, claims[claim_id].label, verdicts[0].get(claim_id),
-                    verdicts[1].get(claim_id), claims[claim_id].text, direction)
-            for direction, claim_id in shown if claim_id in claims]
+    return [
+        FlipRow(
+            claim_id,
+            claims[claim_id].external_id,
+            claims[claim_id].label,
+            verdicts[0].get(claim_id),
+            verdicts[1].get(claim_id),
+            claims[claim_id].text,
+            direction,
+        )
+        for direction, claim_id in shown
+        if claim_id in claims
+    ]
 
 
 def _verdicts(store: Store, run: Run, claim_ids: list[int]) -> dict[int, str | None]:

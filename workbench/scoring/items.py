@@ -124,11 +124,14 @@ class RunItems:
         fields = {}
         for name, column in self.fields.items():
             kept = keep[column.members]
-            fields[name] = replace(column, members=new_position[column.members[kept]],
-                                   codes=column.codes[kept])
+            fields[name] = replace(column, members=new_position[column.members[kept]], codes=column.codes[kept])
         return replace(
-            self, claim_ids=self.claim_ids[keep], gold=self.gold[keep], outcome=self.outcome[keep],
-            fields=fields, flagged={kind: flags[keep] for kind, flags in self.flagged.items()},
+            self,
+            claim_ids=self.claim_ids[keep],
+            gold=self.gold[keep],
+            outcome=self.outcome[keep],
+            fields=fields,
+            flagged={kind: flags[keep] for kind, flags in self.flagged.items()},
             clusters=None if self.clusters is None else self.clusters[keep],
         )
 
@@ -150,4 +153,3 @@ class RunItems:
             return 0
         chosen = self.clusters if positions is None else self.clusters[positions]
         return int(np.count_nonzero(np.bincount(chosen))) if len(chosen) else 0
-

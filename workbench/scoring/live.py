@@ -58,8 +58,11 @@ class LiveRun:
 
     def _record(self, position: int) -> None:
         items = self.items
-        args = (int(items.claim_ids[position]), self._gold_names[items.gold[position]],
-                self._outcome_names[items.outcome[position]])
+        args = (
+            int(items.claim_ids[position]),
+            self._gold_names[items.gold[position]],
+            self._outcome_names[items.outcome[position]],
+        )
         self.metrics.update(*args)
         if self.filtered is not None and not self._flagged[position]:
             self.filtered.update(*args)
@@ -118,16 +121,27 @@ class LiveRun:
         return self.metrics
 
 
-def load_live_run(store: Store, reference: str | int, fields: Sequence[SliceField] = (),
-                  cutoff: str | None = None, exclude_flag: str | None = None) -> LiveRun:
+def load_live_run(
+    store: Store,
+    reference: str | int,
+    fields: Sequence[SliceField] = (),
+    cutoff: str | None = None,
+    exclude_flag: str | None = None,
+) -> LiveRun:
     """Read a run once and start counting (the only full read a live panel makes)."""
     kinds = [exclude_flag] if exclude_flag else []
     return LiveRun(read_items(store, reference, fields, cutoff, kinds, with_last_seen=True), exclude_flag)
 
 
-def load_live_runs(store: Store, open_store: Callable[[], Store], pool: Executor, run_ids: Sequence[int],
-                   fields: Sequence[SliceField] = (), cutoff: str | None = None,
-                   exclude_flag: str | None = None) -> list[LiveRun]:
+def load_live_runs(
+    store: Store,
+    open_store: Callable[[], Store],
+    pool: Executor,
+    run_ids: Sequence[int],
+    fields: Sequence[SliceField] = (),
+    cutoff: str | None = None,
+    exclude_flag: str | None = None,
+) -> list[LiveRun]:
     """Read several runs side by side on `pool` (its threads open their stores with
     `open_store`; `store` is the caller's). Runs over the same claims as the first share
     one read of the claims (scoring.sides); any other run is read whole."""
@@ -143,8 +157,7 @@ def load_live_runs(store: Store, open_store: Callable[[], Store], pool: Executor
     if len(alike) < 2:
         return list(pool.map(whole, range(len(found))))
     claims = pool.submit(lambda: read_claim_side(open_store(), lead, found[0][2], fields, cutoff))
-    sides = {i: pool.submit(lambda i=i: read_run_side(open_store(), *found[i], fields, kinds, True))
-             for i in alike[1:]}
+    sides = {i: pool.submit(lambda i=i: read_run_side(open_store(), *found[i], fields, kinds, True)) for i in alike[1:]}
     others = {i: pool.submit(whole, i) for i in range(len(found)) if i not in alike}
     lead_side = read_run_side(store, *found[0], fields, kinds, True)  # this thread would only wait
     claim_side = claims.result()
@@ -158,12 +171,12 @@ def load_live_runs(store: Store, open_store: Callable[[], Store], pool: Executor
     return [first if i == 0 else (lives.get(i) or others[i]).result() for i in range(len(found))]
 
 
-def changed_predictions(store: Store, items: RunItems, since: str | None
-                        ) -> tuple[list[tuple[int, int]], str | None]:
+def changed_predictions(store: Store, items: RunItems, since: str | None) -> tuple[list[tuple[int, int]], str | None]:
     """(claim id, outcome code) of the run's predictions written at or after `since`
     (less RECHECK_SECONDS), and the newest created_at among them."""
-    rows = store.scoring.outcomes_since(items.run.id, outcome_codes(items.space),
-                                        _earlier(since, RECHECK_SECONDS) if since else None)
+    rows = store.scoring.outcomes_since(
+        items.run.id, outcome_codes(items.space), _earlier(since, RECHECK_SECONDS) if since else None
+    )
     newest = max((row[2] for row in rows), default=None)
     return [(row[0], row[1]) for row in rows], newest
 

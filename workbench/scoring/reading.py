@@ -9,8 +9,8 @@ workbench.scoring.sides reads that side once for several runs.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -83,8 +83,18 @@ def load_run_items(
     claim_ids, gold, columns = plan.decode(store, run, read, cutoff)
     outcome = outcomes_of(claim_ids, read.outcome_ids, read.outcome_codes, codes.missing)
     flagged = {kind: members_of(claim_ids, parse_ints(text)) for kind, text in zip(kinds, read.flagged_ids)}
-    return RunItems(run, dataset, space, claim_ids, gold, outcome, with_flag_columns(fields, columns, flagged),
-                    flagged, cutoff, read.last_seen or None)
+    return RunItems(
+        run,
+        dataset,
+        space,
+        claim_ids,
+        gold,
+        outcome,
+        with_flag_columns(fields, columns, flagged),
+        flagged,
+        cutoff,
+        read.last_seen or None,
+    )
 
 
 def flag_kinds_of(fields: Sequence[SliceField], flag_kinds: Sequence[str]) -> list[str]:
@@ -92,8 +102,9 @@ def flag_kinds_of(fields: Sequence[SliceField], flag_kinds: Sequence[str]) -> li
     return list(dict.fromkeys([*flag_kinds, *(f.key for f in fields if f.kind == "flag")]))
 
 
-def with_flag_columns(fields: Sequence[SliceField], columns: dict[str, FieldColumn],
-                      flagged: dict[str, np.ndarray]) -> dict[str, FieldColumn]:
+def with_flag_columns(
+    fields: Sequence[SliceField], columns: dict[str, FieldColumn], flagged: dict[str, np.ndarray]
+) -> dict[str, FieldColumn]:
     """Every field's column in the order asked, flag fields from the run's own flags."""
     return {f.name: _flag_column(f, flagged[f.key]) if f.kind == "flag" else columns[f.name] for f in fields}
 
@@ -127,8 +138,9 @@ class ClaimPlan:
     def sources(self) -> list:
         return [f.source for f in self.strings]
 
-    def decode(self, store: Store, run: Run, read, cutoff: str | None
-               ) -> tuple[np.ndarray, np.ndarray, dict[str, FieldColumn]]:
+    def decode(
+        self, store: Store, run: Run, read, cutoff: str | None
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, FieldColumn]]:
         """Claim ids, gold codes and the claim fields' columns (flag fields not included)."""
         claim_ids, gold, field_codes, order = _unpack(read.packed, self.gold_base_of(self.space), self.coded)
         columns = {}
@@ -201,8 +213,7 @@ def members_of(claim_ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return member
 
 
-def outcomes_of(claim_ids: np.ndarray, texts: Sequence[str | None], codes: Sequence[int],
-              missing: int) -> np.ndarray:
+def outcomes_of(claim_ids: np.ndarray, texts: Sequence[str | None], codes: Sequence[int], missing: int) -> np.ndarray:
     """Each item's outcome code from the claim ids listed per outcome code; `missing` where
     the run has no prediction for the claim."""
     outcome = np.full(len(claim_ids), missing, dtype=np.int64)
@@ -221,8 +232,9 @@ def _read_slowly(store: Store, run_id: int, slice_field: SliceField, cutoff: str
 def encode_field(slice_field: SliceField, raws: list, cutoff: str | None) -> FieldColumn:
     """Slice values of every item from its raw value; each distinct raw is read once."""
     per_raw = {raw: slice_field.values(raw or None, cutoff) for raw in set(raws)}
-    values = sorted({v for found in per_raw.values() for v in _as_tuple(found)},
-                    key=lambda v: slice_field_sort_key(slice_field, v))
+    values = sorted(
+        {v for found in per_raw.values() for v in _as_tuple(found)}, key=lambda v: slice_field_sort_key(slice_field, v)
+    )
     index = {value: i for i, value in enumerate(values)}
     if not slice_field.multi_valued:
         code_of = {raw: index[found] for raw, found in per_raw.items()}
@@ -230,8 +242,9 @@ def encode_field(slice_field: SliceField, raws: list, cutoff: str | None) -> Fie
         return FieldColumn(slice_field, tuple(values), np.arange(len(raws)), codes)
     codes_of = {raw: tuple(index[v] for v in _as_tuple(found)) for raw, found in per_raw.items()}
     counts = np.fromiter((len(codes_of[raw]) for raw in raws), dtype=np.int64, count=len(raws))
-    codes = np.fromiter(itertools.chain.from_iterable(map(codes_of.__getitem__, raws)),
-                        dtype=np.int64, count=int(counts.sum()))
+    codes = np.fromiter(
+        itertools.chain.from_iterable(map(codes_of.__getitem__, raws)), dtype=np.int64, count=int(counts.sum())
+    )
     return FieldColumn(slice_field, tuple(values), np.repeat(np.arange(len(raws)), counts), codes)
 
 
@@ -287,5 +300,12 @@ def slice_field_sort_key(slice_field: SliceField, value: str) -> tuple:
     return (1, 0, value.casefold() + "\0" + value)
 
 
-__all__ = ["CodedField", "FieldColumn", "RunItems", "encode_field", "load_run_items", "outcome_codes",
-           "slice_field_sort_key"]
+__all__ = [
+    "CodedField",
+    "FieldColumn",
+    "RunItems",
+    "encode_field",
+    "load_run_items",
+    "outcome_codes",
+    "slice_field_sort_key",
+]

@@ -20,21 +20,9 @@ import numpy as np
 from store import FlagSpec, FlagSpecError, LabelSpace, Run, Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.errors import WorkbenchError
-from workbench.metrics import (
-    Interval,
-    MetricSummary,
-    bootstrap_cis_from_counts,
-    summarise_slot_tallies,
-)
+from workbench.metrics import Interval, MetricSummary, bootstrap_cis_from_counts, summarise_slot_tallies
 from workbench.metrics.clustered import clustered_bootstrap_cis
-from workbench.scoring.fields import (
-    KNOWN_FIELDS,
-    FieldError,
-    SliceField,
-    check_cutoff,
-    parse_cluster,
-    parse_field,
-)
+from workbench.scoring.fields import KNOWN_FIELDS, FieldError, SliceField, check_cutoff, parse_cluster, parse_field
 from workbench.scoring.items import RunItems
 from workbench.scoring.reading import load_run_items
 
@@ -99,15 +87,19 @@ def resolve_run(store: Store, reference: str | int) -> tuple[Run, str, LabelSpac
         known = f"; runs: {', '.join(names)}" if names else "; there are no runs yet"
         raise ScoringError(f"no run {str(reference)!r}{known}")
     if run.kind != "verdict":
-        raise ScoringError(f"run {run.name!r} is a contamination-pipeline step (kind {run.kind!r}), not a"
-                           " fact-checking run; only fact-checking runs have scores")
+        raise ScoringError(
+            f"run {run.name!r} is a contamination-pipeline step (kind {run.kind!r}), not a"
+            " fact-checking run; only fact-checking runs have scores"
+        )
     # A run made over several datasets that share a label space has no dataset_id.
     rows = store.scoring.label_spaces_of_run(run.id, run.dataset_id)
     if not rows:
         raise ScoringError(f"run {run.name!r} has no claims from any dataset to score it against")
     if len({(tuple(space.labels), space.abstain) for _, space in rows}) > 1:
-        raise ScoringError(f"run {run.name!r} mixes datasets with different label spaces "
-                           f"({', '.join(name for name, _ in rows)}); score each dataset's runs separately")
+        raise ScoringError(
+            f"run {run.name!r} mixes datasets with different label spaces "
+            f"({', '.join(name for name, _ in rows)}); score each dataset's runs separately"
+        )
     first = rows[0][1]
     excluded = list(dict.fromkeys(label for _, space in rows for label in space.excluded))
     space = LabelSpace(name=first.name, labels=first.labels, abstain=first.abstain, excluded=excluded)
@@ -178,8 +170,14 @@ def read_items(
     return load_run_items(store, run, dataset, space, fields, cutoff, flag_kinds, with_last_seen)
 
 
-def read_clustered(store: Store, reference: str | int, fields: Sequence[SliceField], cutoff: str | None,
-                   flag_kinds: Sequence[str], cluster: str | None) -> RunItems:
+def read_clustered(
+    store: Store,
+    reference: str | int,
+    fields: Sequence[SliceField],
+    cutoff: str | None,
+    flag_kinds: Sequence[str],
+    cluster: str | None,
+) -> RunItems:
     """read_items, with each item's cluster from the field `cluster` (None: no clusters)."""
     if cluster is None:
         return read_items(store, reference, fields, cutoff, flag_kinds)
@@ -196,8 +194,13 @@ def read_clustered(store: Store, reference: str | int, fields: Sequence[SliceFie
         raise ScoringError(str(error)) from None
 
 
-def resolve_for_reading(store: Store, reference: str | int, fields: Sequence[SliceField] = (),
-                        cutoff: str | None = None, flag_kinds: Sequence[str] = ()) -> tuple[Run, str, LabelSpace]:
+def resolve_for_reading(
+    store: Store,
+    reference: str | int,
+    fields: Sequence[SliceField] = (),
+    cutoff: str | None = None,
+    flag_kinds: Sequence[str] = (),
+) -> tuple[Run, str, LabelSpace]:
     """resolve_run, and the read's fields and flag kinds checked (ScoringError says why)."""
     run, dataset, space = resolve_run(store, reference)
     if cutoff is None and any(f.kind == "cutoff" for f in fields):
@@ -217,14 +220,14 @@ def summaries(items: RunItems) -> tuple[MetricSummary, dict[str, dict[str, Metri
     width = coder.slot_count
     stacks = [np.bincount(slots, minlength=width)[np.newaxis]]
     for column in items.fields.values():
-        flat = np.bincount(column.codes * width + slots[column.members],
-                           minlength=len(column.values) * width)
+        flat = np.bincount(column.codes * width + slots[column.members], minlength=len(column.values) * width)
         stacks.append(flat.reshape(len(column.values), width))
     scored = summarise_slot_tallies(np.concatenate(stacks), coder)  # every slice at once
     overall, breakdowns, row = scored[0], {}, 1
     for (name, column), tallies in zip(items.fields.items(), stacks[1:]):
         breakdowns[name] = {
-            value: scored[row + i] for i, (value, tally) in enumerate(zip(column.values, tallies))
+            value: scored[row + i]
+            for i, (value, tally) in enumerate(zip(column.values, tallies))
             if tally[: coder.excluded_slot].any()  # a slice of excluded items only has no scores
         }
         row += len(column.values)
@@ -240,8 +243,9 @@ def scored_cells(items: RunItems, positions: np.ndarray | None = None) -> np.nda
     return slots[slots < len(coder.classes) * len(coder.columns)]
 
 
-def intervals(items: RunItems, positions: np.ndarray | None = None,
-              resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Interval]:
+def intervals(
+    items: RunItems, positions: np.ndarray | None = None, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> dict[str, Interval]:
     """Percentile bootstrap 95% intervals of accuracy and macro-F1 ({} if nothing scored);
     resampling the items' clusters when they have them."""
     if positions is None:
@@ -249,15 +253,15 @@ def intervals(items: RunItems, positions: np.ndarray | None = None,
     return _intervals_of(positions, items, resamples, seed)
 
 
-def slice_intervals(items: RunItems, field_name: str | None, resamples: int = DEFAULT_RESAMPLES,
-                    seed: int = DEFAULT_SEED) -> tuple[dict[str, Interval], dict[str, dict[str, Interval]]]:
+def slice_intervals(
+    items: RunItems, field_name: str | None, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> tuple[dict[str, Interval], dict[str, dict[str, Interval]]]:
     """Intervals overall and for each slice of `field_name` (the items' slots worked out once)."""
     overall = _intervals_of(np.arange(len(items)), items, resamples, seed)
     column = items.fields.get(field_name) if field_name else None
     if column is None:
         return overall, {}
-    return overall, {value: _intervals_of(column.items_with(value), items, resamples, seed)
-                     for value in column.values}
+    return overall, {value: _intervals_of(column.items_with(value), items, resamples, seed) for value in column.values}
 
 
 def _intervals_of(positions: np.ndarray, items: RunItems, resamples: int, seed: int) -> dict[str, Interval]:
@@ -276,20 +280,25 @@ def _intervals_of(positions: np.ndarray, items: RunItems, resamples: int, seed: 
     return bootstrap_cis_from_counts(counts.reshape(shape), resamples=resamples, seed=seed)
 
 
-def score_items(items: RunItems, resamples: int = DEFAULT_RESAMPLES,
-                seed: int = DEFAULT_SEED) -> RunScores:
+def score_items(items: RunItems, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> RunScores:
     """Every number for these items, with bootstrap intervals (resamples=0: none)."""
     overall, breakdowns = summaries(items)
     scored_breakdowns = {}
     for name, slices in breakdowns.items():
         _, per_slice = slice_intervals(items, name, resamples, seed)
-        scored_breakdowns[name] = {value: Scores(summary, per_slice.get(value, {}))
-                                   for value, summary in slices.items()}
+        scored_breakdowns[name] = {
+            value: Scores(summary, per_slice.get(value, {})) for value, summary in slices.items()
+        }
     return RunScores(
-        run=items.run, dataset=items.dataset, items=len(items),
+        run=items.run,
+        dataset=items.dataset,
+        items=len(items),
         overall=Scores(overall, intervals(items, None, resamples, seed)),
-        breakdowns=scored_breakdowns, excluded_by_label=items.excluded_by_label(),
-        cutoff=items.cutoff, cluster=items.cluster, clusters=items.cluster_count(scored_positions(items)),
+        breakdowns=scored_breakdowns,
+        excluded_by_label=items.excluded_by_label(),
+        cutoff=items.cutoff,
+        cluster=items.cluster,
+        clusters=items.cluster_count(scored_positions(items)),
     )
 
 
@@ -326,8 +335,7 @@ def score_run(
     if not exclude_flag:
         return ScoreReport(full, resamples=resamples, seed=seed)
     filtered = score_items(without_flagged(items, exclude_flag), resamples, seed)
-    return ScoreReport(full, filtered, exclude_flag, int(items.flagged[exclude_flag].sum()),
-                     resamples, seed)
+    return ScoreReport(full, filtered, exclude_flag, int(items.flagged[exclude_flag].sum()), resamples, seed)
 
 
 def score_runs(
@@ -341,12 +349,15 @@ def score_runs(
     cluster: str | None = None,
 ) -> list[ScoreReport]:
     """score_run for each run; `cutoffs` as --cutoff takes them (DATE or RUN=DATE)."""
-    return [score_run(store, run.id, by, exclude_flag, cutoff, resamples, seed, cluster)
-            for run, cutoff in runs_with_cutoffs(store, references, by, cutoffs)]
+    return [
+        score_run(store, run.id, by, exclude_flag, cutoff, resamples, seed, cluster)
+        for run, cutoff in runs_with_cutoffs(store, references, by, cutoffs)
+    ]
 
 
-def runs_with_cutoffs(store: Store, references: Sequence[str | int], by: Sequence[str] = (),
-                      cutoffs: Sequence[str] = ()) -> Iterator[tuple[Run, str | None]]:
+def runs_with_cutoffs(
+    store: Store, references: Sequence[str | int], by: Sequence[str] = (), cutoffs: Sequence[str] = ()
+) -> Iterator[tuple[Run, str | None]]:
     """Each run named (all of them found first) with its cutoff date from `cutoffs` (as
     --cutoff takes them); a ScoringError when a run's turn comes if it needs one (--cutoff
     given, or --by cutoff) and has none."""
@@ -361,8 +372,29 @@ def runs_with_cutoffs(store: Store, references: Sequence[str | int], by: Sequenc
 
 
 __all__ = [
-    "DEFAULT_FLAG", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "INTERVAL_METRICS", "KNOWN_FIELDS",
-    "RunItems", "RunScores", "ScoreReport", "Scores", "ScoringError", "SliceField", "intervals", "read_clustered",
-    "slice_intervals", "parse_cutoffs", "parse_fields", "read_items", "resolve_run", "runs_with_cutoffs",
-    "score_items", "score_run", "score_runs", "scored_cells", "summaries", "without_flagged",
+    "DEFAULT_FLAG",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "INTERVAL_METRICS",
+    "KNOWN_FIELDS",
+    "RunItems",
+    "RunScores",
+    "ScoreReport",
+    "Scores",
+    "ScoringError",
+    "SliceField",
+    "intervals",
+    "read_clustered",
+    "slice_intervals",
+    "parse_cutoffs",
+    "parse_fields",
+    "read_items",
+    "resolve_run",
+    "runs_with_cutoffs",
+    "score_items",
+    "score_run",
+    "score_runs",
+    "scored_cells",
+    "summaries",
+    "without_flagged",
 ]

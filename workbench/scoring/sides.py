@@ -45,24 +45,44 @@ class RunSide:
 
     def beside(self, claims: ClaimSide, fields: Sequence[SliceField]) -> RunItems | None:
         """The run's items over `claims`; None unless the run covers exactly those claims."""
-        if (claims.dataset_id != self.run.dataset_id or claims.space != self.space
-                or not np.array_equal(self.claim_ids, claims.claim_ids)):
+        if (
+            claims.dataset_id != self.run.dataset_id
+            or claims.space != self.space
+            or not np.array_equal(self.claim_ids, claims.claim_ids)
+        ):
             return None
-        return RunItems(self.run, self.dataset, self.space, self.claim_ids, claims.gold, self.outcome,
-                        with_flag_columns(fields, claims.columns, self.flagged), self.flagged, claims.cutoff,
-                        self.last_seen)
+        return RunItems(
+            self.run,
+            self.dataset,
+            self.space,
+            self.claim_ids,
+            claims.gold,
+            self.outcome,
+            with_flag_columns(fields, claims.columns, self.flagged),
+            self.flagged,
+            claims.cutoff,
+            self.last_seen,
+        )
 
 
-def read_claim_side(store: Store, run: Run, space: LabelSpace, fields: Sequence[SliceField] = (),
-                    cutoff: str | None = None) -> ClaimSide:
+def read_claim_side(
+    store: Store, run: Run, space: LabelSpace, fields: Sequence[SliceField] = (), cutoff: str | None = None
+) -> ClaimSide:
     plan = ClaimPlan.of(store, space, fields)
     read = store.scoring.read_claim_side(run.id, space, plan.columns, plan.sources)
     claim_ids, gold, columns = plan.decode(store, run, read, cutoff)
     return ClaimSide(run.dataset_id, space, claim_ids, gold, columns, cutoff)
 
 
-def read_run_side(store: Store, run: Run, dataset: str, space: LabelSpace, fields: Sequence[SliceField] = (),
-                  flag_kinds: Sequence[str] = (), with_last_seen: bool = False) -> RunSide:
+def read_run_side(
+    store: Store,
+    run: Run,
+    dataset: str,
+    space: LabelSpace,
+    fields: Sequence[SliceField] = (),
+    flag_kinds: Sequence[str] = (),
+    with_last_seen: bool = False,
+) -> RunSide:
     """One statement of index ranges; the claim ids come from the answers when every claim
     has one (a second statement reads them otherwise)."""
     kinds = flag_kinds_of(fields, flag_kinds)

@@ -12,26 +12,17 @@ and image caches: the steps already stored stay as they are.
 
 from __future__ import annotations
 
-
 from store import Claim, Prediction, Step, StoredResult
 from workbench.articles.oracle import oracle_article
 from workbench.backends import BackendError, CompletionRequest
 from workbench.parsing import parse_answer
 from workbench.prompting import PromptError, render
-from workbench.search.config import SearchConfig
 from workbench.search.backends import SearchBackend, SearchError, SearchResult, cached_search
+from workbench.search.config import SearchConfig
 from workbench.search.guards import LEAK, Guards, LeakCheck
 from workbench.search.image_steps import ImageSteps, image_instructions
+from workbench.search.protocol import READ_CHARS, Action, Wording, native_action, results_text, text_action, tools_for
 from workbench.search.shown_images import image_bytes
-from workbench.search.protocol import (
-    READ_CHARS,
-    Action,
-    Wording,
-    native_action,
-    results_text,
-    text_action,
-    tools_for,
-)
 
 
 class SearchAgent:
@@ -63,8 +54,15 @@ class SearchAgent:
 class _Turn(ImageSteps):
     """One claim's trajectory as it happens."""
 
-    def __init__(self, agent: SearchAgent, claim: Claim, messages: list[dict], attempts: int, schema=None,
-                 pictures: dict | None = None):
+    def __init__(
+        self,
+        agent: SearchAgent,
+        claim: Claim,
+        messages: list[dict],
+        attempts: int,
+        schema=None,
+        pictures: dict | None = None,
+    ):
         self.agent, self.claim, self.attempts = agent, claim, attempts
         self.engine, self.config = agent.engine, agent.config
         self.backend = agent.backend.for_claim(claim)
@@ -74,7 +72,8 @@ class _Turn(ImageSteps):
         tools = tools_for(self.image_search, self.config.vision, self.by_image)
         self.known = tuple(tool["name"] for tool in tools)
         instructions = (agent.wording.native if native else agent.wording.text).format(
-            max_searches=self.config.max_searches)
+            max_searches=self.config.max_searches
+        )
         if self.image_search:
             instructions += "\n\n" + image_instructions(agent.wording, native, self.config, self.by_image)
         self.messages = [*messages[:-1], {**messages[-1], "content": _with(messages[-1]["content"], instructions)}]
@@ -110,16 +109,24 @@ class _Turn(ImageSteps):
         while turns < self.config.max_steps or self.forced:  # an answer asked for gets its turn
             turns += 1
             params = self.engine.prepared.params
-            request = CompletionRequest(self.messages, int(params["max_tokens"]), float(params.get("temperature") or 0.0),
-                                        params.get("seed"), self.schema if self.forced else None,
-                                        images=self.pictures, tools=self.tools, answer_only=self.forced)
+            request = CompletionRequest(
+                self.messages,
+                int(params["max_tokens"]),
+                float(params.get("temperature") or 0.0),
+                params.get("seed"),
+                self.schema if self.forced else None,
+                images=self.pictures,
+                tools=self.tools,
+                answer_only=self.forced,
+            )
             answer = await self.engine._complete(request)
             if answer.stopped:  # the budget: the claim stays pending, its steps so far kept
                 return
             self.attempts += answer.calls
             if answer.completion is None:
-                self.engine._finish_with_error(self.claim.id, answer.error.message, self.attempts,
-                                               fatal=answer.error.fatal)
+                self.engine._finish_with_error(
+                    self.claim.id, answer.error.message, self.attempts, fatal=answer.error.fatal
+                )
                 return
             if answer.cache_entry is not None:  # each turn cached on arrival: a resume replays it
                 self.engine.store.runs.cache_response(*answer.cache_entry)
@@ -143,24 +150,42 @@ class _Turn(ImageSteps):
     def _budget_spent(self) -> None:
         """The claim's tokens are spent: one last turn, without tools, for the answer."""
         self.step += 1
-        self.engine.store.search.record_step(self.engine.run_id, self.claim.id, Step(
-            self.step, "limit", note=f"{self.tokens_in + self.tokens_out:,} tokens used (limit"
-                                     f" {self.config.claim_tokens:,}); asked for the answer"))
-        self.messages.append({"role": "user", "content": "No more searching: give your answer now, in the form"
-                                                         " asked for above."})
+        self.engine.store.search.record_step(
+            self.engine.run_id,
+            self.claim.id,
+            Step(
+                self.step,
+                "limit",
+                note=f"{self.tokens_in + self.tokens_out:,} tokens used (limit"
+                f" {self.config.claim_tokens:,}); asked for the answer",
+            ),
+        )
+        self.messages.append(
+            {"role": "user", "content": "No more searching: give your answer now, in the form asked for above."}
+        )
         self.forced = True
 
     def _readable(self, completion) -> bool:
         prepared = self.engine.prepared
-        return parse_answer(completion.text, prepared.label_space, tuple(prepared.template.output_fields[:1]),
-                            prepared.allowed_verdicts).status != "parse_failure"
+        return (
+            parse_answer(
+                completion.text,
+                prepared.label_space,
+                tuple(prepared.template.output_fields[:1]),
+                prepared.allowed_verdicts,
+            ).status
+            != "parse_failure"
+        )
 
     def _ask_for_the_answer(self, completion) -> None:
         """An answer that cannot be read: once, the model is asked for it in the form asked
         (with the answer's schema, no tools; a local model is held to it by its grammar)."""
         self.step += 1
-        self.engine.store.search.record_step(self.engine.run_id, self.claim.id, Step(
-            self.step, "invalid", completion.text, note="an answer that could not be read; asked again"))
+        self.engine.store.search.record_step(
+            self.engine.run_id,
+            self.claim.id,
+            Step(self.step, "invalid", completion.text, note="an answer that could not be read; asked again"),
+        )
         self.messages.append({"role": "assistant", "content": completion.text})
         self.messages.append({"role": "user", "content": "Give your answer now, in the form asked for above."})
         self.forced = True
@@ -170,11 +195,19 @@ class _Turn(ImageSteps):
         if self.tools is not None:
             if not completion.tool_calls:
                 return False
-            self.messages.append({"role": "assistant", "content": completion.text, "tool_calls": [
-                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in completion.tool_calls]})
+            self.messages.append(
+                {
+                    "role": "assistant",
+                    "content": completion.text,
+                    "tool_calls": [
+                        {"id": c.id, "name": c.name, "arguments": c.arguments} for c in completion.tool_calls
+                    ],
+                }
+            )
             for call in completion.tool_calls:
-                reply = await self._act(native_action(call.name, call.arguments, self.known), completion.text,
-                                        call.name)
+                reply = await self._act(
+                    native_action(call.name, call.arguments, self.known), completion.text, call.name
+                )
                 self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": reply})
             if self.showing:  # pictures cannot go in a tool result everywhere: a user turn after them
                 self.messages.append({"role": "user", "content": self._shown_parts(None)})
@@ -227,14 +260,14 @@ class _Turn(ImageSteps):
         numbered = []
         for rank, result in enumerate(results):
             dropped = self.guards.reason_to_drop(result)
-            step.results.append(StoredResult(rank, result.url, result.title, result.snippet, result.published,
-                                             dropped))
+            step.results.append(StoredResult(rank, result.url, result.title, result.snippet, result.published, dropped))
             if dropped is None:
                 self.shown.append(result)
                 numbered.append((len(self.shown), result))
                 if not self.leaked:  # the page's text where the backend has it (never fetched from the web)
-                    self.leaked = self.agent.leaks.leaked(self.claim, result, await self.backend.read(result),
-                                                          self.article)
+                    self.leaked = self.agent.leaks.leaked(
+                        self.claim, result, await self.backend.read(result), self.article
+                    )
         return results_text(self.agent.wording, query, numbered)
 
     async def _read(self, number: int, step: Step) -> str:
@@ -254,27 +287,50 @@ class _Turn(ImageSteps):
     def _answered(self, completion, cached: bool) -> None:
         prepared = self.engine.prepared
         self.step += 1
-        self.engine.store.search.record_step(self.engine.run_id, self.claim.id,
-                                             Step(self.step, "answer", completion.text))
-        parsed = parse_answer(completion.text, prepared.label_space, tuple(prepared.template.output_fields[:1]),
-                              prepared.allowed_verdicts)
+        self.engine.store.search.record_step(
+            self.engine.run_id, self.claim.id, Step(self.step, "answer", completion.text)
+        )
+        parsed = parse_answer(
+            completion.text, prepared.label_space, tuple(prepared.template.output_fields[:1]), prepared.allowed_verdicts
+        )
         self._flag_leak()
-        self.engine._finish(Prediction(
-            run_id=self.engine.run_id, claim_id=self.claim.id, status=parsed.status, verdict=parsed.verdict,
-            raw_verdict=parsed.raw_verdict, explanation=parsed.explanation, raw_output=completion.text,
-            parsed=self._summary(parsed.parsed), attempts=self.attempts, latency_s=self.model_s,
-            tokens_in=self.tokens_in, tokens_out=self.tokens_out,
-            finish_reason=completion.finish_reason, cached=cached))
+        self.engine._finish(
+            Prediction(
+                run_id=self.engine.run_id,
+                claim_id=self.claim.id,
+                status=parsed.status,
+                verdict=parsed.verdict,
+                raw_verdict=parsed.raw_verdict,
+                explanation=parsed.explanation,
+                raw_output=completion.text,
+                parsed=self._summary(parsed.parsed),
+                attempts=self.attempts,
+                latency_s=self.model_s,
+                tokens_in=self.tokens_in,
+                tokens_out=self.tokens_out,
+                finish_reason=completion.finish_reason,
+                cached=cached,
+            )
+        )
 
     def _out_of_steps(self) -> None:
         self.step += 1
         note = f"no answer within {self.config.max_steps} steps"
         self.engine.store.search.record_step(self.engine.run_id, self.claim.id, Step(self.step, "limit", note=note))
         self._flag_leak()
-        self.engine._finish(Prediction(run_id=self.engine.run_id, claim_id=self.claim.id, status="parse_failure",
-                                       explanation=note, parsed=self._summary(None), attempts=self.attempts,
-                                       latency_s=self.model_s, tokens_in=self.tokens_in,
-                                       tokens_out=self.tokens_out))
+        self.engine._finish(
+            Prediction(
+                run_id=self.engine.run_id,
+                claim_id=self.claim.id,
+                status="parse_failure",
+                explanation=note,
+                parsed=self._summary(None),
+                attempts=self.attempts,
+                latency_s=self.model_s,
+                tokens_in=self.tokens_in,
+                tokens_out=self.tokens_out,
+            )
+        )
 
     def _summary(self, parsed) -> dict:
         found = {"searches": self.searches, "steps": self.step, "leak": self.leaked}
@@ -285,15 +341,20 @@ class _Turn(ImageSteps):
     def _flag_leak(self) -> None:
         if self.leaked:
             run = self.engine.prepared.run
-            self.engine.store.annotations.flag([self.claim.id], LEAK, note=f"search run {run.name} was shown the"
-                                               " claim's own fact-check", source="pipeline", model=run.model)
+            self.engine.store.annotations.flag(
+                [self.claim.id],
+                LEAK,
+                note=f"search run {run.name} was shown the claim's own fact-check",
+                source="pipeline",
+                model=run.model,
+            )
 
 
 def open_agent(engine, config: SearchConfig, settings) -> SearchAgent:
     """The agent for a run's engine: its search backend opened, the wording read (and, for
     a vision model's image search, the image fetcher)."""
-    from workbench.search.opening import open_any
     from workbench.search.image_fetch import ImageFetcher
+    from workbench.search.opening import open_any
     from workbench.search.protocol import load_wording
 
     try:

@@ -73,7 +73,7 @@ class SearchBackend(Protocol):
 
     async def read(self, result: SearchResult) -> str | None: ...
 
-    def for_claim(self, claim) -> "SearchBackend":
+    def for_claim(self, claim) -> SearchBackend:
         """The backend as one claim's searches see it (the web is the same for every claim)."""
         ...
 
@@ -89,8 +89,9 @@ def cache_key(backend: SearchBackend, query: str, limit: int, kind: str = "web")
     return hashlib.sha256(json.dumps(asked).encode()).hexdigest()
 
 
-async def cached_search(store: Store, backend: SearchBackend, query: str, limit: int,
-                        kind: str = "web") -> list[SearchResult]:
+async def cached_search(
+    store: Store, backend: SearchBackend, query: str, limit: int, kind: str = "web"
+) -> list[SearchResult]:
     """Results from the search cache, else from the backend (then cached): a re-run of a
     search run asks no search engine again. `kind`: one of SEARCH_KINDS (for `by image`
     the query is the image's address)."""
@@ -98,11 +99,15 @@ async def cached_search(store: Store, backend: SearchBackend, query: str, limit:
     found = store.search.cached(key)
     if found is not None:
         return [SearchResult(**item) for item in found]
-    call = {"web": lambda: backend.search(query, limit), "images": lambda: backend.search_images(query, limit),
-            "by image": lambda: backend.search_by_image(query, limit)}[kind]
+    call = {
+        "web": lambda: backend.search(query, limit),
+        "images": lambda: backend.search_images(query, limit),
+        "by image": lambda: backend.search_by_image(query, limit),
+    }[kind]
     results = await _with_tries(call)
-    store.search.cache(key, backend.name if kind == "web" else f"{backend.name} {kind}", query,
-                       [asdict(r) for r in results])
+    store.search.cache(
+        key, backend.name if kind == "web" else f"{backend.name} {kind}", query, [asdict(r) for r in results]
+    )
     return results
 
 
@@ -136,8 +141,10 @@ class FtsSearch:
         return FtsSearch(self.store, claim.dataset, claim.external_id)
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
-        return [SearchResult(r["url"], r["title"], r["snippet"], r["published"], None, r["ref"])
-                for r in self.store.search.full_text(query, limit, self.dataset, self.claim)]
+        return [
+            SearchResult(r["url"], r["title"], r["snippet"], r["published"], None, r["ref"])
+            for r in self.store.search.full_text(query, limit, self.dataset, self.claim)
+        ]
 
     async def read(self, result: SearchResult) -> str | None:
         return self.store.search.full_text_of(result.ref) if result.ref else None
@@ -171,15 +178,22 @@ class _HttpSearch:
             raise _Retryable(f"{self.name} could not be reached ({type(error).__name__})") from None
         if response.status_code == 429 or response.status_code >= 500:
             wait = retry_after_seconds(response.headers)
-            raise _Retryable(f"{self.name} answered HTTP {response.status_code}"
-                             + (f" (it asked to wait {wait:g} s)" if wait is not None and wait > MAX_WAIT_S else ""),
-                             wait)
+            raise _Retryable(
+                f"{self.name} answered HTTP {response.status_code}"
+                + (f" (it asked to wait {wait:g} s)" if wait is not None and wait > MAX_WAIT_S else ""),
+                wait,
+            )
         if response.status_code >= 400:
             hint = self.hints.get(response.status_code)
             said = self._said(response)
-            raise SearchError(scrub(f"{self.name} refused the search: HTTP {response.status_code}"
-                                    + (f" ({hint})" if hint else "") + (f"; it said: {said}" if said else ""),
-                                    self._secrets))
+            raise SearchError(
+                scrub(
+                    f"{self.name} refused the search: HTTP {response.status_code}"
+                    + (f" ({hint})" if hint else "")
+                    + (f"; it said: {said}" if said else ""),
+                    self._secrets,
+                )
+            )
         try:
             return response.json()
         except ValueError:
@@ -206,16 +220,28 @@ class SearxngSearch(_HttpSearch):
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         rows = await self._rows({"q": query, "format": "json"})
-        return [SearchResult(_text(r.get("url")), _text(r.get("title")), _text(r.get("content")),
-                             _day(r.get("publishedDate"))) for r in rows[:limit]]
+        return [
+            SearchResult(
+                _text(r.get("url")), _text(r.get("title")), _text(r.get("content")), _day(r.get("publishedDate"))
+            )
+            for r in rows[:limit]
+        ]
 
     async def search_images(self, query: str, limit: int) -> list[SearchResult]:
         """The images category: img_src is the picture, url the page it is on."""
         rows = await self._rows({"q": query, "format": "json", "categories": "images"})
-        return [SearchResult(_text(r.get("url")), _text(r.get("title")), _text(r.get("content")),
-                             _day(r.get("publishedDate")), image_url=_text(r.get("img_src")),
-                             source=_text(r.get("source")) or _text(r.get("engine")))
-                for r in rows if _text(r.get("img_src"))][:limit]
+        return [
+            SearchResult(
+                _text(r.get("url")),
+                _text(r.get("title")),
+                _text(r.get("content")),
+                _day(r.get("publishedDate")),
+                image_url=_text(r.get("img_src")),
+                source=_text(r.get("source")) or _text(r.get("engine")),
+            )
+            for r in rows
+            if _text(r.get("img_src"))
+        ][:limit]
 
     async def _rows(self, params: dict) -> list[dict]:
         answer = await self._json("GET", "/search", params=params)
@@ -230,14 +256,23 @@ class TavilySearch(_HttpSearch):
     hints = {401: "the API key was refused", 432: "the plan's credits are used up"}
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
-        answer = await self._json("POST", "/search", json={"query": query, "max_results": limit,
-                                                           "include_raw_content": True})
+        answer = await self._json(
+            "POST", "/search", json={"query": query, "max_results": limit, "include_raw_content": True}
+        )
         rows = answer.get("results") if isinstance(answer, dict) else None
         if not isinstance(rows, list):
             raise SearchError("tavily answered JSON without a results list")
-        return [SearchResult(_text(r.get("url")), _text(r.get("title")), _text(r.get("content")),
-                             _day(r.get("published_date")),
-                             _text(r.get("raw_content"))) for r in rows[:limit] if isinstance(r, dict)]
+        return [
+            SearchResult(
+                _text(r.get("url")),
+                _text(r.get("title")),
+                _text(r.get("content")),
+                _day(r.get("published_date")),
+                _text(r.get("raw_content")),
+            )
+            for r in rows[:limit]
+            if isinstance(r, dict)
+        ]
 
 
 def _text(value: Any) -> str | None:

@@ -60,13 +60,22 @@ class FetchRefused:
 class ImageFetcher:
     """Fetches images for one run (one client), remembering each address in the store."""
 
-    def __init__(self, store: Store, allow_private: bool = False, max_bytes: int = MAX_IMAGE_BYTES,
-                 timeout: float = TIMEOUT_S, private_hosts: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        store: Store,
+        allow_private: bool = False,
+        max_bytes: int = MAX_IMAGE_BYTES,
+        timeout: float = TIMEOUT_S,
+        private_hosts: frozenset[str] = frozenset(),
+    ):
         self.store, self.allow_private, self.max_bytes = store, allow_private, max_bytes
         self.private_hosts = private_hosts
         """host:port of servers that may be fetched although private (a lab's own server)."""
-        self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False,
-                                         headers={"Accept": "image/png, image/jpeg, image/webp, image/gif, image/*;q=0.8"})
+        self._client = httpx.AsyncClient(
+            timeout=timeout,
+            follow_redirects=False,
+            headers={"Accept": "image/png, image/jpeg, image/webp, image/gif, image/*;q=0.8"},
+        )
         self._locks: dict[str, asyncio.Lock] = {}
         """One per address: a second claim asking for an image being fetched waits for it."""
 
@@ -84,13 +93,27 @@ class ImageFetcher:
         if known.sha256 is None:
             return FetchRefused(known.url, known.error)
         data = self.store.claims.image_data(known.sha256)
-        return FetchedImage(known.url, known.final_url or known.url, known.sha256, known.mime, known.bytes,
-                            known.width, known.height, data)
+        return FetchedImage(
+            known.url,
+            known.final_url or known.url,
+            known.sha256,
+            known.mime,
+            known.bytes,
+            known.width,
+            known.height,
+            data,
+        )
 
     def _remember(self, outcome: FetchedImage | FetchRefused) -> None:
         if isinstance(outcome, FetchedImage):
-            image = {"sha256": outcome.sha256, "mime": outcome.mime, "bytes": outcome.bytes, "width": outcome.width,
-                     "height": outcome.height, "data": outcome.data}
+            image = {
+                "sha256": outcome.sha256,
+                "mime": outcome.mime,
+                "bytes": outcome.bytes,
+                "width": outcome.width,
+                "height": outcome.height,
+                "data": outcome.data,
+            }
             self.store.search.record_fetch(outcome.url, outcome.final_url, image, None)
         elif outcome.lasting:
             self.store.search.record_fetch(outcome.url, None, None, outcome.reason)
@@ -145,8 +168,11 @@ def _image(url: str, final_url: str, data: bytes) -> FetchedImage:
         raise _refused("an empty answer")
     described = describe_image(data)
     if isinstance(described, str):
-        raise _refused("the bytes are damaged or cut short (not a whole image)" if "damaged" in described
-                       else f"the bytes {described.removeprefix('is ')}")
+        raise _refused(
+            "the bytes are damaged or cut short (not a whole image)"
+            if "damaged" in described
+            else f"the bytes {described.removeprefix('is ')}"
+        )
     if not _decodes(data):
         raise _refused("the bytes are damaged or cut short (not a whole image)")
     mime, width, height = described

@@ -67,8 +67,10 @@ class ImageSteps:
         image = images[number - 1]
         if not image.url:
             step.note = f"the claim's image {number} has no public address"
-            return (f"The claim's image {number} came from a file, not from the web, so it cannot be searched by"
-                    " image (the search engine needs a public address).")
+            return (
+                f"The claim's image {number} came from a file, not from the web, so it cannot be searched by"
+                " image (the search engine needs a public address)."
+            )
         refused = self._counted(f"by image: {image.url}", step)
         step.query = None  # not a typed query (the reformulation analysis reads typed ones)
         step.note = step.note or f"the claim's image {number}: {image.url}"
@@ -83,15 +85,26 @@ class ImageSteps:
         if not shown:
             return f"No pages were found showing the claim's image {number}."
         return self.agent.wording.images["by_image_results"].format(
-            number=number, results=image_lines(shown, self.config.vision))
+            number=number, results=image_lines(shown, self.config.vision)
+        )
 
     def _keep_images(self, results, step: Step) -> list[tuple[int, object]]:
         """Guard each image result; number the ones shown (after those shown before)."""
         shown = []
         for rank, result in enumerate(results):
             dropped = self.guards.reason_to_drop(result)
-            step.results.append(StoredResult(rank, result.url, result.title, result.snippet, result.published,
-                                             dropped, result.image_url, result.source))
+            step.results.append(
+                StoredResult(
+                    rank,
+                    result.url,
+                    result.title,
+                    result.snippet,
+                    result.published,
+                    dropped,
+                    result.image_url,
+                    result.source,
+                )
+            )
             if dropped is None:
                 self.found.append(result)
                 shown.append((len(self.found), result))
@@ -106,14 +119,18 @@ class ImageSteps:
                 return f"There is no image {number}: no image results have been shown yet."
             return f"There is no image {number}; the images are numbered 1 to {len(self.found)}."
         result = self.found[number - 1]
-        stored = StoredResult(0, result.url, result.title, None, result.published, None, result.image_url,
-                              result.source)
+        stored = StoredResult(
+            0, result.url, result.title, None, result.published, None, result.image_url, result.source
+        )
         step.results.append(stored)
         if self.looked >= self.config.max_images:
             step.note = "image limit reached"
             return VIEW_LIMIT.format(max_images=self.config.max_images)
-        outcome = await self.agent.fetcher.fetch(result.image_url) if result.image_url else FetchRefused(
-            "", "the result names no picture")
+        outcome = (
+            await self.agent.fetcher.fetch(result.image_url)
+            if result.image_url
+            else FetchRefused("", "the result names no picture")
+        )
         if isinstance(outcome, FetchRefused):
             step.note = f"not shown: {outcome.reason}"
             return f"Image {number} cannot be shown: {outcome.reason}."
@@ -126,8 +143,10 @@ class ImageSteps:
         self.showing.append({"type": "image", "sha256": outcome.sha256, "mime": outcome.mime})
         kind = outcome.mime.removeprefix("image/").upper()
         where = "in the next message" if self.tools is not None else "below"
-        return (f"Image {number} ({' '.join((result.title or 'no title').split())[:120]}, on {result.url or 'no page'})"
-                f" is shown {where}: {kind} {outcome.width}×{outcome.height}.")
+        return (
+            f"Image {number} ({' '.join((result.title or 'no title').split())[:120]}, on {result.url or 'no page'})"
+            f" is shown {where}: {kind} {outcome.width}×{outcome.height}."
+        )
 
     def _shown_parts(self, reply: str | None) -> list[dict]:
         """A user turn's content: the reply (or a caption), then the pictures asked for."""

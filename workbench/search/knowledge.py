@@ -38,9 +38,17 @@ def _documents(file: Path) -> list[tuple]:
             if isinstance(text, list):
                 text = " ".join(str(part) for part in text if part)
             if not isinstance(text, str) or not text.strip():
-                raise BadInput(file, "a document needs its text (text, or url2text sentences)", line=number,
-                               field="text")
+                raise BadInput(
+                    file, "a document needs its text (text, or url2text sentences)", line=number, field="text"
+                )
             claim = record.get("claim_id", claim_from_name)
-            rows.append((None if claim is None else str(claim), record.get("url"), record.get("title"), text,
-                         record.get("date") or record.get("published")))
+            rows.append(
+                (
+                    None if claim is None else str(claim),
+                    record.get("url"),
+                    record.get("title"),
+                    text,
+                    record.get("date") or record.get("published"),
+                )
+            )
     return rows

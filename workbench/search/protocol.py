@@ -12,36 +12,86 @@ from pathlib import Path
 from workbench.prompting import TemplateError, placeholders, read_template_file, template_files
 
 TOOLS = [
-    {"name": "search", "description": "Search the web (or the document collection) and get numbered results.",
-     "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "The query."}},
-                    "required": ["query"], "additionalProperties": False}},
-    {"name": "read", "description": "Read the text of one result, by its number.",
-     "parameters": {"type": "object", "properties": {"result": {"type": "integer", "description": "Its number."}},
-                    "required": ["result"], "additionalProperties": False}},
+    {
+        "name": "search",
+        "description": "Search the web (or the document collection) and get numbered results.",
+        "parameters": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "The query."}},
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "read",
+        "description": "Read the text of one result, by its number.",
+        "parameters": {
+            "type": "object",
+            "properties": {"result": {"type": "integer", "description": "Its number."}},
+            "required": ["result"],
+            "additionalProperties": False,
+        },
+    },
 ]
 SEARCH_IMAGES = {
-    "name": "search_images", "description": "Search the web for images and get numbered image results.",
-    "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "The query."}},
-                   "required": ["query"], "additionalProperties": False}}
+    "name": "search_images",
+    "description": "Search the web for images and get numbered image results.",
+    "parameters": {
+        "type": "object",
+        "properties": {"query": {"type": "string", "description": "The query."}},
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+}
 VIEW_IMAGE = {
-    "name": "view_image", "description": "Look at one image result, by its number.",
-    "parameters": {"type": "object", "properties": {"image": {"type": "integer", "description": "Its number."}},
-                   "required": ["image"], "additionalProperties": False}}
+    "name": "view_image",
+    "description": "Look at one image result, by its number.",
+    "parameters": {
+        "type": "object",
+        "properties": {"image": {"type": "integer", "description": "Its number."}},
+        "required": ["image"],
+        "additionalProperties": False,
+    },
+}
 SEARCH_BY_IMAGE = {
-    "name": "search_by_image", "description": "Find pages that show the claim's own image (a reverse image search).",
-    "parameters": {"type": "object", "properties": {"image": {"type": "integer", "description": (
-        "Which of the claim's images (1 for the first).")}}, "required": [], "additionalProperties": False}}
+    "name": "search_by_image",
+    "description": "Find pages that show the claim's own image (a reverse image search).",
+    "parameters": {
+        "type": "object",
+        "properties": {"image": {"type": "integer", "description": ("Which of the claim's images (1 for the first).")}},
+        "required": [],
+        "additionalProperties": False,
+    },
+}
 READ_CHARS = 4000
 """At most this much of a page is handed to the model (a page can be a book)."""
 _ACTION = re.compile(r"^\s*(SEARCH|READ|IMAGES|VIEW|REVERSE)\s*:\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
-_TEXT_TOOLS = {"search": "search", "read": "read", "images": "search_images", "view": "view_image",
-               "reverse": "search_by_image"}
-_KEYS = {"native": {"max_searches"}, "text": {"max_searches"}, "results": {"query", "results"},
-         "none": {"query"}, "limit": {"max_searches"}}
-_IMAGE_KEYS = {"images_native": set(), "images_text": set(), "view_native": {"max_images"},
-               "view_text": {"max_images"}, "by_image_native": set(), "by_image_text": set(),
-               "image_results": {"query", "results"}, "no_images": {"query"},
-               "by_image_results": {"number", "results"}, "blind": set()}
+_TEXT_TOOLS = {
+    "search": "search",
+    "read": "read",
+    "images": "search_images",
+    "view": "view_image",
+    "reverse": "search_by_image",
+}
+_KEYS = {
+    "native": {"max_searches"},
+    "text": {"max_searches"},
+    "results": {"query", "results"},
+    "none": {"query"},
+    "limit": {"max_searches"},
+}
+_IMAGE_KEYS = {
+    "images_native": set(),
+    "images_text": set(),
+    "view_native": {"max_images"},
+    "view_text": {"max_images"},
+    "by_image_native": set(),
+    "by_image_text": set(),
+    "image_results": {"query", "results"},
+    "no_images": {"query"},
+    "by_image_results": {"number", "results"},
+    "blind": set(),
+}
 """Wording for image search; a user's copy of the file without them gets the built-in ones."""
 
 
@@ -120,8 +170,7 @@ def native_action(name: str, arguments: str, known: tuple[str, ...] = ("search",
     if not isinstance(given, dict):
         return Action(name, arguments=arguments, problem=f"the arguments of {name} are not an object")
     if name not in known:
-        return Action(name, arguments=arguments, problem=f"there is no tool {name!r}; the tools are"
-                                                          f" {_listing(known)}")
+        return Action(name, arguments=arguments, problem=f"there is no tool {name!r}; the tools are {_listing(known)}")
     if name in ("search", "search_images"):
         query = given.get("query")
         if not isinstance(query, str) or not query.strip():
@@ -130,8 +179,9 @@ def native_action(name: str, arguments: str, known: tuple[str, ...] = ("search",
     key = "result" if name == "read" else "image"
     number = given.get(key, 1 if name == "search_by_image" else None)
     if isinstance(number, bool) or not isinstance(number, int):
-        return Action(name, arguments=arguments, problem=f"{name} needs {'a result' if key == 'result' else 'an image'}"
-                                                          " number")
+        return Action(
+            name, arguments=arguments, problem=f"{name} needs {'a result' if key == 'result' else 'an image'} number"
+        )
     return Action(name, result=number, arguments=arguments)
 
 
@@ -143,8 +193,11 @@ def text_action(text: str, known: tuple[str, ...] = ("search", "read")) -> Actio
         return None
     tool, value = _TEXT_TOOLS[found.group(1).lower()], found.group(2).strip().strip('"')
     if tool not in known:
-        return Action(tool, arguments=value, problem=f"there is no {found.group(1).upper()} line here; write"
-                                                     f" {_listing([_line(t) for t in known])}")
+        return Action(
+            tool,
+            arguments=value,
+            problem=f"there is no {found.group(1).upper()} line here; write {_listing([_line(t) for t in known])}",
+        )
     if tool in ("search", "search_images"):
         return Action(tool, query=value, arguments=value) if value else None
     if tool == "search_by_image" and not value:

@@ -13,7 +13,7 @@ leakage guards; the page an image is on is its `url`, so the guards see it.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -27,15 +27,22 @@ MAX_RESULTS = 100
 
 class SerperSearch(_HttpSearch):
     name = "serper"
-    hints = {400: "the request was refused; often the account is out of credits",
-             401: "the API key was refused", 403: "the API key was refused or lacks access to this endpoint"}
+    hints = {
+        400: "the request was refused; often the account is out of credits",
+        401: "the API key was refused",
+        403: "the API key was refused or lacks access to this endpoint",
+    }
     images = lens = True
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         rows = await self._rows("/search", {"q": query, "num": min(limit, MAX_RESULTS)}, "organic")
-        now = datetime.now(timezone.utc)
-        return [SearchResult(_text(r.get("link")), _text(r.get("title")), _text(r.get("snippet")),
-                             _dated(r.get("date"), now)) for r in rows[:limit]]
+        now = datetime.now(UTC)
+        return [
+            SearchResult(
+                _text(r.get("link")), _text(r.get("title")), _text(r.get("snippet")), _dated(r.get("date"), now)
+            )
+            for r in rows[:limit]
+        ]
 
     async def search_images(self, query: str, limit: int) -> list[SearchResult]:
         rows = await self._rows("/images", {"q": query, "num": min(limit, MAX_RESULTS)}, "images")
@@ -75,9 +82,14 @@ def _list(answer: Any, *keys: str) -> list[dict] | None:
 
 
 def _image(row: dict) -> SearchResult:
-    return SearchResult(_text(row.get("link")), _text(row.get("title")), None, _dated(row.get("date")),
-                        image_url=_text(row.get("imageUrl")),
-                        source=_text(row.get("source")) or _text(row.get("domain")))
+    return SearchResult(
+        _text(row.get("link")),
+        _text(row.get("title")),
+        None,
+        _dated(row.get("date")),
+        image_url=_text(row.get("imageUrl")),
+        source=_text(row.get("source")) or _text(row.get("domain")),
+    )
 
 
 def _dated(value: Any, now: datetime | None = None) -> str | None:

@@ -53,8 +53,9 @@ class SearchStats:
         return bool(self.image_searches or self.image_results_shown or self.images_viewed)
 
 
-def search_stats(store: Store, run: Run, top: int = 10, by: str | None = None,
-                 cutoff: str | None = None) -> SearchStats:
+def search_stats(
+    store: Store, run: Run, top: int = 10, by: str | None = None, cutoff: str | None = None
+) -> SearchStats:
     """A search run's numbers; with `by` (a breakdown field), per subset of its claims too."""
     counts = store.search.run_counts(run.id)
     images = store.search.image_counts(run.id)
@@ -62,20 +63,33 @@ def search_stats(store: Store, run: Run, top: int = 10, by: str | None = None,
     per_claim, image_per_claim = counts["searches_by_claim"], images["image_searches_per_claim"]
     viewed = images["viewed_per_claim"]
     stats = SearchStats(
-        run, counts["claims"], counts["searches"], counts["steps"], _mean(per_claim.values(), len(per_claim)),
-        counts["dropped"], domains.most_common(top), store.claims.count(f"run:{run.id} flagged:{LEAK}@run"),
-        sum(image_per_claim.values()), _mean(image_per_claim.values(), len(per_claim)),
-        images["image_results_shown"], images["image_results_dropped"], sum(viewed.values()),
-        images["claims_with_image_results"], len(viewed))
+        run,
+        counts["claims"],
+        counts["searches"],
+        counts["steps"],
+        _mean(per_claim.values(), len(per_claim)),
+        counts["dropped"],
+        domains.most_common(top),
+        store.claims.count(f"run:{run.id} flagged:{LEAK}@run"),
+        sum(image_per_claim.values()),
+        _mean(image_per_claim.values(), len(per_claim)),
+        images["image_results_shown"],
+        images["image_results_dropped"],
+        sum(viewed.values()),
+        images["claims_with_image_results"],
+        len(viewed),
+    )
     if by:
         stats.by = by
         for value, members in claims_by_field(store, run, by, cutoff).items():
             searched = [c for c in members if c in per_claim]
             if searched:
                 stats.subsets[value] = SubsetSearch(
-                    len(searched), _mean([per_claim[c] for c in searched], len(searched)),
+                    len(searched),
+                    _mean([per_claim[c] for c in searched], len(searched)),
                     _mean([image_per_claim.get(c, 0) for c in searched], len(searched)),
-                    sum(1 for c in searched if c in viewed))
+                    sum(1 for c in searched if c in viewed),
+                )
     return stats
 
 

@@ -60,8 +60,9 @@ def label_matrix(store: Store, run_id: int) -> tuple[LabelMatrix, np.ndarray]:
     return labels, prediction_of
 
 
-def run_agreement(store: Store, reference: str | int, resamples: int = DEFAULT_RESAMPLES,
-                  seed: int = DEFAULT_SEED) -> RunAgreement:
+def run_agreement(
+    store: Store, reference: str | int, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> RunAgreement:
     """Every agreement figure of a run's labels, with queue progress and adjudication counts."""
     run = store.runs.get(reference)
     if run is None or run.kind != "verdict":
@@ -73,8 +74,13 @@ def run_agreement(store: Store, reference: str | int, resamples: int = DEFAULT_R
         raise TriageError(str(error)) from None
     found = triage_agreement(matrix, resamples, seed)
     decided = store.triage.adjudications(run.id)
-    return RunAgreement(run, found, store.assignments.progress_by_annotator(run.id), len(decided),
-                        awaiting(matrix.masks, prediction_ids, set(decided)))
+    return RunAgreement(
+        run,
+        found,
+        store.assignments.progress_by_annotator(run.id),
+        len(decided),
+        awaiting(matrix.masks, prediction_ids, set(decided)),
+    )
 
 
 def awaiting(masks: np.ndarray, prediction_ids: np.ndarray, decided: set[int]) -> int:

@@ -53,8 +53,9 @@ class AssignResult:
     """Items handed to more than one annotator this round."""
 
 
-def plan_assignments(items: list[int], annotators: list[str], overlap: float, per_item: int,
-                     seed: int) -> list[tuple[int, str]]:
+def plan_assignments(
+    items: list[int], annotators: list[str], overlap: float, per_item: int, seed: int
+) -> list[tuple[int, str]]:
     """(item, annotator) pairs in queue order: shuffled, `overlap` of the items to
     `per_item` annotators, the others to one, each to the least loaded (ties at random)."""
     rng = random.Random(seed)
@@ -77,8 +78,10 @@ def assign(store: Store, request: AssignRequest) -> AssignResult:
     annotators = [check_annotator(name, "a name in --annotators") for name in request.annotators]
     _check_shape(request, annotators)
     if not request.filter.strip():
-        raise TriageError("say which answers to hand out: --where needs a filter that names a run,"
-                          " e.g. --where 'run:NAME wrong' (a run's wrong answers)")
+        raise TriageError(
+            "say which answers to hand out: --where needs a filter that names a run,"
+            " e.g. --where 'run:NAME wrong' (a run's wrong answers)"
+        )
     run = _run_of(store, request)
     try:
         answers = store.assignments.answers_matching(run.id, request.filter)
@@ -86,18 +89,28 @@ def assign(store: Store, request: AssignRequest) -> AssignResult:
     except FilterError as error:
         raise TriageError(f"bad filter {request.filter!r}: {error}") from None
     if not answers:
-        raise TriageError(f"no answer of run {run.name!r} matches {request.filter!r}: nothing was assigned"
-                          f" ({matching_claims:,} matching claims, none answered by the run)")
+        raise TriageError(
+            f"no answer of run {run.name!r} matches {request.filter!r}: nothing was assigned"
+            f" ({matching_claims:,} matching claims, none answered by the run)"
+        )
     taken = store.assignments.assigned_prediction_ids(run.id)
     fresh = [prediction_id for prediction_id, _ in answers if prediction_id not in taken]
     result = AssignResult(run, None, len(answers), max(matching_claims - len(answers), 0), len(answers) - len(fresh))
     if not fresh:
         return result
-    seed = request.seed if request.seed is not None else random.SystemRandom().randrange(2 ** 31)
+    seed = request.seed if request.seed is not None else random.SystemRandom().randrange(2**31)
     plan = plan_assignments(fresh, annotators, request.overlap, request.per_item, seed)
     result.round, result.given = store.assignments.create_round(
-        run.id, request.filter, annotators, request.overlap, request.per_item, seed, request.blind,
-        check_annotator(request.by), plan)
+        run.id,
+        request.filter,
+        annotators,
+        request.overlap,
+        request.per_item,
+        seed,
+        request.blind,
+        check_annotator(request.by),
+        plan,
+    )
     counts: dict[int, int] = {}
     for item, _ in plan:
         counts[item] = counts.get(item, 0) + 1
@@ -111,14 +124,17 @@ def _check_shape(request: AssignRequest, annotators: list[str]) -> None:
     if len(set(annotators)) != len(annotators):
         raise TriageError("--annotators names someone twice")
     if not 0.0 <= request.overlap <= 1.0:
-        raise TriageError(f"--overlap is a share from 0 to 1 (0.2: a fifth of the items labelled twice),"
-                          f" not {request.overlap:g}")
+        raise TriageError(
+            f"--overlap is a share from 0 to 1 (0.2: a fifth of the items labelled twice), not {request.overlap:g}"
+        )
     if request.overlap > 0 and len(annotators) < 2:
-        raise TriageError("an overlap needs two annotators or more: items labelled by one person have no"
-                          " agreement to measure")
+        raise TriageError(
+            "an overlap needs two annotators or more: items labelled by one person have no agreement to measure"
+        )
     if request.overlap > 0 and not 2 <= request.per_item <= len(annotators):
-        raise TriageError(f"--per-item is how many people label a shared item: 2 to {len(annotators)}"
-                          f" here, not {request.per_item}")
+        raise TriageError(
+            f"--per-item is how many people label a shared item: 2 to {len(annotators)} here, not {request.per_item}"
+        )
 
 
 def _run_of(store: Store, request: AssignRequest) -> Run:
@@ -129,8 +145,10 @@ def _run_of(store: Store, request: AssignRequest) -> Run:
         except FilterError as error:
             raise TriageError(f"bad filter {request.filter!r}: {error}") from None
         if not named:
-            raise TriageError(f"{request.filter!r} names no run: say whose answers to hand out, e.g."
-                              f" --where 'run:NAME wrong {request.filter.strip()}' (or --run NAME)")
+            raise TriageError(
+                f"{request.filter!r} names no run: say whose answers to hand out, e.g."
+                f" --where 'run:NAME wrong {request.filter.strip()}' (or --run NAME)"
+            )
         reference = named[0]
     run = store.runs.get(reference)
     if run is None or run.kind != "verdict":

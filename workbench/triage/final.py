@@ -100,8 +100,9 @@ def run_items(store: Store, run_id: int) -> list[ItemLabels]:
 def disagreements(store: Store, run_id: int, include_decided: bool = False) -> list[ItemLabels]:
     """The adjudication queue: answers people labelled differently and nobody has decided
     (with include_decided, the decided ones too)."""
-    return [item for item in run_items(store, run_id)
-            if item.disputed and (include_decided or item.adjudication is None)]
+    return [
+        item for item in run_items(store, run_id) if item.disputed and (include_decided or item.adjudication is None)
+    ]
 
 
 def failure_breakdown(store: Store, run_id: int) -> FailureBreakdown | None:
@@ -121,6 +122,13 @@ def failure_breakdown(store: Store, run_id: int) -> FailureBreakdown | None:
         no_category += not chosen
         for category_id in chosen:
             counts[names[category_id]] += 1
-    return FailureBreakdown(run.name, store.claims.count(f"run:{run_id} wrong"), len(items), final,
-                            sum(1 for item in items if item.adjudication is not None),
-                            sum(1 for item in items if item.final is None), counts, no_category)
+    return FailureBreakdown(
+        run.name,
+        store.claims.count(f"run:{run_id} wrong"),
+        len(items),
+        final,
+        sum(1 for item in items if item.adjudication is not None),
+        sum(1 for item in items if item.final is None),
+        counts,
+        no_category,
+    )

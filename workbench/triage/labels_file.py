@@ -62,8 +62,11 @@ def read_rows(path: Path) -> Iterator[_Row]:
     if not reader.fieldnames or "claim" not in [f.strip().lower() for f in reader.fieldnames]:
         raise TriageError(f"{path}: line 1: the header needs a claim column (columns: {', '.join(FIELDS)})")
     for values in reader:
-        row = {(key or "").strip().lower(): (value or "").strip() for key, value in values.items()
-               if not isinstance(value, list)}
+        row = {
+            (key or "").strip().lower(): (value or "").strip()
+            for key, value in values.items()
+            if not isinstance(value, list)
+        }
         if any(row.values()):
             yield _Row(reader.line_num, row)
 
@@ -165,14 +168,24 @@ class _Checker:
             category_id = self.categories.get(name.lower()) or self.categories.get(name)
             (found.add(category_id) if category_id is not None else unknown.append(name))
         if unknown:
-            self.problem(row, "categories", f"unknown categor{'y' if len(unknown) == 1 else 'ies'}"
-                         f" {', '.join(map(repr, unknown))} (`workbench triage categories` lists them)")
+            self.problem(
+                row,
+                "categories",
+                f"unknown categor{'y' if len(unknown) == 1 else 'ies'}"
+                f" {', '.join(map(repr, unknown))} (`workbench triage categories` lists them)",
+            )
             return None
         return frozenset(found)
 
 
-def import_labels_file(store: Store, path: Path, run: str | None = None, annotator: str | None = None,
-                       by: str = "lead", dry_run: bool = False) -> LabelsFileResult:
+def import_labels_file(
+    store: Store,
+    path: Path,
+    run: str | None = None,
+    annotator: str | None = None,
+    by: str = "lead",
+    dry_run: bool = False,
+) -> LabelsFileResult:
     """Check every row, then write them all in one transaction (or, with a problem, none)."""
     checker = _Checker(store, path, run, annotator)
     checked: list[tuple[_Row, tuple]] = []
@@ -221,21 +234,37 @@ def _answers(store: Store, checker: _Checker, checked: list) -> list[ImportedLab
 def export_rows(store: Store, run_id: int) -> list[dict]:
     """Every label of a run's answers, as a labels file holds them (import takes them back)."""
     run = store.runs.get(run_id)
-    return [{"run": run.name, "claim": f"{dataset}:{external_id}", "claim_id": claim_id, "annotator": annotator,
-             "categories": categories or "", "note": note or "", "done": bool(done), "updated_at": updated_at}
-            for claim_id, dataset, external_id, annotator, categories, done, note, updated_at
-            in store.triage.label_rows(run_id)]
+    return [
+        {
+            "run": run.name,
+            "claim": f"{dataset}:{external_id}",
+            "claim_id": claim_id,
+            "annotator": annotator,
+            "categories": categories or "",
+            "note": note or "",
+            "done": bool(done),
+            "updated_at": updated_at,
+        }
+        for claim_id, dataset, external_id, annotator, categories, done, note, updated_at in store.triage.label_rows(
+            run_id
+        )
+    ]
 
 
 def write_labels(rows: list[dict], format: str) -> str:
     """Rows as CSV or JSONL text (JSONL: categories as a list)."""
     if format == "jsonl":
-        lines = [json.dumps({**row, "categories": [c for c in row["categories"].split(";") if c]},
-                            ensure_ascii=False) for row in rows]
+        lines = [
+            json.dumps({**row, "categories": [c for c in row["categories"].split(";") if c]}, ensure_ascii=False)
+            for row in rows
+        ]
         return "".join(line + "\n" for line in lines)
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["run", "claim", "claim_id", "annotator", "categories", "note", "done",
-                                             "updated_at"], lineterminator="\n")
+    writer = csv.DictWriter(
+        out,
+        fieldnames=["run", "claim", "claim_id", "annotator", "categories", "note", "done", "updated_at"],
+        lineterminator="\n",
+    )
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()

@@ -12,8 +12,9 @@ def check_annotator(name: str | None, where: str = "the annotator's name") -> st
     """The name without surrounding blanks; TriageError if it cannot name a person."""
     text = (name or "").strip()
     if not text:
-        raise TriageError(f"{where} is empty: set --annotator NAME, `annotator` in the config file, or"
-                          " $WORKBENCH_ANNOTATOR")
+        raise TriageError(
+            f"{where} is empty: set --annotator NAME, `annotator` in the config file, or $WORKBENCH_ANNOTATOR"
+        )
     if "," in text:
         raise TriageError(f"{where} {text!r} has a comma; lists of annotators are split at commas")
     if len(text) > MAX_NAME:

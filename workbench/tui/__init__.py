@@ -10,8 +10,9 @@ import dataclasses
 from pathlib import Path
 
 
-def run_workbench(db_path: str | Path, annotator: str | None = None,
-                  compare: tuple[str, str, str] | None = None) -> int:
+def run_workbench(
+    db_path: str | Path, annotator: str | None = None, compare: tuple[str, str, str] | None = None
+) -> int:
     """Open the workbench on a database file (created and migrated if needed) as
     `annotator` (default: the config's); returns the app's exit status (non-zero when it
     stopped on an error).

@@ -11,10 +11,14 @@ from workbench.tui import run_workbench
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m workbench.tui", description=__doc__)
-    parser.add_argument("--db", default=os.environ.get("WORKBENCH_DB") or "workbench.db",
-                        help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db)")
-    parser.add_argument("--annotator", help="Who you are on labels (default: the config's annotator, else your"
-                                            " login name)")
+    parser.add_argument(
+        "--db",
+        default=os.environ.get("WORKBENCH_DB") or "workbench.db",
+        help="SQLite database file (default: $WORKBENCH_DB, else ./workbench.db)",
+    )
+    parser.add_argument(
+        "--annotator", help="Who you are on labels (default: the config's annotator, else your login name)"
+    )
     args = parser.parse_args(argv)
     from store import DatabaseProblem
     from store.problems import check_path, missing_database_text

@@ -32,23 +32,49 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     TITLE = "fact-check workbench"
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS = [
-        Binding("question_mark", "help", "Help", id="app.help",
-                tooltip="Every key, the filter language, and help for what is focused"),
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            id="app.help",
+            tooltip="Every key, the filter language, and help for what is focused",
+        ),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the workbench"),
-        Binding("f1", "help_focused", "Help", show=False, id="app.help_focused",
-                tooltip="Help for the focused widget"),
+        Binding("f1", "help_focused", "Help", show=False, id="app.help_focused", tooltip="Help for the focused widget"),
         Binding("u,ctrl+z", "undo", "Undo", id="app.undo", tooltip="Undo the last flag or unflag"),
         Binding("m", "metrics", "Metrics", show=False, id="app.metrics", tooltip="Open the metrics view"),
-        Binding("C", "contamination", "Contamination", show=False, id="app.contamination",
-                tooltip="Why claims were flagged contaminated (scores, matched evidence, threshold)"),
-        Binding("D", "datasets", "Datasets", show=False, id="app.datasets",
-                tooltip="The datasets, each one's curation funnel and fetched articles"),
-        Binding("K", "cancel_run", "Cancel run", id="app.cancel_run",
-                tooltip="Stop the run started from this window (finished items stay)"),
+        Binding(
+            "C",
+            "contamination",
+            "Contamination",
+            show=False,
+            id="app.contamination",
+            tooltip="Why claims were flagged contaminated (scores, matched evidence, threshold)",
+        ),
+        Binding(
+            "D",
+            "datasets",
+            "Datasets",
+            show=False,
+            id="app.datasets",
+            tooltip="The datasets, each one's curation funnel and fetched articles",
+        ),
+        Binding(
+            "K",
+            "cancel_run",
+            "Cancel run",
+            id="app.cancel_run",
+            tooltip="Stop the run started from this window (finished items stay)",
+        ),
     ]
 
-    def __init__(self, db_path: str | Path, settings: Settings | None = None,
-                 poll_seconds: float = POLL_SECONDS, compare: tuple[str, str, str] | None = None):
+    def __init__(
+        self,
+        db_path: str | Path,
+        settings: Settings | None = None,
+        poll_seconds: float = POLL_SECONDS,
+        compare: tuple[str, str, str] | None = None,
+    ):
         super().__init__()
         self.compare = compare
         """(base run, other run, filter): open on the flips view between them."""
@@ -98,8 +124,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
             if theme in self.available_themes:
                 self.theme = theme
             else:
-                self.notify(f"unknown theme {printable(theme)!r}; using {self.theme}",
-                            severity="warning", markup=False)
+                self.notify(f"unknown theme {printable(theme)!r}; using {self.theme}", severity="warning", markup=False)
         if self.settings.keymap:
             self.set_keymap(dict(self.settings.keymap))
             self._check_keymap(list(self.settings.keymap))
@@ -112,8 +137,13 @@ class WorkbenchApp(ReportsWorkerErrors, App):
 
         for given, closest in unknown_binding_ids(type(self), binding_ids):
             meant = f"; did you mean {closest!r}?" if closest else "; ? lists the binding ids"
-            self.call_from_thread(self.notify, f"keymap: no key binding {printable(given)!r}{meant} (it binds"
-                                  " nothing)", severity="warning", markup=False, timeout=10)
+            self.call_from_thread(
+                self.notify,
+                f"keymap: no key binding {printable(given)!r}{meant} (it binds nothing)",
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
 
     # -- live data -----------------------------------------------------------
 
@@ -248,7 +278,9 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         super().on_worker_state_changed(event)
         if event.worker.group == "model-run" and event.state in (
-            WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
         ):
             self.runs.worker_ended(event.state == WorkerState.SUCCESS, event.worker.error)
 
@@ -278,4 +310,3 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     def _undone(self, summary: str) -> None:
         self.notify(f"undone: {summary}", markup=False)
         self.data_changed()
-

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from store import (Adjudication, Claim, ClaimJudgment, FailureCategory, Flag, HistoryEntry, Label, Prediction, Run,
-                   Step, Store)
+from store import (
+    Adjudication,
+    Claim,
+    ClaimJudgment,
+    FailureCategory,
+    Flag,
+    HistoryEntry,
+    Label,
+    Prediction,
+    Run,
+    Step,
+    Store,
+)
 
 
 @dataclass
@@ -46,11 +57,14 @@ def load_bundle(store: Store, claim_id: int, annotator: str | None = None) -> Cl
     # The label space alone: counting a big dataset's claims on every claim shown costs more.
     space = store.datasets.label_space(claim.dataset) if claim.dataset else None
     history, hidden = _visible_history(store, claim_id, annotator) if annotator is not None else ([], 0)
-    trajectories = [(name, store.search.trajectory(run_id, claim_id), _pair_labels(store, run_id, claim_id))
-                    for run_id, name in store.search.searched_runs(claim_id)]
+    trajectories = [
+        (name, store.search.trajectory(run_id, claim_id), _pair_labels(store, run_id, claim_id))
+        for run_id, name in store.search.searched_runs(claim_id)
+    ]
     shown = sorted({r.sha256 for _, steps, _ in trajectories for step in steps for r in step.results if r.sha256})
     return ClaimBundle(
-        history=history, hidden_history=hidden,
+        history=history,
+        hidden_history=hidden,
         claim=claim,
         flags=store.annotations.flags_for(claim_id),
         verdicts=store.runs.predictions_for_claim(claim_id),
@@ -67,8 +81,15 @@ def _visible_history(store: Store, claim_id: int, annotator: str) -> tuple[list[
     """The claim's label history without others' triage of answers blind to `annotator`."""
     entries = store.triage.history(claim_id)
     blind = store.assignments.blind_for(annotator, sorted({e.prediction_id for e in entries if e.prediction_id}))
-    shown = [e for e in entries if not (e.prediction_id in blind and e.annotator != annotator
-                                        and e.kind in ("categories", "note", "done", "adjudication"))]
+    shown = [
+        e
+        for e in entries
+        if not (
+            e.prediction_id in blind
+            and e.annotator != annotator
+            and e.kind in ("categories", "note", "done", "adjudication")
+        )
+    ]
     return shown, len(entries) - len(shown)
 
 
@@ -131,6 +152,13 @@ def load_triage_item(store: Store, run_id: int, claim_id: int, annotator: str) -
     if others and store.assignments.blind_for(annotator, [prediction.id]):
         hidden, others = len(others), {}
     return TriageItem(
-        bundle=bundle, run=run, prediction=prediction, categories=store.annotations.categories(),
-        annotator=annotator, mine=mine, others=others, hidden=hidden,
-        decision=store.triage.adjudication(prediction.id))
+        bundle=bundle,
+        run=run,
+        prediction=prediction,
+        categories=store.annotations.categories(),
+        annotator=annotator,
+        mine=mine,
+        others=others,
+        hidden=hidden,
+        decision=store.triage.adjudication(prediction.id),
+    )

@@ -22,5 +22,10 @@ class ReportsWorkerErrors:
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
-            self.app.notify(describe(event.worker.error), title=f"{event.worker.name} failed",
-                            severity="error", markup=False, timeout=10)
+            self.app.notify(
+                describe(event.worker.error),
+                title=f"{event.worker.name} failed",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )

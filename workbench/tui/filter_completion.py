@@ -19,8 +19,18 @@ from dataclasses import dataclass, field
 from store.filters import KNOWN_FIELDS
 
 FIELD_NAMES = sorted({name for name in KNOWN_FIELDS if "NAME" not in name} | {"has", "flagged", "triage"})
-KEYWORDS = ["wrong", "right", "missing", "predicted", "reviewed", "status:abstain", "status:parse_failure",
-            "status:error", "flagged:contaminated", "flagged:any"]
+KEYWORDS = [
+    "wrong",
+    "right",
+    "missing",
+    "predicted",
+    "reviewed",
+    "status:abstain",
+    "status:parse_failure",
+    "status:error",
+    "flagged:contaminated",
+    "flagged:any",
+]
 FIXED_VALUES = {
     "has": ["question", "response", "article", "date", "reftime", "evidence", "pages", "qa", "passage", "image"],
     "status": ["ok", "abstain", "parse_failure", "error"],
@@ -64,7 +74,7 @@ def complete(value: str, cursor: int, names: Names) -> Completion | None:
         return None
     token = value[start:cursor]
     negation = "-" if token.startswith("-") else ""
-    word = token[len(negation):]
+    word = token[len(negation) :]
     completed = _complete_value(word, names) if ":" in word else _complete_field(word)
     if completed is None or completed == word:
         return None
@@ -98,7 +108,7 @@ def _complete_field(word: str) -> str | None:
     lowered = word.lower()
     for candidate in [f"{name}:" for name in FIELD_NAMES] + KEYWORDS:  # flag -> flagged:, then its kinds
         if candidate.startswith(lowered) and candidate != lowered:
-            return word + candidate[len(word):]  # the letters typed stay as typed
+            return word + candidate[len(word) :]  # the letters typed stay as typed
     return None
 
 

@@ -14,19 +14,51 @@ from textual.binding import Binding
 
 import workbench.tui
 
-ORDER = ("WorkbenchApp", "ClaimsScreen", "ClaimTable", "FilterBar", "ClaimDetailScreen", "VerdictList",
-         "TriageScreen", "AgreementScreen", "AdjudicationScreen", "MetricsScreen", "ContaminationScreen",
-         "FlagDialog", "ScopeSet", "RunDialog", "RunPicker", "TextViewer", "TextPrompt", "ConfirmDialog",
-         "DatasetsScreen", "HelpScreen")
+ORDER = (
+    "WorkbenchApp",
+    "ClaimsScreen",
+    "ClaimTable",
+    "FilterBar",
+    "ClaimDetailScreen",
+    "VerdictList",
+    "TriageScreen",
+    "AgreementScreen",
+    "AdjudicationScreen",
+    "MetricsScreen",
+    "ContaminationScreen",
+    "FlagDialog",
+    "ScopeSet",
+    "RunDialog",
+    "RunPicker",
+    "TextViewer",
+    "TextPrompt",
+    "ConfirmDialog",
+    "DatasetsScreen",
+    "HelpScreen",
+)
 """The order a user meets them; anything else with keys follows, by module."""
-TITLES = {"WorkbenchApp": "Everywhere", "ClaimsScreen": "Claims browser", "ClaimTable": "Claims table",
-          "FilterBar": "Filter bar", "ClaimDetailScreen": "Claim detail", "VerdictList": "Verdicts",
-          "TriageScreen": "Triage", "AgreementScreen": "Agreement (a in triage)",
-          "AdjudicationScreen": "Adjudication (d in triage)", "MetricsScreen": "Metrics (m)",
-          "ContaminationScreen": "Contamination (C)", "FlagDialog": "Flag dialog",
-          "ScopeSet": "Flag dialog: which claims", "RunDialog": "Run dialog", "RunPicker": "Runs shown (v)",
-          "TextViewer": "Raw output", "TextPrompt": "Text prompt", "ConfirmDialog": "Confirmation",
-          "DatasetsScreen": "Datasets (D)", "HelpScreen": "Help"}
+TITLES = {
+    "WorkbenchApp": "Everywhere",
+    "ClaimsScreen": "Claims browser",
+    "ClaimTable": "Claims table",
+    "FilterBar": "Filter bar",
+    "ClaimDetailScreen": "Claim detail",
+    "VerdictList": "Verdicts",
+    "TriageScreen": "Triage",
+    "AgreementScreen": "Agreement (a in triage)",
+    "AdjudicationScreen": "Adjudication (d in triage)",
+    "MetricsScreen": "Metrics (m)",
+    "ContaminationScreen": "Contamination (C)",
+    "FlagDialog": "Flag dialog",
+    "ScopeSet": "Flag dialog: which claims",
+    "RunDialog": "Run dialog",
+    "RunPicker": "Runs shown (v)",
+    "TextViewer": "Raw output",
+    "TextPrompt": "Text prompt",
+    "ConfirmDialog": "Confirmation",
+    "DatasetsScreen": "Datasets (D)",
+    "HelpScreen": "Help",
+}
 
 
 def own_bindings(owner: type) -> list[Binding]:
@@ -39,8 +71,12 @@ def binding_owners(app_class: type) -> list[tuple[str, type]]:
     found = {app_class.__name__: app_class}
     for module in _tui_modules():
         for value in vars(module).values():
-            if (isinstance(value, type) and value.__module__ == module.__name__ and own_bindings(value)
-                    and value.__name__ not in found):
+            if (
+                isinstance(value, type)
+                and value.__module__ == module.__name__
+                and own_bindings(value)
+                and value.__name__ not in found
+            ):
                 found[value.__name__] = value
     rank = {name: position for position, name in enumerate(ORDER)}
     names = sorted(found, key=lambda name: (rank.get(name, len(ORDER)), found[name].__module__, name))
@@ -49,10 +85,14 @@ def binding_owners(app_class: type) -> list[tuple[str, type]]:
 
 def unknown_binding_ids(app_class: type, wanted: list[str]) -> list[tuple[str, str | None]]:
     """(id, the closest known id or None) for each id in `wanted` that no binding has."""
-    known = sorted({binding.id for _, owner in binding_owners(app_class) for binding in own_bindings(owner)
-                    if binding.id})
-    return [(given, next(iter(difflib.get_close_matches(given, known, n=1, cutoff=0.6)), None))
-            for given in wanted if given not in known]
+    known = sorted(
+        {binding.id for _, owner in binding_owners(app_class) for binding in own_bindings(owner) if binding.id}
+    )
+    return [
+        (given, next(iter(difflib.get_close_matches(given, known, n=1, cutoff=0.6)), None))
+        for given in wanted
+        if given not in known
+    ]
 
 
 def title_of(owner: type) -> str:
@@ -75,10 +115,16 @@ def _tui_modules():
 
 def keys_markdown(app_class: type) -> str:
     """The keys reference page: every screen's keys, as the code binds them."""
-    lines = ["# Keys", "", "<!-- Generated from the TUI's bindings by `make docs`; edit the code, not this page. -->",
-             "", "Every key of every screen, as the code binds it. Each binding has an id: remap it in the",
-             "config's `[keymap]` table (`\"claims.flag\" = \"ctrl+f\"`). `?` or F1 on any screen shows the",
-             "keys that apply there.", ""]
+    lines = [
+        "# Keys",
+        "",
+        "<!-- Generated from the TUI's bindings by `make docs`; edit the code, not this page. -->",
+        "",
+        "Every key of every screen, as the code binds it. Each binding has an id: remap it in the",
+        'config\'s `[keymap]` table (`"claims.flag" = "ctrl+f"`). `?` or F1 on any screen shows the',
+        "keys that apply there.",
+        "",
+    ]
     for title, owner in binding_owners(app_class):
         lines += [f"## {title}", "", "| keys | does | id |", "|---|---|---|"]
         for binding in _merged(own_bindings(owner)):
@@ -96,9 +142,18 @@ def _merged(bindings: list[Binding]) -> list[Binding]:
     for binding in bindings:
         key = binding.id or binding.action
         known = merged.get(key)
-        merged[key] = binding if known is None else Binding(
-            f"{known.key},{binding.key}", known.action, known.description, known.show, id=known.id,
-            tooltip=known.tooltip)
+        merged[key] = (
+            binding
+            if known is None
+            else Binding(
+                f"{known.key},{binding.key}",
+                known.action,
+                known.description,
+                known.show,
+                id=known.id,
+                tooltip=known.tooltip,
+            )
+        )
     return list(merged.values())
 
 

@@ -39,5 +39,7 @@ class LegibleMonochrome(LineFilter):
     """Textual's Monochrome filter, with a minimum contrast (see the module's docstring)."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        return [Segment(text, None if style is None else legible_style(style, background), None)
-                for text, style, _ in segments]
+        return [
+            Segment(text, None if style is None else legible_style(style, background), None)
+            for text, style, _ in segments
+        ]

@@ -30,12 +30,20 @@ class ClaimQuery:
     run_ids: tuple[int, ...] = ()
 
     def request(self, after=None, before=None, limit: int = PAGE_SIZE) -> PageRequest:
-        return PageRequest(filter=self.filter, sort=self.sort, descending=self.descending,
-                           after=after, before=before, limit=limit, run_ids=list(self.run_ids))
+        return PageRequest(
+            filter=self.filter,
+            sort=self.sort,
+            descending=self.descending,
+            after=after,
+            before=before,
+            limit=limit,
+            run_ids=list(self.run_ids),
+        )
 
 
-def read_page(claims: ClaimStore, query: ClaimQuery, where: Where, anchor: Anchor = None,
-              limit: int = PAGE_SIZE) -> list[ClaimRow]:
+def read_page(
+    claims: ClaimStore, query: ClaimQuery, where: Where, anchor: Anchor = None, limit: int = PAGE_SIZE
+) -> list[ClaimRow]:
     """One page from SQLite (raises FilterError for a bad filter). Call from a worker."""
     if where == "first":
         return claims.page(query.request(limit=limit))

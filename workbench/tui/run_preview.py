@@ -82,10 +82,17 @@ class RunChoice:
         concurrency = params.pop("concurrency", None)
         if self.search:
             params["search"] = self.search
-        return RunRequest(model=self.model, setting=self.setting, prompt=self.template,
-                          filter="" if ids is not None else self.filter_text, claim_ids=ids,
-                          base_url=self.base_url if self.model_kind == "openai-compatible" else None,
-                          name=self.name, params=params, concurrency=int(concurrency) if concurrency else None)
+        return RunRequest(
+            model=self.model,
+            setting=self.setting,
+            prompt=self.template,
+            filter="" if ids is not None else self.filter_text,
+            claim_ids=ids,
+            base_url=self.base_url if self.model_kind == "openai-compatible" else None,
+            name=self.name,
+            params=params,
+            concurrency=int(concurrency) if concurrency else None,
+        )
 
 
 def checking_text(choice: RunChoice) -> str:
@@ -119,8 +126,7 @@ def template_names(settings: Settings) -> list[str]:
 
 def preview_text(store: Store, choice: RunChoice, settings: Settings) -> Text:
     """The exact messages the highlighted claim would be sent, or why it cannot be."""
-    from workbench.prompting import TemplateError, load_template
-    from workbench.prompting import PromptError, parse_setting, render
+    from workbench.prompting import PromptError, TemplateError, load_template, parse_setting, render
 
     if choice.claim_id is None:
         return Text("highlight a claim to see its prompt", style="dim")
@@ -182,8 +188,7 @@ def model_hint(name: str, found) -> Text:
 
     if not name:
         count = len(found.models) if found is not None else 0
-        return Text(f"{count:,} local models found (`workbench models` lists them); type a name or a path",
-                    style="dim")
+        return Text(f"{count:,} local models found (`workbench models` lists them); type a name or a path", style="dim")
     if found is None or names_a_file(name):
         return Text("")
     try:
@@ -193,8 +198,11 @@ def model_hint(name: str, found) -> Text:
     facts = describe(model)
     if facts.problem:
         return literal(facts.problem, "red")
-    text = literal(f"→ gguf:{model.name} · {facts.quantisation} · {parameters_text(facts.parameters)} params · "
-                   f"context {f'{facts.context_length:,}' if facts.context_length else '?'} · {size_text(model.size)}", "dim")
+    text = literal(
+        f"→ gguf:{model.name} · {facts.quantisation} · {parameters_text(facts.parameters)} params · "
+        f"context {f'{facts.context_length:,}' if facts.context_length else '?'} · {size_text(model.size)}",
+        "dim",
+    )
     if not facts.has_chat_template:
         text.append(" · no chat template", style="yellow")
     return text

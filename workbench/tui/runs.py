@@ -42,10 +42,15 @@ class RunControl:
             return False
         self._cancel = threading.Event()
         run = prepared.run
-        self.state = RunState(run_id=run.id, name=run.name, total=len(prepared.pending_claim_ids),
-                              status="starting")
-        self.app.run_worker(lambda: self._execute(prepared, self._cancel), thread=True,
-                            exclusive=True, group="model-run", name="run", exit_on_error=False)
+        self.state = RunState(run_id=run.id, name=run.name, total=len(prepared.pending_claim_ids), status="starting")
+        self.app.run_worker(
+            lambda: self._execute(prepared, self._cancel),
+            thread=True,
+            exclusive=True,
+            group="model-run",
+            name="run",
+            exit_on_error=False,
+        )
         self.app.refresh_bindings()
         self._changed()
         return True
@@ -67,8 +72,9 @@ class RunControl:
         """Runs on a worker thread: never touches widgets, posts events instead."""
         from workbench.runs.engine import run_blocking
 
-        return run_blocking(self.app.db_path, prepared, on_event=lambda e: self.app.post_message(RunEvent(e)),
-                            cancel=cancel)
+        return run_blocking(
+            self.app.db_path, prepared, on_event=lambda e: self.app.post_message(RunEvent(e)), cancel=cancel
+        )
 
     def cancel(self) -> None:
         if not self.active or self._cancel is None:
@@ -76,8 +82,10 @@ class RunControl:
             return
         self._cancel.set()
         self.state.status = "cancelling"
-        self.app.notify(f"cancelling {printable(self.state.name)}: answers in flight are abandoned, answers"
-                        " given stay", markup=False)
+        self.app.notify(
+            f"cancelling {printable(self.state.name)}: answers in flight are abandoned, answers given stay",
+            markup=False,
+        )
         self._changed()
 
     def handle(self, event) -> None:
@@ -102,14 +110,19 @@ class RunControl:
 
     def worker_ended(self, ok: bool, error: BaseException | None = None) -> None:
         if self.state.status in ("starting", "running", "cancelling"):
-            self.state.status = "cancelled" if self._cancel and self._cancel.is_set() else (
-                "finished" if ok else "failed")
+            self.state.status = (
+                "cancelled" if self._cancel and self._cancel.is_set() else ("finished" if ok else "failed")
+            )
             if error is not None:  # a user-facing error says it all; anything else names its type
                 known = type(error).__name__ in ("RunSetupError", "BackendError")
                 self.state.message = str(error) if known else f"{type(error).__name__}: {error}"
         if self.state.status == "failed" and self.state.message:
-            self.app.notify(f"run {printable(self.state.name)} failed: {printable(self.state.message)}",
-                            severity="error", markup=False, timeout=10)
+            self.app.notify(
+                f"run {printable(self.state.name)} failed: {printable(self.state.message)}",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
         self.app.refresh_bindings()
         self._changed()
         self.app.data_changed()

@@ -13,6 +13,5 @@ def serve_in_browser(db_path: Path, host: str, port: int, public_url: str | None
     from textual_serve.server import Server
 
     command = shlex.join([sys.executable, "-m", "workbench.tui", "--db", str(db_path)])
-    server = Server(command, host=host, port=port, title=f"fact-check workbench: {db_path.name}",
-                    public_url=public_url)
+    server = Server(command, host=host, port=port, title=f"fact-check workbench: {db_path.name}", public_url=public_url)
     server.serve()

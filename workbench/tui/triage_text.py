@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from workbench.render.display import literal, printable
 from store import Prediction
-from workbench.tui.bundles import ClaimBundle, TriageItem
+from workbench.render.display import literal, printable
 from workbench.render.verdicts import field_line, verdict_line
+from workbench.tui.bundles import ClaimBundle, TriageItem
 
 
 def answer_body(bundle: ClaimBundle, prediction: Prediction) -> Text:
@@ -20,8 +20,11 @@ def answer_body(bundle: ClaimBundle, prediction: Prediction) -> Text:
     body.append(f"{'verdict':<15}", style="bold")
     body.append_text(verdict_line(prediction, claim.label, bundle.scored))
     body.append("\n")
-    for name, value in (("reference time", claim.reference_time), ("claim date", claim.claim_date),
-                        ("importance", claim.importance)):
+    for name, value in (
+        ("reference time", claim.reference_time),
+        ("claim date", claim.claim_date),
+        ("importance", claim.importance),
+    ):
         if value:
             body.append_text(field_line(name, value))
             body.append("\n")
@@ -53,8 +56,11 @@ def category_panel(item: TriageItem, counts: dict[str, int] | None = None) -> Te
         panel.append_text(literal(item.note))
         panel.append("\n")
     panel.append_text(others_text(item))
-    panel.append("\nkeys: a category's key toggles it; r reviewed + next; e note; + new category;"
-                 " < > evidence tabs; a agreement; d adjudicate", style="dim")
+    panel.append(
+        "\nkeys: a category's key toggles it; r reviewed + next; e note; + new category;"
+        " < > evidence tabs; a agreement; d adjudicate",
+        style="dim",
+    )
     return panel
 
 
@@ -62,8 +68,11 @@ def others_text(item: TriageItem) -> Text:
     """Everyone else's label of this answer (names literal), or that they are hidden."""
     text = Text()
     if item.hidden:
-        text.append(f"\n{item.hidden} other label{'s' if item.hidden > 1 else ''} hidden until you mark it"
-                    " reviewed (blind review)\n", style="italic")
+        text.append(
+            f"\n{item.hidden} other label{'s' if item.hidden > 1 else ''} hidden until you mark it"
+            " reviewed (blind review)\n",
+            style="italic",
+        )
         return text
     names = {c.id: c.name for c in item.categories}
     if item.others:

@@ -38,8 +38,10 @@ class Budget:
         if self.spent + self.reserved + worst > self.limit:
             if not self.reached:
                 self.reached = True
-                self.stop_reason = (f"{money(self.spent)} spent of {money(self.limit)}; the next request could cost"
-                                    f" up to {money(worst)}")
+                self.stop_reason = (
+                    f"{money(self.spent)} spent of {money(self.limit)}; the next request could cost"
+                    f" up to {money(worst)}"
+                )
             return None
         self.reserved += worst
         return worst
@@ -59,8 +61,14 @@ def worst_case(price: Price, request: CompletionRequest) -> float:
     return price.worst_case(prompt_tokens(request, upper=True), request.max_tokens)
 
 
-def open_budget(limit: float, model: str, price: Price | None, spent: float | None,
-                first_request: CompletionRequest | None, price_hint: str) -> Budget:
+def open_budget(
+    limit: float,
+    model: str,
+    price: Price | None,
+    spent: float | None,
+    first_request: CompletionRequest | None,
+    price_hint: str,
+) -> Budget:
     """A Budget for runs of `model`, or BudgetError saying why it cannot be one."""
     if limit <= 0:
         raise BudgetError("--max-cost must be more than 0")
@@ -71,8 +79,9 @@ def open_budget(limit: float, model: str, price: Price | None, spent: float | No
     if spent is None:
         raise BudgetError(f"the runs' spending so far is unknown, so --max-cost cannot be kept for {model}")
     if spent >= limit:
-        raise BudgetError(f"these runs have already spent {money(spent)}, which reaches --max-cost {money(limit)};"
-                          " raise it to go on")
+        raise BudgetError(
+            f"these runs have already spent {money(spent)}, which reaches --max-cost {money(limit)}; raise it to go on"
+        )
     if first_request is not None:
         worst = worst_case(price, first_request)
         if spent + worst > limit:
@@ -80,5 +89,6 @@ def open_budget(limit: float, model: str, price: Price | None, spent: float | No
             raise BudgetError(
                 f"--max-cost {money(limit)} is less than one request can cost: the first claim's could take up to"
                 f" {money(worst)} (up to {tokens:,} prompt tokens and {first_request.max_tokens:,} generated at"
-                f" {price.model}'s price; {money(spent)} spent before); raise --max-cost or lower --param max_tokens")
+                f" {price.model}'s price; {money(spent)} spent before); raise --max-cost or lower --param max_tokens"
+            )
     return Budget(limit, price, spent)

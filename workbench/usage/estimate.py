@@ -59,8 +59,9 @@ class Estimate:
     concurrency: int = 1
 
 
-def estimate(requests: list[CompletionRequest], pending: int, price: Price | None, history: History,
-             concurrency: int = 1) -> Estimate:
+def estimate(
+    requests: list[CompletionRequest], pending: int, price: Price | None, history: History, concurrency: int = 1
+) -> Estimate:
     """An estimate for `pending` claims from the requests of a sample of them."""
     if not requests or not pending:
         return Estimate(pending, 0, 0, 0, None, price, 0.0 if price else None, 0.0 if price else None, 0.0)
@@ -79,9 +80,18 @@ def estimate(requests: list[CompletionRequest], pending: int, price: Price | Non
         seconds = to_evaluate / history.prompt_per_second + out / history.generated_per_second
     elif history.mean_seconds is not None:
         seconds = history.mean_seconds * pending / max(concurrency, 1)
-    return Estimate(pending, round(tokens), round(to_evaluate), round(max_out),
-                    None if typical_out is None else round(typical_out), price, cost_typical, cost_max, seconds,
-                    concurrency)
+    return Estimate(
+        pending,
+        round(tokens),
+        round(to_evaluate),
+        round(max_out),
+        None if typical_out is None else round(typical_out),
+        price,
+        cost_typical,
+        cost_max,
+        seconds,
+        concurrency,
+    )
 
 
 def history_of(store: Store, model: str, prompt_name: str | None) -> History:
@@ -89,8 +99,13 @@ def history_of(store: Store, model: str, prompt_name: str | None) -> History:
     facts = store.usage.model_history(model, prompt_name)
     if not facts["answers"]:
         return History()
-    return History(facts["answers"], facts["mean_tokens_out"], facts["prompt_per_second"],
-                   facts["generated_per_second"], facts["mean_seconds"])
+    return History(
+        facts["answers"],
+        facts["mean_tokens_out"],
+        facts["prompt_per_second"],
+        facts["generated_per_second"],
+        facts["mean_seconds"],
+    )
 
 
 def sample_claims(store: Store, claim_ids: list[int]) -> list[Claim]:

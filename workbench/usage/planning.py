@@ -54,7 +54,9 @@ def estimate_request(store: Store, request: RunRequest, prices: PriceTable) -> E
             rendered = render(claim, template, setting, json_answer)
         except PromptError:
             continue
-        requests.append(CompletionRequest(rendered.messages, int(params["max_tokens"]), json_schema=rendered.json_schema))
+        requests.append(
+            CompletionRequest(rendered.messages, int(params["max_tokens"]), json_schema=rendered.json_schema)
+        )
     model = stored_model_text(spec)
     history = history_of(store, model, template.name)
     return estimate(requests, len(claim_ids), prices.for_model(model), history, request.concurrency or 1)

@@ -109,8 +109,9 @@ def _built_in_entry(entry: dict, as_of, where: str) -> ModelPrice:
 
 
 def _price(model: str, entry: ModelPrice, source: str) -> Price:
-    return Price(model, entry.input, entry.output, entry.cached_input, entry.batch_input, entry.batch_output,
-                 entry.as_of, source)
+    return Price(
+        model, entry.input, entry.output, entry.cached_input, entry.batch_input, entry.batch_output, entry.as_of, source
+    )
 
 
 def money(amount: float | None) -> str:

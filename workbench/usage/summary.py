@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from store import Run, Store
 from workbench.usage.prices import Price, PriceTable, price_table
 
+
 @dataclass
 class RunUsage:
     run_id: int
@@ -73,8 +74,15 @@ def percentile_of(count: int, share: float, value_at) -> float | None:
 def summarise(run: Run, spending: dict, latency_at, price: Price | None) -> RunUsage:
     """A run's usage from its summed answers (RunStore.spending); `latency_at(positions)`
     gives the model's seconds at those places in ascending order (RunStore.latencies_at)."""
-    usage = RunUsage(run.id, run.name, run.model, answers=spending["answers"], from_cache=spending["from_cache"],
-                     seconds_total=spending["seconds_total"], price=price)
+    usage = RunUsage(
+        run.id,
+        run.name,
+        run.model,
+        answers=spending["answers"],
+        from_cache=spending["from_cache"],
+        seconds_total=spending["seconds_total"],
+        price=price,
+    )
     timed = spending["timed"]
     positions = sorted(set(percentile_positions(timed, 0.5) + percentile_positions(timed, 0.95)))
     values = latency_at(positions)
@@ -99,8 +107,9 @@ def run_usage(store: Store, run: Run, prices: PriceTable | None = None, judges: 
     """A run's time and money, with its judge runs' (`judges`)."""
     prices = prices or price_table()
     spending = store.usage.spending(run.id)
-    usage = summarise(run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]),
-                      prices.for_model(run.model))
+    usage = summarise(
+        run, spending, lambda at: store.usage.latencies_at(run.id, at, spending["timed"]), prices.for_model(run.model)
+    )
     if judges:
         usage.judges = [run_usage(store, judge, prices, judges=False) for judge in store.runs.judge_runs(run.id)]
     return usage

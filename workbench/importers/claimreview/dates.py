@@ -36,7 +36,9 @@ def review_day(value, where: Where, field: str) -> str | None:
     found = None if ambiguous else _slashed(raw) or utc_day(raw)
     if found is None:
         shown = raw if len(raw) <= 40 else raw[:39] + "…"
-        reason = "is ambiguous (day and month could be either way)" if ambiguous else "is not a date this import can read"
+        reason = (
+            "is ambiguous (day and month could be either way)" if ambiguous else "is not a date this import can read"
+        )
         where.warn(field, f"{shown!r} {reason} (kept without a date)", "unreadable date")
     return found
 
@@ -56,7 +58,11 @@ def _slashed(raw: str) -> str | None:
 
 def _ambiguous(raw: str) -> bool:
     found = _SLASHED.match(raw)
-    return bool(found) and int(found.group(1)) != int(found.group(2)) and all(int(part) <= 12 for part in found.groups()[:2])
+    return (
+        bool(found)
+        and int(found.group(1)) != int(found.group(2))
+        and all(int(part) <= 12 for part in found.groups()[:2])
+    )
 
 
 __all__ = ["review_day"]

@@ -68,8 +68,9 @@ class RatingMap:
         for space, folds in (table.get("folds") or {}).items():
             unknown = sorted(set(folds) - set(MEANINGS))
             if unknown:
-                raise MappingError(f"{origin}: [folds.{space}] names {', '.join(unknown)}; the meanings are"
-                                   f" {', '.join(MEANINGS)}")
+                raise MappingError(
+                    f"{origin}: [folds.{space}] names {', '.join(unknown)}; the meanings are {', '.join(MEANINGS)}"
+                )
             self.folds.setdefault(space, {}).update({k: str(v) for k, v in folds.items()})
 
 
@@ -130,8 +131,10 @@ def rating_reader(plan, existing: LabelSpace | None, drafts) -> LabelReader | No
     ratings = rating_map(plan.request.extra_files.get("ratings"))
     folds = ratings.folds.get(space.name)
     if folds is None:
-        raise MappingError(f"the rating map folds ratings into {', '.join(sorted(ratings.folds))}, not the"
-                           f" {space.name} label space: add a [folds.{space.name}] table to a --rating-map file")
+        raise MappingError(
+            f"the rating map folds ratings into {', '.join(sorted(ratings.folds))}, not the"
+            f" {space.name} label space: add a [folds.{space.name}] table to a --rating-map file"
+        )
     seen = _ratings_in(drafts())
     folded, how, unmapped = {}, [], []
     for rating, found in seen.items():
@@ -156,8 +159,10 @@ def _space(plan, existing: LabelSpace | None) -> LabelSpace | None:
     if asked == "own":
         return None
     if asked not in labels.BUILTIN_SPACES:
-        raise MappingError(f"unknown label space {asked!r}; built-in: {', '.join(labels.BUILTIN_SPACES)},"
-                           " or own (the fact-checkers' ratings as they are)")
+        raise MappingError(
+            f"unknown label space {asked!r}; built-in: {', '.join(labels.BUILTIN_SPACES)},"
+            " or own (the fact-checkers' ratings as they are)"
+        )
     return labels.BUILTIN_SPACES[asked]
 
 
@@ -177,8 +182,9 @@ def _ratings_in(drafts) -> dict[str, _Seen]:
     return seen
 
 
-def _fold(rating: str, found: _Seen, asked, ratings: RatingMap, folds: dict, space: LabelSpace
-          ) -> tuple[str | None, str]:
+def _fold(
+    rating: str, found: _Seen, asked, ratings: RatingMap, folds: dict, space: LabelSpace
+) -> tuple[str | None, str]:
     """(label, how) for one rating; (None, why not) when nothing folds it."""
     given = asked.map.get(rating) or {squash_rating(k): v for k, v in asked.map.items()}.get(squash_rating(rating))
     if given is not None:
@@ -209,24 +215,28 @@ def _label(meaning: str, folds: dict, space: LabelSpace) -> str | None:
 
 def _scale(numbers: set) -> str:
     shown = sorted(numbers, key=lambda n: tuple(x if x is not None else -1 for x in n))[:3]
-    return ", ".join(f"{value} of {1 if worst is None else worst}-{5 if best is None else best}"
-                     for value, best, worst in shown)
+    return ", ".join(
+        f"{value} of {1 if worst is None else worst}-{5 if best is None else best}" for value, best, worst in shown
+    )
 
 
 def _unmapped(unmapped: list, space: LabelSpace) -> BadInput:
     unmapped.sort(key=lambda item: -item[1].count)
-    listed = "; ".join(f"{rating!r} ({found.count:,}, first on {_where(found.first)}: {why})"
-                       for rating, found, why in unmapped[:30])
+    listed = "; ".join(
+        f"{rating!r} ({found.count:,}, first on {_where(found.first)}: {why})" for rating, found, why in unmapped[:30]
+    )
     more = f"; and {len(unmapped) - 30} more" if len(unmapped) > 30 else ""
-    first = min((found.first for _, found, _ in unmapped), key=lambda d: (d.reader.located.record,
-                                                                         d.reader.located.line or 0))
+    first = min(
+        (found.first for _, found, _ in unmapped), key=lambda d: (d.reader.located.record, d.reader.located.line or 0)
+    )
     example = unmapped[0][0]
     return first.reader.fail(
         first.source_names.get("raw_label", "rating"),
         f"{len(unmapped):,} rating{'s' if len(unmapped) != 1 else ''} cannot be folded into {space.name}"
         f" ({', '.join(space.all_gold)}): {listed}{more}. Fold each: give it a meaning under [ratings] in your"
         f" config or a --rating-map file ({', '.join(MEANINGS)}), or --label-map {example!r}=MEANING_OR_LABEL,"
-        f" or keep it out of scores with --exclude-label {example!r}")
+        f" or keep it out of scores with --exclude-label {example!r}",
+    )
 
 
 def _where(draft) -> str:
@@ -238,10 +248,15 @@ def _note(plan, how: list, space: LabelSpace) -> None:
     """One note per label: the ratings folded into it, commonest first (how, when not the map)."""
     for label in dict.fromkeys(label for label, *_ in sorted(how, key=lambda item: -item[2])):
         mine = sorted((item for item in how if item[0] == label), key=lambda item: -item[2])
-        parts = [f"{rating!r} {count:,}" + ("" if why == "the rating map" else f" (by {why})")
-                 for _, rating, count, why in mine]
-        plan.warnings.note(f"ratings folded into {space.name} {label}: " + ", ".join(parts[:SHOWN])
-                           + (f", and {len(parts) - SHOWN} more" if len(parts) > SHOWN else ""))
+        parts = [
+            f"{rating!r} {count:,}" + ("" if why == "the rating map" else f" (by {why})")
+            for _, rating, count, why in mine
+        ]
+        plan.warnings.note(
+            f"ratings folded into {space.name} {label}: "
+            + ", ".join(parts[:SHOWN])
+            + (f", and {len(parts) - SHOWN} more" if len(parts) > SHOWN else "")
+        )
 
 
 __all__ = ["MEANINGS", "RatingMap", "numeric_meaning", "rating_map", "rating_reader", "squash_rating"]

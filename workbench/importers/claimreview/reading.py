@@ -24,7 +24,8 @@ HTML_SUFFIXES = (".html", ".htm")
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 FORMAT = "claimreview"
 _JSON_MARKERS = re.compile(
-    rb'"claimReview"\s*:\s*\[|"dataFeedElement"\s*:|"@type"\s*:\s*\[?\s*"(?:schema:|https?://schema\.org/)?ClaimReview"')
+    rb'"claimReview"\s*:\s*\[|"dataFeedElement"\s*:|"@type"\s*:\s*\[?\s*"(?:schema:|https?://schema\.org/)?ClaimReview"'
+)
 HEAD_BYTES = 1 << 16
 
 
@@ -35,14 +36,18 @@ def claimreview_files(path: Path, format: str, split: str | None) -> list[Path] 
         return None
     if path.is_dir():
         files = _review_files(path)
-        if format == "auto" and (not files or (path / "dataset_dict.json").is_file()
-                                 or (path / "state.json").is_file()):
+        if format == "auto" and (
+            not files or (path / "dataset_dict.json").is_file() or (path / "state.json").is_file()
+        ):
             return None
         marked = [file for file in files[:50] if _marked(file)]
         if not marked:
             if format == FORMAT:
-                raise BadInput(path, "holds no ClaimReview files (.json .jsonl .jsonld .html .htm with ClaimReview"
-                               " markup, API pages or the DataCommons feed)")
+                raise BadInput(
+                    path,
+                    "holds no ClaimReview files (.json .jsonl .jsonld .html .htm with ClaimReview"
+                    " markup, API pages or the DataCommons feed)",
+                )
             return None
         # The first file is the one the import reads to pick its profile: one with reviews.
         files.remove(marked[0])
@@ -58,8 +63,13 @@ def claimreview_files(path: Path, format: str, split: str | None) -> list[Path] 
 
 
 def _review_files(folder: Path) -> list[Path]:
-    return [file for file in sorted(folder.rglob("*")) if file.is_file() and not file.name.startswith(".")
-            and file.name.lower().removesuffix(".gz").endswith(REVIEW_SUFFIXES)]
+    return [
+        file
+        for file in sorted(folder.rglob("*"))
+        if file.is_file()
+        and not file.name.startswith(".")
+        and file.name.lower().removesuffix(".gz").endswith(REVIEW_SUFFIXES)
+    ]
 
 
 def _marked(path: Path) -> bool:
@@ -89,8 +99,11 @@ def review_records(path: Path, options, source) -> Iterator[Located]:
         yield Located(line, count, unit)
         count += 1
     if not count:
-        options.warnings.add(ImportWarning(str(path), "no ClaimReview in this file (nothing read from it)",
-                                           kind="file without ClaimReview"))
+        options.warnings.add(
+            ImportWarning(
+                str(path), "no ClaimReview in this file (nothing read from it)", kind="file without ClaimReview"
+            )
+        )
 
 
 def _warner(path: Path, warnings):
@@ -120,8 +133,9 @@ def _text(path: Path) -> str:
         return data.decode(encoding).removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         name = "UTF-8" if encoding.startswith("utf-8") else encoding
-        raise BadInput(path, f"not {name} text (byte 0x{data[error.start]:02x})",
-                       line=data[: error.start].count(b"\n") + 1) from None
+        raise BadInput(
+            path, f"not {name} text (byte 0x{data[error.start]:02x})", line=data[: error.start].count(b"\n") + 1
+        ) from None
 
 
 def _document_units(path: Path, warn) -> Iterator[tuple[int, dict]]:
@@ -142,7 +156,7 @@ def _document_units(path: Path, warn) -> Iterator[tuple[int, dict]]:
         except RecursionError:
             raise BadInput(path, "invalid JSON: nested too deeply to read", line=line) from None
         prefix = f"document[{number}]" if number or _more_after(text, position) else ""
-        for unit in units(document, lambda where, message: warn(line, where, message), where=prefix):
+        for unit in units(document, lambda where, message, line=line: warn(line, where, message), where=prefix):
             yield line, unit
         line += text.count("\n", start, position)
         number += 1
@@ -165,13 +179,14 @@ def _line_units(path: Path, warn) -> Iterator[tuple[int, dict]]:
     for number, line in enumerate(_text(path).split("\n"), start=1):
         if line.strip():
             document = decode_json(path, line.rstrip("\r\n"), number)
-            for unit in units(document, lambda where, message: warn(number, where, message)):
+            for unit in units(document, lambda where, message, number=number: warn(number, where, message)):
                 yield number, unit
 
 
 def _page_units(path: Path, warn) -> Iterator[tuple[int, dict]]:
     """A saved page's ClaimReview markup: every JSON-LD script, then microdata."""
-    from lxml import etree, html as lxml_html
+    from lxml import etree
+    from lxml import html as lxml_html
 
     from workbench.articles.html import decode_html, for_lxml, page_address
 
@@ -199,12 +214,14 @@ def _json_ld_units(path: Path, tree, page: str | None, warn) -> Iterator[tuple[i
             items = extractor.extract_items(node)
         except (ValueError, RecursionError) as error:
             if "claimreview" in node.xpath("string()").lower():
-                raise BadInput(path, f"malformed JSON-LD in the page's ClaimReview <script> (JSON-LD script"
-                               f" {number + 1}): {error}", line=node.sourceline) from None
-            warn(node.sourceline, where, f"malformed JSON-LD in a script that holds no ClaimReview (skipped):"
-                 f" {error}")
+                raise BadInput(
+                    path,
+                    f"malformed JSON-LD in the page's ClaimReview <script> (JSON-LD script {number + 1}): {error}",
+                    line=node.sourceline,
+                ) from None
+            warn(node.sourceline, where, f"malformed JSON-LD in a script that holds no ClaimReview (skipped): {error}")
             continue
-        for unit in units(items, lambda at, message: warn(node.sourceline, at, message), page, where):
+        for unit in units(items, lambda at, message, node=node: warn(node.sourceline, at, message), page, where):
             yield node.sourceline or 1, unit
 
 

@@ -47,8 +47,7 @@ def is_claim_review(obj: Any) -> bool:
     return "ClaimReview" in types_of(obj)
 
 
-def units(document: Any, warn: Callable[[str, str], None], page: str | None = None,
-          where: str = "") -> Iterator[dict]:
+def units(document: Any, warn: Callable[[str, str], None], page: str | None = None, where: str = "") -> Iterator[dict]:
     """Every review in a parsed document, in document order; `warn(path, message)` hears
     about what looks like ClaimReview data but holds no review."""
     if isinstance(document, dict) and isinstance(document.get("claims"), list):
@@ -80,8 +79,12 @@ def _api_claim(claim: dict, warn, where: str) -> Iterator[dict]:
         if not isinstance(review, dict):
             warn(path, f"a claimReview must be an object, not {type(review).__name__} (skipped)")
             continue
-        yield {"claimreview_shape": FACTCHECK_API, "claimreview_path": path, "claimreview": review,
-               "claimreview_claim": claim}
+        yield {
+            "claimreview_shape": FACTCHECK_API,
+            "claimreview_path": path,
+            "claimreview": review,
+            "claimreview_claim": claim,
+        }
 
 
 def _feed(elements: Any, warn, where: str, page: str | None) -> Iterator[dict]:
@@ -98,11 +101,17 @@ def _feed(elements: Any, warn, where: str, page: str | None) -> Iterator[dict]:
         for number, item in enumerate(items):
             item_path = f"{path}.item[{number}]"
             if is_claim_review(item):
-                yield {"claimreview_shape": DATACOMMONS, "claimreview_path": item_path, "claimreview": item,
-                       **({"claimreview_page": page} if page else {})}
+                yield {
+                    "claimreview_shape": DATACOMMONS,
+                    "claimreview_path": item_path,
+                    "claimreview": item,
+                    **({"claimreview_page": page} if page else {}),
+                }
             else:
-                warn(item_path, f"a feed item of type {', '.join(sorted(types_of(item))) or 'none'}, not"
-                     " ClaimReview (skipped)")
+                warn(
+                    item_path,
+                    f"a feed item of type {', '.join(sorted(types_of(item))) or 'none'}, not ClaimReview (skipped)",
+                )
 
 
 def _schema_org(value: Any, page: str | None, where: str, depth: int) -> Iterator[dict]:
@@ -113,8 +122,12 @@ def _schema_org(value: Any, page: str | None, where: str, depth: int) -> Iterato
         for index, item in enumerate(value):
             yield from _schema_org(item, page, f"{where}[{index}]", depth + 1)
     elif is_claim_review(value):
-        yield {"claimreview_shape": SCHEMA_ORG, "claimreview_path": where or "$", "claimreview": value,
-               **({"claimreview_page": page} if page else {})}
+        yield {
+            "claimreview_shape": SCHEMA_ORG,
+            "claimreview_path": where or "$",
+            "claimreview": value,
+            **({"claimreview_page": page} if page else {}),
+        }
     elif isinstance(value, dict):
         for key, item in value.items():
             if isinstance(item, (dict, list)) and key != "@context":
@@ -124,21 +137,37 @@ def _schema_org(value: Any, page: str | None, where: str, depth: int) -> Iterato
 # A flat export's column (lower case, letters and digits only) -> where it sits in a ClaimReview.
 _FLAT_COLUMNS = {
     "claimreviewed": ("claimReviewed",),
-    "alternatename": ("reviewRating", "alternateName"), "alternativename": ("reviewRating", "alternateName"),
-    "reviewratingalternatename": ("reviewRating", "alternateName"), "textualrating": ("reviewRating", "alternateName"),
+    "alternatename": ("reviewRating", "alternateName"),
+    "alternativename": ("reviewRating", "alternateName"),
+    "reviewratingalternatename": ("reviewRating", "alternateName"),
+    "textualrating": ("reviewRating", "alternateName"),
     "rating": ("reviewRating", "alternateName"),
-    "ratingvalue": ("reviewRating", "ratingValue"), "reviewratingratingvalue": ("reviewRating", "ratingValue"),
-    "bestrating": ("reviewRating", "bestRating"), "reviewratingbestrating": ("reviewRating", "bestRating"),
-    "worstrating": ("reviewRating", "worstRating"), "reviewratingworstrating": ("reviewRating", "worstRating"),
-    "datepublished": ("datePublished",), "reviewdate": ("datePublished",),
-    "url": ("url",), "reviewurl": ("url",),
-    "headline": ("headline",), "reviewtitle": ("headline",),
-    "author": ("author", "name"), "authorname": ("author", "name"), "publisher": ("author", "name"),
-    "publishername": ("author", "name"), "authorurl": ("author", "url"), "publishersite": ("author", "url"),
-    "itemreviewedauthorname": ("itemReviewed", "author", "name"), "claimant": ("itemReviewed", "author", "name"),
+    "ratingvalue": ("reviewRating", "ratingValue"),
+    "reviewratingratingvalue": ("reviewRating", "ratingValue"),
+    "bestrating": ("reviewRating", "bestRating"),
+    "reviewratingbestrating": ("reviewRating", "bestRating"),
+    "worstrating": ("reviewRating", "worstRating"),
+    "reviewratingworstrating": ("reviewRating", "worstRating"),
+    "datepublished": ("datePublished",),
+    "reviewdate": ("datePublished",),
+    "url": ("url",),
+    "reviewurl": ("url",),
+    "headline": ("headline",),
+    "reviewtitle": ("headline",),
+    "author": ("author", "name"),
+    "authorname": ("author", "name"),
+    "publisher": ("author", "name"),
+    "publishername": ("author", "name"),
+    "authorurl": ("author", "url"),
+    "publishersite": ("author", "url"),
+    "itemreviewedauthorname": ("itemReviewed", "author", "name"),
+    "claimant": ("itemReviewed", "author", "name"),
     "claimauthor": ("itemReviewed", "author", "name"),
-    "itemrevieweddatepublished": ("itemReviewed", "datePublished"), "claimdate": ("itemReviewed", "datePublished"),
-    "inlanguage": ("inLanguage",), "language": ("inLanguage",), "languagecode": ("inLanguage",),
+    "itemrevieweddatepublished": ("itemReviewed", "datePublished"),
+    "claimdate": ("itemReviewed", "datePublished"),
+    "inlanguage": ("inLanguage",),
+    "language": ("inLanguage",),
+    "languagecode": ("inLanguage",),
 }
 
 
@@ -170,4 +199,14 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-__all__ = ["DATACOMMONS", "FACTCHECK_API", "FLAT", "SCHEMA_ORG", "flat_unit", "is_claim_review", "prop", "types_of", "units"]
+__all__ = [
+    "DATACOMMONS",
+    "FACTCHECK_API",
+    "FLAT",
+    "SCHEMA_ORG",
+    "flat_unit",
+    "is_claim_review",
+    "prop",
+    "types_of",
+    "units",
+]

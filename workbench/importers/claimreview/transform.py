@@ -29,11 +29,38 @@ from workbench.importers.reading import BadInput, Located, RecordReader
 
 _API_CLAIM_KNOWN = {"text", "claimant", "claimDate", "claimReview"}
 _API_REVIEW_KNOWN = {"publisher", "url", "title", "reviewDate", "textualRating", "languageCode"}
-_SCHEMA_KNOWN = {"claimReviewed", "itemReviewed", "reviewRating", "author", "publisher", "datePublished", "url",
-                 "headline", "name", "inLanguage", "@context", "@type", "type"}
-LANGUAGE_NAMES = {"english": "en", "spanish": "es", "español": "es", "french": "fr", "français": "fr",
-                  "german": "de", "deutsch": "de", "portuguese": "pt", "português": "pt", "italian": "it",
-                  "italiano": "it", "dutch": "nl", "arabic": "ar", "hindi": "hi", "polish": "pl"}
+_SCHEMA_KNOWN = {
+    "claimReviewed",
+    "itemReviewed",
+    "reviewRating",
+    "author",
+    "publisher",
+    "datePublished",
+    "url",
+    "headline",
+    "name",
+    "inLanguage",
+    "@context",
+    "@type",
+    "type",
+}
+LANGUAGE_NAMES = {
+    "english": "en",
+    "spanish": "es",
+    "español": "es",
+    "french": "fr",
+    "français": "fr",
+    "german": "de",
+    "deutsch": "de",
+    "portuguese": "pt",
+    "português": "pt",
+    "italian": "it",
+    "italiano": "it",
+    "dutch": "nl",
+    "arabic": "ar",
+    "hindi": "hi",
+    "polish": "pl",
+}
 
 
 def claimreview(located: Located, context) -> list[DraftClaim]:
@@ -43,8 +70,12 @@ def claimreview(located: Located, context) -> list[DraftClaim]:
     if "claimreview_path" not in unit:
         unit = flat_unit(unit, located.record)
         if unit is None:
-            raise BadInput(located.path or context.path, "holds none of ClaimReview's fields (claimReviewed,"
-                           " alternativeName, ratingValue, datePublished, url, ...)", line=located.line)
+            raise BadInput(
+                located.path or context.path,
+                "holds none of ClaimReview's fields (claimReviewed,"
+                " alternativeName, ratingValue, datePublished, url, ...)",
+                line=located.line,
+            )
     path = unit["claimreview_path"]
     review = unit["claimreview"]
     file = located.path or context.path
@@ -74,13 +105,19 @@ def _api_fields(unit: dict, where: convert.Where, path: str) -> tuple[dict, dict
         "review_date": review_day(review.get("reviewDate"), where, f"{path}.reviewDate"),
         "rating": convert.text(review.get("textualRating"), where, f"{path}.textualRating"),
         "language": _language(review.get("languageCode")),
-        **_rest(claim, _API_CLAIM_KNOWN, "claim_"), **_rest(review, _API_REVIEW_KNOWN),
+        **_rest(claim, _API_CLAIM_KNOWN, "claim_"),
+        **_rest(review, _API_REVIEW_KNOWN),
     }
-    fields = {"text": convert.text(claim.get("text"), where, f"{claim_path}.text"),
-              "source": convert.text(claim.get("claimant"), where, f"{claim_path}.claimant"),
-              "claim_date": review_day(claim.get("claimDate"), where, f"{claim_path}.claimDate"),
-              "reference_time": attributes["review_date"], "article_url": url,
-              "raw_label": attributes["rating"], "attributes": _present(attributes), "evidence": []}
+    fields = {
+        "text": convert.text(claim.get("text"), where, f"{claim_path}.text"),
+        "source": convert.text(claim.get("claimant"), where, f"{claim_path}.claimant"),
+        "claim_date": review_day(claim.get("claimDate"), where, f"{claim_path}.claimDate"),
+        "reference_time": attributes["review_date"],
+        "article_url": url,
+        "raw_label": attributes["rating"],
+        "attributes": _present(attributes),
+        "evidence": [],
+    }
     names = {"text": f"{claim_path}.text", "raw_label": f"{path}.textualRating", "external_id": f"{path}.url"}
     return fields, names
 
@@ -91,28 +128,44 @@ def _schema_fields(unit: dict, where: convert.Where, path: str) -> tuple[dict, d
     rating = _first_object(prop(review, "reviewRating"))
     author = _first_object(prop(review, "author")) or _first_object(prop(review, "publisher"))
     url = _address(prop(review, "url")) or unit.get("claimreview_page") or _address(review.get("@id"))
-    numbers = {key: _number(prop(rating, name)) for key, name in
-               (("rating_value", "ratingValue"), ("best_rating", "bestRating"), ("worst_rating", "worstRating"))}
+    numbers = {
+        key: _number(prop(rating, name))
+        for key, name in (
+            ("rating_value", "ratingValue"),
+            ("best_rating", "bestRating"),
+            ("worst_rating", "worstRating"),
+        )
+    }
     textual = _text(prop(rating, "alternateName") or prop(rating, "name"), where, f"{path}.reviewRating.alternateName")
     attributes = {
         "publisher": _names(author) if author else _names(prop(review, "author")),
         "publisher_site": _site(_address(prop(author, "url")) if author else None, url),
         "review_title": _text(prop(review, "headline") or prop(review, "name"), where, f"{path}.headline"),
         "review_date": review_day(prop(review, "datePublished"), where, f"{path}.datePublished"),
-        "rating": textual, **numbers,
+        "rating": textual,
+        **numbers,
         "language": _language(prop(review, "inLanguage")),
         "appearances": _appearances(item),
-        **_rest(review, _SCHEMA_KNOWN), **_rest(item or {}, {"author", "datePublished", "appearance",
-                                                             "firstAppearance", "@type", "type"}, "claim_"),
+        **_rest(review, _SCHEMA_KNOWN),
+        **_rest(item or {}, {"author", "datePublished", "appearance", "firstAppearance", "@type", "type"}, "claim_"),
     }
-    fields = {"text": _text(prop(review, "claimReviewed"), where, f"{path}.claimReviewed"),
-              "source": _names(prop(item, "author")) if item else None,
-              "claim_date": review_day(prop(item, "datePublished"), where, f"{path}.itemReviewed.datePublished")
-              if item else None,
-              "reference_time": attributes["review_date"], "article_url": url,
-              "raw_label": textual or _numeric_label(numbers), "attributes": _present(attributes), "evidence": []}
-    names = {"text": f"{path}.claimReviewed", "raw_label": f"{path}.reviewRating.alternateName",
-             "external_id": f"{path}.url"}
+    fields = {
+        "text": _text(prop(review, "claimReviewed"), where, f"{path}.claimReviewed"),
+        "source": _names(prop(item, "author")) if item else None,
+        "claim_date": review_day(prop(item, "datePublished"), where, f"{path}.itemReviewed.datePublished")
+        if item
+        else None,
+        "reference_time": attributes["review_date"],
+        "article_url": url,
+        "raw_label": textual or _numeric_label(numbers),
+        "attributes": _present(attributes),
+        "evidence": [],
+    }
+    names = {
+        "text": f"{path}.claimReviewed",
+        "raw_label": f"{path}.reviewRating.alternateName",
+        "external_id": f"{path}.url",
+    }
     return fields, names
 
 
@@ -121,14 +174,18 @@ def _external_id(fields: dict, context, where: convert.Where, path: str) -> str 
     seen = context.cache.setdefault("claimreview_ids", {})
     text_key = " ".join(fields["text"].lower().split())
     base = fields["article_url"] or "claimreview:" + _digest(
-        f"{fields['attributes'].get('publisher')}|{text_key}|{fields['reference_time']}")
+        f"{fields['attributes'].get('publisher')}|{text_key}|{fields['reference_time']}"
+    )
     for candidate in (base, f"{base}#{_digest(text_key)}"):
         if candidate not in seen:
             seen[candidate] = text_key
             return candidate
         if seen[candidate] == text_key:
-            where.warn(f"{path}.url", f"the same review of the same claim again (first as id {candidate!r};"
-                       " read once)", "review met twice")
+            where.warn(
+                f"{path}.url",
+                f"the same review of the same claim again (first as id {candidate!r}; read once)",
+                "review met twice",
+            )
             return None
     return None
 
@@ -236,10 +293,13 @@ def _numeric_label(numbers: dict) -> str | None:
 
 def _rest(record: dict, known: set[str], prefix: str = "") -> dict:
     """The markup's other fields, kept as attributes (prefixed for the claim's own)."""
-    return {prefix + str(key).rsplit("/", 1)[-1].removeprefix("schema:"): convert.json_safe(value)
-            for key, value in record.items()
-            if str(key).rsplit("/", 1)[-1].removeprefix("schema:") not in known and not convert.absent(value)
-            and key not in ("@context",)}
+    return {
+        prefix + str(key).rsplit("/", 1)[-1].removeprefix("schema:"): convert.json_safe(value)
+        for key, value in record.items()
+        if str(key).rsplit("/", 1)[-1].removeprefix("schema:") not in known
+        and not convert.absent(value)
+        and key not in ("@context",)
+    }
 
 
 def _present(attributes: dict) -> dict:

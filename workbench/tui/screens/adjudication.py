@@ -16,7 +16,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from store import Adjudication, AdjudicationConflict, FailureCategory, Label as StoredLabel, Prediction, Store
+from store import Adjudication, AdjudicationConflict, FailureCategory, Prediction, Store
+from store import Label as StoredLabel
 from workbench.render.display import literal, printable
 from workbench.render.triage_items import notes_text, side_by_side
 from workbench.tui.bundles import ClaimBundle, load_bundle
@@ -42,8 +43,9 @@ def load_disagreement(store: Store, run_id: int, claim_id: int) -> Disagreement 
     if bundle is None or prediction is None:
         return None
     labels = {name: label for name, label in store.triage.labels(prediction.id).items() if label.labelled}
-    return Disagreement(bundle, prediction, store.annotations.categories(), labels,
-                        store.triage.adjudication(prediction.id))
+    return Disagreement(
+        bundle, prediction, store.annotations.categories(), labels, store.triage.adjudication(prediction.id)
+    )
 
 
 class AdjudicationScreen(AnswerQueueScreen):
@@ -61,8 +63,13 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
     BINDINGS = [
         Binding("escape", "back", "Back", id="adjudication.back", tooltip="Back"),
         Binding("n,right_square_bracket", "step(1)", "Next", id="adjudication.next", tooltip="The next disagreement"),
-        Binding("N,p,left_square_bracket", "step(-1)", "Prev", id="adjudication.previous",
-                tooltip="The previous disagreement"),
+        Binding(
+            "N,p,left_square_bracket",
+            "step(-1)",
+            "Prev",
+            id="adjudication.previous",
+            tooltip="The previous disagreement",
+        ),
         Binding("s", "save", "Decide", id="adjudication.save", tooltip="Save your draft as the final categories"),
     ]
 
@@ -101,7 +108,8 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
             header.append(": no disagreement to decide", style="bold")
             self.set_header(header)
             self.set_side(
-                Text("Every answer two people labelled has the same label from both, or a decision.", style="dim"))
+                Text("Every answer two people labelled has the same label from both, or a decision.", style="dim")
+            )
             return
         self._open(self.queue.index(current) if current in self.queue else 0)
 
@@ -152,8 +160,11 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
             status.append("not decided yet", style="yellow")
         status.append("\n")
         keys = Text("keys: a category's key edits your draft (yours); s decides", style="dim")
-        self.set_side(Group(side_by_side(item.categories, item.labels, decided, self.draft), notes_text(item.labels),
-                            status, keys))
+        self.set_side(
+            Group(
+                side_by_side(item.categories, item.labels, decided, self.draft), notes_text(item.labels), status, keys
+            )
+        )
 
     @on(DataChanged)
     def _data_changed(self) -> None:
@@ -170,15 +181,17 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
             return
         draft, seen = self.draft, self.seen_version
         note = item.decision.note if item.decision else ""
-        self.app.push_screen(TextPrompt("Why these categories? (a note with the decision)", "optional", note or ""),
-                             lambda text: self._decide(item.prediction.id, draft, text, seen)
-                             if text is not None else None)
+        self.app.push_screen(
+            TextPrompt("Why these categories? (a note with the decision)", "optional", note or ""),
+            lambda text: self._decide(item.prediction.id, draft, text, seen) if text is not None else None,
+        )
 
     @work(thread=True, exclusive=False, group="adjudication-write", exit_on_error=False)
     def _decide(self, prediction_id: int, draft: frozenset[int], note: str, seen: int | None) -> None:
         try:
-            decision = self.app.stores.get().triage.adjudicate(prediction_id, draft, note.strip() or None,
-                                                               self.adjudicator, seen)
+            decision = self.app.stores.get().triage.adjudicate(
+                prediction_id, draft, note.strip() or None, self.adjudicator, seen
+            )
         except AdjudicationConflict as conflict:
             self.app.call_from_thread(self._conflict, conflict.current)
             return
@@ -192,6 +205,9 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
     def _conflict(self, current: Adjudication | None) -> None:
         self.seen_version = current.version if current else None
         who = printable(current.adjudicator) if current else "someone"
-        self.notify(f"{who} decided this answer meanwhile: their decision is shown; s again replaces it",
-                    severity="warning", markup=False)
+        self.notify(
+            f"{who} decided this answer meanwhile: their decision is shown; s again replaces it",
+            severity="warning",
+            markup=False,
+        )
         self._read_item(self.queue[self.index])

@@ -23,8 +23,7 @@ from workbench.tui.screens.detail import EvidenceText
 from workbench.tui.triage_text import answer_body
 from workbench.tui.widgets.footer import KeyFooter
 
-EVIDENCE_TABS = (("answer", "Answer"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"),
-                 ("qa", "QA"))
+EVIDENCE_TABS = (("answer", "Answer"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"), ("qa", "QA"))
 
 
 class AnswerQueueScreen(ReportsWorkerErrors, Screen):
@@ -83,8 +82,13 @@ class AnswerQueueScreen(ReportsWorkerErrors, Screen):
     def show_evidence(self, bundle: ClaimBundle, prediction: Prediction) -> None:
         """The answer and the claim's evidence, one tab each."""
         claim = bundle.claim
-        bodies = {"answer": answer_body(bundle, prediction), "reference": reference_body(claim),
-                  "full": full_body(claim), "pages": pages_body(claim), "qa": qa_body(claim)}
+        bodies = {
+            "answer": answer_body(bundle, prediction),
+            "reference": reference_body(claim),
+            "full": full_body(claim),
+            "pages": pages_body(claim),
+            "qa": qa_body(claim),
+        }
         for key, body in bodies.items():
             self.query_one(f"#{self.PREFIX}-{key}", EvidenceText).show(body)
 

@@ -23,8 +23,8 @@ from workbench.tui.screens.claim_actions import ClaimActions
 from workbench.tui.widgets.claim_table import ClaimTable
 from workbench.tui.widgets.columns import run_titles
 from workbench.tui.widgets.filter_bar import FilterBar
-from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.widgets.footer import KeyFooter
+from workbench.tui.widgets.run_status import RunStatus
 
 RECOUNT_SECONDS = 2.0
 DEFAULT_RUN_COLUMNS = 2
@@ -50,17 +50,49 @@ class ClaimsScreen(ReportsWorkerErrors, Screen):
         Binding("f", "flag", "Flag", id="claims.flag", tooltip="Flag this claim, the marked rows or the filter"),
         Binding("x", "clear_marks", "Unmark", show=False, id="claims.clear_marks", tooltip="Unmark every row"),
         Binding("r", "run", "Run", id="claims.run", tooltip="Run a model on this claim, the marked rows or the filter"),
-        Binding("v", "choose_runs", "Runs", show=False, id="claims.runs", tooltip="Choose whose verdicts the table marks"),
-        Binding("n", "next_error", "Next error", show=False, id="claims.next_error",
-                tooltip="Next claim the focus run got wrong"),
-        Binding("N", "previous_error", "Prev error", show=False, id="claims.previous_error",
-                tooltip="Previous claim the focus run got wrong"),
-        Binding("E", "view('errors')", "Errors", show=False, id="claims.view_errors",
-                tooltip="Only the focus run's wrong answers"),
-        Binding("A", "view('abstained')", "Abstained", show=False, id="claims.view_abstained",
-                tooltip="Only the focus run's abstentions"),
-        Binding("P", "view('parse_failures')", "Parse failures", show=False,
-                id="claims.view_parse_failures", tooltip="Only the focus run's unparsed answers"),
+        Binding(
+            "v", "choose_runs", "Runs", show=False, id="claims.runs", tooltip="Choose whose verdicts the table marks"
+        ),
+        Binding(
+            "n",
+            "next_error",
+            "Next error",
+            show=False,
+            id="claims.next_error",
+            tooltip="Next claim the focus run got wrong",
+        ),
+        Binding(
+            "N",
+            "previous_error",
+            "Prev error",
+            show=False,
+            id="claims.previous_error",
+            tooltip="Previous claim the focus run got wrong",
+        ),
+        Binding(
+            "E",
+            "view('errors')",
+            "Errors",
+            show=False,
+            id="claims.view_errors",
+            tooltip="Only the focus run's wrong answers",
+        ),
+        Binding(
+            "A",
+            "view('abstained')",
+            "Abstained",
+            show=False,
+            id="claims.view_abstained",
+            tooltip="Only the focus run's abstentions",
+        ),
+        Binding(
+            "P",
+            "view('parse_failures')",
+            "Parse failures",
+            show=False,
+            id="claims.view_parse_failures",
+            tooltip="Only the focus run's unparsed answers",
+        ),
         Binding("t", "triage", "Triage", id="claims.triage", tooltip="Walk the focus run's wrong answers"),
         Binding("c", "copy_id", "Copy id", show=False, id="claims.copy_id", tooltip="Copy the claim id"),
     ]
@@ -136,8 +168,10 @@ class ClaimsScreen(ReportsWorkerErrors, Screen):
     def _run_columns(self, named_runs: list[str]) -> tuple[int, ...]:
         """The runs the filter names first, then the chosen ones (default: the newest runs)."""
         catalogue = self.app.catalogue
-        named = [catalogue.run_named(int(name) if name.isdigit() else name) or catalogue.run_named(name)
-                 for name in named_runs]
+        named = [
+            catalogue.run_named(int(name) if name.isdigit() else name) or catalogue.run_named(name)
+            for name in named_runs
+        ]
         chosen = self.chosen_runs
         if chosen is None:
             chosen = [run.id for run in catalogue.runs[:DEFAULT_RUN_COLUMNS]]

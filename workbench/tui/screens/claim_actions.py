@@ -176,8 +176,13 @@ class ClaimActions:
     def flag(self) -> None:
         table = self.table
         current = table.current
-        dialog = FlagDialog(current.id if current else None, sorted(table.marked), table.good_query.filter,
-                            self.view.count, list(self.app.catalogue.flag_kinds))
+        dialog = FlagDialog(
+            current.id if current else None,
+            sorted(table.marked),
+            table.good_query.filter,
+            self.view.count,
+            list(self.app.catalogue.flag_kinds),
+        )
         self.app.push_screen(dialog, self.flag_requested)
 
     def flag_requested(self, request: FlagRequest | None) -> None:
@@ -192,8 +197,10 @@ class ClaimActions:
         question = Text(f"{request.action.capitalize()} all {request.count:,} claims matching\n  ")
         question.append(printable(request.filter_text) or "(no filter: every claim)", style="bold")
         question.append(f"\nas {printable(request.kind)}?")
-        self.app.push_screen(ConfirmDialog(question, yes=f"{request.action.capitalize()} {request.count:,}"),
-                             lambda yes: self.apply_flags(request) if yes else None)
+        self.app.push_screen(
+            ConfirmDialog(question, yes=f"{request.action.capitalize()} {request.count:,}"),
+            lambda yes: self.apply_flags(request) if yes else None,
+        )
 
     def apply_flags(self, request: FlagRequest) -> None:
         """Write the flags in a worker; the app keeps the change for undo."""
@@ -209,4 +216,3 @@ class ClaimActions:
             app.post_message(FlagsChanged(change, request.describe()))
 
         self.view.run_worker(write, thread=True, exclusive=True, group="flag", exit_on_error=False)
-

@@ -46,8 +46,14 @@ dataset. Details: docs/claimreview.md."""
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="datasets.back", tooltip="Back to the claims browser"),
-        Binding("enter", "browse(True)", "Kept claims", id="datasets.kept", priority=True,
-                tooltip="Browse the claims curation kept"),
+        Binding(
+            "enter",
+            "browse(True)",
+            "Kept claims",
+            id="datasets.kept",
+            priority=True,
+            tooltip="Browse the claims curation kept",
+        ),
         Binding("a", "browse(False)", "All claims", id="datasets.all", tooltip="Browse every claim of the dataset"),
         Binding("R", "reload", "Reload", show=False, id="datasets.reload", tooltip="Read the datasets again"),
     ]
@@ -92,8 +98,10 @@ dataset. Details: docs/claimreview.md."""
     @work(thread=True, exclusive=True, group="datasets-list", exit_on_error=False)
     def _read_datasets(self) -> None:
         store = self.app.stores.get()
-        rows = [DatasetRow(d.name, d.claim_count, store.curation.kept_count(d.id), d.label_space.name)
-                for d in store.datasets.list()]
+        rows = [
+            DatasetRow(d.name, d.claim_count, store.curation.kept_count(d.id), d.label_space.name)
+            for d in store.datasets.list()
+        ]
         self.post_message(self.DatasetsRead(rows))
 
     @work(thread=True, exclusive=True, group="datasets-funnel", exit_on_error=False)
@@ -106,8 +114,16 @@ dataset. Details: docs/claimreview.md."""
             return
         funnel = dataset_funnel(store, dataset)
         counts = store.articles.dataset_counts(dataset.id)
-        parts = [funnel_table(funnel)] if funnel.curated else [Text(
-            f"{dataset.claim_count:,} claims, not curated yet (workbench curate {one_line(name)} ...)", style="dim")]
+        parts = (
+            [funnel_table(funnel)]
+            if funnel.curated
+            else [
+                Text(
+                    f"{dataset.claim_count:,} claims, not curated yet (workbench curate {one_line(name)} ...)",
+                    style="dim",
+                )
+            ]
+        )
         if counts.with_url:
             parts += [Text(""), Text("oracle articles", style="bold"), articles_table(counts, [])]
         self.post_message(self.FunnelRead(name, Group(*parts)))
@@ -119,8 +135,13 @@ dataset. Details: docs/claimreview.md."""
         keep = self.highlighted
         table.clear()
         for row in message.rows:
-            table.add_row(Text(one_line(row.name, 30)), Text(f"{row.claims:,}", justify="right"),
-                          Text(f"{row.kept:,}", justify="right"), Text(one_line(row.space, 20)), key=row.name)
+            table.add_row(
+                Text(one_line(row.name, 30)),
+                Text(f"{row.claims:,}", justify="right"),
+                Text(f"{row.kept:,}", justify="right"),
+                Text(one_line(row.space, 20)),
+                key=row.name,
+            )
         header = Text(f"{len(message.rows):,} dataset{'s' if len(message.rows) != 1 else ''}", style="bold")
         header.append("  · enter: the claims curation kept · a: every claim", style="dim")
         self.query_one("#datasets-header", Static).update(header)

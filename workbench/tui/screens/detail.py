@@ -12,23 +12,30 @@ from textual.screen import Screen
 from textual.widgets import Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from workbench.render.claims import claim_body, claim_header, full_body, pages_body, qa_body, reference_body
 from workbench.render.display import literal
+from workbench.render.triage_items import history_lines
 from workbench.tui.bundles import ClaimBundle, load_bundle
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.render.claims import (claim_body, claim_header, full_body, pages_body, qa_body,
-                                         reference_body)
 from workbench.tui.messages import DataChanged
-from workbench.render.triage_items import history_lines
 from workbench.tui.widgets.claim_images import ClaimImages
-from workbench.tui.widgets.trajectory_view import TrajectoryView
-from workbench.tui.widgets.run_status import RunStatus
-from workbench.tui.widgets.verdicts import VerdictList
 from workbench.tui.widgets.footer import KeyFooter
+from workbench.tui.widgets.run_status import RunStatus
+from workbench.tui.widgets.trajectory_view import TrajectoryView
+from workbench.tui.widgets.verdicts import VerdictList
 
 SORT_FIELDS = {"date": "claim_date"}
-TABS = [("claim", "Claim"), ("reference", "Reference"), ("full", "Full"), ("pages", "Pages"),
-        ("qa", "QA"), ("verdicts", "Verdicts"), ("images", "Images"), ("trajectory", "Trajectory"),
-        ("history", "History")]
+TABS = [
+    ("claim", "Claim"),
+    ("reference", "Reference"),
+    ("full", "Full"),
+    ("pages", "Pages"),
+    ("qa", "QA"),
+    ("verdicts", "Verdicts"),
+    ("images", "Images"),
+    ("trajectory", "Trajectory"),
+    ("history", "History"),
+]
 
 
 class EvidenceText(VerticalScroll):
@@ -55,8 +62,11 @@ def history_body(bundle: ClaimBundle, annotator: str) -> Text:
     body.append(")\n")
     body.append_text(history_lines(bundle.history))
     if bundle.hidden_history:
-        body.append(f"\n{bundle.hidden_history} change(s) to others' labels hidden: the answers are in your blind queue"
-                    " and you have not reviewed them yet", style="italic")
+        body.append(
+            f"\n{bundle.hidden_history} change(s) to others' labels hidden: the answers are in your blind queue"
+            " and you have not reviewed them yet",
+            style="italic",
+        )
     return body
 
 
@@ -66,31 +76,72 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the claims table"),
-        Binding("right_square_bracket", "step(1)", "Next", id="detail.next",
-                tooltip="The next claim in the table"),
-        Binding("left_square_bracket", "step(-1)", "Prev", id="detail.previous",
-                tooltip="The previous claim in the table"),
+        Binding("right_square_bracket", "step(1)", "Next", id="detail.next", tooltip="The next claim in the table"),
+        Binding(
+            "left_square_bracket", "step(-1)", "Prev", id="detail.previous", tooltip="The previous claim in the table"
+        ),
         Binding("1", "tab('claim')", "Claim", show=False, id="detail.tab_claim", tooltip="Claim tab"),
-        Binding("2", "tab('reference')", "Reference", show=False, id="detail.tab_reference",
-                tooltip="Reference evidence tab"),
+        Binding(
+            "2",
+            "tab('reference')",
+            "Reference",
+            show=False,
+            id="detail.tab_reference",
+            tooltip="Reference evidence tab",
+        ),
         Binding("3", "tab('full')", "Full", show=False, id="detail.tab_full", tooltip="Full window tab"),
         Binding("4", "tab('pages')", "Pages", show=False, id="detail.tab_pages", tooltip="Pages tab"),
         Binding("5", "tab('qa')", "QA", show=False, id="detail.tab_qa", tooltip="Question-answer tab"),
-        Binding("6,v", "tab('verdicts')", "Verdicts", id="detail.tab_verdicts",
-                tooltip="Every run's verdict beside the gold label"),
-        Binding("7,i", "tab('images')", "Images", show=False, id="detail.tab_images",
-                tooltip="The claim's images, drawn in the terminal"),
-        Binding("8", "tab('trajectory')", "Trajectory", show=False, id="detail.tab_trajectory",
-                tooltip="What search runs searched and read for this claim"),
-        Binding("9,h", "tab('history')", "History", show=False, id="detail.tab_history",
-                tooltip="Every change to this claim's labels: who, when, old, new"),
+        Binding(
+            "6,v",
+            "tab('verdicts')",
+            "Verdicts",
+            id="detail.tab_verdicts",
+            tooltip="Every run's verdict beside the gold label",
+        ),
+        Binding(
+            "7,i",
+            "tab('images')",
+            "Images",
+            show=False,
+            id="detail.tab_images",
+            tooltip="The claim's images, drawn in the terminal",
+        ),
+        Binding(
+            "8",
+            "tab('trajectory')",
+            "Trajectory",
+            show=False,
+            id="detail.tab_trajectory",
+            tooltip="What search runs searched and read for this claim",
+        ),
+        Binding(
+            "9,h",
+            "tab('history')",
+            "History",
+            show=False,
+            id="detail.tab_history",
+            tooltip="Every change to this claim's labels: who, when, old, new",
+        ),
         Binding("c", "copy_id", "Copy id", id="detail.copy_id", tooltip="Copy the claim id"),
         Binding("f", "flag", "Flag", id="detail.flag", tooltip="Flag this claim"),
         Binding("r", "run", "Run", id="detail.run", tooltip="Run a model on this claim"),
-        Binding("n", "error(True)", "Next error", show=False, id="detail.next_error",
-                tooltip="Next claim the focus run got wrong"),
-        Binding("N", "error(False)", "Prev error", show=False, id="detail.previous_error",
-                tooltip="Previous claim the focus run got wrong"),
+        Binding(
+            "n",
+            "error(True)",
+            "Next error",
+            show=False,
+            id="detail.next_error",
+            tooltip="Next claim the focus run got wrong",
+        ),
+        Binding(
+            "N",
+            "error(False)",
+            "Prev error",
+            show=False,
+            id="detail.previous_error",
+            tooltip="Previous claim the focus run got wrong",
+        ),
     ]
 
     class Loaded(Message):
@@ -154,9 +205,14 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
         claim = bundle.claim
         self.query_one("#claim-header", Label).update(claim_header(claim))
         found = self.app.browser.table.good_query.filter  # what the browser searched for, marked
-        bodies = {"claim": claim_body(claim, bundle.flags, found), "reference": reference_body(claim, found),
-                  "full": full_body(claim, found), "pages": pages_body(claim, found), "qa": qa_body(claim),
-                  "history": history_body(bundle, self.app.settings.annotator)}
+        bodies = {
+            "claim": claim_body(claim, bundle.flags, found),
+            "reference": reference_body(claim, found),
+            "full": full_body(claim, found),
+            "pages": pages_body(claim, found),
+            "qa": qa_body(claim),
+            "history": history_body(bundle, self.app.settings.annotator),
+        }
         for key, body in bodies.items():
             self.query_one(f"#text-{key}", EvidenceText).show(body)
         for verdicts in self.query(VerdictList):
@@ -195,8 +251,9 @@ class ClaimDetailScreen(ReportsWorkerErrors, Screen):
         from workbench.tui.screens.flag_dialog import FlagDialog
 
         browser = self.app.browser  # the claims matching the browser's filter, as from there
-        dialog = FlagDialog(self.claim_id, [], browser.table.good_query.filter, browser.count,
-                            list(self.app.catalogue.flag_kinds))
+        dialog = FlagDialog(
+            self.claim_id, [], browser.table.good_query.filter, browser.count, list(self.app.catalogue.flag_kinds)
+        )
         self.app.push_screen(dialog, browser.actions.flag_requested)
 
     def action_run(self) -> None:

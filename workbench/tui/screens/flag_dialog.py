@@ -51,8 +51,14 @@ class ScopeSet(RadioSet):
     """The flag's scope. Enter flags the highlighted choice (space only chooses it)."""
 
     BINDINGS = [
-        Binding("enter", "flag_highlighted", "Flag", show=False, id="flag.scope_enter",
-                tooltip="Flag the claims of the highlighted choice"),
+        Binding(
+            "enter",
+            "flag_highlighted",
+            "Flag",
+            show=False,
+            id="flag.scope_enter",
+            tooltip="Flag the claims of the highlighted choice",
+        )
     ]
 
     class Chosen(Message):
@@ -79,12 +85,10 @@ rows in the table) or every claim matching the filter (you confirm the count).
 Flags show in the table's flag column and filter with flagged:KIND. u undoes."""
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="flag.cancel", tooltip="Close without flagging"),
-        Binding("ctrl+r", "finish('unflag')", "Unflag", id="flag.unflag",
-                tooltip="Remove this kind of flag instead"),
+        Binding("ctrl+r", "finish('unflag')", "Unflag", id="flag.unflag", tooltip="Remove this kind of flag instead"),
     ]
 
-    def __init__(self, claim_id: int | None, marked: list[int], filter_text: str,
-                 count: int | None, kinds: list[str]):
+    def __init__(self, claim_id: int | None, marked: list[int], filter_text: str, count: int | None, kinds: list[str]):
         super().__init__()
         self.claim_id = claim_id
         self.marked = marked
@@ -98,16 +102,29 @@ Flags show in the table's flag column and filter with flagged:KIND. u undoes."""
             yield Label("Flag claims", classes="dialog-title")
             with Horizontal(classes="form-row"):
                 yield Label("kind", classes="form-label")
-                yield Input(value=DEFAULT_KIND, placeholder="kind", id="flag-kind", compact=True,
-                            suggester=SuggestFromList(self.kinds, case_sensitive=False))
+                yield Input(
+                    value=DEFAULT_KIND,
+                    placeholder="kind",
+                    id="flag-kind",
+                    compact=True,
+                    suggester=SuggestFromList(self.kinds, case_sensitive=False),
+                )
             with Horizontal(classes="form-row"):
                 yield Label("note", classes="form-label")
                 yield Input(placeholder="(optional)", id="flag-note", compact=True)
             with ScopeSet(id="flag-scope", compact=True):
-                yield MarkedRadioButton(self._scope_label("claim"), value=self.claim_id is not None,
-                                  disabled=self.claim_id is None, id="scope-claim")
-                yield MarkedRadioButton(self._scope_label("marked"), value=bool(self.marked) and self.claim_id is None,
-                                  disabled=not self.marked, id="scope-marked")
+                yield MarkedRadioButton(
+                    self._scope_label("claim"),
+                    value=self.claim_id is not None,
+                    disabled=self.claim_id is None,
+                    id="scope-claim",
+                )
+                yield MarkedRadioButton(
+                    self._scope_label("marked"),
+                    value=bool(self.marked) and self.claim_id is None,
+                    disabled=not self.marked,
+                    id="scope-marked",
+                )
                 yield MarkedRadioButton(self._scope_label("filter"), disabled=not self.count, id="scope-filter")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Flag ⏎", variant="primary", id="flag", compact=True)

@@ -33,8 +33,7 @@ language (e.g. importance:Main, label:Refuted). The line at the bottom reopens t
         Binding("escape", "back", "Back", id="flips.back", tooltip="Back to where you were"),
         Binding("j", "move(1)", "Next", id="flips.next", tooltip="The next flipped claim"),
         Binding("k", "move(-1)", "Prev", id="flips.previous", tooltip="The previous flipped claim"),
-        Binding("slash", "filter", "Filter", id="flips.filter",
-                tooltip="Narrow the flips with the filter language"),
+        Binding("slash", "filter", "Filter", id="flips.filter", tooltip="Narrow the flips with the filter language"),
     ]
     AUTO_FOCUS = "#flips-table"
     DEFAULT_CSS = """
@@ -127,16 +126,26 @@ language (e.g. importance:Main, label:Refuted). The line at the bottom reopens t
         for row in flips.rows:
             if row.direction != direction:  # a group's heading row, not a claim
                 direction = row.direction
-                heading = f"{direction}: {flips.counts[direction]:,} claim" + ("" if flips.counts[direction] == 1 else "s")
+                heading = f"{direction}: {flips.counts[direction]:,} claim" + (
+                    "" if flips.counts[direction] == 1 else "s"
+                )
                 table.add_row("", "", "", "", Text(heading, style="bold"))
                 self._row_claims.append(None)
-            table.add_row(literal(row.external_id), literal(row.gold or "—"), literal(row.verdict_a or "—"),
-                          literal(row.verdict_b or "—"), literal(one_line(row.text, room)))
+            table.add_row(
+                literal(row.external_id),
+                literal(row.gold or "—"),
+                literal(row.verdict_a or "—"),
+                literal(row.verdict_b or "—"),
+                literal(one_line(row.text, room)),
+            )
             self._row_claims.append(row.claim_id)
         if not flips.rows:
-            self.query_one("#flips-claim", Static).update(Text("no claim flips between these runs"
-                                                               + (" under this filter" if flips.filter_text else ""),
-                                                               style="dim"))
+            self.query_one("#flips-claim", Static).update(
+                Text(
+                    "no claim flips between these runs" + (" under this filter" if flips.filter_text else ""),
+                    style="dim",
+                )
+            )
             return
         table.move_cursor(row=1)
 

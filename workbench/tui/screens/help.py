@@ -43,8 +43,9 @@ def key_lines(app, bindings: Iterable[Binding]) -> Text:
     for binding in bindings:
         if binding.id and binding.id in keymap:
             binding = dataclasses.replace(binding, key=keymap[binding.id])
-        keys = ", ".join(app.get_key_display(dataclasses.replace(binding, key=k.strip()))
-                         for k in binding.key.split(","))
+        keys = ", ".join(
+            app.get_key_display(dataclasses.replace(binding, key=k.strip())) for k in binding.key.split(",")
+        )
         text.append(f"  {keys:<14}", style="bold")
         text.append(binding.description or binding.action)
         if binding.tooltip:
@@ -82,9 +83,7 @@ class HelpScreen(Screen):
     """Scrollable help; Escape, q or ? closes it."""
 
     HELP = "The help page. ↑/↓ and PageUp/PageDown scroll; Escape closes."
-    BINDINGS = [
-        Binding("escape,q,question_mark,f1", "close", "Close", id="help.close", tooltip="Close the help"),
-    ]
+    BINDINGS = [Binding("escape,q,question_mark,f1", "close", "Close", id="help.close", tooltip="Close the help")]
 
     def __init__(self, target: Widget | None = None, here: list[Binding] | None = None):
         super().__init__()

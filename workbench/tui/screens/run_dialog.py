@@ -12,11 +12,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioSet, Select, Static
 from textual.worker import get_current_worker
 
-from workbench.tui.widgets.choosers import MarkedRadioButton
 from workbench.render.display import literal, printable
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.tui.run_preview import (MODEL_KINDS, RunChoice, checking_text, preview_text, setting_names,
-                                       template_names)
+from workbench.tui.run_preview import MODEL_KINDS, RunChoice, checking_text, preview_text, setting_names, template_names
+from workbench.tui.widgets.choosers import MarkedRadioButton
 
 
 class RunDialog(ReportsWorkerErrors, ModalScreen):
@@ -85,8 +84,13 @@ and K cancels."""
             with VerticalScroll(id="run-form"):
                 with Horizontal(classes="form-row"):
                     yield Label("model", classes="form-label")
-                    yield Select([(Text(title), key) for key, title in MODEL_KINDS], value="default",
-                                 allow_blank=False, compact=True, id="run-model-kind")
+                    yield Select(
+                        [(Text(title), key) for key, title in MODEL_KINDS],
+                        value="default",
+                        allow_blank=False,
+                        compact=True,
+                        id="run-model-kind",
+                    )
                 with Horizontal(classes="form-row", id="row-model-name"):
                     yield Label("name/path", classes="form-label")
                     yield Input(placeholder="model name or GGUF path", compact=True, id="run-model-name")
@@ -96,39 +100,74 @@ and K cancels."""
                     yield Input(placeholder="http://127.0.0.1:8000/v1", compact=True, id="run-base-url")
                 with Horizontal(classes="form-row"):
                     yield Label("setting", classes="form-label")
-                    yield Select([(Text(s), s) for s in setting_names()], value="claim", allow_blank=False,
-                                 compact=True, id="run-setting")
+                    yield Select(
+                        [(Text(s), s) for s in setting_names()],
+                        value="claim",
+                        allow_blank=False,
+                        compact=True,
+                        id="run-setting",
+                    )
                 with Horizontal(classes="form-row"):
                     yield Label("template", classes="form-label")
                     templates = template_names(self.app.settings)  # file names: shown literally
-                    yield Select([(Text(printable(t)), t) for t in templates], value="auto",
-                                 allow_blank=False, compact=True, id="run-template")
+                    yield Select(
+                        [(Text(printable(t)), t) for t in templates],
+                        value="auto",
+                        allow_blank=False,
+                        compact=True,
+                        id="run-template",
+                    )
                 with Horizontal(classes="form-row"):
                     yield Label("search", classes="form-label")
-                    yield Select([(Text("none: answer from the prompt"), ""),
-                                  (Text("fts: this database's evidence and documents (offline)"), "fts"),
-                                  (Text("searxng: a SearXNG server (searxng_url in the config)"), "searxng"),
-                                  (Text("tavily: Tavily's API (TAVILY_API_KEY)"), "tavily"),
-                                  (Text("serper: Google's results through Serper (SERPER_API_KEY)"), "serper")],
-                                 value="", allow_blank=False, compact=True, id="run-search")
+                    yield Select(
+                        [
+                            (Text("none: answer from the prompt"), ""),
+                            (Text("fts: this database's evidence and documents (offline)"), "fts"),
+                            (Text("searxng: a SearXNG server (searxng_url in the config)"), "searxng"),
+                            (Text("tavily: Tavily's API (TAVILY_API_KEY)"), "tavily"),
+                            (Text("serper: Google's results through Serper (SERPER_API_KEY)"), "serper"),
+                        ],
+                        value="",
+                        allow_blank=False,
+                        compact=True,
+                        id="run-search",
+                    )
                 with Horizontal(classes="form-row"):
                     yield Label("run name", classes="form-label")
                     yield Input(placeholder="(automatic)", compact=True, id="run-name")
                 with Horizontal(classes="form-row"):
                     yield Label("options", classes="form-label")
-                    yield Input(placeholder="concurrency=16 temperature=0.2 max_tokens=256", compact=True,
-                                id="run-options")
+                    yield Input(
+                        placeholder="concurrency=16 temperature=0.2 max_tokens=256", compact=True, id="run-options"
+                    )
                 with RadioSet(id="run-scope", compact=True):
-                    yield MarkedRadioButton(Text(f"this claim ({self.claim_id})"), value=self.claim_id is not None
-                                      and not self.marked, disabled=self.claim_id is None, id="scope-claim")
-                    yield MarkedRadioButton(Text(f"marked rows ({len(self.marked):,})"), value=bool(self.marked),
-                                      disabled=not self.marked, id="scope-marked")
+                    yield MarkedRadioButton(
+                        Text(f"this claim ({self.claim_id})"),
+                        value=self.claim_id is not None and not self.marked,
+                        disabled=self.claim_id is None,
+                        id="scope-claim",
+                    )
+                    yield MarkedRadioButton(
+                        Text(f"marked rows ({len(self.marked):,})"),
+                        value=bool(self.marked),
+                        disabled=not self.marked,
+                        id="scope-marked",
+                    )
                     count = "counting…" if self.count is None else f"{self.count:,}"
-                    yield MarkedRadioButton(Text(f"every claim matching the filter ({count})"),
-                                      value=self.claim_id is None and not self.marked, id="scope-filter")
+                    yield MarkedRadioButton(
+                        Text(f"every claim matching the filter ({count})"),
+                        value=self.claim_id is None and not self.marked,
+                        id="scope-filter",
+                    )
             # Outside the form, so the first messages show at 24 rows; it scrolls on its own (Tab to it).
-            yield Label(Text(f"prompt for claim {self.claim_id}" if self.claim_id is not None
-                             else "prompt preview (no claim highlighted)", style="bold"))
+            yield Label(
+                Text(
+                    f"prompt for claim {self.claim_id}"
+                    if self.claim_id is not None
+                    else "prompt preview (no claim highlighted)",
+                    style="bold",
+                )
+            )
             with VerticalScroll(id="run-preview-box"):
                 yield Static(Text("rendering…", style="dim"), id="run-preview")
             yield Static(id="run-estimate", markup=False)
@@ -193,7 +232,10 @@ and K cancels."""
             setting=str(self.query_one("#run-setting", Select).value),
             template=str(self.query_one("#run-template", Select).value),
             name=self.query_one("#run-name", Input).value.strip() or None,
-            scope=scope, claim_id=self.claim_id, marked=list(self.marked), filter_text=self.filter_text,
+            scope=scope,
+            claim_id=self.claim_id,
+            marked=list(self.marked),
+            filter_text=self.filter_text,
             options=self.query_one("#run-options", Input).value,
             search=str(self.query_one("#run-search", Select).value),
         )
@@ -203,8 +245,12 @@ and K cancels."""
         self.query_one("#row-model-name").display = kind != "default"
         self.query_one("#run-model-hint").display = kind == "gguf"
         self.query_one("#row-base-url").display = kind == "openai-compatible"
-        placeholder = {"gguf": "a name `workbench models` lists, or /path/to/model.gguf", "openai": "gpt-4o-mini",
-                       "anthropic": "claude-3-5-haiku-latest", "openai-compatible": "model name"}
+        placeholder = {
+            "gguf": "a name `workbench models` lists, or /path/to/model.gguf",
+            "openai": "gpt-4o-mini",
+            "anthropic": "claude-3-5-haiku-latest",
+            "openai-compatible": "model name",
+        }
         self.query_one("#run-model-name", Input).placeholder = placeholder.get(str(kind), "")
 
     @on(Select.Changed)
@@ -295,8 +341,11 @@ and K cancels."""
             self._show_error(message.error)
             return
         if not message.prepared.pending_claim_ids:
-            self.notify(f"{printable(message.prepared.run.name)} already has every answer"
-                        " (the response cache or an earlier run)", markup=False)
+            self.notify(
+                f"{printable(message.prepared.run.name)} already has every answer"
+                " (the response cache or an earlier run)",
+                markup=False,
+            )
         self.dismiss(message.prepared)
 
     def _show_error(self, error: str | None, text: Text | None = None) -> None:

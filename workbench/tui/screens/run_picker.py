@@ -48,8 +48,7 @@ its errors, abstentions and parse failures, t triages it."""
             if not self.runs:
                 yield Label("no runs yet: press r in the browser to start one", markup=False)
             yield MarkedSelectionList(
-                *[Selection(run_label(run), run.id, run.id in self.chosen) for run in self.runs],
-                id="run-list",
+                *[Selection(run_label(run), run.id, run.id in self.chosen) for run in self.runs], id="run-list"
             )
 
     def action_cancel(self) -> None:

@@ -35,8 +35,13 @@ over answers. A dash says the figure cannot be computed, and the note under the 
 says why. The figures follow new labels as they are written, from any terminal."""
     BINDINGS = [
         Binding("escape", "back", "Back", id="agreement.back", tooltip="Back to triage"),
-        Binding("d", "adjudicate", "Adjudicate", id="agreement.adjudicate",
-                tooltip="The answers annotators labelled differently"),
+        Binding(
+            "d",
+            "adjudicate",
+            "Adjudicate",
+            id="agreement.adjudicate",
+            tooltip="The answers annotators labelled differently",
+        ),
     ]
 
     class Computed(Message):

@@ -16,8 +16,8 @@ from workbench.tui.bundles import TriageItem, load_triage_item
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.answer_queue import AnswerQueueScreen
 from workbench.tui.screens.detail import EvidenceText
-from workbench.tui.widgets.dialogs import TextPrompt, TextViewer, plain_title
 from workbench.tui.triage_text import category_panel
+from workbench.tui.widgets.dialogs import TextPrompt, TextViewer, plain_title
 
 QUEUE_PAGE = 200
 RESERVED_KEYS = set("nNpreo+[]?qumKCad<>")
@@ -44,28 +44,68 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
     BINDINGS = [
         Binding("escape", "back", "Back", id="triage.back", tooltip="Back to the claims browser"),
         Binding("n,right_square_bracket", "step(1)", "Next", id="triage.next", tooltip="The next wrong answer"),
-        Binding("N,p,left_square_bracket", "step(-1)", "Prev", id="triage.previous",
-                tooltip="The previous wrong answer"),
-        Binding("r", "reviewed", "Reviewed", id="triage.reviewed",
-                tooltip="Mark reviewed and go to the next (again: unmark)"),
+        Binding(
+            "N,p,left_square_bracket", "step(-1)", "Prev", id="triage.previous", tooltip="The previous wrong answer"
+        ),
+        Binding(
+            "r",
+            "reviewed",
+            "Reviewed",
+            id="triage.reviewed",
+            tooltip="Mark reviewed and go to the next (again: unmark)",
+        ),
         Binding("e", "note", "Note", id="triage.note", tooltip="Write a note on this answer"),
-        Binding("plus", "add_category", "New category", id="triage.add_category",
-                tooltip="Add your own failure category with its own key"),
+        Binding(
+            "plus",
+            "add_category",
+            "New category",
+            id="triage.add_category",
+            tooltip="Add your own failure category with its own key",
+        ),
         # The evidence tabs: digits are category keys here, so the tabs go round with < and >.
-        Binding("greater_than_sign", "evidence_tab(1)", "Next tab", show=False, id="triage.next_tab",
-                tooltip="The next evidence tab (Answer, Reference, Full, Pages, QA)"),
-        Binding("less_than_sign", "evidence_tab(-1)", "Prev tab", show=False, id="triage.previous_tab",
-                tooltip="The previous evidence tab"),
-        Binding("a", "agreement", "Agreement", id="triage.agreement",
-                tooltip="How far the run's annotators agree (kappa, alpha, per category)"),
-        Binding("d", "adjudicate", "Adjudicate", id="triage.adjudicate",
-                tooltip="The answers annotators labelled differently: decide the final categories"),
+        Binding(
+            "greater_than_sign",
+            "evidence_tab(1)",
+            "Next tab",
+            show=False,
+            id="triage.next_tab",
+            tooltip="The next evidence tab (Answer, Reference, Full, Pages, QA)",
+        ),
+        Binding(
+            "less_than_sign",
+            "evidence_tab(-1)",
+            "Prev tab",
+            show=False,
+            id="triage.previous_tab",
+            tooltip="The previous evidence tab",
+        ),
+        Binding(
+            "a",
+            "agreement",
+            "Agreement",
+            id="triage.agreement",
+            tooltip="How far the run's annotators agree (kappa, alpha, per category)",
+        ),
+        Binding(
+            "d",
+            "adjudicate",
+            "Adjudicate",
+            id="triage.adjudicate",
+            tooltip="The answers annotators labelled differently: decide the final categories",
+        ),
         Binding("o", "raw_output", "Raw", id="triage.raw", tooltip="The model's raw output"),
     ]
 
     class QueueRead(Message):
-        def __init__(self, claim_ids: list[int], complete: bool, total: int | None,
-                     positions: list[int] | None = None, start: int | None = None, progress=None):
+        def __init__(
+            self,
+            claim_ids: list[int],
+            complete: bool,
+            total: int | None,
+            positions: list[int] | None = None,
+            start: int | None = None,
+            progress=None,
+        ):
             super().__init__()
             self.claim_ids, self.complete, self.total = claim_ids, complete, total
             self.positions, self.start, self.progress = positions, start, progress
@@ -126,14 +166,20 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             items = store.assignments.queue(self.run_id, self.annotator, after, QUEUE_PAGE)
             progress = store.assignments.progress(self.run_id, self.annotator)
             first = store.assignments.next_item(self.run_id, self.annotator) if after is None else None
-            message = self.QueueRead([i.claim_id for i in items], len(items) < QUEUE_PAGE, progress.assigned,
-                                     [i.position for i in items], first.position if first else None, progress)
+            message = self.QueueRead(
+                [i.claim_id for i in items],
+                len(items) < QUEUE_PAGE,
+                progress.assigned,
+                [i.position for i in items],
+                first.position if first else None,
+                progress,
+            )
         else:
-            request = PageRequest(filter=self.queue_filter, after=(after, after) if after else None,
-                                  limit=QUEUE_PAGE)
+            request = PageRequest(filter=self.queue_filter, after=(after, after) if after else None, limit=QUEUE_PAGE)
             ids = [row.id for row in store.claims.page(request)]
-            message = self.QueueRead(ids, len(ids) < QUEUE_PAGE,
-                                     store.claims.count(self.queue_filter) if recount else None)
+            message = self.QueueRead(
+                ids, len(ids) < QUEUE_PAGE, store.claims.count(self.queue_filter) if recount else None
+            )
         if not worker.is_cancelled:
             self.post_message(message)
 
@@ -185,8 +231,12 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         self.set_header(header)
         self.set_side(Text("nothing here", style="dim"))
         self.query_one("#triage-answer", EvidenceText).show(
-            Text("This run has no wrong answers on scored claims. Run more claims, or look at its "
-                 "abstentions and parse failures in the browser (A, P).", style="dim"))
+            Text(
+                "This run has no wrong answers on scored claims. Run more claims, or look at its "
+                "abstentions and parse failures in the browser (A, P).",
+                style="dim",
+            )
+        )
 
     # -- one item -------------------------------------------------------------------------
 
@@ -216,8 +266,10 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         total = self.total if self.total is not None else len(self.queue)
         header = self._title()
         if self.assigned and self.progress is not None:
-            header.append(f" · my queue {self.index + 1:,} of {total:,} · {self.progress.done:,} done,"
-                          f" {self.progress.left:,} left")
+            header.append(
+                f" · my queue {self.index + 1:,} of {total:,} · {self.progress.done:,} done,"
+                f" {self.progress.left:,} left"
+            )
         else:
             header.append(f" · {self.index + 1:,} of {total:,} wrong")
         header.append(f" · claim {self.queue[self.index]}")
@@ -310,15 +362,20 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             if name and name.strip():
                 self.app.push_screen(
                     TextPrompt("Key for the category (one character, optional)", "e.g. 7"),
-                    lambda key: self._add_category(name.strip(), (key or "").strip() or None))
+                    lambda key: self._add_category(name.strip(), (key or "").strip() or None),
+                )
 
         self.app.push_screen(TextPrompt("New failure category", "e.g. Date confusion"), named)
 
     @work(thread=True, exclusive=False, group="triage-write", exit_on_error=False)
     def _add_category(self, name: str, key: str | None) -> None:
         if key is not None and (len(key) != 1 or key in RESERVED_KEYS):
-            self.app.call_from_thread(self.notify, f"a category key is one character other than"
-                                      f" {' '.join(sorted(RESERVED_KEYS))}", severity="error", markup=False)
+            self.app.call_from_thread(
+                self.notify,
+                f"a category key is one character other than {' '.join(sorted(RESERVED_KEYS))}",
+                severity="error",
+                markup=False,
+            )
             return
         try:
             category = self.app.stores.get().annotations.add_category(name, key)
@@ -326,11 +383,13 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
             self.app.call_from_thread(self.notify, printable(error), severity="error", markup=False)
             return
         except Exception as error:  # a duplicate slug is an sqlite IntegrityError
-            self.app.call_from_thread(self.notify, f"cannot add {printable(name)!r}: {printable(error)}",
-                                      severity="error", markup=False)
+            self.app.call_from_thread(
+                self.notify, f"cannot add {printable(name)!r}: {printable(error)}", severity="error", markup=False
+            )
             return
-        self.app.call_from_thread(self.notify, f"added category {printable(category.name)}"
-                                  f" (triage:{category.slug})", markup=False)
+        self.app.call_from_thread(
+            self.notify, f"added category {printable(category.name)} (triage:{category.slug})", markup=False
+        )
         self.app.call_from_thread(self._reread)
 
     def action_agreement(self) -> None:

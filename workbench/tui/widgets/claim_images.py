@@ -33,8 +33,13 @@ def prepare_renderer(setting: str) -> None:
         return
     import textual_image.widget as widgets  # asks the terminal, once
 
-    _chosen = {"auto": widgets.Image, "tgp": widgets.TGPImage, "sixel": widgets.SixelImage,
-               "halfcell": widgets.HalfcellImage, "unicode": widgets.UnicodeImage}[_setting]
+    _chosen = {
+        "auto": widgets.Image,
+        "tgp": widgets.TGPImage,
+        "sixel": widgets.SixelImage,
+        "halfcell": widgets.HalfcellImage,
+        "unicode": widgets.UnicodeImage,
+    }[_setting]
 
 
 def picture_class() -> type[Widget] | None:
@@ -66,8 +71,9 @@ def image_line(image: ClaimImage, number: int, count: int) -> Text:
         line.append(" · given by URL, not downloaded (sent as the URL where a provider takes one)", style="dim")
         return line
     kind = (image.mime or "").removeprefix("image/").upper()
-    line.append(f" · {kind} {image.width}×{image.height} · {image.bytes:,} bytes · sha256 {image.sha256[:12]}…",
-                style="dim")
+    line.append(
+        f" · {kind} {image.width}×{image.height} · {image.bytes:,} bytes · sha256 {image.sha256[:12]}…", style="dim"
+    )
     return line
 
 
@@ -98,7 +104,7 @@ where the terminal has them, half-blocks elsewhere). ↑/↓ scroll."""
             if picture is not None and content:
                 self.mount(picture(_opened(content), classes="claim-picture"))
         if picture is None:
-            self.mount(Static(Text("pictures are off (images = \"off\" in the config)", style="dim")))
+            self.mount(Static(Text('pictures are off (images = "off" in the config)', style="dim")))
 
 
 def _opened(content: bytes):

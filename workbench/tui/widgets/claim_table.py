@@ -47,20 +47,23 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
     ClaimTable > .claim-table--marked { background: $accent 20%; }
     ClaimTable > .claim-table--more { color: $text-muted; text-style: italic; }
     """
-    COMPONENT_CLASSES = {"claim-table--header", "claim-table--cursor", "claim-table--marked",
-                         "claim-table--more"}
+    COMPONENT_CLASSES = {"claim-table--header", "claim-table--cursor", "claim-table--marked", "claim-table--more"}
     BINDINGS = [
         Binding("down,j", "cursor_down", "Down", show=False, id="table.down", tooltip="Next claim"),
         Binding("up,k", "cursor_up", "Up", show=False, id="table.up", tooltip="Previous claim"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down",
-                tooltip="Down one screen"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down", tooltip="Down one screen"),
         Binding("pageup", "page_up", "Page up", show=False, id="table.page_up", tooltip="Up one screen"),
-        Binding("home", "first", "Start", show=False, id="table.start",
-                tooltip="Jump to the first claim of the result"),
-        Binding("end", "last", "End", show=False, id="table.end",
-                tooltip="Jump to the last claim of the result"),
-        Binding("space", "mark", "Mark", id="table.mark",
-                tooltip="Mark or unmark this claim and move to the next (flags and runs can use the marked rows)"),
+        Binding(
+            "home", "first", "Start", show=False, id="table.start", tooltip="Jump to the first claim of the result"
+        ),
+        Binding("end", "last", "End", show=False, id="table.end", tooltip="Jump to the last claim of the result"),
+        Binding(
+            "space",
+            "mark",
+            "Mark",
+            id="table.mark",
+            tooltip="Mark or unmark this claim and move to the next (flags and runs can use the marked rows)",
+        ),
         Binding("enter", "open", "Open", id="table.open", tooltip="Open the claim: evidence and verdicts"),
     ]
 
@@ -69,7 +72,7 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
     class Highlighted(Message):
         """The cursor is on a new claim (or the window changed under it)."""
 
-        def __init__(self, table: "ClaimTable", row: ClaimRow | None):
+        def __init__(self, table: ClaimTable, row: ClaimRow | None):
             super().__init__()
             self.table = table
             self.row = row
@@ -387,8 +390,14 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
         if strip is None:
             if len(self._lines) > 2000:
                 self._lines.clear()
-            text = row_text(row, self._columns, self.query.run_ids, row.id in self.marked, self.scored,
-                            text_matcher(self.good_query.filter))
+            text = row_text(
+                row,
+                self._columns,
+                self.query.run_ids,
+                row.id in self.marked,
+                self.scored,
+                text_matcher(self.good_query.filter),
+            )
             strip = self._lines[key] = self._strip(text, width)
         return strip
 
@@ -403,8 +412,7 @@ column's title sorts by it; clicking it again reverses the order (s / S do it by
             message = "… reading the next page"
         else:
             message = ""
-        return self._strip(Text(message), width).apply_style(
-            base + self.get_component_rich_style("claim-table--more"))
+        return self._strip(Text(message), width).apply_style(base + self.get_component_rich_style("claim-table--more"))
 
     def _strip(self, text: Text, width: int) -> Strip:
         segments = [s for s in text.render(self.app.console) if s.text != "\n"]

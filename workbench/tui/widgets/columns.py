@@ -55,8 +55,10 @@ def run_titles(runs: list[Run]) -> list[str]:
     """A 3-cell title per run column: the name's start, or the run's id (#12, as in the filter
     run:12 and the run picker) when two runs' names start alike, so no two columns look the same."""
     starts = [printable(run.name)[:3] or "run" for run in runs]
-    return [start if starts.count(start) == 1 else (f"#{run.id}" if run.id < 100 else str(run.id)[-3:])
-            for start, run in zip(starts, runs)]
+    return [
+        start if starts.count(start) == 1 else (f"#{run.id}" if run.id < 100 else str(run.id)[-3:])
+        for start, run in zip(starts, runs)
+    ]
 
 
 def fit(text: str, width: int, align: str = "left") -> str:
@@ -90,8 +92,14 @@ def header_text(columns: list[Column], sort: str, descending: bool) -> Text:
     return line
 
 
-def row_text(row: ClaimRow, columns: list[Column], run_ids: tuple[int, ...], marked: bool,
-             scored: dict[str, set[str]], matcher: TextMatcher | None = None) -> Text:
+def row_text(
+    row: ClaimRow,
+    columns: list[Column],
+    run_ids: tuple[int, ...],
+    marked: bool,
+    scored: dict[str, set[str]],
+    matcher: TextMatcher | None = None,
+) -> Text:
     """One claim as a table line; what `matcher` (the filter's text terms) finds in the claim
     text is highlighted."""
     line = Text(no_wrap=True, overflow="crop")

@@ -68,10 +68,21 @@ that does not exist or an unbalanced quote is underlined with the reason below."
     FilterBar.-error #filter-error { display: block; }
     """
     BINDINGS = [
-        Binding("escape", "leave", "Back to table", id="filter.leave",
-                tooltip="Leave the filter bar without applying the text"),
-        Binding("tab", "complete", "Complete", show=False, id="filter.complete",
-                tooltip="Complete the word under the cursor (nothing to complete: the next widget)"),
+        Binding(
+            "escape",
+            "leave",
+            "Back to table",
+            id="filter.leave",
+            tooltip="Leave the filter bar without applying the text",
+        ),
+        Binding(
+            "tab",
+            "complete",
+            "Complete",
+            show=False,
+            id="filter.complete",
+            tooltip="Complete the word under the cursor (nothing to complete: the next widget)",
+        ),
     ]
 
     class Applied(Message):
@@ -99,15 +110,22 @@ that does not exist or an unbalanced quote is underlined with the reason below."
         catalogue = getattr(self.app, "catalogue", None)
         if catalogue is None:
             return Names()
-        return Names(runs=[run.name for run in catalogue.runs], datasets=sorted(catalogue.scored),
-                     flag_kinds=sorted(catalogue.flag_kinds),
-                     labels=sorted({label for labels in catalogue.scored.values() for label in labels}))
+        return Names(
+            runs=[run.name for run in catalogue.runs],
+            datasets=sorted(catalogue.scored),
+            flag_kinds=sorted(catalogue.flag_kinds),
+            labels=sorted({label for labels in catalogue.scored.values() for label in labels}),
+        )
 
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Label("filter›", markup=False)
-            yield Input(placeholder='e.g. label:Refuted "vaccine" -flagged:any   (F1 help)',
-                        suggester=FieldSuggester(self.names), id="filter-input", select_on_focus=False)
+            yield Input(
+                placeholder='e.g. label:Refuted "vaccine" -flagged:any   (F1 help)',
+                suggester=FieldSuggester(self.names),
+                id="filter-input",
+                select_on_focus=False,
+            )
         yield Static(id="filter-error", markup=False)
 
     @property

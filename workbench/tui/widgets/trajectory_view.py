@@ -33,7 +33,9 @@ title, site and page. ↑/↓, PageUp/PageDown scroll."""
     def compose(self) -> ComposeResult:
         yield Static(Text("reading…", style="dim"))
 
-    def show(self, trajectories: list[tuple[str, list[Step], list[str]]], facts: dict, pictures: dict[str, bytes]) -> None:
+    def show(
+        self, trajectories: list[tuple[str, list[Step], list[str]]], facts: dict, pictures: dict[str, bytes]
+    ) -> None:
         self.remove_children()
         if not trajectories:
             self.mount(Static(trajectories_body([])))
@@ -47,8 +49,11 @@ title, site and page. ↑/↓, PageUp/PageDown scroll."""
                     if result.sha256 and draw is not None and pictures.get(result.sha256):
                         self.mount(Static(chunk))
                         chunk = Text()
-                        self.mount(self._image_row(draw, result, image_origin(steps, position, result), facts,
-                                                   pictures[result.sha256]))
+                        self.mount(
+                            self._image_row(
+                                draw, result, image_origin(steps, position, result), facts, pictures[result.sha256]
+                            )
+                        )
             chunk.append("\n")
             self.mount(Static(chunk))
 
@@ -66,5 +71,8 @@ title, site and page. ↑/↓, PageUp/PageDown scroll."""
                 caption.append_text(literal(one_line(part, 80), "dim"))
                 caption.append("\n")
         caption.append(image_facts_line(result.sha256, facts), style="dim")
-        return Horizontal(draw(opened_image(content), classes="trajectory-picture"),
-                          Static(caption, classes="trajectory-caption"), classes="trajectory-image")
+        return Horizontal(
+            draw(opened_image(content), classes="trajectory-picture"),
+            Static(caption, classes="trajectory-caption"),
+            classes="trajectory-image",
+        )

@@ -7,10 +7,10 @@ from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from workbench.render.display import literal, printable
-from workbench.tui.bundles import ClaimBundle
 from workbench.render.claims import verdict_item
+from workbench.render.display import literal, printable
 from workbench.render.verdicts import legend
+from workbench.tui.bundles import ClaimBundle
 from workbench.tui.widgets.dialogs import TextPrompt, TextViewer, plain_title
 
 
@@ -25,8 +25,13 @@ Under an explanation: its quality scores (EQ, 0-10) by judge runs and people; e 
 your own score of the highlighted run's explanation (empty removes it)."""
     BINDINGS = [
         Binding("o", "raw_output", "Raw output", id="verdicts.raw", tooltip="The model's raw output"),
-        Binding("e", "score_explanation", "Score", id="verdicts.score",
-                tooltip="Your own 0-10 score of the highlighted run's explanation"),
+        Binding(
+            "e",
+            "score_explanation",
+            "Score",
+            id="verdicts.score",
+            tooltip="Your own 0-10 score of the highlighted run's explanation",
+        ),
     ]
 
     def __init__(self, *, id: str | None = None):
@@ -40,11 +45,17 @@ your own score of the highlighted run's explanation (empty removes it)."""
         claim = bundle.claim
         options: list[Option] = [Option(self._gold_line(bundle), id="gold", disabled=True)]
         for run, prediction in bundle.verdicts:
-            options.append(Option(verdict_item(run, prediction, claim.label, bundle.scored, bundle.judgments_of(run)),
-                                  id=str(run.id)))
+            options.append(
+                Option(
+                    verdict_item(run, prediction, claim.label, bundle.scored, bundle.judgments_of(run)), id=str(run.id)
+                )
+            )
         if not bundle.verdicts:
-            options.append(Option(Text("no run has answered this claim yet (r runs a model)", style="dim"),
-                                  id="none", disabled=True))
+            options.append(
+                Option(
+                    Text("no run has answered this claim yet (r runs a model)", style="dim"), id="none", disabled=True
+                )
+            )
         self.set_options(options)
         ids = [o.id for o in options]
         if previous in ids:
@@ -84,16 +95,23 @@ your own score of the highlighted run's explanation (empty removes it)."""
                 return
             score = person_score(text)
             if score is False:
-                self.app.notify(f"a score is a number from 0 to 10, not {printable(text)!r}", severity="error",
-                                markup=False)
+                self.app.notify(
+                    f"a score is a number from 0 to 10, not {printable(text)!r}", severity="error", markup=False
+                )
                 return
             self.app.stores.get().judging.set_person_score(prediction.id, who, score)
             self.app.data_changed()
 
         title = plain_title("your score (0-10) of the explanation by", run.name, "for claim", self.bundle.claim.id)
-        self.app.push_screen(TextPrompt(title, "0-10", "" if mine is None else f"{mine:g}",
-                                        hint=f"as {who}; the rubric: wrong verdict 0-4, right 5-10;"
-                                             " empty removes your score"), save)
+        self.app.push_screen(
+            TextPrompt(
+                title,
+                "0-10",
+                "" if mine is None else f"{mine:g}",
+                hint=f"as {who}; the rubric: wrong verdict 0-4, right 5-10; empty removes your score",
+            ),
+            save,
+        )
 
     def action_raw_output(self) -> None:
         found = self._highlighted_answer()
@@ -101,8 +119,7 @@ your own score of the highlighted run's explanation (empty removes it)."""
             return
         run, prediction = found
         raw = prediction.raw_output if prediction.raw_output is not None else prediction.error
-        title = plain_title("raw output of", run.name, "for claim", self.bundle.claim.id,
-                            f"({prediction.status})")
+        title = plain_title("raw output of", run.name, "for claim", self.bundle.claim.id, f"({prediction.status})")
         self.app.push_screen(TextViewer(title, raw))
 
 

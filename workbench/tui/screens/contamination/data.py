@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from store import Claim, Store
-from workbench.contamination.flagging import (
-    CONTAMINATED, ContaminationError, current_tau, pick_group, write_flags,
-)
-from workbench.contamination.pipeline_evidence import EvidenceSide, generated_side, oracle_side
 from store.contamination import ScoreGroup, ScoreRow
+from workbench.contamination.flagging import CONTAMINATED, ContaminationError, current_tau, pick_group, write_flags
+from workbench.contamination.pipeline_evidence import EvidenceSide, generated_side, oracle_side
 from workbench.contamination.sweep import SweepResult, manual_labels, sweep
 
 TOP_CLAIMS = 300  # the list shows the highest-scoring claims; the counts cover all of them
@@ -50,8 +48,9 @@ class ClaimDetail:
     flagged: bool
 
 
-def read_overview(db_path: Path, model: str | None, metric: str | None, index: int | None = None,
-                  claim_id: int | None = None) -> Overview:
+def read_overview(
+    db_path: Path, model: str | None, metric: str | None, index: int | None = None, claim_id: int | None = None
+) -> Overview:
     """The chosen group (by position `index`, else by model/metric, else the newest); the
     claim `claim_id` joins the top of the list when its score is lower."""
     store = Store.open(db_path)
@@ -64,13 +63,26 @@ def read_overview(db_path: Path, model: str | None, metric: str | None, index: i
         flagged = store.annotations.flagged_claim_ids(CONTAMINATED, group.target_model, group.metric, "pipeline")
         labels = manual_labels(store)
         result = sweep(scores, labels.by_claim) if any(c in scores for c in labels.by_claim) else None
-        top = store.contamination.score_rows(group.target_model, group.metric, group.extractor_model, scorable_only=True,
-                         limit=TOP_CLAIMS)
+        top = store.contamination.score_rows(
+            group.target_model, group.metric, group.extractor_model, scorable_only=True, limit=TOP_CLAIMS
+        )
         if claim_id is not None and all(row.claim_id != claim_id for row in top):
-            top = store.contamination.score_rows(group.target_model, group.metric, group.extractor_model,
-                             claim_id=claim_id) + top
-        return Overview(groups, group, sorted(scores.values()), current_tau(store, group.target_model, group.metric),
-                        len(flagged), top, result, sum(c in scores for c in labels.by_claim))
+            top = (
+                store.contamination.score_rows(
+                    group.target_model, group.metric, group.extractor_model, claim_id=claim_id
+                )
+                + top
+            )
+        return Overview(
+            groups,
+            group,
+            sorted(scores.values()),
+            current_tau(store, group.target_model, group.metric),
+            len(flagged),
+            top,
+            result,
+            sum(c in scores for c in labels.by_claim),
+        )
     finally:
         store.close()
 
@@ -90,14 +102,22 @@ def read_claim(db_path: Path, group: ScoreGroup, claim_id: int) -> ClaimDetail |
     """One claim's evidence on both sides, its pairs and whether it is flagged now."""
     store = Store.open(db_path)
     try:
-        rows = store.contamination.score_rows(group.target_model, group.metric, group.extractor_model, claim_id=claim_id)
+        rows = store.contamination.score_rows(
+            group.target_model, group.metric, group.extractor_model, claim_id=claim_id
+        )
         if not rows:
             return None
         row, claim = rows[0], store.claims.get(claim_id)
-        flagged = claim_id in store.annotations.flagged_claim_ids(CONTAMINATED, group.target_model, group.metric,
-                                                                   "pipeline")
-        return ClaimDetail(claim, row, oracle_side(store, claim, row.oracle_run_id),
-                           generated_side(store, claim_id, row.article_run_id, row.generated_run_id), flagged)
+        flagged = claim_id in store.annotations.flagged_claim_ids(
+            CONTAMINATED, group.target_model, group.metric, "pipeline"
+        )
+        return ClaimDetail(
+            claim,
+            row,
+            oracle_side(store, claim, row.oracle_run_id),
+            generated_side(store, claim_id, row.article_run_id, row.generated_run_id),
+            flagged,
+        )
     finally:
         store.close()
 

@@ -28,9 +28,9 @@ from workbench.choices import CONTAMINATION_COMMAND
 from workbench.render.charts import draw_histogram, draw_sweep
 from workbench.render.contamination import claim_heading, evidence_table, score_line
 from workbench.render.display import literal, one_line, printable
-from workbench.tui.screens.contamination.data import ClaimDetail, Overview, accept_flags, read_claim, read_overview
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged, FlagsChanged
+from workbench.tui.screens.contamination.data import ClaimDetail, Overview, accept_flags, read_claim, read_overview
 from workbench.tui.widgets.footer import KeyFooter
 
 SMALL_STEP, BIG_STEP = 0.01, 0.05
@@ -51,22 +51,44 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="contamination.back", tooltip="Back to where you were"),
-        Binding("right_square_bracket", "nudge(0.01)", "tau+", id="contamination.tau_up",
-                tooltip="Raise tau by 0.01"),
-        Binding("left_square_bracket", "nudge(-0.01)", "tau-", id="contamination.tau_down",
-                tooltip="Lower tau by 0.01"),
-        Binding("right_curly_bracket", "nudge(0.05)", "tau++", show=False, id="contamination.tau_up_big",
-                tooltip="Raise tau by 0.05"),
-        Binding("left_curly_bracket", "nudge(-0.05)", "tau--", show=False, id="contamination.tau_down_big",
-                tooltip="Lower tau by 0.05"),
-        Binding("a", "accept", "Accept flags", id="contamination.accept",
-                tooltip="Flag the claims with s >= tau (replaces this model and metric's flags)"),
-        Binding("m", "next_group", "Model/metric", id="contamination.next_group",
-                tooltip="Show the next model, metric and extractor with scores"),
-        Binding("w", "toggle_chart", "Sweep", id="contamination.sweep",
-                tooltip="Swap the histogram and the threshold sweep"),
-        Binding("R", "reload", "Reload", show=False, id="contamination.reload",
-                tooltip="Read the scores again"),
+        Binding("right_square_bracket", "nudge(0.01)", "tau+", id="contamination.tau_up", tooltip="Raise tau by 0.01"),
+        Binding(
+            "left_square_bracket", "nudge(-0.01)", "tau-", id="contamination.tau_down", tooltip="Lower tau by 0.01"
+        ),
+        Binding(
+            "right_curly_bracket",
+            "nudge(0.05)",
+            "tau++",
+            show=False,
+            id="contamination.tau_up_big",
+            tooltip="Raise tau by 0.05",
+        ),
+        Binding(
+            "left_curly_bracket",
+            "nudge(-0.05)",
+            "tau--",
+            show=False,
+            id="contamination.tau_down_big",
+            tooltip="Lower tau by 0.05",
+        ),
+        Binding(
+            "a",
+            "accept",
+            "Accept flags",
+            id="contamination.accept",
+            tooltip="Flag the claims with s >= tau (replaces this model and metric's flags)",
+        ),
+        Binding(
+            "m",
+            "next_group",
+            "Model/metric",
+            id="contamination.next_group",
+            tooltip="Show the next model, metric and extractor with scores",
+        ),
+        Binding(
+            "w", "toggle_chart", "Sweep", id="contamination.sweep", tooltip="Swap the histogram and the threshold sweep"
+        ),
+        Binding("R", "reload", "Reload", show=False, id="contamination.reload", tooltip="Read the scores again"),
     ]
     AUTO_FOCUS = "#cont-claims"
     DEFAULT_CSS = """
@@ -94,8 +116,7 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
             super().__init__()
             self.change, self.summary = change, summary
 
-    def __init__(self, db_path: Path, claim_id: int | None = None, model: str | None = None,
-                 metric: str | None = None):
+    def __init__(self, db_path: Path, claim_id: int | None = None, model: str | None = None, metric: str | None = None):
         super().__init__()
         self.db_path = Path(db_path)
         self.claim_id, self.model, self.metric = claim_id, model, metric
@@ -145,8 +166,10 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
     @work(thread=True, exclusive=True, group="contamination-accept", exit_on_error=False)
     def _write_flags(self, group, tau: float) -> None:
         change = accept_flags(self.db_path, group, tau)
-        summary = (f"{len(change.added_ids):,} claims flagged contaminated for {group.target_model} /"
-                   f" {group.metric} at tau {tau:.2f}")
+        summary = (
+            f"{len(change.added_ids):,} claims flagged contaminated for {group.target_model} /"
+            f" {group.metric} at tau {tau:.2f}"
+        )
         self.post_message(self.FlagsWritten(change, summary))
 
     @on(OverviewRead)
@@ -196,8 +219,9 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
     def _paint_empty(self, overview: Overview) -> None:
         wanted = " ".join(printable(v) for v in (self.model, self.metric) if v)
         command = CONTAMINATION_COMMAND.replace("workbench ", f"workbench --db {shlex.quote(str(self.db_path))} ", 1)
-        text = ("no contamination scores" + (f" for {wanted}" if wanted else "")
-                + f"; run `{printable(command)}` first")  # the header wraps: the whole command shows
+        text = (
+            "no contamination scores" + (f" for {wanted}" if wanted else "") + f"; run `{printable(command)}` first"
+        )  # the header wraps: the whole command shows
         self.query_one("#cont-header", Static).update(Text(text, style="yellow"))
 
     def _fill_claims(self) -> None:
@@ -206,8 +230,13 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
         for row in self.overview.top:
             score = "—" if row.score is None else f"{row.score:.2f}"
             # The store id beside the benchmark's own: AVeriTeC's "0", "1" alone read like scores.
-            table.add_row(Text(str(row.claim_id), justify="right"), literal(one_line(row.external_id or "", 10)),
-                          score, self._mark(row.score), key=str(row.claim_id))
+            table.add_row(
+                Text(str(row.claim_id), justify="right"),
+                literal(one_line(row.external_id or "", 10)),
+                score,
+                self._mark(row.score),
+                key=str(row.claim_id),
+            )
         if self.claim_id is not None and str(self.claim_id) in table.rows:
             table.move_cursor(row=table.get_row_index(str(self.claim_id)))
 
@@ -230,12 +259,16 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
         plot = self.query_one("#cont-chart", PlotextPlot)
         overview = self.overview
         if self.show_sweep and overview.sweep is not None:
-            draw_sweep(plot.plt, overview.sweep.taus, overview.sweep.agreement, overview.sweep.best_tau,
-                       compact=True)
+            draw_sweep(plot.plt, overview.sweep.taus, overview.sweep.agreement, overview.sweep.best_tau, compact=True)
             plot.plt.vline(self.tau, "blue")
         else:
-            draw_histogram(plot.plt, overview.sorted_scores, self.tau,
-                           f"distribution of s over {overview.scorable:,} claims · tau {self.tau:.2f}", compact=True)
+            draw_histogram(
+                plot.plt,
+                overview.sorted_scores,
+                self.tau,
+                f"distribution of s over {overview.scorable:,} claims · tau {self.tau:.2f}",
+                compact=True,
+            )
         plot.refresh()
 
     def _paint_claim(self) -> None:
@@ -272,9 +305,11 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
         if self.overview is None or self.overview.group is None:
             return
         group, tau = self.overview.group, self.tau
-        question = literal(f"Flag the {self.overview.would_flag(tau):,} claims with s >= {tau:.2f} as contaminated"
-                           f" for {group.target_model} / {group.metric}? This replaces the"
-                           f" {self.overview.flagged_now:,} pipeline flags of that model and metric.")
+        question = literal(
+            f"Flag the {self.overview.would_flag(tau):,} claims with s >= {tau:.2f} as contaminated"
+            f" for {group.target_model} / {group.metric}? This replaces the"
+            f" {self.overview.flagged_now:,} pipeline flags of that model and metric."
+        )
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -294,17 +329,26 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
         if self.overview is None or self.overview.group is None:
             return
         if self.overview.sweep is None:
-            self.notify("no labelled claims with a score yet: mark some with `workbench contamination mark`",
-                        severity="warning")
+            self.notify(
+                "no labelled claims with a score yet: mark some with `workbench contamination mark`", severity="warning"
+            )
             return
         self.show_sweep = not self.show_sweep
         sweep = self.overview.sweep
         if self.show_sweep:
             kappa = sweep.kappa
-            said = (f"{kappa.value:.3f}" if kappa is not None and kappa.value is not None
-                    else f"undefined ({kappa.undefined})" if kappa is not None else "—")
-            self.notify(f"best tau {sweep.best_tau:.2f}: agreement {sweep.best_agreement:.3f} over"
-                        f" {sweep.labelled} labelled claims; Cohen's kappa {said}", markup=False)
+            said = (
+                f"{kappa.value:.3f}"
+                if kappa is not None and kappa.value is not None
+                else f"undefined ({kappa.undefined})"
+                if kappa is not None
+                else "—"
+            )
+            self.notify(
+                f"best tau {sweep.best_tau:.2f}: agreement {sweep.best_agreement:.3f} over"
+                f" {sweep.labelled} labelled claims; Cohen's kappa {said}",
+                markup=False,
+            )
         self._paint_chart()
 
     def action_reload(self) -> None:

@@ -24,8 +24,7 @@ class OpensClaimsFromTables(Screen):
         if not isinstance(table, ConfusionTable) or self.update is None:
             return
         numbers = self.update.runs[table.run_index]
-        text = confusion_filter(numbers.run.name, numbers.overall, event.coordinate.row,
-                                event.coordinate.column - 1)
+        text = confusion_filter(numbers.run.name, numbers.overall, event.coordinate.row, event.coordinate.column - 1)
         if text:
             self._open_claims(text)
 

@@ -31,9 +31,16 @@ class JudgesExplanations:
                 self._prepare_judge(run.id, model, words[1] if len(words) > 1 else None)
 
         title = plain_title("judge the explanations of run", run.name, "with the model")
-        self.app.push_screen(TextPrompt(title, "gguf:default", "gguf:default",
-                                        hint="MODEL [BASE_URL], e.g. openai:gpt-4.1, gguf:PATH, openai-compatible:NAME"
-                                             " http://host:8000/v1; the same judge again continues its run"), chosen)
+        self.app.push_screen(
+            TextPrompt(
+                title,
+                "gguf:default",
+                "gguf:default",
+                hint="MODEL [BASE_URL], e.g. openai:gpt-4.1, gguf:PATH, openai-compatible:NAME"
+                " http://host:8000/v1; the same judge again continues its run",
+            ),
+            chosen,
+        )
 
     @work(thread=True, group="metrics-judge", exit_on_error=False)
     def _prepare_judge(self, run_id: int, model: str, base_url: str | None) -> None:
@@ -49,7 +56,8 @@ class JudgesExplanations:
             return
         if not prepared.pending_claim_ids:
             self.app.call_from_thread(self.app.runs.not_started)
-            self.app.call_from_thread(self.notify, f"every explanation has a judgment in {printable(prepared.run.name)}",
-                                      markup=False)
+            self.app.call_from_thread(
+                self.notify, f"every explanation has a judgment in {printable(prepared.run.name)}", markup=False
+            )
             return
         self.app.call_from_thread(self.app.runs.start, prepared)  # the progress line and K, on this screen too

@@ -51,8 +51,7 @@ class PaintsPanels:
 
     def _paint(self) -> None:
         update, intervals = self.update, self.intervals
-        self.query_one("#metrics-header", Static).update(
-            header_line(update, self._reading(), self.error))
+        self.query_one("#metrics-header", Static).update(header_line(update, self._reading(), self.error))
         if update is None:
             self._show("#overall-panel", Text("reading…" if not self.error else "", style="dim"))
             return
@@ -61,8 +60,9 @@ class PaintsPanels:
         self._paint_confusions(update)
         self._paint_breakdown(update, intervals)
         self._show("#compare-panel", compare_panel(update, intervals))
-        self._flip_filters = keeping_cursor(self.query_one("#flips", DataTable),
-                                             lambda table: fill_flips(table, update))
+        self._flip_filters = keeping_cursor(
+            self.query_one("#flips", DataTable), lambda table: fill_flips(table, update)
+        )
         self._paint_search(update)
         self._paint_report(update)
 
@@ -75,8 +75,13 @@ class PaintsPanels:
         title.display = panel.display = found is not None
         if found is not None:
             kind = update.config.flag_kind
-            title.update(literal(f"search · query reformulations per claim, flagged {kind} or not" if kind
-                                 else "search · query reformulations per claim"))
+            title.update(
+                literal(
+                    f"search · query reformulations per claim, flagged {kind} or not"
+                    if kind
+                    else "search · query reformulations per claim"
+                )
+            )
             panel.update(found)
 
     def _paint_report(self, update: PanelUpdate) -> None:

@@ -10,8 +10,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from workbench.render.display import literal, one_line, printable, run_names
 from workbench.metrics import Interval, MeanInterval, MetricSummary
+from workbench.render.display import literal, one_line, printable, run_names
 from workbench.render.reports import interval_text, number
 from workbench.render.scores import report_parts
 from workbench.render.searches import reformulation_caption, reformulation_grid, stats_view
@@ -94,25 +94,34 @@ def overall_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Table:
     def interval(n: int, name: str) -> Interval | None:
         return found[n].overall.get(name) if found[n] is not None else None
 
-    table.add_row("accuracy", *(_value_with_ci(s.accuracy, interval(n, "accuracy"), fresh, s.scored)
-                                for n, s in enumerate(summaries)))
-    table.add_row("macro-F1", *(_value_with_ci(s.macro_f1, interval(n, "macro_f1"), fresh, s.scored)
-                                for n, s in enumerate(summaries)))
-    rows = [("MCC", lambda s: number(s.mcc)), ("Unknown Rate", lambda s: number(s.unknown_rate)),
-            ("parse-failure rate", lambda s: number(s.parse_failure_rate)),
-            ("error rate", lambda s: number(s.error_rate)),
-            ("coverage", lambda s: f"{number(s.coverage)} ({s.scored:,}/{s.scored + s.errors + s.missing:,})"),
-            ("support", lambda s: f"{s.scored:,}"),
-            ("excluded gold", lambda s: f"{s.excluded:,}"),
-            ("uniform acc/F1", lambda s: f"{number(s.baselines.uniform_accuracy)}/"
-                                         f"{number(s.baselines.uniform_macro_f1)}"),
-            ("majority acc/F1", lambda s: f"{number(s.baselines.majority_accuracy)}/"
-                                          f"{number(s.baselines.majority_macro_f1)}")]
+    table.add_row(
+        "accuracy",
+        *(_value_with_ci(s.accuracy, interval(n, "accuracy"), fresh, s.scored) for n, s in enumerate(summaries)),
+    )
+    table.add_row(
+        "macro-F1",
+        *(_value_with_ci(s.macro_f1, interval(n, "macro_f1"), fresh, s.scored) for n, s in enumerate(summaries)),
+    )
+    rows = [
+        ("MCC", lambda s: number(s.mcc)),
+        ("Unknown Rate", lambda s: number(s.unknown_rate)),
+        ("parse-failure rate", lambda s: number(s.parse_failure_rate)),
+        ("error rate", lambda s: number(s.error_rate)),
+        ("coverage", lambda s: f"{number(s.coverage)} ({s.scored:,}/{s.scored + s.errors + s.missing:,})"),
+        ("support", lambda s: f"{s.scored:,}"),
+        ("excluded gold", lambda s: f"{s.excluded:,}"),
+        ("uniform acc/F1", lambda s: f"{number(s.baselines.uniform_accuracy)}/{number(s.baselines.uniform_macro_f1)}"),
+        (
+            "majority acc/F1",
+            lambda s: f"{number(s.baselines.majority_accuracy)}/{number(s.baselines.majority_macro_f1)}",
+        ),
+    ]
     for name, cell in rows:
         table.add_row(name, *(Text(cell(s)) for s in summaries))
     if any(numbers.explanations is not None for numbers in update.runs):
-        table.add_row("EQ (0-10, judge)", *(_eq_cell(update.runs[i].explanations) if not f else Text("")
-                                            for _, i, f in columns))
+        table.add_row(
+            "EQ (0-10, judge)", *(_eq_cell(update.runs[i].explanations) if not f else Text("") for _, i, f in columns)
+        )
     if any(numbers.search is not None for numbers in update.runs):
         _search_rows(table, update, columns)
     return table
@@ -121,8 +130,7 @@ def overall_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Table:
 def _search_rows(table: Table, update: PanelUpdate, columns) -> None:
     """Searches per claim and search-leak claims (the with-search comparison reads them)."""
     found = [update.runs[i].search if not f else None for _, i, f in columns]
-    table.add_row("searches/claim", *(Text(f"{s.stats.searches_per_claim:.2f}") if s else Text("")
-                                      for s in found))
+    table.add_row("searches/claim", *(Text(f"{s.stats.searches_per_claim:.2f}") if s else Text("") for s in found))
     table.add_row("search-leak claims", *(Text(f"{s.stats.leaks:,}") if s else Text("") for s in found))
 
 
@@ -136,8 +144,7 @@ def search_panel(update: PanelUpdate) -> Group | None:
         parts.append(stats_view(numbers.search.stats))
         table = numbers.search.reformulations
         if table is None:
-            parts.append(Text("query pairs not labelled yet: workbench reformulations RUN --judge MODEL",
-                              style="dim"))
+            parts.append(Text("query pairs not labelled yet: workbench reformulations RUN --judge MODEL", style="dim"))
         else:
             parts += [reformulation_caption(table), reformulation_grid(table)]
     return Group(*parts) if parts else None
@@ -176,8 +183,14 @@ def class_panel(update: PanelUpdate) -> Table:
     for index, label in enumerate(update.runs[0].overall.classes):
         for numbers, name in zip(update.runs, names):
             c = numbers.overall.per_class[index]
-            cells = [literal(label), literal(name), number(c.precision),
-                     number(c.recall), number(c.f1), f"{c.support:,}"]
+            cells = [
+                literal(label),
+                literal(name),
+                number(c.precision),
+                number(c.recall),
+                number(c.f1),
+                f"{c.support:,}",
+            ]
             if exclude:
                 cells.append(number(numbers.filtered.per_class[index].f1) if numbers.filtered else "")
             table.add_row(*cells)
@@ -254,8 +267,10 @@ def compare_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Group |
             return Text("the first two runs are in different label spaces: no comparison", style="dim")
         return Text("open two runs to compare them", style="dim")
     fresh = intervals is not None and intervals.generation == update.generation
-    parts = [_comparability(update.differences),
-             _compare_lines(update.comparison, intervals.paired if intervals else {}, fresh, None)]
+    parts = [
+        _comparability(update.differences),
+        _compare_lines(update.comparison, intervals.paired if intervals else {}, fresh, None),
+    ]
     if update.filtered_comparison is not None:
         paired = intervals.filtered_paired if intervals else {}
         parts.append(_compare_lines(update.filtered_comparison, paired, fresh, update.config.flag_kind))
@@ -286,8 +301,12 @@ def _compare_lines(c: Comparison, paired: dict, fresh: bool, without: str | None
         text.append(": nothing to compare")
         return text
     text.append(" (B − A)\n")
-    for name, label in (("accuracy", "accuracy"), ("macro_f1", "macro-F1"), ("mcc", "MCC"),
-                        ("unknown_rate", "Unknown Rate")):
+    for name, label in (
+        ("accuracy", "accuracy"),
+        ("macro_f1", "macro-F1"),
+        ("mcc", "MCC"),
+        ("unknown_rate", "Unknown Rate"),
+    ):
         d = c.deltas[name]
         text.append(f"  {label:<13}{number(d.a)} → {number(d.b)}  Δ {_signed(d.delta)}")
         if name in ("accuracy", "macro_f1"):

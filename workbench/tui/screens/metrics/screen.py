@@ -22,12 +22,10 @@ from textual_plotext import PlotextPlot
 
 from store import FlagSpec, FlagSpecError
 from workbench.render.display import printable
-from workbench.scoring.runs import ScoringError
 from workbench.scoring.fields import FieldError, check_cutoff
+from workbench.scoring.runs import ScoringError
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
-from workbench.tui.widgets.footer import KeyFooter
-from workbench.tui.widgets.run_status import RunStatus
 from workbench.tui.screens.metrics.drilldown import OpensClaimsFromTables
 from workbench.tui.screens.metrics.judging import JudgesExplanations
 from workbench.tui.screens.metrics.painting import DrawnPanel, PaintsPanels
@@ -39,6 +37,8 @@ from workbench.tui.screens.metrics.watch import (
     ViewConfig,
     compute_intervals,
 )
+from workbench.tui.widgets.footer import KeyFooter
+from workbench.tui.widgets.run_status import RunStatus
 
 POLL_SECONDS = 0.5
 _FIRST_READS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metrics-first-read")
@@ -64,22 +64,59 @@ Definitions: docs/metrics.md."""
 
     BINDINGS = [
         Binding("escape,m", "back", "Back", id="metrics.back", tooltip="Back to where you were"),
-        Binding("b", "cycle_field(1)", "Breakdown", id="metrics.next_field",
-                tooltip="Break the scores down by the next field"),
-        Binding("B", "cycle_field(-1)", "Prev field", show=False, id="metrics.previous_field",
-                tooltip="Break the scores down by the previous field"),
-        Binding("j", "judge", "Judge", id="metrics.judge",
-                tooltip="Have a judge model score the first run's explanations (EQ, 0-10)"),
-        Binding("x", "toggle_exclude", "Excl. flagged", id="metrics.exclude",
-                tooltip="Show every number with and without the flagged claims"),
-        Binding("k", "edit('flag-kind')", "Flag kind", id="metrics.flag_kind",
-                tooltip="Which flag kind x leaves out (default contaminated)"),
-        Binding("c", "edit('cutoff')", "Cutoff", id="metrics.cutoff",
-                tooltip="A model's training cutoff date, for the before/after breakdown"),
-        Binding("R", "reload", "Reload", show=False, id="metrics.reload",
-                tooltip="Read the runs from the database again"),
-        Binding("f", "flips", "Flips", id="metrics.flips",
-                tooltip="Every claim whose verdict flips between the first run (the base) and the second"),
+        Binding(
+            "b",
+            "cycle_field(1)",
+            "Breakdown",
+            id="metrics.next_field",
+            tooltip="Break the scores down by the next field",
+        ),
+        Binding(
+            "B",
+            "cycle_field(-1)",
+            "Prev field",
+            show=False,
+            id="metrics.previous_field",
+            tooltip="Break the scores down by the previous field",
+        ),
+        Binding(
+            "j",
+            "judge",
+            "Judge",
+            id="metrics.judge",
+            tooltip="Have a judge model score the first run's explanations (EQ, 0-10)",
+        ),
+        Binding(
+            "x",
+            "toggle_exclude",
+            "Excl. flagged",
+            id="metrics.exclude",
+            tooltip="Show every number with and without the flagged claims",
+        ),
+        Binding(
+            "k",
+            "edit('flag-kind')",
+            "Flag kind",
+            id="metrics.flag_kind",
+            tooltip="Which flag kind x leaves out (default contaminated)",
+        ),
+        Binding(
+            "c",
+            "edit('cutoff')",
+            "Cutoff",
+            id="metrics.cutoff",
+            tooltip="A model's training cutoff date, for the before/after breakdown",
+        ),
+        Binding(
+            "R", "reload", "Reload", show=False, id="metrics.reload", tooltip="Read the runs from the database again"
+        ),
+        Binding(
+            "f",
+            "flips",
+            "Flips",
+            id="metrics.flips",
+            tooltip="Every claim whose verdict flips between the first run (the base) and the second",
+        ),
     ]
 
     AUTO_FOCUS = "#metrics-body"
@@ -120,9 +157,16 @@ Definitions: docs/metrics.md."""
             super().__init__()
             self.error = error
 
-    def __init__(self, db_path: Path | None = None, run_ids: list[int] | None = None,
-                 by: list[str] | None = None, *, poll_seconds: float = POLL_SECONDS,
-                 resamples: int = 1000, seed: int = 0):
+    def __init__(
+        self,
+        db_path: Path | None = None,
+        run_ids: list[int] | None = None,
+        by: list[str] | None = None,
+        *,
+        poll_seconds: float = POLL_SECONDS,
+        resamples: int = 1000,
+        seed: int = 0,
+    ):
         super().__init__()
         self.db_path = Path(db_path) if db_path is not None else None
         self.run_ids = list(run_ids or [])
@@ -171,8 +215,9 @@ Definitions: docs/metrics.md."""
             yield DataTable(id="flips", cursor_type="row")
             yield Static(id="search-title", classes="metrics-title")
             yield Static(id="search-panel")
-            yield Static("explanation quality · time and cost · failure categories", id="report-title",
-                         classes="metrics-title")
+            yield Static(
+                "explanation quality · time and cost · failure categories", id="report-title", classes="metrics-title"
+            )
             yield DrawnPanel(id="report-panel")
         yield RunStatus()  # a judge run started here (j) shows its progress here; K cancels it
         # The key bar is mounted once the first numbers are painted (or after a second):
@@ -226,8 +271,9 @@ Definitions: docs/metrics.md."""
         if update.first:
             # A first read is painted once, intervals and all: on this thread they cost less
             # than another paint while the screen waits for them (live updates stay split).
-            intervals = compute_intervals(update, lambda: get_current_worker().is_cancelled, self.resamples,
-                                          self.seed, self._watcher.pool)
+            intervals = compute_intervals(
+                update, lambda: get_current_worker().is_cancelled, self.resamples, self.seed, self._watcher.pool
+            )
         self.post_message(self.Numbers(update, intervals))
 
     @work(thread=True, group="metrics-read", exit_on_error=False)
@@ -278,8 +324,9 @@ Definitions: docs/metrics.md."""
         worker = get_current_worker()
         result = None
         try:
-            result = compute_intervals(update, lambda: worker.is_cancelled, self.resamples, self.seed,
-                                       self._watcher.pool)
+            result = compute_intervals(
+                update, lambda: worker.is_cancelled, self.resamples, self.seed, self._watcher.pool
+            )
         finally:
             self.post_message(self.IntervalsReady(result))
 

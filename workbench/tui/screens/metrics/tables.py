@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from workbench.render.display import literal, one_line, run_names
 from workbench.metrics import NO_VALUE, PARSE_FAILURE, MetricSummary
+from workbench.render.display import literal, one_line, run_names
 from workbench.render.reports import number
 from workbench.scoring.compare import filter_value
 from workbench.scoring.fields import FLAG_NO, FLAG_YES
@@ -29,8 +29,11 @@ def keeping_cursor(table: DataTable, fill):
     coordinate = table.cursor_coordinate
     result = fill(table)
     if table.row_count:
-        table.move_cursor(row=min(coordinate.row, table.row_count - 1),
-                          column=min(coordinate.column, max(len(table.columns) - 1, 0)), animate=False)
+        table.move_cursor(
+            row=min(coordinate.row, table.row_count - 1),
+            column=min(coordinate.column, max(len(table.columns) - 1, 0)),
+            animate=False,
+        )
     return result
 
 
@@ -89,10 +92,18 @@ def fill_breakdown(table: DataTable, update: PanelUpdate, intervals: IntervalSet
                 continue
             found = run_intervals(intervals, index, False)
             ci = found.slices.get(value, {}) if found else {}
-            cells = [literal(one_line(value, 28)), literal(names[index]), f"{s.scored:,}",
-                     number(s.accuracy), ci_text(ci.get("accuracy"), fresh, s.scored), number(s.macro_f1),
-                     ci_text(ci.get("macro_f1"), fresh, s.scored), number(s.mcc), number(s.unknown_rate),
-                     number(s.coverage)]
+            cells = [
+                literal(one_line(value, 28)),
+                literal(names[index]),
+                f"{s.scored:,}",
+                number(s.accuracy),
+                ci_text(ci.get("accuracy"), fresh, s.scored),
+                number(s.macro_f1),
+                ci_text(ci.get("macro_f1"), fresh, s.scored),
+                number(s.mcc),
+                number(s.unknown_rate),
+                number(s.coverage),
+            ]
             if exclude:
                 cells += _filtered_cells(numbers, value, run_intervals(intervals, index, True), fresh)
             table.add_row(*cells)
@@ -135,11 +146,14 @@ def fill_flips(table: DataTable, update: PanelUpdate) -> list[str]:
     c, f = update.comparison, update.filtered_comparison
     if c is None or not c.shared:  # no shared items: no flips to count
         return []
-    rows = [("right in A → wrong in B", c.right_to_wrong, f.right_to_wrong if f else None, c.right_to_wrong_filter),
-            ("wrong in A → right in B", c.wrong_to_right, f.wrong_to_right if f else None, c.wrong_to_right_filter)]
+    rows = [
+        ("right in A → wrong in B", c.right_to_wrong, f.right_to_wrong if f else None, c.right_to_wrong_filter),
+        ("wrong in A → right in B", c.wrong_to_right, f.wrong_to_right if f else None, c.wrong_to_right_filter),
+    ]
     filters = []
     for label, ids, filtered_ids, text in rows:
-        table.add_row(Text(label), f"{len(ids):,}", f"{len(filtered_ids):,}" if filtered_ids is not None else "",
-                      literal(text))
+        table.add_row(
+            Text(label), f"{len(ids):,}", f"{len(filtered_ids):,}" if filtered_ids is not None else "", literal(text)
+        )
         filters.append(text)
     return filters

@@ -20,6 +20,10 @@ from pathlib import Path
 
 from store import Run
 from workbench.metrics import Interval, MeanInterval, MetricSummary, PairedComparison
+from workbench.reports import RunReport, SearchSummary
+from workbench.scoring.compare import Comparison, compare_items, paired_tests
+from workbench.scoring.items import RunItems
+from workbench.scoring.live import LiveRun, flag_signature, load_live_runs
 from workbench.scoring.runs import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -28,10 +32,6 @@ from workbench.scoring.runs import (
     slice_intervals,
     without_flagged,
 )
-from workbench.reports import RunReport, SearchSummary
-from workbench.scoring.compare import Comparison, compare_items, paired_tests
-from workbench.scoring.items import RunItems
-from workbench.scoring.live import LiveRun, flag_signature, load_live_runs
 from workbench.tui.db import ThreadStores
 from workbench.tui.screens.metrics.report_parts import ReportParts
 
@@ -203,8 +203,9 @@ class MetricsWatcher:
             changed = sum(live.poll(store) for live in self._lives)
             self._answers += changed
             statuses = self._read_statuses(store)
-            parts_read = self._parts.refresh(store, self._runs(), wanted.flag_kind, self._answers,
-                                             now=statuses != self._statuses)
+            parts_read = self._parts.refresh(
+                store, self._runs(), wanted.flag_kind, self._answers, now=statuses != self._statuses
+            )
             if not changed and statuses == self._statuses and not parts_read:
                 if not self._parts.pending:  # else look again at the next poll, for the parts waiting
                     self._versions[thread] = version
@@ -222,8 +223,9 @@ class MetricsWatcher:
         self._config, self._lives = config, []
         self._flags = flag_signature(store, config.flag_kind)
         # Counters without the flagged claims are always kept, so the toggle is instant.
-        self._lives = load_live_runs(store, self._reader_stores.get, self._readers, config.run_ids, fields,
-                                     config.cutoff, kind)
+        self._lives = load_live_runs(
+            store, self._reader_stores.get, self._readers, config.run_ids, fields, config.cutoff, kind
+        )
         self._statuses = self._read_statuses(store)
         self._differences = _differences(store, self._runs())
         self._answers = 0
@@ -246,24 +248,33 @@ class MetricsWatcher:
     def _update(self, first: bool = False) -> PanelUpdate:
         config = self._config
         field_name = next(iter(self._lives[0].items.fields), None) if self._lives else None
-        runs = [self._numbers(live, field_name, status)
-                for live, status in zip(self._lives, self._statuses or [None] * len(self._lives))]
+        runs = [
+            self._numbers(live, field_name, status)
+            for live, status in zip(self._lives, self._statuses or [None] * len(self._lives))
+        ]
         snapshots = [live.snapshot() for live in self._lives]
         comparison = filtered = None
         if len(snapshots) >= 2 and _same_space(snapshots[0], snapshots[1]):
             comparison = compare_items(snapshots[0], snapshots[1], resamples=0)
             if config.exclude_flag:
-                filtered = compare_items(without_flagged(snapshots[0], config.flag_kind),
-                                         without_flagged(snapshots[1], config.flag_kind), resamples=0)
-        return PanelUpdate(self.generation, config, runs, snapshots, comparison, filtered, field_name, first,
-                           self._differences)
+                filtered = compare_items(
+                    without_flagged(snapshots[0], config.flag_kind),
+                    without_flagged(snapshots[1], config.flag_kind),
+                    resamples=0,
+                )
+        return PanelUpdate(
+            self.generation, config, runs, snapshots, comparison, filtered, field_name, first, self._differences
+        )
 
     def _numbers(self, live: LiveRun, field_name: str | None, status: str | None) -> RunNumbers:
         run = dataclasses.replace(live.run, status=status) if status else live.run
         exclude = self._config.exclude_flag
         flags = live.items.flagged.get(self._config.flag_kind)
         return RunNumbers(
-            run=run, dataset=live.items.dataset, items=len(live.items), overall=live.summary(),
+            run=run,
+            dataset=live.items.dataset,
+            items=len(live.items),
+            overall=live.summary(),
             slices=live.breakdown(field_name) if field_name else {},
             filtered=live.summary(filtered=True) if exclude else None,
             filtered_slices=(live.breakdown(field_name, filtered=True) if field_name else {}) if exclude else None,
@@ -276,9 +287,13 @@ def _same_space(a: RunItems, b: RunItems) -> bool:
     return a.space.labels == b.space.labels and a.space.abstain == b.space.abstain
 
 
-def compute_intervals(update: PanelUpdate, cancelled: Callable[[], bool] = lambda: False,
-                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                      pool: ThreadPoolExecutor | None = None) -> IntervalSet | None:
+def compute_intervals(
+    update: PanelUpdate,
+    cancelled: Callable[[], bool] = lambda: False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    pool: ThreadPoolExecutor | None = None,
+) -> IntervalSet | None:
     """Bootstrap intervals for every run (overall and per slice) and the paired tests of
     the first two runs, as of `update`; None if cancelled part-way. With a pool, the runs'
     intervals are drawn on it while this thread does the paired tests."""
@@ -286,8 +301,11 @@ def compute_intervals(update: PanelUpdate, cancelled: Callable[[], bool] = lambd
 
     def of_run(items: RunItems) -> tuple[RunIntervals, RunIntervals | None]:  # cancelled() is this thread's
         found = _run_intervals(items, update.field_name, resamples, seed)
-        return found, (_run_intervals(without_flagged(items, update.config.flag_kind), update.field_name,
-                                      resamples, seed) if exclude else None)
+        return found, (
+            _run_intervals(without_flagged(items, update.config.flag_kind), update.field_name, resamples, seed)
+            if exclude
+            else None
+        )
 
     drawn = pool.map(of_run, update.snapshots) if pool is not None else map(of_run, update.snapshots)
     paired, filtered_paired = _paired(update, resamples, seed)
@@ -307,8 +325,12 @@ def _paired(update: PanelUpdate, resamples: int, seed: int) -> tuple[dict, dict]
         a, b = update.snapshots[:2]
         paired = paired_tests(a, b, resamples, seed)
         if exclude and update.filtered_comparison is not None and update.filtered_comparison.shared:
-            filtered_paired = paired_tests(without_flagged(a, update.config.flag_kind),
-                                           without_flagged(b, update.config.flag_kind), resamples, seed)
+            filtered_paired = paired_tests(
+                without_flagged(a, update.config.flag_kind),
+                without_flagged(b, update.config.flag_kind),
+                resamples,
+                seed,
+            )
     return paired, filtered_paired
 
 
@@ -316,5 +338,14 @@ def _run_intervals(items: RunItems, field_name: str | None, resamples: int, seed
     return RunIntervals(*slice_intervals(items, field_name, resamples, seed))
 
 
-__all__ = ["BREAKDOWN_FIELDS", "IntervalSet", "MetricsWatcher", "PanelUpdate", "RunIntervals", "RunNumbers",
-           "ScoringError", "ViewConfig", "compute_intervals"]
+__all__ = [
+    "BREAKDOWN_FIELDS",
+    "IntervalSet",
+    "MetricsWatcher",
+    "PanelUpdate",
+    "RunIntervals",
+    "RunNumbers",
+    "ScoringError",
+    "ViewConfig",
+    "compute_intervals",
+]
