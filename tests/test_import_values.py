@@ -384,3 +384,25 @@ def test_datasets_shows_the_profile_and_options_of_the_latest_import(tmp_path):
     (listed,) = json.loads(run_cli(db, "datasets", "--json").output)
     assert listed["source_format"] == "workbench+map --map claim=title --label-map SUPPORTS=Supported"
     assert "workbench+map --map claim=title" in run_cli(db, "datasets").output
+
+
+def test_labels_in_scripts_without_ascii_letters_stay_apart(store, tmp_path):
+    """正しい and كاذب are two labels (they once squashed alike to nothing and became one)."""
+    path = write_jsonl(
+        tmp_path / "mixed.jsonl",
+        [
+            {"id": "1", "claim": "A", "label": "正しい"},
+            {"id": "2", "claim": "B", "label": "كاذب"},
+            {"id": "3", "claim": "C", "label": "كاذب"},
+        ],
+    )
+    report = run_import(store, ImportRequest(path))
+    assert report.counts.added == 3
+    assert sorted(report.dataset.label_space.labels) == sorted(["正しい", "كاذب"])
+    both = write_jsonl(
+        tmp_path / "ja.jsonl",
+        [{"id": "1", "claim": "A", "label": "正しい"}, {"id": "2", "claim": "B", "label": "誤り"}],
+    )
+    folded = run_import(store, ImportRequest(both))
+    assert folded.dataset.label_space.name == "jsfactcheck"  # documented Japanese synonyms
+    assert any("'正しい' as Supported 1" in note and "'誤り' as Refuted 1" in note for note in folded.warnings.notes)

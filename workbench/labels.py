@@ -79,8 +79,12 @@ detected from them; `--label-space realfactbench` still reads them as true/false
 
 
 def squash(label: str) -> str:
-    """Case, spacing and punctuation removed: 'Not Enough-Info ' -> 'notenoughinfo'."""
-    return re.sub(r"[^0-9a-z]+", "", label.lower())
+    """Case, spacing and punctuation removed: 'Not Enough-Info ' -> 'notenoughinfo'. Letters
+    of every script are kept (正しい and كاذب are two labels, not one empty one), in their
+    compatibility form (full-width Ｔｒｕｅ is true)."""
+    import unicodedata
+
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", label).casefold())
 
 
 def _lookup(space: LabelSpace) -> dict[str, str]:

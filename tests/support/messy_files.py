@@ -2,7 +2,8 @@
 
 `messy_files()` draws a MessyFile: rows with an id, a claim, a label in any spelling and a
 few more columns whose names may be blank, repeated or in Japanese, Chinese or Arabic;
-cells with delimiters, quotes, line breaks, empty cells and "NaN"; written as CSV with any
+cells with delimiters, quotes, line breaks, empty cells and "NaN"; evidence as a string, a
+list of strings, a list of objects, FEVER-style pointer arrays or nothing; written as CSV with any
 of , ; tab | @, or as JSON / JSON Lines (sometimes under the other's name); in UTF-8, UTF-8
 with a BOM, UTF-16 with a BOM, cp1252 (Western text), or Shift_JIS / cp932 (Japanese text).
 """
@@ -75,6 +76,36 @@ class MessyFile:
     rows: list[dict] = field(default_factory=list)
     """Each row's cells by the name the import gives them (pandas-style for a header)."""
     delimiter: str | None = None
+    evidence: list = field(default_factory=list)
+    """Each row's evidence value as written (absent: no evidence field)."""
+
+
+def _evidence(encoding: str, delimited: bool):
+    """Evidence as files give it: one passage, passages, objects with text, FEVER pointers
+    ([[[annotation, evidence, page, sentence]]]), or empty. A delimited file holds text only."""
+    text = _text(encoding).filter(str.strip)  # blank text is no passage: "" stands for that
+    if delimited:
+        return text | st.just("")
+    return st.one_of(
+        text,
+        st.lists(text, min_size=1, max_size=3),
+        st.lists(st.builds(lambda t: {"text": t}, text), min_size=1, max_size=2),
+        st.lists(
+            st.lists(
+                st.tuples(
+                    st.integers(0, 9999),
+                    st.integers(0, 9999),
+                    st.sampled_from(["Tokyo", "Fuji_(mountain)"]),
+                    st.integers(0, 40),
+                ).map(list),
+                min_size=1,
+                max_size=2,
+            ),
+            min_size=1,
+            max_size=2,
+        ),
+        st.sampled_from(["", [], None]),
+    )
 
 
 def _text(encoding: str, min_size: int = 1):
@@ -138,6 +169,11 @@ def messy_files(draw) -> MessyFile:
         for number in range(count)
     ]
     header = ["id", "claim", "label", *extra]
+    with_evidence = draw(st.booleans()) and "evidence" not in extra
+    evidence = [draw(_evidence(encoding, kind == "csv")) for _ in rows] if with_evidence else []
+    if with_evidence:
+        header.append("evidence")
+        rows = [[*row, value] for row, value in zip(rows, evidence)]
     if kind == "csv":
         delimiter = draw(st.sampled_from(DELIMITERS))
         out = io.StringIO()
@@ -157,9 +193,11 @@ def messy_files(draw) -> MessyFile:
         # Named as its kind, or as the other one (the content decides).
         name = draw(st.sampled_from([f"messy.{kind}", "messy.jsonl" if kind == "json" else "messy.json"]))
         rows = [[record.get(key) for key in names] for record in records]
-    return MessyFile(name, text.encode(encoding), kind, encoding, [dict(zip(names, row)) for row in rows], delimiter)
+    return MessyFile(
+        name, text.encode(encoding), kind, encoding, [dict(zip(names, row)) for row in rows], delimiter, evidence
+    )
 
 
-def _json_value(cell: str):
+def _json_value(cell):
     """JSON holds real NaN where a CSV holds the text "NaN"."""
     return math.nan if cell == "NaN" else cell

@@ -213,6 +213,7 @@ def _dialect(path: Path, shape: Shape, text: str, overrides: Overrides, quoting:
             delimiter = sniffer.sniff(sample, delimiters=DELIMITERS).delimiter
         except csv.Error:  # one column, or too little text to tell: the name decides
             delimiter = "\t" if shape.format == "tsv" else ","
+        delimiter = _steadier(sample, delimiter)
     shape.format = "tsv" if delimiter == "\t" else "csv"
     shape.delimiter = delimiter
     shape.quoting = quoting if quoting is not None else delimiter != "\t" or _quoted_tabs(sample)
@@ -246,6 +247,27 @@ class _KnownDialect(csv.Sniffer):
 
     def sniff(self, sample, delimiters=None):
         return self.dialect
+
+
+def _steadier(sample: str, chosen: str) -> str:
+    """The sniffer's delimiter, unless its rows are not of one width of two or more cells
+    while another allowed delimiter's are (csv.Sniffer counts characters, and a few short
+    rows of punctuation can outvote the tabs that split every line)."""
+
+    def widths(delimiter: str) -> tuple[float, int]:
+        rows = _rows(sample, Shape("csv", delimiter=delimiter, quoting=True))
+        found = [len(row) for row in rows]
+        if not found:
+            return 0.0, 0
+        common = max(set(found), key=found.count)
+        return found.count(common) / len(found), common
+
+    steady, width = widths(chosen)
+    if steady == 1.0 and width > 1:
+        return chosen
+    better = [(widths(d), d) for d in DELIMITERS if d != chosen]
+    better = [(score, d) for score, d in better if score[0] == 1.0 and score[1] > 1]
+    return max(better)[1] if better else chosen
 
 
 def _whole_lines(text: str) -> str:
