@@ -192,9 +192,19 @@ def reading_commands(demo: Path, before: Path | None, env: dict[str, str]):
     commands = {"bare": [sys.executable, "-c", "pass"], "rich": [sys.executable, "-c", CLICK_AND_RICH], **ours}
     if before is None:
         return commands, {}
-    theirs = {name + BEFORE: command for name, command in ours.items()}
     path = os.pathsep.join([str(before.resolve()), *[p for p in [env.get("PYTHONPATH")] if p]])
-    return {**commands, **theirs}, {name: {**env, "PYTHONPATH": path} for name in theirs}
+    their_env = {**env, "PYTHONPATH": path}
+    # Its own demo database, made by its own code: a newer schema is refused by older code.
+    their_demo = demo.parent / "before" / demo.name
+    their_demo.parent.mkdir(exist_ok=True)
+    subprocess.run(
+        [WORKBENCH, "--db", str(their_demo), "demo", "--no-tui"], stdout=subprocess.DEVNULL, check=True, env=their_env
+    )
+    theirs = {
+        name + BEFORE: [part if part != str(demo) else str(their_demo) for part in command]
+        for name, command in ours.items()
+    }
+    return {**commands, **theirs}, {name: their_env for name in theirs}
 
 
 def command_names() -> list[str]:

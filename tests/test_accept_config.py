@@ -26,7 +26,7 @@ def test_a_broken_config_is_one_line_without_the_value(tmp_path, monkeypatch, te
     config = tmp_path / "config.toml"
     config.write_text(text, encoding="utf-8")
     monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
-    result = CliRunner().invoke(main, ["prompts"])
+    result = CliRunner().invoke(main, ["cutoffs"])  # reads the whole config (reading commands: their settings)
     assert result.exit_code == 1
     assert result.output.startswith(f"Error: {config}") and message in result.output
     assert "SECRET" not in result.output and "Traceback" not in result.output
@@ -57,7 +57,7 @@ def test_the_environment_beats_the_file_and_adds_to_its_tables(tmp_path, monkeyp
 )
 def test_a_broken_variable_is_one_line_without_the_value(monkeypatch, variable, value, message):
     monkeypatch.setenv(variable, value)
-    result = CliRunner().invoke(main, ["prompts"])
+    result = CliRunner().invoke(main, ["cutoffs"])  # reads the whole config (reading commands: their settings)
     assert result.exit_code == 1
     assert result.output.startswith("Error: ") and message in result.output
     assert "SECRET" not in result.output and "Traceback" not in result.output
@@ -84,7 +84,7 @@ def test_an_unknown_key_at_any_level_is_named_with_its_line(tmp_path, monkeypatc
     config = tmp_path / "config.toml"
     config.write_text(text, encoding="utf-8")
     monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
-    result = CliRunner().invoke(main, ["prompts"])
+    result = CliRunner().invoke(main, ["cutoffs"])  # reads the whole config (reading commands: their settings)
     assert result.exit_code == 1
     assert result.output == f"Error: {config}{message}\n"
 
@@ -120,3 +120,18 @@ def test_any_unknown_key_is_refused_at_its_line(tmp_path, monkeypatch, lines, at
         load_settings()
     line = len(lines) + 1 if table else at + 1
     assert str(refused.value).startswith(f"{config}, line {line}: {key}: not a setting here (")
+
+
+def test_a_reading_command_checks_only_the_settings_it_reads(tmp_path, monkeypatch):
+    """`claims` reads no setting: a typo elsewhere in the file is said by the commands that
+    read the file, not by it (validating the whole file costs longer than it runs); `prompts`
+    reads prompts_dir, and a broken file that gives it is said."""
+    config = tmp_path / "config.toml"
+    config.write_text('thme = "x"\n', encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
+    assert CliRunner().invoke(main, ["filter-help"]).exit_code == 0
+    said = CliRunner().invoke(main, ["cutoffs"])
+    assert said.exit_code == 1 and "thme: not a setting here (did you mean theme?)" in said.output
+    config.write_text('thme = "x"\nprompts_dir = "/nowhere"\n', encoding="utf-8")
+    said = CliRunner().invoke(main, ["prompts"])
+    assert said.exit_code == 1 and "thme: not a setting here" in said.output

@@ -206,6 +206,16 @@ def load_settings() -> Settings:
         raise ConfigError(_problems_in(path, error)) from None
 
 
+def setting(name: str) -> Any:
+    """One setting, for a command that reads only it: its default when neither the config file
+    nor a WORKBENCH_* variable gives it (read with tomllib alone: no pydantic to import), else
+    from the whole file checked by pydantic, as load_settings does (a typo anywhere is said)."""
+    values = _merged(_file_values(config_path()), _environment_values())
+    if name not in values:
+        return getattr(Settings(), name)
+    return getattr(load_settings(), name)
+
+
 @functools.cache
 def _settings_adapter():
     from pydantic import TypeAdapter

@@ -70,9 +70,9 @@ def _parts(cutoff: str) -> tuple[int, int | None, int | None]:
 def cutoff_table(extra: dict[str, str] | None = None, origin: str = "config") -> dict[str, ModelCutoff]:
     """The built-in table with `extra` (default: the config's [model_cutoffs]) laid over it."""
     if extra is None:
-        from workbench.config import config_path, load_settings
+        from workbench.config import config_path, setting
 
-        extra, origin = load_settings().model_cutoffs, str(config_path())
+        extra, origin = setting("model_cutoffs"), str(config_path())
     table = {name.lower(): ModelCutoff(name.lower(), value, BUILT_IN) for name, value in _built_in().items()}
     for name, value in extra.items():
         try:

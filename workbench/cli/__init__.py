@@ -192,16 +192,24 @@ def main(ctx: click.Context, db: str | None, annotator: str | None) -> None:
     ctx.obj["annotator"] = annotator
 
 
+READING_COMMANDS = frozenset({"claims", "show", "runs", "datasets", "predictions", "profiles", "prompts",
+                              "filter-help", "trajectory", "search-stats", "show-run"})
+"""Commands that only read and print: they check only the settings they read (workbench.config.
+setting), so a config file costs them no pydantic unless it gives one of those."""
+
+
 def shared_options(f):
     """What every command shares: --db after its name too (`workbench claims --db x.db`),
-    and the config file checked before the command does anything (a broken one stops every
-    command with one line naming the file and the setting)."""
+    and the config file checked before the command does anything (a broken one stops it
+    with one line naming the file and the setting). A reading command checks only what it
+    reads: validating the whole file takes longer than it takes to run."""
 
     @functools.wraps(f)
     def checked(*args, **kwargs):
-        from workbench.config import load_settings
+        if click.get_current_context().info_name not in READING_COMMANDS:
+            from workbench.config import load_settings
 
-        load_settings()  # ConfigError (a WorkbenchError): one line, exit 1
+            load_settings()  # ConfigError (a WorkbenchError): one line, exit 1
         return f(*args, **kwargs)
 
     def remember(ctx: click.Context, _param, value):

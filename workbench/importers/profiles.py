@@ -34,9 +34,9 @@ class ProfileFile:
 
 def user_dir() -> Path:
     """Where a user's profiles live: `profiles_dir` in the config, else profiles/ beside it."""
-    from workbench.config import config_path, load_settings
+    from workbench.config import config_path, setting
 
-    configured = load_settings().profiles_dir
+    configured = setting("profiles_dir")
     return Path(configured).expanduser() if configured else config_path().parent / "profiles"
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from store import Claim
-from workbench.config import load_settings
+from workbench.config import setting
 from workbench.prompting.files import TemplateError, available_templates, read_template_file, template_files
 from workbench.prompting.messages import RenderedPrompt, marked_response
 from workbench.prompting.templates import CLAIM_FIELDS, DEFAULT_IMAGE_WORDS, placeholders
@@ -44,7 +44,7 @@ class TaskTemplate:
 
 def load_task_template(name: str, kind: str, extra: Path | None = None) -> TaskTemplate:
     """The template `name` of this kind from prompts/ or the user's prompts_dir."""
-    extra = extra if extra is not None else load_settings().prompts_dir
+    extra = extra if extra is not None else setting("prompts_dir")
     winners = template_files(name, extra)
     # Read first: a broken override would otherwise fall back to the built-in silently.
     file = read_template_file(winners[0]) if winners else None

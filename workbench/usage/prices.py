@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.config import ConfigError, ModelPrice, Settings, config_path, load_settings
+from workbench.config import ConfigError, ModelPrice, Settings, config_path, setting
 
 PER = 1_000_000
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$")
@@ -70,9 +70,9 @@ class PriceTable:
 
 def price_table(settings: Settings | None = None) -> PriceTable:
     """Our table with the config's [prices] over it."""
-    settings = settings or load_settings()
+    configured = settings.prices if settings is not None else setting("prices")
     prices = built_in_prices()
-    for model, entry in settings.prices.items():
+    for model, entry in configured.items():
         prices[model] = _price(model, entry, f"config {config_path()}")
     return PriceTable(prices)
 
