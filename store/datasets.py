@@ -105,6 +105,16 @@ class DatasetStore:
         found = self._select("d.id = ?", [dataset_id])
         return found[0] if found else None
 
+    def name_of(self, dataset_id: int) -> str | None:
+        """A dataset's name, without counting its claims."""
+        row = self.db.execute("SELECT name FROM datasets WHERE id = ?", [dataset_id]).fetchone()
+        return row[0] if row is not None else None
+
+    def import_options(self, dataset_id: int) -> str | None:
+        """How the dataset's latest import read it ("PROFILE --map ..."), without counting its claims."""
+        row = self.db.execute("SELECT source_format FROM datasets WHERE id = ?", [dataset_id]).fetchone()
+        return row[0] if row is not None else None
+
     def label_space(self, dataset_id: int | str) -> LabelSpace | None:
         """A dataset's label space (by id, or by name), without counting its claims."""
         column = "name" if isinstance(dataset_id, str) else "id"

@@ -22,10 +22,10 @@ def natural_cluster(store: Store, run: Run) -> tuple[str | None, str | None]:
     from workbench.importers.mapping import MappingError
     from workbench.importers.profiles import load_profile
 
-    dataset = store.datasets.by_id(run.dataset_id) if run.dataset_id is not None else None
-    if dataset is None or not dataset.source_format:
+    options = store.datasets.import_options(run.dataset_id) if run.dataset_id is not None else None
+    if not options:
         return None, None
-    profile = dataset.source_format.split(" ", 1)[0]  # "PROFILE --map ..." (the latest import)
+    profile = options.split(" ", 1)[0]  # "PROFILE --map ..." (the latest import)
     try:
         declared = load_profile(profile).cluster
     except MappingError:  # a mapping made on the command line, or a profile since removed

@@ -106,5 +106,5 @@ def _identity_text(identity: dict[str, Any]) -> str:
 def _dataset_name(store: Store, run: Run) -> str | None:
     if run.dataset_id is None:
         return None
-    dataset = store.datasets.by_id(run.dataset_id)
-    return dataset.name if dataset is not None else str(run.dataset_id)
+    space_name = store.datasets.name_of(run.dataset_id)
+    return space_name if space_name is not None else str(run.dataset_id)
