@@ -194,6 +194,10 @@ class RunStore:
                 [BATCH_OWNER, now_iso(), run_id],
             )
 
+    def claim_count(self, run_id: int) -> int:
+        """How many claims the run's subset holds."""
+        return self.db.execute("SELECT count(*) FROM run_claims WHERE run_id = ?", [run_id]).fetchone()[0]
+
     def claim_ids(self, run_id: int) -> list[int]:
         """The run's claims in their original order."""
         rows = self.db.execute("SELECT claim_id FROM run_claims WHERE run_id = ? ORDER BY position", [run_id])

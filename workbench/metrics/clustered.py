@@ -42,8 +42,11 @@ distinct vectors share a key with negligible probability."""
 
 def cluster_numbers(keys: Sequence) -> np.ndarray:
     """Each claim's cluster as a number 0..C-1 (claims with the same key share one)."""
-    _, numbers = np.unique(np.asarray([str(k) for k in keys]), return_inverse=True)
-    return numbers.astype(np.int64)
+    keys = np.asarray(keys)
+    if keys.dtype.kind not in "iu":  # mixed or text keys: equal when they read alike (3 and "3")
+        keys = np.asarray([str(k) for k in keys])
+    _, numbers = np.unique(keys, return_inverse=True)
+    return numbers.ravel().astype(np.int64)
 
 
 def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths: Sequence[int]):
@@ -154,23 +157,44 @@ def clustered_paired_bootstrap(
 ) -> tuple[PairedComparison, float]:
     """Paired bootstrap of metric(B) - metric(A), resampling clusters; and the standard
     deviation of the resampled deltas (the delta's standard error, for resolution)."""
+    found = clustered_paired_bootstraps(cells_a, cells_b, clusters, shape, {"metric": metric}, resamples, seed, level)
+    return found["metric"]
+
+
+def clustered_paired_bootstraps(
+    cells_a: np.ndarray,
+    cells_b: np.ndarray,
+    clusters: np.ndarray | None,
+    shape: tuple[int, int],
+    metrics: Mapping[str, MetricOfCounts],
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, tuple[PairedComparison, float]]:
+    """clustered_paired_bootstrap for several metrics; the clusters are drawn once for all
+    (each metric's claim bootstrap draws as today's paired_bootstrap does: the same figures)."""
     cells_a = np.asarray(cells_a, dtype=np.int64)
     cells_b = np.asarray(cells_b, dtype=np.int64)
     if len(cells_a) != len(cells_b):
         raise ValueError("both runs must cover the same items")
     size = shape[0] * shape[1]
+    found = {}
     if clusters is None or _all_distinct(clusters):  # the claim bootstrap, exactly
         joint = np.bincount(cells_a * size + cells_b, minlength=size * size).reshape(size, size)
-        delta, deltas = paired_deltas_from_joint(joint, shape, metric, resamples, seed)
-        return paired_comparison(delta, deltas, level), float(np.std(deltas, ddof=1))
+        for name, metric in metrics.items():
+            delta, deltas = paired_deltas_from_joint(joint, shape, metric, resamples, seed)
+            found[name] = paired_comparison(delta, deltas, level), float(np.std(deltas, ddof=1))
+        return found
     types, multiplicity = _cluster_vectors(np.asarray(clusters), [cells_a, cells_b], [size, size])
     drawn = _draw_clusters(types, multiplicity, resamples, seed)
     stack_a, stack_b = drawn[:, :size].reshape(resamples, *shape), drawn[:, size:].reshape(resamples, *shape)
     counts_a = np.bincount(cells_a, minlength=size).reshape(shape)
     counts_b = np.bincount(cells_b, minlength=size).reshape(shape)
-    delta = float(metric(counts_b) - metric(counts_a))
-    deltas = metric(stack_b) - metric(stack_a)
-    return paired_comparison(delta, deltas, level), float(np.std(deltas, ddof=1))
+    for name, metric in metrics.items():
+        delta = float(metric(counts_b) - metric(counts_a))
+        deltas = metric(stack_b) - metric(stack_a)
+        found[name] = paired_comparison(delta, deltas, level), float(np.std(deltas, ddof=1))
+    return found
 
 
 def _all_distinct(clusters) -> bool:

@@ -41,15 +41,15 @@ class Difference:
 
 def run_manifest(store: Store, run: Run) -> dict[str, Any]:
     """The run's manifest, flat: one key per thing that can differ (params.X, engine.X, ...)."""
-    claim_ids = store.runs.claim_ids(run.id)
+    count = store.runs.claim_count(run.id)
     recorded = run.versions.get(DATA_VERSION_KEY)
     manifest: dict[str, Any] = {
         "model": run.model,
         "model_identity": _identity_text(run.model_identity),
         "dataset": _dataset_name(store, run),
-        "claims": f"{len(claim_ids):,} claims, sha256 {recorded[:16]}"
+        "claims": f"{count:,} claims, sha256 {recorded[:16]}"
         if recorded
-        else f"{len(claim_ids):,} claims (their content was not recorded when the run was made)",
+        else f"{count:,} claims (their content was not recorded when the run was made)",
         "subset": run.subset_filter or "(claims named one by one)",
         "template": f"{run.prompt_name} {run.prompt_hash[:12]}"
         if run.prompt_name and run.prompt_hash

@@ -26,7 +26,7 @@ from workbench.metrics import (
 )
 from workbench.metrics.clustered import (
     accuracy_delta_standard_error,
-    clustered_paired_bootstrap,
+    clustered_paired_bootstraps,
     detectable_difference,
     resolution_words,
 )
@@ -255,11 +255,9 @@ def _paired(
     """Each paired metric's bootstrap (resampling clusters when given) and its deltas' spread."""
     if not len(cells_a) or resamples <= 0:
         return {}, {}
-    tests, spreads = {}, {}
-    for name, metric in PAIRED_METRICS.items():
-        tests[name], spreads[name] = clustered_paired_bootstrap(
-            cells_a, cells_b, clusters, shape, metric, resamples, seed
-        )
+    found = clustered_paired_bootstraps(cells_a, cells_b, clusters, shape, PAIRED_METRICS, resamples, seed)
+    tests = {name: test for name, (test, _) in found.items()}
+    spreads = {name: spread for name, (_, spread) in found.items()}
     return tests, spreads
 
 
