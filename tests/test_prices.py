@@ -168,7 +168,9 @@ def test_a_price_in_the_config_prices_a_model_and_beats_the_table(priced_db, con
 )
 def test_a_typo_in_the_price_table_is_one_line_naming_file_and_key(priced_db, config, text, key):
     path = config(text)
-    result = cli(priced_db, "models")  # a command that reads the whole config (the reading ones read only their settings)
+    result = cli(
+        priced_db, "models"
+    )  # a command that reads the whole config (the reading ones read only their settings)
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and key in lines[0]

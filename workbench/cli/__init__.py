@@ -192,8 +192,21 @@ def main(ctx: click.Context, db: str | None, annotator: str | None) -> None:
     ctx.obj["annotator"] = annotator
 
 
-READING_COMMANDS = frozenset({"claims", "show", "runs", "datasets", "predictions", "profiles", "prompts",
-                              "filter-help", "trajectory", "search-stats", "show-run"})
+READING_COMMANDS = frozenset(
+    {
+        "claims",
+        "show",
+        "runs",
+        "datasets",
+        "predictions",
+        "profiles",
+        "prompts",
+        "filter-help",
+        "trajectory",
+        "search-stats",
+        "show-run",
+    }
+)
 """Commands that only read and print: they check only the settings they read (workbench.config.
 setting), so a config file costs them no pydantic unless it gives one of those."""
 
