@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from store import PageRequest, Store  # noqa: E402 (after the path is set)
+from bench.make_big_db import LABELS, claim_text  # noqa: E402 (after the path is set)
+from store import PageRequest, Store  # noqa: E402
 
 REPEATS = 15
 BATCH = 50_000
@@ -75,27 +76,6 @@ JA_VERBS = [
     "が原因だと主張した",
 ]
 JA_TIMES = ["2024年", "昨年", "先月", "今年の春", "去年の秋", "10年前"]
-EN_SUBJECTS = [
-    "The city council",
-    "A new study",
-    "The central bank",
-    "The vaccine trial",
-    "The bridge",
-    "The company",
-    "The minister",
-    "The marathon",
-    "The satellite",
-    "The river authority",
-    "The school board",
-    "The hospital",
-    "The museum",
-    "The railway",
-    "The wind farm",
-]
-EN_VERBS = ["reported", "announced", "denied", "confirmed", "estimated", "claimed", "revealed", "projected"]
-EN_OBJECTS = ["a rise of", "a fall of", "savings of", "losses of", "growth of", "a shortfall of"]
-EN_UNITS = ["percent", "million euros", "thousand people", "kilometres", "tonnes", "days"]
-LABELS = ["Supported", "Refuted", "NotEnoughInfo"]
 
 
 def japanese(rng: random.Random, n: int) -> str:
@@ -107,10 +87,8 @@ def japanese(rng: random.Random, n: int) -> str:
 
 
 def english(rng: random.Random, n: int) -> str:
-    return (
-        f"{rng.choice(EN_SUBJECTS)} {rng.choice(EN_VERBS)} {rng.choice(EN_OBJECTS)} {rng.randint(2, 99)}"
-        f" {rng.choice(EN_UNITS)} in {rng.randint(1990, 2025)} (item {n})"
-    )
+    """An English claim as the big database's (bench/make_big_db.py) are made."""
+    return claim_text(rng, n)
 
 
 def build_old(path: Path, claims: int) -> float:
