@@ -173,20 +173,19 @@ def test_a_usage_error_is_one_line(demo_db):
         assert message in line and "--help`)" in line
 
 
-def test_a_broken_config_file_stops_every_command(demo_db, tmp_path, monkeypatch):
+def test_a_broken_config_file_stops_every_command_that_reads_it(demo_db, tmp_path, monkeypatch):
+    """Every command but the reading ones, which check only the settings they read (see
+    test_accept_config): a prompts_dir given makes `prompts` read the file, and stop too."""
     config = tmp_path / "bad.toml"
-    config.write_text('theme = 5\n[keys]\nopenai = "sk-secret-value"\n')
+    config.write_text('theme = 5\nprompts_dir = "/nowhere"\n[keys]\nopenai = "sk-secret-value"\n')
     monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
     for command in (
-        ["datasets"],
-        ["claims"],
-        ["runs"],
-        ["show", "1"],
         ["prompts"],
         ["metrics", "x"],
         ["batch", "status"],
         ["contamination", "summary"],
-        ["filter-help"],
+        ["cutoffs"],
+        ["import", "--dry-run", "x.jsonl"],
     ):
         result = run("--db", demo_db, *command)
         assert result.exit_code == 1, (command, result.output)
@@ -209,6 +208,6 @@ def test_every_command_takes_db_after_its_name(demo_db, tmp_path):
 def test_the_claims_footer_names_every_dataset_its_count_spans(demo_db):
     result = run("--db", demo_db, "claims", "--where", "label:Refuted", "--limit", "2")
     assert result.exit_code == 0
-    assert result.output.strip().splitlines()[-1].endswith("matching (datasets demo, demo-averitec, demo-claimreview)")
+    assert result.output.strip().splitlines()[-1].endswith("matching (datasets demo, demo-averitec, demo-claimreview, demo-ja)")
     one = run("--db", demo_db, "claims", "--where", "dataset:demo", "--limit", "2")
     assert one.output.strip().splitlines()[-1].endswith("matching (dataset demo)")

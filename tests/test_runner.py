@@ -199,7 +199,8 @@ async def test_the_run_row_records_its_configuration(store, db_path, server, man
     assert run.params["seed"] == 7 and run.params["max_tokens"] == 512
     assert run.subset_filter == 'dataset:"many" label:Refuted'
     assert store.runs.claim_ids(run.id) == store.claims.ids("dataset:many label:Refuted")
-    assert set(run.versions) == {"factcheck-workbench", "llama-cpp-python", "openai", "anthropic"}
+    assert set(run.versions) == {"factcheck-workbench", "llama-cpp-python", "openai", "anthropic", "claims-sha256"}
+    assert len(run.versions["claims-sha256"]) == 64  # the content hash of its claims, for comparing runs
     assert run.started_at and run.finished_at and run.status == "finished"
 
 

@@ -70,7 +70,7 @@ def test_a_misspelled_run_in_batch_commands_is_answered_before_any_heavy_import(
 )
 def test_a_misspelled_dataset_is_answered_before_a_model_loads(demo_store, db_path, command):
     status, output, modules = cli_with_modules("--db", str(db_path), *command)
-    assert status == 1 and "no dataset 'no-such-set'; datasets: demo, demo-averitec, demo-realfact" in output
+    assert status == 1 and "no dataset 'no-such-set'; datasets: demo, demo-averitec, demo-ja, demo-realfact" in output
     assert [m for m in slow_ones(modules) if not m.startswith("workbench.")] == []
 
 

@@ -28,7 +28,7 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
     """Print exactly the messages a run would send for one claim."""
     from rich.rule import Rule
 
-    from workbench.config import setting
+    from workbench.config import setting as config_setting
     from workbench.prompting import available_templates, language_hint, load_template, parse_setting, render
     from workbench.render.console import output_console
     from workbench.render.display import literal
@@ -40,7 +40,7 @@ def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_js
     claim = store.claims.get(claim_id)
     space = store.datasets.get(claim.dataset).label_space
     json_answer = None if answer == "template" else answer == "json"
-    prompts_dir = setting("prompts_dir")
+    prompts_dir = config_setting("prompts_dir")
     if prompt == "auto" and space.name not in available_templates(prompts_dir):
         raise UserError(
             f"--prompt auto uses the template named after the label space, and there is no"
@@ -84,11 +84,11 @@ def _say_hint(hint: str | None) -> None:
 @shared_options
 def prompts_command(as_json: bool) -> None:
     """List the prompt templates, their label spaces and settings."""
-    from workbench.config import setting
+    from workbench.config import setting as config_setting
     from workbench.prompting import CONTEXTS, EVIDENCE, TemplateError, available_templates, read_template
 
     rows = []
-    for name, path in available_templates(setting("prompts_dir")).items():
+    for name, path in available_templates(config_setting("prompts_dir")).items():
         try:
             t = read_template(path)
         except TemplateError as error:

@@ -267,23 +267,21 @@ def compare_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Group |
             return Text("the first two runs are in different label spaces: no comparison", style="dim")
         return Text("open two runs to compare them", style="dim")
     fresh = intervals is not None and intervals.generation == update.generation
-    parts = [
-        _comparability(update.differences),
-        _compare_lines(update.comparison, intervals.paired if intervals else {}, fresh, None),
-    ]
+    parts = [_compare_lines(update.comparison, intervals.paired if intervals else {}, fresh, None)]
     if update.filtered_comparison is not None:
         paired = intervals.filtered_paired if intervals else {}
         parts.append(_compare_lines(update.filtered_comparison, paired, fresh, update.config.flag_kind))
+    if update.comparison.shared:  # under the numbers it qualifies
+        parts.append(_comparability(update.differences))
     return Group(*parts)
 
 
 def _comparability(found: tuple) -> Text:
-    """Whether only the model differs between the two runs; else what does (f: the flips)."""
+    """Whether only the model differs between the two runs; else what does (their manifests)."""
     if not found:
-        return Text("like for like: only the model differs · f: every flipped claim", style="green")
+        return Text("like for like: only the model differs", style="green")
     text = Text("not like for like: ", style="bold yellow")
     text.append_text(literal(", ".join(f"{d.key} ({d.a} vs {d.b})" for d in found)))
-    text.append(" · f: every flipped claim", style="dim")
     return text
 
 
