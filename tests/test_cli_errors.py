@@ -208,6 +208,10 @@ def test_every_command_takes_db_after_its_name(demo_db, tmp_path):
 def test_the_claims_footer_names_every_dataset_its_count_spans(demo_db):
     result = run("--db", demo_db, "claims", "--where", "label:Refuted", "--limit", "2")
     assert result.exit_code == 0
-    assert result.output.strip().splitlines()[-1].endswith("matching (datasets demo, demo-averitec, demo-claimreview, demo-ja)")
+    assert (
+        result.output.strip()
+        .splitlines()[-1]
+        .endswith("matching (datasets demo, demo-averitec, demo-claimreview, demo-ja)")
+    )
     one = run("--db", demo_db, "claims", "--where", "dataset:demo", "--limit", "2")
     assert one.output.strip().splitlines()[-1].endswith("matching (dataset demo)")
