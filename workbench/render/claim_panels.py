@@ -66,14 +66,11 @@ def _panel(body: Text, title: Text | str) -> Panel:
     return Panel(body, title=title, title_align="left")
 
 
-def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table:
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold")
-    table.add_column()
-    rows = [
+def claim_facts(claim: Claim) -> list[tuple[str, object]]:
+    """The claim's own fields as (name, value) rows, in the order `show` and the TUI list them."""
+    return [
         ("gold label", claim.label),
         ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
-        ("label space", ", ".join(dataset.label_space.labels) if dataset else None),
         ("reference time", claim.reference_time),
         ("claim date", claim.claim_date),
         ("importance", claim.importance),
@@ -82,8 +79,16 @@ def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table
         ("source", claim.source),
         ("article", claim.article_url),
         ("justification", claim.justification),
-        ("flags", ", ".join(f"{f.kind} ({f.source}{', ' + f.model if f.model else ''})" for f in flags)),
     ]
+
+
+def _metadata(claim: Claim, dataset: Dataset | None, flags: list[Flag]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    rows = claim_facts(claim)
+    rows.insert(2, ("label space", ", ".join(dataset.label_space.labels) if dataset else None))
+    rows.append(("flags", ", ".join(f"{f.kind} ({f.source}{', ' + f.model if f.model else ''})" for f in flags)))
     rows += [(f"image {n}", image_line(image)) for n, image in enumerate(claim.images, start=1)]
     for name, value in rows:
         if value not in (None, "", [], {}):

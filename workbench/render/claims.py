@@ -14,7 +14,7 @@ from rich.text import Text
 from store import Claim, ClaimJudgment, Flag, Prediction, Run
 from store.text_matches import text_matcher
 from workbench.prompting.evidence import Window, full_window, page_windows, qa_pairs, reference_passages
-from workbench.render.claim_panels import highlighted
+from workbench.render.claim_panels import claim_facts, highlighted
 from workbench.render.display import literal, printable
 from workbench.render.search_marks import SEARCH_MATCH, marked
 from workbench.render.verdicts import field_line, verdict_line
@@ -40,18 +40,7 @@ def claim_body(claim: Claim, flags: list[Flag], find: str = "") -> Text:
     body = Text()
     body.append_text(marked(claim.text, text_matcher(find).spans(claim.text), "bold"))
     body.append("\n\n")
-    rows = [
-        ("gold label", claim.label),
-        ("label in file", claim.raw_label if claim.raw_label != claim.label else None),
-        ("reference time", claim.reference_time),
-        ("claim date", claim.claim_date),
-        ("importance", claim.importance),
-        ("task", claim.task),
-        ("domain", claim.domain),
-        ("source", claim.source),
-        ("article", claim.article_url),
-        ("justification", claim.justification),
-    ]
+    rows = claim_facts(claim)
     rows += [
         (f"attr.{key}", value if isinstance(value, str) else str(value)) for key, value in claim.attributes.items()
     ]
