@@ -26,7 +26,7 @@ def test_a_judge_run_scores_every_explanation_and_metrics_show_eq(judged_db):
         result = cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge", "--base-url", server.url)
         assert result.exit_code == 0, result.output
         first = server.requests[0].body
-    assert "starting run judge-judges-sys-a" in result.output and "finished: 30 ok" in result.output
+    assert "new run judge-judges-sys-a" in result.output and "finished: 30 ok" in result.output
     prompt = first["messages"][-1]["content"]
     assert "Bridge number" in prompt and "concluded: " in prompt and "Reasons for claim" in prompt
     assert first["temperature"] == 0.0

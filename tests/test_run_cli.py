@@ -80,7 +80,7 @@ def test_run_runs_and_predictions(many_db):
             "loop",
         )
     assert result.exit_code == 0, result.output
-    assert "starting run loop (id 1): 30 claims, 30 to answer" in result.output
+    assert "new run loop (id 1): 30 claims, 30 to answer" in result.output
     assert "finished: 30 ok, 0 abstained, 0 unparsed, 0 errors, 0 not tried; 0 from cache" in result.output
     (summary,) = json.loads(cli(many_db, "runs", "--json").output)
     assert {k: summary[k] for k in ("name", "status", "total", "ok", "error", "missing", "cached", "tokens_in")} == {

@@ -12,8 +12,10 @@ from workbench.cli import UserError, current_db_path
 from workbench.cli.cancellable import run_cancellable
 from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
+from workbench.cli.run_budget import resume_words
 from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
+from workbench.words import counted
 
 if TYPE_CHECKING:
     from workbench.runs.types import PreparedRun, RunEvent, RunFinished
@@ -24,13 +26,15 @@ console = output_console()
 def announce(prepared: PreparedRun, engine: bool = True) -> None:
     """The run's header: what it is, what is left, and (with `engine`) a local engine's settings."""
     run = prepared.run
-    verb = "continuing" if prepared.resumed else "starting"
+    verb = "continuing run" if prepared.resumed else "new run"
     console.print(
-        f"{verb} run {literal(run.name)} (id {run.id}): {prepared.total:,} claims,"
+        f"{verb} {literal(run.name)} (id {run.id}): {counted(prepared.total, 'claim')},"
         f" {len(prepared.pending_claim_ids):,} to answer; model {literal(run.model)}, template"
         f" {literal(run.prompt_name)}, setting {literal(run.setting)}",
         markup=False,
     )
+    for note in _choice_notes(prepared):
+        console.print(note, markup=False, soft_wrap=True)
     search = prepared.search
     if search is not None and search.image_search:
         seen = (
@@ -41,6 +45,22 @@ def announce(prepared: PreparedRun, engine: bool = True) -> None:
         console.print(f"image search on ({search.backend}); {seen}", markup=False)
     if engine:
         announce_engine(prepared)
+
+
+def _choice_notes(prepared: PreparedRun) -> list[str]:
+    """Why a new run is not the run the user may have expected (a taken name, an unfinished twin)."""
+    notes = []
+    if prepared.name_taken_by is not None:
+        notes.append(
+            f"note: a run named {prepared.name_taken_by} already exists (finished, or made with another"
+            f" configuration), so this new run is named {prepared.run.name}"
+        )
+    if prepared.unfinished_twin is not None:
+        notes.append(
+            f"note: run {prepared.unfinished_twin} has the same configuration and is unfinished; it is left as it"
+            f" is (`{suggested('run', '--resume', prepared.unfinished_twin)}` continues it)"
+        )
+    return notes
 
 
 def announce_engine(prepared: PreparedRun) -> None:
@@ -145,7 +165,7 @@ def finished_line(
 ) -> tuple[int, str] | None:
     """Print the run's end; (exit status, message) when it did not answer every claim."""
     name = prepared.run.name
-    again = again or suggested("run", "--resume", name)
+    given_again, again = again, again or suggested(*resume_words(name, budget))
     if finished is None:
         return 1, f"run {name} stopped without finishing; `{again}` continues it"
     p = finished.progress
@@ -159,7 +179,8 @@ def finished_line(
         return 1, f"run {name} failed: {finished.message}; fix that, then `{again}`"
     if finished.status == "cancelled":
         if budget is not None and budget.reached:
-            return 1, f"run {name} stopped at the budget: {budget.stop_reason}; `{again} --max-cost MORE` continues it"
+            more = f"{given_again or suggested('run', '--resume', name)} --max-cost MORE"
+            return 1, f"run {name} stopped at the budget: {budget.stop_reason}; `{more}` continues it"
         return 130, f"cancelled; continue with: {again}"
     if p.error or p.missing:
         print_error_causes(prepared.run.id)

@@ -2,9 +2,8 @@
 
 A run is defined by its configuration (model identity, template and its content hash,
 setting, answer format, params that change answers) plus its exact claim ids; their hash
-is the config key. Asking again for the same configuration continues the newest
-unfinished run with that key, or after a finished one starts a new run (name-2, ...)
-that the response cache answers at once.
+is the config key. Which run a command answers into (a new one, or an unfinished one
+it continues) is runs.continuing's choice.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from workbench.prompting import (
     load_template,
     parse_setting,
 )
+from workbench.runs.continuing import Choice, choose_run
 from workbench.runs.manifest import VERSIONED_PACKAGES
 from workbench.runs.params import configuration_params
 from workbench.runs.preflight import ModelCall, check_takes_images, model_takes_images, preflight
@@ -76,7 +76,7 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
         search = dataclasses.replace(search, vision=params["vision"])
     key = config_key(backend.identity, template, setting, json_answer, params, claim_ids)
     engine = engine_of(backend)
-    run, resumed = _find_or_create(
+    run, resumed, choice = _find_or_create(
         store, request, resuming, key, spec, template, setting, params, backend.identity, claim_ids, dataset_id, engine
     )
     concurrency = request.concurrency or backend.default_concurrency
@@ -98,6 +98,8 @@ def _prepare(store: Store, request: RunRequest, resuming: Run | None = None) -> 
         request.use_cache,
         search=search,
         engine=engine,
+        name_taken_by=choice.taken_by.name if choice.taken_by else None,
+        unfinished_twin=choice.unfinished_twin.name if choice.unfinished_twin else None,
     )
 
 
@@ -247,6 +249,11 @@ def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
     run = store.runs.get(request.resume)
     if run is None:
         raise RunSetupError(f"no run {request.resume!r} to resume; `workbench runs` lists them")
+    if request.name and request.name != run.name:
+        raise RunSetupError(
+            f"--resume continues run {run.name} under its own name, and --name {request.name} would name a new"
+            " run: give one of them"
+        )
     if run.kind != "verdict":
         raise RunSetupError(
             f"run {run.name} is a step of the contamination pipeline (kind {run.kind}); run the"
@@ -372,21 +379,14 @@ def engine_changes(run: Run, engine: dict) -> list[str]:
 
 def _find_or_create(
     store, request, resuming, key, spec, template, setting, params, identity, claim_ids, dataset_id, engine
-) -> tuple[Run, bool]:
-    if resuming is not None:
-        if resuming.config_key != key:
-            raise RunSetupError(
-                f"cannot resume {resuming.name}: its configuration changed since it started (the template"
-                f" file, the model file or its parameters differ); start a new run instead"
-            )
-        return resuming, True
-    latest = store.runs.latest_with_config(key)
-    if latest is not None and (latest.status != "finished" or store.runs.pending_claim_ids(latest.id)):
-        return latest, True  # unfinished, or finished with errors to retry
+) -> tuple[Run, bool, Choice]:
     searched = f"-search-{params['search']}" if params.get("search") else ""
-    name = store.runs.unique_name(request.name or f"{spec.short_name}-{template.name}-{setting.name}{searched}")
+    default_name = f"{spec.short_name}-{template.name}-{setting.name}{searched}"
+    choice = choose_run(store, key, request.name, default_name, resuming)
+    if choice.run is not None:
+        return choice.run, True, choice
     run = Run(
-        name=name,
+        name=choice.name,
         dataset_id=dataset_id,
         model=_model_text(spec),
         model_identity=identity,
@@ -399,7 +399,7 @@ def _find_or_create(
         versions=package_versions() | data_version(store, claim_ids),
         engine=engine,
     )
-    return store.runs.create(run, claim_ids), False
+    return store.runs.create(run, claim_ids), False, choice
 
 
 def stored_model_text(spec: ModelSpec) -> str:

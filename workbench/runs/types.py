@@ -129,6 +129,10 @@ class PreparedRun:
     before it answers."""
     engine: dict[str, Any] = field(default_factory=dict)
     """The local engine's settings in this process (run.engine holds those it started with)."""
+    name_taken_by: str | None = None
+    """A new run: the run that already had the name asked for (this one is NAME-2, ...)."""
+    unfinished_twin: str | None = None
+    """A new named run: an unfinished run with the same configuration that it does not continue."""
 
     @property
     def run_id(self) -> int:
