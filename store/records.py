@@ -189,6 +189,8 @@ class Run:
     engine: dict[str, Any] = field(default_factory=dict)
     """A local model's engine settings when the run was created (threads, batch size, the
     llama.cpp build's CPU features): what a reproduction has to match."""
+    max_cost: float | None = None
+    """The budget (--max-cost, US dollars) the run was started or last resumed with; None: none."""
 
 
 @record

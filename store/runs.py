@@ -186,6 +186,11 @@ class RunStore:
         marks = ", ".join("?" * len(run_ids))
         return dict(self.db.execute(f"SELECT id, status FROM runs WHERE id IN ({marks})", run_ids).fetchall())
 
+    def set_max_cost(self, run_id: int, dollars: float | None) -> None:
+        """Keep a run's budget (--max-cost) with it, for a resume."""
+        with atomic(self.db):
+            self.db.execute("UPDATE runs SET max_cost = ? WHERE id = ?", [dollars, run_id])
+
     def set_batched(self, run_id: int) -> None:
         """Mark a run as waiting on a provider's batch API: it reads "batched", never "interrupted"."""
         with atomic(self.db):

@@ -204,7 +204,7 @@ def run_command(
             with status(f"checking the setup ({'the run to resume' if resume else model})…"):  # a GGUF file loads here
                 runs = [prepare_run(store, request)]
         waiting = store.batches.waiting(runs[0].run.id) if len(runs) == 1 else []
-        budget, estimate = _plan(store, runs, max_cost)
+        budget, estimate, budget_line = _plan(store, runs, max_cost, as_batch)
         hint = _language_hint(store, runs[0])
     finally:
         store.close()
@@ -215,6 +215,8 @@ def run_command(
         announce(prepared, engine=False)
     if hint:
         console.print(f"hint: {hint}")  # a str is printed literally
+    if budget_line:
+        console.print(budget_line, markup=False)
     announce_engine(runs[0])
     if not any(p.pending_claim_ids for p in runs):
         console.print("nothing left to do: every claim has an answer")
@@ -236,22 +238,24 @@ def run_command(
         report_sweep(runs, execute_sweep_with_progress(runs, budget), budget)
 
 
-def _plan(store, runs, max_cost):
-    """The budget (--max-cost) and the estimate; a budget that cannot work removes the runs
-    this command created (nothing half-made stays) and says why."""
+def _plan(store, runs, max_cost, as_batch):
+    """The budget (--max-cost, or the one a resumed run keeps), the estimate and a line on
+    the budget; a budget that cannot work removes the runs this command created (nothing
+    half-made stays) and says why."""
+    from workbench.cli.run_budget import run_budget
     from workbench.usage.budget import BudgetError
-    from workbench.usage.planning import budget_for, estimate_runs
+    from workbench.usage.planning import estimate_runs
     from workbench.usage.prices import price_table
 
     prices = price_table()
     try:
-        budget = budget_for(store, runs, max_cost, prices) if max_cost is not None else None
-    except BudgetError as error:
+        budget, line = run_budget(store, runs, max_cost, prices, as_batch)
+    except (BudgetError, UserError) as error:
         for prepared in runs:
             if not prepared.resumed and not store.runs.progress(prepared.run.id).done:
                 store.runs.delete(prepared.run.id)
         raise UserError(str(error)) from None
-    return budget, estimate_runs(store, runs, prices)
+    return budget, estimate_runs(store, runs, prices), line
 
 
 @click.command("runs")

@@ -1,0 +1,117 @@
+"""A run keeps its --max-cost: a resume goes on under the same budget (what was spent
+before counts), its hints carry the budget, and --max-cost on a resume replaces it, said
+in the output. OpenAI-compatible wire format on a loopback server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from store import Store
+from tests.loopback_servers import Fault, LoopbackServer
+from tests.run_fixtures import many_claims, write_mini
+from workbench.cli import main
+from workbench.importers import import_file
+
+KEY = "sk-test-not-a-real-key"
+
+
+@pytest.fixture
+def priced_db(store, db_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    import_file(store, write_mini(tmp_path, many_claims(12), name="many"), "jsonl")
+    # dear, so a few answers reach a budget (the autouse fixture points WORKBENCH_CONFIG here)
+    (tmp_path / "no-config.toml").write_text('[prices."openai:gpt-4o-mini"]\ninput = 100\noutput = 100\n')
+    return db_path
+
+
+def cli(db_path, *args):
+    return CliRunner().invoke(main, ["--db", str(db_path), *args], terminal_width=200)
+
+
+def said(result) -> str:
+    return " ".join(result.output.split())
+
+
+def capped(db_path, server, *extra):
+    return cli(
+        db_path,
+        "run",
+        "--dataset",
+        "many",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--base-url",
+        server.url,
+        "--name",
+        "capped",
+        "--concurrency",
+        "1",
+        "--param",
+        "max_tokens=100",
+        "--param",
+        "attempts=1",
+        *extra,
+    )
+
+
+def stored_budget(db_path) -> float | None:
+    store = Store.open(db_path)
+    try:
+        return store.runs.get("capped").max_cost
+    finally:
+        store.close()
+
+
+def spent(db_path) -> float:
+    (run,) = json.loads(cli(db_path, "runs", "--json").output)
+    return run["usage"]["cost_usd"]
+
+
+USAGE = {"prompt_tokens": 300, "completion_tokens": 50}  # $0.035 an answer at $100 per million
+
+
+def test_a_resumed_run_keeps_its_budget_and_stops_at_it(priced_db):
+    with LoopbackServer("openai", usage=USAGE) as server:
+        server.faults.extend([Fault.status_code(400)] * 12)  # every claim fails: nothing spent
+        failed = capped(priced_db, server, "--max-cost", "0.40")
+        assert failed.exit_code == 1
+        assert f"`workbench --db {priced_db} run --resume capped --max-cost 0.4` retries them" in said(failed)
+        assert stored_budget(priced_db) == 0.40
+
+        resumed = cli(priced_db, "run", "--resume", "capped")  # no --max-cost: the run's own budget
+        assert resumed.exit_code == 1, resumed.output
+        assert "budget: the run's --max-cost $0.40 still holds ($0 spent so far)" in said(resumed)
+        assert "stopped at the budget" in said(resumed)
+        first = len(server.answer_arrivals())
+        assert 0 < first < 12  # stopped by the budget, not by running out of claims
+        assert first * 0.035 <= 0.40
+
+        again = cli(priced_db, "run", "--resume", "capped")  # what was spent counts
+        assert again.exit_code == 1 and len(server.answer_arrivals()) < 12
+        assert spent(priced_db) <= 0.40
+
+        raised = cli(priced_db, "run", "--resume", "capped", "--max-cost", "1")
+        assert raised.exit_code == 0 and "budget: --max-cost $1.00 replaces the run's $0.40" in said(raised)
+        assert len(server.answer_arrivals()) == 12 and stored_budget(priced_db) == 1.0
+
+
+def test_a_run_without_a_budget_resumes_without_one(priced_db):
+    with LoopbackServer("openai", usage=USAGE) as server:
+        server.faults.extend([Fault.status_code(400)] * 12)
+        failed = capped(priced_db, server)
+        assert failed.exit_code == 1 and f"`workbench --db {priced_db} run --resume capped` retries" in said(failed)
+        resumed = cli(priced_db, "run", "--resume", "capped")
+        assert resumed.exit_code == 0 and "budget" not in said(resumed)
+    assert stored_budget(priced_db) is None
+
+
+def test_a_kept_budget_refuses_a_batch_resume(priced_db):
+    with LoopbackServer("openai", usage=USAGE) as server:
+        server.faults.extend([Fault.status_code(400)] * 12)
+        capped(priced_db, server, "--max-cost", "0.40")
+        batch = cli(priced_db, "run", "--resume", "capped", "--batch")
+        assert batch.exit_code == 1 and "keeps a budget (--max-cost $0.40)" in said(batch)
+        assert len(server.answer_arrivals()) == 0
