@@ -377,8 +377,6 @@ def _unknown_field(term: Term) -> FilterError:
 
 
 def _no_such(kind: str, value: str, names: list[str]) -> str:
-    import difflib
+    from store.names import did_you_mean
 
-    close = difflib.get_close_matches(value, names, n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return f"no {kind} named {value!r}{hint}"
+    return f"no {kind} named {value!r}{did_you_mean(value, names)}"

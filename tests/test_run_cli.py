@@ -46,7 +46,7 @@ def cli(db_path, *args):
         (["--param", "top_k=3"], "unknown --param 'top_k'"),
         (["--where", "label:Nonsense"], "no claims match 'label:Nonsense'"),
         (["--where", "label:"], "label: needs a value"),
-        (["--resume", "nobody"], "no run 'nobody' to resume"),
+        (["--resume", "nobody"], "nothing to resume: no run 'nobody'"),
         (["--dataset", "mini", "--where", "lable:x"], "unknown field 'lable'; did you mean label? (at column 1)"),
     ],
 )

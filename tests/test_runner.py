@@ -227,7 +227,7 @@ def test_setup_errors_come_before_any_work(store, server, many, tmp_path):
             "no GGUF file at /no/such/model.gguf",
         ),
         (api_request(server, model="claude:x"), "cannot read model 'claude:x'"),
-        (RunRequest(resume="ghost"), "no run 'ghost' to resume"),
+        (RunRequest(resume="ghost"), "nothing to resume: no run 'ghost'"),
         (RunRequest(filter="dataset:many dataset:mini"), "no claims match"),
     ]
     runs_before = len(store.runs.list())

@@ -28,6 +28,7 @@ from workbench.articles.html import ARCHIVE_HOSTS, raw_archive_address
 from workbench.articles.pages import DEFAULT_MAX_BYTES, Page, failed, is_html, media_type
 from workbench.articles.robots import ROBOTS_MAX_BYTES, RobotsCache, site_of
 from workbench.retrying import backoff, with_retries
+from workbench.words import counted
 
 PRODUCT = "factcheck-workbench"
 SOURCE = "web"
@@ -170,7 +171,7 @@ class WebFetcher:
             detail += (
                 f" (it asked to wait {refused.retry_after:g} s; the limit is {self.settings.max_wait:g})"
                 if too_long
-                else f" ({self.settings.attempts} tries)"
+                else f" ({counted(self.settings.attempts, 'try', 'tries')})"
             )
         answer = refused.answer
         page = Page(answer.url, answer.status, answer.content_type, b"") if answer is not None else None

@@ -84,11 +84,25 @@ class OneLineUsageError(click.UsageError):
     with where to look, exit status 2 (as click, argparse and most command-line tools)."""
 
     def __init__(self, error: click.UsageError):
-        super().__init__(error.format_message(), error.ctx)
+        super().__init__(_with_suggestion(error), error.ctx)
 
     def show(self, file=None) -> None:
         where = f" (see `{self.ctx.command_path} --help`)" if self.ctx is not None else ""
         click.echo(f"Error: {self.format_message()}{where}", file=file, err=file is None)
+
+
+def _with_suggestion(error: click.UsageError) -> str:
+    """click's message, an unknown option's suggestion made ours: the nearest of the
+    command's long options (click lists every one within its cutoff in alphabetical order,
+    so `--wher` was offered `--help` before `--where`)."""
+    if not isinstance(error, click.NoSuchOption) or error.ctx is None:
+        return error.format_message()
+    from store.names import close_names
+
+    ctx = error.ctx
+    options = [name for param in ctx.command.get_params(ctx) for name in (*param.opts, *param.secondary_opts)]
+    close = close_names(error.option_name, [name for name in options if name.startswith("--")], n=1)
+    return f"No such option {error.option_name!r}." + (f" Did you mean {close[0]}?" if close else "")
 
 
 class LazyGroup(click.Group):
@@ -110,6 +124,22 @@ class LazyGroup(click.Group):
             module = importlib.import_module(f"{__name__}.{module_name}")
             self.add_command(getattr(module, attribute), name)
         return super().get_command(ctx, name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """click's, with the nearest command offered for a misspelled one (click offers only
+        commands already imported, and this group imports them on first use)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError:
+            name = args[0] if args else ""
+            if not name or name.startswith("-") or self.get_command(ctx, name) is not None:
+                raise
+            from store.names import did_you_mean
+
+            meant = did_you_mean(name, self.list_commands(ctx)).removeprefix("; ")
+            raise click.UsageError(
+                f"No such command {name!r}." + (f" {meant[0].upper()}{meant[1:]}" if meant else ""), ctx
+            ) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The commands and what each does, from workbench/cli/summaries.py: listing them

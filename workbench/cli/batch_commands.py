@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
+from store.names import no_run
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.hints import suggested, with_root_options
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 from workbench.render.display import literal
+from workbench.words import counted
 
 if TYPE_CHECKING:
     from workbench.runs.types import PreparedRun
@@ -44,7 +46,7 @@ def submit_from_cli(prepared: PreparedRun) -> None:
         return
     ids = ", ".join(row.batch_id for row in submitted.batches)
     console.print(
-        f"submitted batch {ids} to {prepared.spec.scheme}: {submitted.requests:,} requests"
+        f"submitted batch {ids} to {prepared.spec.scheme}: {counted(submitted.requests, 'request')}"
         f" ({done}).\nThe provider answers within a day; `{suggested('batch', 'collect', name)}` reads"
         " the answers back (--wait to wait for them).",
         markup=False,
@@ -142,7 +144,9 @@ def _exit_for(prepared: PreparedRun, collected, quiet: bool) -> None:
         raise SystemExit(STILL_OUT)
     if p.error or p.missing:
         errors = f" (the errors: `{suggested('predictions', name)}`)" if p.error else ""
-        raise UserError(f"{p.error + p.missing:,} of {p.total:,} claims have no answer{errors}; {again}")
+        unanswered = p.error + p.missing
+        have = "has" if unanswered == 1 else "have"
+        raise UserError(f"{unanswered:,} of {counted(p.total, 'claim')} {have} no answer{errors}; {again}")
 
 
 def _collected_json(prepared: PreparedRun, collected) -> dict:
@@ -240,7 +244,7 @@ def _report(prepared: PreparedRun, collected) -> None:
         console.print(f"batch {row.batch_id}: {state.status}; read back", markup=False)
     p = collected.progress
     line = (
-        f"{collected.answers:,} answers recorded now; run {prepared.run.name}: {p.ok:,} ok, {p.abstain:,}"
+        f"{counted(collected.answers, 'answer')} recorded now; run {prepared.run.name}: {p.ok:,} ok, {p.abstain:,}"
         f" abstained, {p.parse_failure:,} unparsed, {p.error:,} errors, {p.missing:,} not answered"
     )
     if collected.ignored:
@@ -272,5 +276,5 @@ def _prepared(run_ref: str) -> PreparedRun:
 def _run(store, run_ref: str):
     run = store.runs.get(run_ref)
     if run is None:
-        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, run_ref, listing=False))
     return run

@@ -21,6 +21,7 @@ from workbench.cli.opening import open_store, require_dataset
 from workbench.render.console import output_console
 from workbench.render.display import literal
 from workbench.render.waiting import status
+from workbench.words import counted
 
 console = output_console()
 
@@ -139,7 +140,7 @@ def run_command(
 def _announce(plan) -> None:
     shown = "the claim and its images" if plan.image else "the claim alone"
     console.print(
-        f"contamination pipeline over {len(plan.claim_ids):,} claims: target {literal(plan.target)}"
+        f"contamination pipeline over {counted(len(plan.claim_ids), 'claim')}: target {literal(plan.target)}"
         f" (shown {shown}), extractor {literal(plan.extractor)}, metric {literal(plan.metric.name)}"
         + (f" (stored as {literal(plan.stored_metric)})" if plan.image else ""),
         markup=False,
@@ -174,7 +175,7 @@ def _run_with_progress(plan):
             done_already = prepared.total - len(prepared.pending_claim_ids)
             verb = "reused" if not prepared.pending_claim_ids else "continuing" if prepared.resumed else "new"
             bar.console.print(
-                f"{step}: run {literal(prepared.run.name)} ({verb}), {prepared.total:,} claims,"
+                f"{step}: run {literal(prepared.run.name)} ({verb}), {counted(prepared.total, 'claim')},"
                 f" {len(prepared.pending_claim_ids):,} to answer",
                 markup=False,
             )
@@ -404,10 +405,10 @@ def mark_command(claim_refs, label, note) -> None:
     store.annotations.unflag(ids, other, who=who)
     if label == "clear":
         store.annotations.unflag(ids, kind, who=who)
-        console.print(f"{len(ids):,} claims unmarked", markup=False)
+        console.print(f"{counted(len(ids), 'claim')} unmarked", markup=False)
         return
     change = store.annotations.flag(ids, kind, note=note, who=who)
-    console.print(f"{len(ids):,} claims marked {kind} ({len(change.added_ids):,} new)", markup=False)
+    console.print(f"{counted(len(ids), 'claim')} marked {kind} ({len(change.added_ids):,} new)", markup=False)
 
 
 def _resolve_all(store, refs) -> list[int]:

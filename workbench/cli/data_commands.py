@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from store.names import no_run
 from workbench.choices import EXPORT_FORMATS
 from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.opening import open_store
@@ -224,7 +225,7 @@ def filter_help_command() -> None:
 def _run(store, reference: str):
     run = store.runs.get(reference)
     if run is None:
-        raise UserError(f"no run {reference!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, reference, listing=False))
     return run
 
 

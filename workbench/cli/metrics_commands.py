@@ -68,9 +68,13 @@ def _reports(runs, by, exclude_flag, cutoffs, resamples, seed, judge=None, clust
     store = open_store()
     try:
         options = ReportOptions(tuple(by), exclude_flag, resamples=resamples, seed=seed, judge=judge, cluster=cluster)
-        return build_reports(store, list(runs), options, list(cutoffs))
+        reports = build_reports(store, list(runs), options, list(cutoffs))
     finally:
         store.close()
+    for report in reports:
+        if report.cutoff_note:  # on stderr: stdout may be the report or JSON
+            click.echo(f"note: {report.cutoff_note}", err=True)
+    return reports
 
 
 @click.command("metrics")

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from store.names import no_run
 from workbench.choices import RUN_KINDS
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
@@ -385,7 +386,7 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
-        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, run_ref, listing=False))
     compiled = store.claims.compile(f"run:{run.id}" + (" wrong" if wrong else ""))
     predictions = store.runs.predictions(run.id, compiled.where, list(compiled.params))
     shown = predictions[:limit]
@@ -440,7 +441,7 @@ def show_run_command(run_ref: str, as_json: bool) -> None:
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
-        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, run_ref, listing=False))
     manifest = run_manifest(store, run)
     if as_json:
         click.echo(json.dumps({"run": run.name, "id": run.id, "manifest": manifest}, indent=2, ensure_ascii=False))

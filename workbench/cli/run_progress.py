@@ -186,7 +186,9 @@ def finished_line(
         print_error_causes(prepared.run.id)
         # Non-zero, so a script notices: the run is not complete.
         causes = " (why: above)" if p.error else ""
-        return 1, (f"{p.error + p.missing:,} of {p.total:,} claims have no answer{causes}; `{again}` retries them")
+        unanswered = p.error + p.missing
+        have = "has" if unanswered == 1 else "have"
+        return 1, (f"{unanswered:,} of {counted(p.total, 'claim')} {have} no answer{causes}; `{again}` retries them")
     return None
 
 

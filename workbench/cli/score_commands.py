@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
+from store.names import no_run
 from workbench.cli import UserError, shared_options
+from workbench.words import counted
 
 
 @click.command("score-evidence")
@@ -73,7 +75,7 @@ def _run_scores(run_ref: str, report):
     try:
         run = store.runs.get(run_ref)  # a misspelled name is said before the scorer loads
         if run is None:
-            raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+            raise UserError(no_run(store.runs, run_ref, listing=False))
         from workbench.contamination.averitec_runs import score_run_evidence
 
         report(f"reading run {run.name}", 0, None)
@@ -87,7 +89,7 @@ def _print_table(result) -> None:
 
     from workbench.render.console import output_console
 
-    caption = f"{result.n_claims} claims, METEOR from nltk {result.nltk_version}"
+    caption = f"{counted(result.n_claims, 'claim')}, METEOR from nltk {result.nltk_version}"
     table = Table(title="AVeriTeC scores", caption=caption)
     table.add_column("Metric")
     table.add_column("Score", justify="right")

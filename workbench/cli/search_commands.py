@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
+from store.names import no_run
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
+from workbench.words import counted
 
 
 @click.command("trajectory")
@@ -32,7 +34,7 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Pat
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
-        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, run_ref, listing=False))
     claim_id = store.claims.resolve(claim_ref)
     if claim_id is None:
         raise UserError(f"no claim {claim_ref!r} (give its id, DATASET:EXTERNAL_ID or its external id)")
@@ -59,7 +61,7 @@ def trajectory_command(run_ref: str, claim_ref: str, as_json: bool, save_to: Pat
     console = reading_console()
     console.print(trajectory_text(steps, console.width, facts=facts))
     if save_to is not None:
-        console.print(f"{len(saved):,} images written to {save_to}")
+        console.print(f"{counted(len(saved), 'image')} written to {save_to}")
 
 
 def _save_images(store, facts: dict, folder: Path) -> list[Path]:
@@ -94,7 +96,7 @@ def search_stats_command(run_ref: str, by: str | None, cutoff: str | None, as_js
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
-        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, run_ref, listing=False))
     stats = search_stats(store, run, by=by, cutoff=cutoff)  # a ScoringError is one line (a WorkbenchError)
     if as_json:
         click.echo(json.dumps({"run": run.name, **stats_dict(stats)}, indent=2, ensure_ascii=False))
@@ -118,7 +120,7 @@ def import_knowledge_command(path: Path, dataset: str) -> None:
         raise UserError(f"no dataset {dataset!r}; `workbench datasets` lists them")
     added, read = import_knowledge(store, found.id, path)
     there = f" ({read - added:,} already there)" if read > added else ""
-    reading_console().print(f"{added:,} documents added to the search collection of {dataset}{there}")
+    reading_console().print(f"{counted(added, 'document')} added to the search collection of {dataset}{there}")
 
 
 def _cutoff_date(cutoff: str | None) -> str | None:
@@ -178,7 +180,7 @@ def reformulations_command(run_ref, judge_model, base_url, by, cutoff, resamples
             report_finished(prepared, execute_with_progress(prepared), this_command())
     store = open_store()
     if store.runs.get(run_ref) is None:
-        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, run_ref, listing=False))
     try:
         cutoff = _cutoff_date(cutoff)
         table = reformulation_table(store, run_ref, by, resamples, seed, cutoff)

@@ -13,6 +13,7 @@ import click
 from workbench.cli import UserError
 from workbench.cli.opening import open_store
 from workbench.cli.triage_lookup import category_ids, verdict_run
+from workbench.words import counted
 
 
 def show_queue(run_ref: str, show_all: bool, as_json: bool, console) -> None:
@@ -39,7 +40,9 @@ def show_queue(run_ref: str, show_all: bool, as_json: bool, console) -> None:
         return
     waiting = sum(1 for item in items if item.adjudication is None)
     heading = literal(f"{run.name}: ", "bold")
-    heading.append(f"{waiting:,} answers labelled differently wait for a decision")
+    heading.append(
+        f"{counted(waiting, 'answer')} labelled differently {'waits' if waiting == 1 else 'wait'} for a decision"
+    )
     console.print(heading)
     for item in items:
         external, _, dataset = references[item.claim_id]

@@ -22,6 +22,7 @@ from workbench.cli import UserError, current_annotator, shared_options
 from workbench.cli.opening import open_store
 from workbench.cli.triage_lookup import category_ids, verdict_run
 from workbench.render.console import output_console
+from workbench.words import counted
 
 console = output_console()
 
@@ -211,11 +212,11 @@ def import_command(path, run_ref, dry_run) -> None:
     finally:
         store.close()
     if dry_run:
-        console.print(f"{path}: {result.rows:,} labels, all good (nothing written)", markup=False)
+        console.print(f"{path}: {counted(result.rows, 'label')}, all good (nothing written)", markup=False)
         return
     c = result.counts
     console.print(
-        f"{path}: {result.rows:,} labels: {c.added:,} new, {c.changed:,} changed, {c.unchanged:,} as they were",
+        f"{path}: {counted(result.rows, 'label')}: {c.added:,} new, {c.changed:,} changed, {c.unchanged:,} as they were",
         markup=False,
     )
 
@@ -242,7 +243,7 @@ def export_command(run_ref, format_, output) -> None:
         output.write_text(text, encoding="utf-8")
     except OSError as error:
         raise UserError(f"cannot write {output}: {error.strerror or error}") from None
-    console.print(f"wrote {len(rows):,} labels to {output}", markup=False)
+    console.print(f"wrote {counted(len(rows), 'label')} to {output}", markup=False)
 
 
 @triage.command("agreement")

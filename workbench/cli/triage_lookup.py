@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from store.names import no_run
 from workbench.cli import UserError
 
 
@@ -9,7 +10,7 @@ def verdict_run(store, reference: str):
     """The fact-checking run a user named; UserError otherwise."""
     run = store.runs.get(reference)
     if run is None or run.kind != "verdict":
-        raise UserError(f"no fact-checking run {reference!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, reference, fact_checking=True, listing=False))
     return run
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from store import Claim, Store
 from workbench.prompting.evidence import qa_pairs, qa_text
+from workbench.words import counted
 
 
 @dataclass
@@ -47,7 +48,9 @@ def extracted(store: Store, run_id: int | None, claim_id: int) -> EvidenceSide:
     if prediction.status == "error":
         return EvidenceSide(None, f"extraction failed: {prediction.error}")
     if prediction.status != "ok" or not isinstance(prediction.parsed, dict):
-        return EvidenceSide(None, f"extraction could not be parsed after {prediction.attempts} tries")
+        return EvidenceSide(
+            None, f"extraction could not be parsed after {counted(prediction.attempts, 'try', 'tries')}"
+        )
     sentences = [str(s) for s in prediction.parsed.get("evidence") or []]
     return EvidenceSide(sentences, "extracted" if sentences else "the extractor found none")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from store import Run, Store
+from store.names import no_run
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.metrics.judge_consistency import Consistency, consistency
 from workbench.runs.types import RunSetupError
@@ -26,7 +27,7 @@ def repeated_judge_run(store: Store, reference: str | int) -> Run:
     """The judge run named, or the newest judge run with repeats of the verdict run named."""
     run = store.runs.get(reference)
     if run is None:
-        raise RunSetupError(f"no run {str(reference)!r}; `workbench runs` lists them")
+        raise RunSetupError(no_run(store.runs, reference, listing=False))
     if run.kind == "judge":
         if not store.judging.repeat_count(run.id):
             raise RunSetupError(

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from store import Claim, Run, Store
+from store.names import no_run
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.config import load_settings
 from workbench.metrics import PairedComparison
@@ -97,7 +98,7 @@ def prepare_labelling(
 ) -> PreparedRun:
     run = store.runs.get(run_ref)
     if run is None:
-        raise RunSetupError(f"no run {run_ref!r}; `workbench runs` lists them")
+        raise RunSetupError(no_run(store.runs, run_ref, listing=False))
     if not run.params.get("search"):
         raise RunSetupError(f"run {run.name!r} is not a search run (`workbench run --search ...` makes one)")
     claims = [c for c, queries in store.search.queries(run.id).items() if len(queries) >= 2]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from store import Run, Store
+from store.names import no_run
 from workbench.backends import parse_model_spec
 from workbench.config import load_settings
 from workbench.judging.task import JUDGE_TEMPLATE, JudgeTask
@@ -97,9 +98,7 @@ def judged_run(store: Store, reference: str | int) -> Run:
     """The verdict run a user named; RunSetupError naming the runs there are otherwise."""
     run = store.runs.get(reference)
     if run is None:
-        names = [r.name for r in store.runs.list()][:8]
-        known = f"; runs: {', '.join(names)}" if names else "; there are no runs yet"
-        raise RunSetupError(f"no run {str(reference)!r}{known}")
+        raise RunSetupError(no_run(store.runs, reference))
     if run.kind != "verdict":
         raise RunSetupError(f"run {run.name!r} is a {run.kind} run; only fact-checking runs have explanations to judge")
     return run

@@ -150,6 +150,7 @@ def report_dict(report: RunReport) -> dict:
         "model": run.model,
         "dataset": report.scores.full.dataset,
         "cluster_declared_by": report.cluster_declared_by,
+        "cutoff_note": report.cutoff_note,
         "status": run.status,
         "resamples": report.scores.resamples,
         "seed": report.scores.seed,
@@ -378,6 +379,8 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
         ],
         [_overall_row(r, subset, s) for r in reports for subset, s in subsets(r)],
     )
+    notes = [f"Note: {md_text(r.cutoff_note)}." for r in reports if r.cutoff_note]
+    lines += [*notes, ""] if notes else []
     lines.append("Per class (precision / recall / F1, support):")
     lines.append("")
     for report in reports:

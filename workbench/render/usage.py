@@ -3,6 +3,8 @@ claim, tokens per second, costs ("unknown" where a price is not known, never 0).
 
 from __future__ import annotations
 
+from workbench.words import counted
+
 
 def engine_line(engine: dict) -> str:
     """The engine settings a local run records, and which of them can change its answers."""
@@ -86,7 +88,7 @@ def usage_summary(usage) -> str:
     for judge in usage.judges:
         parts.append(f"judge run {judge.name}: {cost_text(judge)}")
     if usage.from_cache:
-        parts.append(f"{usage.from_cache:,} answers from the cache (no time, no cost)")
+        parts.append(f"{counted(usage.from_cache, 'answer')} from the cache (no time, no cost)")
     return "; ".join(parts)
 
 
@@ -136,8 +138,7 @@ def estimate_text(estimate) -> str:
     $0.02) at PRICE; ~3m 20s at this model's recorded speed'."""
     from workbench.usage.prices import money
 
-    claims = "1 claim" if estimate.claims == 1 else f"{estimate.claims:,} claims"
-    parts = [f"estimate for {claims}: ~{_count(estimate.prompt_tokens)} prompt tokens"]
+    parts = [f"estimate for {counted(estimate.claims, 'claim')}: ~{_count(estimate.prompt_tokens)} prompt tokens"]
     if (
         estimate.price is not None
         and estimate.price.local

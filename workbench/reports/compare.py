@@ -12,7 +12,8 @@ from workbench.judging.scores import ExplanationComparison, compare_explanations
 from workbench.reports.clusters import cluster_for
 from workbench.runs.manifest import Difference, differences, run_manifest, unexplained
 from workbench.scoring.compare import ScoreComparison, compare_runs
-from workbench.scoring.runs import parse_cutoffs, resolve_run
+from workbench.scoring.cutoff_choice import AUTO_CUTOFF, chosen_cutoffs
+from workbench.scoring.runs import ScoringError, parse_cutoffs, resolve_run
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ def build_comparison(
     the field whose claims the paired tests resample together."""
     cutoff_for = parse_cutoffs(list(cutoffs))
     runs = [resolve_run(store, reference)[0] for reference in (run_a, run_b)]
+    _check_auto_cutoffs(runs, cutoffs, cutoff_for)
     cluster, declared_by = cluster_for(store, runs[0], cluster)
     scores = compare_runs(
         store, run_a, run_b, by, exclude_flag, [cutoff_for(r) for r in runs], resamples, seed, cluster
@@ -69,3 +71,13 @@ def build_comparison(
         tuple(varies),
         declared_by,
     )
+
+
+def _check_auto_cutoffs(runs, cutoffs: Sequence[str], cutoff_for) -> None:
+    """A comparison splits both runs at their cutoffs: auto finding none for one is an error."""
+    from workbench.cutoffs import unknown_model_message
+
+    chosen_for = chosen_cutoffs(list(cutoffs))
+    for run in runs:
+        if chosen_for(run) == AUTO_CUTOFF and cutoff_for(run) is None:
+            raise ScoringError(f"--cutoff auto: run {run.name!r}: " + unknown_model_message(run.model))

@@ -67,6 +67,8 @@ class RunReport:
     """Failure categories of the run's wrong answers by final labels."""
     cluster_declared_by: str | None = None
     """The import profile whose natural cluster the scores resample, when none was asked for."""
+    cutoff_note: str | None = None
+    """Why --cutoff auto found no date for this run (it is scored without the cutoff split)."""
 
 
 def build_report(
@@ -109,13 +111,16 @@ def build_reports(
 ) -> list[RunReport]:
     """build_report for each run named; `cutoffs` as --cutoff takes them (DATE, a model's
     name, auto, or RUN=DATE), each run getting its own (a ScoringError if one is needed and
-    a run has none)."""
+    a run has none; a run auto finds no date for is reported without the cutoff split, and
+    its cutoff_note says why)."""
     from dataclasses import replace
 
     from workbench.usage.prices import price_table
 
     prices = price_table() if "usage" in parts else None
-    return [
-        build_report(store, run, replace(options, cutoff=cutoff), parts, prices)
-        for run, cutoff in runs_with_cutoffs(store, references, options.by, cutoffs)
-    ]
+    reports = []
+    for run, cutoff, note in runs_with_cutoffs(store, references, options.by, cutoffs):
+        by = options.by if note is None else tuple(f for f in options.by if f.strip().lower() != "cutoff")
+        report = build_report(store, run, replace(options, cutoff=cutoff, by=by), parts, prices)
+        reports.append(replace(report, cutoff_note=note))
+    return reports

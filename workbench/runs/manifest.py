@@ -17,6 +17,7 @@ from typing import Any
 
 from store import Run, Store
 from workbench.choices import DATA_VERSION_KEY
+from workbench.words import counted
 
 MODEL_KEYS = ("model", "model_identity")
 """What a comparison of two models expects to differ."""
@@ -47,9 +48,9 @@ def run_manifest(store: Store, run: Run) -> dict[str, Any]:
         "model": run.model,
         "model_identity": _identity_text(run.model_identity),
         "dataset": _dataset_name(store, run),
-        "claims": f"{count:,} claims, sha256 {recorded[:16]}"
+        "claims": f"{counted(count, 'claim')}, sha256 {recorded[:16]}"
         if recorded
-        else f"{count:,} claims (their content was not recorded when the run was made)",
+        else f"{counted(count, 'claim')} (their content was not recorded when the run was made)",
         "subset": run.subset_filter or "(claims named one by one)",
         "template": f"{run.prompt_name} {run.prompt_hash[:12]}"
         if run.prompt_name and run.prompt_hash

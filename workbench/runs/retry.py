@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from workbench.backends import BackendError, Completion
 from workbench.retrying import backoff, with_retries
+from workbench.words import counted
 
 MAX_MALFORMED = 3  # garbled bodies are retried a few times, not for the whole budget
 PACE_FRACTION = 0.0
@@ -121,7 +122,7 @@ async def call_with_retries(
         if error.retryable and (calls >= policy.attempts or malformed >= MAX_MALFORMED):
             # Out of tries; an unreachable server stops the run.
             error = BackendError(
-                f"{error.message} (gave up after {calls} attempts)",
+                f"{error.message} (gave up after {counted(calls, 'attempt')})",
                 retryable=True,
                 fatal=error.unreachable,
                 unreachable=error.unreachable,

@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 from store import FilterError, LabelSpace, Run, Store
+from store.names import no_run
 from store.records import as_dict, to_json
 from workbench.backends import ModelSpec, ModelSpecError
 from workbench.backends.specs import names_a_file
@@ -248,7 +249,7 @@ def _task_run(
 def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
     run = store.runs.get(request.resume)
     if run is None:
-        raise RunSetupError(f"no run {request.resume!r} to resume; `workbench runs` lists them")
+        raise RunSetupError("nothing to resume: " + no_run(store.runs, request.resume, listing=False))
     if request.name and request.name != run.name:
         raise RunSetupError(
             f"--resume continues run {run.name} under its own name, and --name {request.name} would name a new"

@@ -12,26 +12,23 @@ scored. Comparisons of two runs live in compare.py; live panels in live.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from store import FlagSpec, FlagSpecError, LabelSpace, Run, Store
+from store.names import no_run
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
-from workbench.errors import WorkbenchError
 from workbench.metrics import Interval, MetricSummary, bootstrap_cis_from_counts, summarise_slot_tallies
 from workbench.metrics.clustered import clustered_bootstrap_cis
-from workbench.scoring.fields import KNOWN_FIELDS, FieldError, SliceField, check_cutoff, parse_cluster, parse_field
+from workbench.scoring.cutoff_choice import AUTO_CUTOFF, ScoringError, chosen_cutoffs, no_own_cutoff, parse_cutoffs
+from workbench.scoring.fields import KNOWN_FIELDS, FieldError, SliceField, parse_cluster, parse_field
 from workbench.scoring.items import RunItems
 from workbench.scoring.reading import load_run_items
 
 DEFAULT_FLAG = "contaminated"
 INTERVAL_METRICS = ("accuracy", "macro_f1")
-
-
-class ScoringError(WorkbenchError, ValueError):
-    """A run, field, date or pairing that cannot be scored; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +80,7 @@ def resolve_run(store: Store, reference: str | int) -> tuple[Run, str, LabelSpac
     """A verdict run, its dataset's name and label space; ScoringError if there is none."""
     run = store.runs.get(reference)
     if run is None:
-        names = [r.name for r in store.runs.list()][:8]
-        known = f"; runs: {', '.join(names)}" if names else "; there are no runs yet"
-        raise ScoringError(f"no run {str(reference)!r}{known}")
+        raise ScoringError(no_run(store.runs, reference))
     if run.kind != "verdict":
         raise ScoringError(
             f"run {run.name!r} is a contamination-pipeline step (kind {run.kind!r}), not a"
@@ -113,45 +108,6 @@ def parse_fields(names: Sequence[str]) -> list[SliceField]:
     except FieldError as error:
         raise ScoringError(str(error)) from None
     return list({f.name: f for f in fields}.values())
-
-
-AUTO_CUTOFF = "auto"
-"""--cutoff auto: each run's own model's cutoff, from the table `workbench cutoffs` lists."""
-
-
-def parse_cutoffs(values: Sequence[str]) -> Callable[[Run], str | None]:
-    """--cutoff values: one DATE (or model name, or auto) for every run, or RUN=DATE per run
-    (the last one wins). A model name is the day after its knowledge cutoff; auto is each
-    run's own model's.
-
-    Returns a lookup from run to its cutoff date (None when it has none).
-    """
-    default: str | None = None
-    per_run: dict[str, str] = {}
-    for value in values:
-        name, equals, day = value.rpartition("=")
-        try:
-            if equals:
-                per_run[name.strip()] = day.strip() if day.strip() == AUTO_CUTOFF else check_cutoff(day)
-            else:
-                default = value.strip() if value.strip() == AUTO_CUTOFF else check_cutoff(value)
-        except FieldError as error:
-            raise ScoringError(str(error)) from None
-
-    def cutoff_for(run: Run) -> str | None:
-        chosen = per_run.get(run.name, per_run.get(str(run.id), default))
-        return _own_cutoff(run) if chosen == AUTO_CUTOFF else chosen
-
-    return cutoff_for
-
-
-def _own_cutoff(run: Run) -> str:
-    from workbench.cutoffs import find_cutoff, unknown_model_message
-
-    found = find_cutoff(run.model)
-    if found is None:
-        raise ScoringError(f"--cutoff auto: run {run.name!r}: " + unknown_model_message(run.model))
-    return found.first_day_after
 
 
 # ---- reading and scoring ------------------------------------------------------------------
@@ -357,18 +313,22 @@ def score_runs(
 
 def runs_with_cutoffs(
     store: Store, references: Sequence[str | int], by: Sequence[str] = (), cutoffs: Sequence[str] = ()
-) -> Iterator[tuple[Run, str | None]]:
+) -> Iterator[tuple[Run, str | None, str | None]]:
     """Each run named (all of them found first) with its cutoff date from `cutoffs` (as
-    --cutoff takes them); a ScoringError when a run's turn comes if it needs one (--cutoff
-    given, or --by cutoff) and has none."""
-    cutoff_for = parse_cutoffs(cutoffs)
+    --cutoff takes them) and, when auto found none for its model, why (the run is then
+    scored without the cutoff split); a ScoringError when a run's turn comes if it needs a
+    date (--cutoff given, or --by cutoff) and was given none."""
+    cutoff_for, chosen_for = parse_cutoffs(cutoffs), chosen_cutoffs(cutoffs)
     runs = [resolve_run(store, reference)[0] for reference in references]
     wants_cutoff = bool(cutoffs) or any(f.kind == "cutoff" for f in parse_fields(by))
     for run in runs:
         cutoff = cutoff_for(run)
-        if wants_cutoff and cutoff is None:
+        if wants_cutoff and cutoff is None and chosen_for(run) == AUTO_CUTOFF:
+            yield run, None, no_own_cutoff(run)
+        elif wants_cutoff and cutoff is None:
             raise ScoringError(f"no cutoff date for run {run.name!r}: add --cutoff {run.name}=YYYY-MM-DD")
-        yield run, cutoff
+        else:
+            yield run, cutoff, None
 
 
 __all__ = [

@@ -23,6 +23,7 @@ from workbench.search.guards import LEAK, Guards, LeakCheck
 from workbench.search.image_steps import ImageSteps, image_instructions
 from workbench.search.protocol import READ_CHARS, Action, Wording, native_action, results_text, text_action, tools_for
 from workbench.search.shown_images import image_bytes
+from workbench.words import counted
 
 
 class SearchAgent:
@@ -315,7 +316,7 @@ class _Turn(ImageSteps):
 
     def _out_of_steps(self) -> None:
         self.step += 1
-        note = f"no answer within {self.config.max_steps} steps"
+        note = f"no answer within {counted(self.config.max_steps, 'step')}"
         self.engine.store.search.record_step(self.engine.run_id, self.claim.id, Step(self.step, "limit", note=note))
         self._flag_leak()
         self.engine._finish(

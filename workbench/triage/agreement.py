@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from store import Progress, Run, Store
+from store.names import no_run
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.metrics.agreement import MISSING
 from workbench.metrics.triage_agreement import LabelMatrix, TriageAgreement, triage_agreement
@@ -66,8 +67,7 @@ def run_agreement(
     """Every agreement figure of a run's labels, with queue progress and adjudication counts."""
     run = store.runs.get(reference)
     if run is None or run.kind != "verdict":
-        names = ", ".join(r.name for r in store.runs.list()[:8]) or "none yet"
-        raise TriageError(f"no fact-checking run {str(reference)!r}; runs: {names}")
+        raise TriageError(no_run(store.runs, reference, fact_checking=True))
     try:
         matrix, prediction_ids = label_matrix(store, run.id)
     except ValueError as error:

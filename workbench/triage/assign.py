@@ -17,6 +17,7 @@ import random
 from dataclasses import dataclass, field
 
 from store import FilterError, Round, Run, Store
+from store.names import no_run
 from workbench.triage import TriageError
 from workbench.triage.people import check_annotator
 
@@ -152,6 +153,5 @@ def _run_of(store: Store, request: AssignRequest) -> Run:
         reference = named[0]
     run = store.runs.get(reference)
     if run is None or run.kind != "verdict":
-        names = ", ".join(r.name for r in store.runs.list()[:8]) or "none yet"
-        raise TriageError(f"no fact-checking run {str(reference)!r}; runs: {names}")
+        raise TriageError(no_run(store.runs, reference, fact_checking=True))
     return run
