@@ -50,7 +50,11 @@ def _language_hint(store, prepared) -> str | None:
     help="Template name; auto picks the one named after the claims' label space.",
 )
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
-@click.option("--name", help="Run name (default: MODEL-PROMPT-SETTING).")
+@click.option(
+    "--name",
+    help="Name of the run: a new name makes a new run; the same command again continues it"
+    " (default: MODEL-PROMPT-SETTING).",
+)
 @click.option("--no-cache", is_flag=True, help="Ask the model even when an answer is cached.")
 @click.option("--resume", "resume", metavar="RUN", help="Continue this run (name or id) with its own settings.")
 @click.option(
@@ -95,8 +99,9 @@ def _language_hint(store, prepared) -> str | None:
     type=float,
     metavar="DOLLARS",
     help="Stop cleanly before a request that could take the run's spending (what it spent before"
-    " included) past this many US dollars; answers are kept and --resume goes on. Prices: the"
-    " built-in table and [prices] in the config.",
+    " included) past this many US dollars; answers are kept, and the budget stays with the run:"
+    " --resume goes on under it (--max-cost there replaces it). Prices: the built-in table and"
+    " [prices] in the config.",
 )
 @click.option(
     "--batch",
