@@ -77,7 +77,7 @@ def test_an_openai_batch_is_submitted_collected_and_cached(batch_db):
         collected = cli(batch_db, "batch", "collect", "b")
         answers = predictions(batch_db)
         assert collected.exit_code == 1  # one claim has no answer: not complete
-        assert "1 of 12 claims have no answer" in collected.output and "--resume b" in collected.output
+        assert "1 of 12 claims has no answer" in collected.output and "--resume b" in collected.output
         assert answers["c4"] == ("error", None, "batch: HTTP 400: too long")
         assert sum(status == "ok" and verdict == "Supported" for status, verdict, _ in answers.values()) == 11
         assert run_status(batch_db) == "finished"
@@ -154,7 +154,7 @@ def test_an_anthropic_message_batch_with_an_errored_request(batch_db):
         assert result.exit_code == 0, result.output
         assert "submitted batch msgbatch_" in result.output
         collected = cli(batch_db, "batch", "collect", "b")
-        assert "1 of 12 claims have no answer" in collected.output
+        assert "1 of 12 claims has no answer" in collected.output
         answers = predictions(batch_db)
         assert answers["c7"] == ("error", None, "batch: errored: overloaded")
         assert answers["c0"][:2] == ("ok", "Supported")
