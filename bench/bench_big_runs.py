@@ -6,6 +6,7 @@ a bare baseline measured in the same run.
   first connection: the start-up), then again on the clock; the whole process is shown too:
     workbench metrics big-a (1,000 resamples)             [< 300 ms]  vs the item-level bootstrap
     workbench compare big-a big-b                         [< 500 ms]  vs the item-level paired bootstrap
+    a run's spending (time and tokens summed)                         vs the two queries before m019
     metrics and compare with --cluster question           [<= 1.5x]   vs the same commands unclustered
                                                                       (about 45,000 questions of 22 claims)
     workbench claims --where 'run:big-a wrong label:Refuted' --limit 100
@@ -21,6 +22,7 @@ a bare baseline measured in the same run.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import sqlite3
@@ -45,18 +47,22 @@ import contextlib, io, sys, time
 from workbench.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     main(sys.argv[1:], standalone_mode=False)  # start-up: everything the command imports
-    started = time.perf_counter()
+    started = time.{clock}()
     main(sys.argv[1:], standalone_mode=False)
-print(time.perf_counter() - started, file=sys.stderr)
+print(time.{clock}() - started, file=sys.stderr)
 """
+CLOCK = {"name": "perf_counter"}
+"""--cpu: the commands' and the in-process figures' processor time (time.process_time, with
+one BLAS thread), not the wall clock, which on a shared machine counts waiting for a core."""
 
 
 def best(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        clock = getattr(time, CLOCK["name"])
+        started = clock()
         fn()
-        times.append(time.perf_counter() - started)
+        times.append(clock() - started)
     return min(times)
 
 
@@ -69,7 +75,7 @@ def command_seconds(db: Path, args: list[str], repeat: int) -> tuple[float, floa
     inside, whole = [], []
     for _ in range(repeat):
         result = subprocess.run(
-            [sys.executable, "-c", TIMED_COMMAND, "--db", str(db), *args],
+            [sys.executable, "-c", TIMED_COMMAND.format(clock=CLOCK["name"]), "--db", str(db), *args],
             capture_output=True,
             text=True,
             check=True,
@@ -120,6 +126,39 @@ def ensure_questions(conn: sqlite3.Connection, per_question: int = 22) -> int:
         with conn:
             conn.execute("UPDATE claims SET question = 'Question ' || (id / ?)", [per_question])
     return conn.execute("SELECT count(DISTINCT question) FROM claims").fetchone()[0]
+
+
+SPENDING_BEFORE = (
+    "SELECT count(*) FILTER (WHERE NOT cached), count(*) FILTER (WHERE cached),"
+    " count(latency_s) FILTER (WHERE NOT cached), total(latency_s) FILTER (WHERE NOT cached),"
+    " total(prompt_eval_tokens), total(prompt_eval_ms), total(eval_tokens), total(eval_ms)"
+    " FROM predictions INDEXED BY predictions_run_outcome WHERE {answered}",
+    "SELECT batched, total(tokens_in), total(tokens_out), total(tokens_cached)"
+    " FROM predictions INDEXED BY predictions_run_outcome WHERE {answered} AND NOT cached GROUP BY batched",
+)
+"""A run's spending as it was summed before m019: two passes over the answers' rows."""
+
+
+def spending_figure(db: Path, repeat: int) -> None:
+    """store.usage.spending (one pass over the covering index) against the two queries it
+    replaced, on big-a, in the same process."""
+    from store import Store
+
+    store = Store.open(db)
+    run_id = store.runs.get("big-a").id
+    answered = "run_id = ? AND status IN ('ok', 'abstain', 'parse_failure')"
+
+    def before() -> None:
+        for query in SPENDING_BEFORE:
+            store.conn.execute(query.format(answered=answered), [run_id]).fetchall()
+
+    old = best(before, repeat)
+    new = best(lambda: store.usage.spending(run_id), repeat)
+    store.close()
+    print(
+        f"spending of big-a (time and tokens)   {new * 1000:6.0f} ms   the two queries before m019 {old * 1000:6.0f} ms"
+        f"   ratio {new / old:4.2f}x"
+    )
 
 
 def clustered_figures(db: Path, conn: sqlite3.Connection, repeat: int) -> None:
@@ -279,13 +318,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--clustered-only", action="store_true", help="only the --cluster figures")
+    parser.add_argument("--cpu", action="store_true", help="processor time (one BLAS thread), not wall time")
     args = parser.parse_args()
+    if args.cpu:  # the commands, started after this, inherit it
+        os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = "1"
+        CLOCK["name"] = "process_time"
     db = ensure(1_000_000, runs=2, predictions=300_000, accuracy=0.6)
     repeat = args.repeat
     conn = sqlite3.connect(db)
     run_ids = [conn.execute("SELECT id FROM runs WHERE name = ?", [name]).fetchone()[0] for name in ("big-a", "big-b")]
 
     if args.clustered_only:
+        spending_figure(db, repeat)
         clustered_figures(db, conn, repeat)
         return
     single, paired = item_level_bootstraps(db, repeat)
@@ -299,6 +343,7 @@ def main() -> None:
         f"compare big-a big-b               {inside * 1000:6.0f} ms after start-up ({whole * 1000:.0f} ms whole)"
         f"   item-level paired bootstrap alone {paired * 1000:6.0f} ms   ratio {paired / inside:6.1f}x   [< 500 ms]"
     )
+    spending_figure(db, repeat)
     clustered_figures(db, conn, repeat)
     bare = best(lambda: bare_claims_page(conn, run_ids[0]), repeat)
     inside, whole = command_seconds(

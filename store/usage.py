@@ -20,21 +20,25 @@ class UsageStore:
         answers the model gave and those from the cache, their seconds, their tokens by
         whether a batch answered them, and a local model's evaluated tokens and times.
         Errors are not answers; cached answers are counted and nothing else."""
-        answered = "run_id = ? AND status IN ('ok', 'abstain', 'parse_failure')"
+        spent = "total({0}) FILTER (WHERE NOT cached AND {1}batched)"
+        tokens = ", ".join(
+            spent.format(c, n) for n in ("", "NOT ") for c in ("tokens_in", "tokens_out", "tokens_cached")
+        )
+        # One pass over the covering index predictions_run_usage (m019), not two over the rows.
         row = self.db.execute(
             "SELECT count(*) FILTER (WHERE NOT cached), count(*) FILTER (WHERE cached),"
             " count(latency_s) FILTER (WHERE NOT cached), total(latency_s) FILTER (WHERE NOT cached),"
-            " total(prompt_eval_tokens), total(prompt_eval_ms), total(eval_tokens), total(eval_ms)"
-            f" FROM predictions WHERE {answered}",
+            " total(prompt_eval_tokens), total(prompt_eval_ms), total(eval_tokens), total(eval_ms),"
+            f" count(*) FILTER (WHERE NOT cached AND batched), {tokens}"
+            " FROM predictions INDEXED BY predictions_run_usage"
+            " WHERE run_id = ? AND status IN ('ok', 'abstain', 'parse_failure')",
             [run_id],
         ).fetchone()
+        batched = row[8]
         tokens = {
-            bool(batched): (int(t_in), int(t_out), int(t_cached))
-            for batched, t_in, t_out, t_cached in self.db.execute(
-                "SELECT batched, total(tokens_in), total(tokens_out), total(tokens_cached)"
-                f" FROM predictions WHERE {answered} AND NOT cached GROUP BY batched",
-                [run_id],
-            )
+            batched_answers: tuple(int(n) for n in sums)
+            for batched_answers, sums, answers in ((True, row[9:12], batched), (False, row[12:15], row[0] - batched))
+            if answers
         }
         return {
             "answers": row[0],
@@ -49,13 +53,13 @@ class UsageStore:
     def latencies_at(self, run_id: int, positions: list[int], count: int) -> dict[int, float]:
         """The model's seconds for the answers at these 0-based positions in ascending order,
         of the run's `count` timed answers (RunStore.spending's "timed"): each a walk along
-        predictions_run_seconds from its nearer end, never reading every answer."""
+        predictions_run_usage from its nearer end, never reading every answer."""
         found = {}
         for position in positions:
             ascending = position <= count - 1 - position
             offset = position if ascending else count - 1 - position
             row = self.db.execute(
-                "SELECT latency_s FROM predictions INDEXED BY predictions_run_seconds WHERE run_id = ? AND cached = 0"
+                "SELECT latency_s FROM predictions INDEXED BY predictions_run_usage WHERE run_id = ? AND cached = 0"
                 f" AND latency_s IS NOT NULL ORDER BY latency_s {'ASC' if ascending else 'DESC'} LIMIT 1 OFFSET ?",
                 [run_id, offset],
             ).fetchone()

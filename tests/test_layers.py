@@ -182,16 +182,44 @@ RICH_NOT_FOR_READING = (
     "rich.live",
     "rich.traceback",
     "markdown_it",
+    "rich._emoji_codes",
 )
 """What printing tables, panels and text does without (Rich's console, table, panel and text
-are what the reading commands print with)."""
+are what the reading commands print with; a str given to Rich as a title would be read as
+markup and load the table of emoji codes)."""
 
 
+def run_printing(command: list[str], env: dict, terminal: bool) -> tuple[int, str]:
+    """(exit status, output) of a command printing to a pipe or to a terminal (a pty, where
+    Rich draws styles and colours)."""
+    if not terminal:
+        result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+        return result.returncode, result.stdout + result.stderr[-2000:]
+    import pty
+
+    reader, writer = pty.openpty()
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=writer, stderr=writer, env=env)
+    os.close(writer)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(reader, 65536)
+        except OSError:  # every writer has closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(reader)
+    return process.wait(timeout=120), output.decode(errors="replace")
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["to a pipe", "to a terminal"])
 @pytest.mark.parametrize("with_config", [False, True], ids=["no config file", "a config file"])
 @pytest.mark.parametrize("name", sorted(READ_COMMANDS))
-def test_the_commands_that_read_load_nothing_heavy(name, with_config, demo_with_a_search, tmp_path):
+def test_the_commands_that_read_load_nothing_heavy(name, with_config, terminal, demo_with_a_search, tmp_path):
     """Each command in a fresh process, as a user runs it, with no config file or with one that
-    sets the usual things (checked by pydantic): the modules loaded when it exits."""
+    sets the usual things (checked by pydantic), printing to a pipe or to a terminal: the
+    modules loaded when it exits."""
     config = tmp_path / "config.toml"
     if with_config:
         config.write_text(
@@ -207,9 +235,9 @@ def test_the_commands_that_read_load_nothing_heavy(name, with_config, demo_with_
     )
     env = {name: value for name, value in os.environ.items() if not name.upper().startswith("WORKBENCH_")}
     env["WORKBENCH_CONFIG"] = str(config)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    assert result.stdout.strip()  # it printed what it reads
+    status, output = run_printing([sys.executable, "-c", code], env, terminal)
+    assert status == 0, output[-4000:]
+    assert output.strip()  # it printed what it reads
     modules = set(json.loads(listing.read_text()))
     loaded = {module.split(".")[0] for module in modules}
     allowed = set(VALIDATING_CONFIG) if with_config else set()

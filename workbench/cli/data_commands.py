@@ -110,10 +110,9 @@ def _claims_table(rows: list, width: int, find: str = "") -> Table:
     from rich import box
     from rich.table import Table
 
-    from store.text_matches import text_matcher
-    from workbench.render.search_marks import marked
+    from workbench.render.search_marks import finder, marked
 
-    matcher = text_matcher(find)
+    spans = finder(find)
     columns = {
         "id": [str(r.id) for r in rows],
         "dataset": [one_line(r.dataset) for r in rows],
@@ -142,7 +141,7 @@ def _claims_table(rows: list, width: int, find: str = "") -> Table:
     for n, row in enumerate(rows):
         cells = [literal(cells[n]) for cells in columns.values()]
         shown = one_line(row.text, claim_width)
-        table.add_row(*cells, marked(shown, matcher.spans(shown)))
+        table.add_row(*cells, marked(shown, spans(shown)))
     return table
 
 

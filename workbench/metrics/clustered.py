@@ -98,22 +98,32 @@ def _draw_clusters(types: np.ndarray, multiplicity: np.ndarray, resamples: int, 
     uniformly with replacement, and adds up the drawn clusters' count vectors.
 
     Clusters are drawn as indices (a multinomial over thousands of kinds, one binomial per
-    kind, is slower than the indices themselves), counted per kind, then multiplied out."""
+    kind, is slower than the indices themselves), counted, then multiplied out: per kind
+    when many clusters share one, per cluster when most are alike in nothing (the lookup
+    of each draw's kind then costs more than it saves)."""
     clusters = int(multiplicity.sum())
     if clusters == 0:
         raise ValueError("cannot resample an empty set of items")
     rng = np.random.default_rng(seed)
     kinds = len(multiplicity)
-    kind_of = np.repeat(np.arange(kinds, dtype=np.int64), multiplicity)  # cluster number -> its kind
+    per_cluster = kinds * 2 > clusters
+    groups = clusters if per_cluster else kinds
+    kind_of = None if per_cluster else np.repeat(np.arange(kinds, dtype=np.int32), multiplicity)
+    # BLAS multiplies floats; the counts are integers, exact while every sum stays below the
+    # float's integer limit (2**24 in single precision, which halves the work).
+    largest = int(types.sum(axis=1).max()) * clusters
+    exact = np.float32 if largest < 2**24 else np.float64
+    weights = (np.repeat(types, multiplicity, axis=0) if per_cluster else types).astype(exact)
     stack = np.empty((resamples, types.shape[1]), dtype=np.int64)
-    weights = types.astype(np.float64)  # BLAS multiplies floats; counts stay exact far below 2**53
-    step = max(1, 4_000_000 // max(clusters, kinds))  # bounds the index matrix's memory
+    step = max(1, 4_000_000 // clusters)  # bounds the index matrix's memory (and keeps it int32)
     for start in range(0, resamples, step):
         rows = min(step, resamples - start)
-        picks = kind_of[rng.integers(0, clusters, size=(rows, clusters), dtype=np.int32)]
-        picks += (np.arange(rows) * kinds)[:, None]  # keeps the resamples' counts apart
-        counts = np.bincount(picks.ravel(), minlength=rows * kinds).reshape(rows, kinds)
-        stack[start : start + rows] = np.rint(counts.astype(np.float64) @ weights).astype(np.int64)
+        picks = rng.integers(0, clusters, size=(rows, clusters), dtype=np.int32)
+        if kind_of is not None:
+            picks = kind_of[picks]
+        picks += (np.arange(rows, dtype=np.int32) * groups)[:, None]  # keeps the resamples' counts apart
+        counts = np.bincount(picks.ravel(), minlength=rows * groups).reshape(rows, groups)
+        stack[start : start + rows] = np.rint(counts.astype(exact) @ weights).astype(np.int64)
     return stack
 
 

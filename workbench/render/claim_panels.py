@@ -16,10 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from store import Claim, Dataset, Flag
-from store.text_matches import text_matcher
 from workbench.prompting.evidence import full_window, page_windows, qa_pairs, qa_text, reference_passages
 from workbench.render.display import literal, printable
-from workbench.render.search_marks import marked
+from workbench.render.search_marks import finder, marked
 
 
 def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse") -> Text:
@@ -36,8 +35,8 @@ def highlighted(text: str, span: tuple[int, int] | None, style: str = "reverse")
 def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag], find: str = "") -> Iterator[Panel | Table]:
     """Claim, metadata, Q&R context, then each evidence setting's view; what the filter
     `find` searches for is marked in the claim (its evidence: terms, in the evidence)."""
-    text = marked(claim.text, text_matcher(find).spans(claim.text))
-    in_evidence = text_matcher(find, "evidence")
+    in_claim, in_evidence = finder(find), finder(find, "evidence")
+    text = marked(claim.text, in_claim(claim.text))
     yield _panel(text, title=literal(f"claim {claim.id} ({claim.dataset}:{claim.external_id})"))
     yield _metadata(claim, dataset, flags)
     if claim.question or claim.response:
@@ -47,23 +46,24 @@ def claim_panels(claim: Claim, dataset: Dataset | None, flags: list[Flag], find:
         body.append_text(highlighted(claim.response or "", span))
         yield _panel(body, title="question and response")
     for window in reference_passages(claim):
-        yield _panel(marked(window.text, in_evidence.spans(window.text)), title="Reference (quoted passage)")
+        yield _panel(marked(window.text, in_evidence(window.text)), title="Reference (quoted passage)")
     full = full_window(claim)
     if full is not None:
         title = literal(f"Full ({len(full.text):,} of {full.total_chars:,} chars) {full.url or ''}")
-        yield _panel(marked(full.text, in_evidence.spans(full.text), passage=full.highlight), title=title)
+        yield _panel(marked(full.text, in_evidence(full.text), passage=full.highlight), title=title)
     for n, window in enumerate(page_windows(claim), start=1):
         mark = " CITED" if window.is_cited else ""
         title = literal(f"Page {n}{mark}: {window.title or ''} {window.url or ''}")
-        yield _panel(marked(window.text, in_evidence.spans(window.text), passage=window.highlight), title=title)
+        yield _panel(marked(window.text, in_evidence(window.text), passage=window.highlight), title=title)
     qa = qa_pairs(claim)
     if qa:
         yield _panel(literal("\n".join(qa_text(item) for item in qa)), title="question-answer evidence")
 
 
 def _panel(body: Text, title: Text | str) -> Panel:
-    """A panel as wide as the output, its title on the left."""
-    return Panel(body, title=title, title_align="left")
+    """A panel as wide as the output, its title on the left (a str title goes in as Text:
+    Rich would read it as markup and load its table of emoji codes to do so)."""
+    return Panel(body, title=literal(title) if isinstance(title, str) else title, title_align="left")
 
 
 def claim_facts(claim: Claim) -> list[tuple[str, object]]:

@@ -7,6 +7,7 @@ visible with NO_COLOR and on a monochrome terminal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,21 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 SEARCH_MATCH = "bold underline black on yellow"
+
+
+def finder(find: str, field: str | None = None) -> Callable[[str], list[tuple[int, int]]]:
+    """The spans of a text that the filter `find` searches for (its claim-text terms, or its
+    `evidence:` terms with field "evidence"); without a filter, none, and the parser of
+    text terms is not imported (a reading command prints sooner)."""
+    if not find.strip():
+        return _nowhere
+    from store.text_matches import text_matcher
+
+    return text_matcher(find, field).spans
+
+
+def _nowhere(text: str) -> list[tuple[int, int]]:
+    return []
 
 
 def marked(

@@ -11,7 +11,10 @@ from pathlib import Path
 
 
 def run_workbench(
-    db_path: str | Path, annotator: str | None = None, compare: tuple[str, str, str] | None = None
+    db_path: str | Path,
+    annotator: str | None = None,
+    compare: tuple[str, str, str] | None = None,
+    cluster: str | None = None,
 ) -> int:
     """Open the workbench on a database file (created and migrated if needed) as
     `annotator` (default: the config's); returns the app's exit status (non-zero when it
@@ -20,7 +23,8 @@ def run_workbench(
     The database is opened once before the terminal is taken over, so a path that cannot
     be used (store.DatabaseProblem) or a name that cannot be an annotator's
     (workbench.triage.TriageError) is raised here, with the terminal untouched. `compare`
-    (base run, other run, filter) opens the flips view between two runs.
+    (base run, other run, filter) opens the flips view between two runs; `cluster` is what
+    the metrics view's intervals resample together (a field or `none`; None: the profile's).
     """
     from store import Store
     from workbench.config import load_settings
@@ -39,7 +43,7 @@ def run_workbench(
         prepare_renderer(settings.images)
     from workbench.tui.app import WorkbenchApp
 
-    app = WorkbenchApp(db_path, settings=settings, compare=compare)
+    app = WorkbenchApp(db_path, settings=settings, compare=compare, cluster=cluster)
     app.run()
     return app.return_code or 0
 

@@ -74,10 +74,13 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         settings: Settings | None = None,
         poll_seconds: float = POLL_SECONDS,
         compare: tuple[str, str, str] | None = None,
+        cluster: str | None = None,
     ):
         super().__init__()
         self.compare = compare
         """(base run, other run, filter): open on the flips view between them."""
+        self.cluster = cluster
+        """What the metrics view's intervals resample together (a field, `none`; None: the profile's)."""
         if self.no_color:  # Textual's greys can vanish into the background; ours keep contrast
             self._filters = [LegibleMonochrome() if isinstance(f, Monochrome) else f for f in self._filters]
         self.db_path = Path(db_path)
@@ -228,7 +231,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         the focus run, and the view compares the second against it)."""
         from workbench.tui.screens.metrics.screen import MetricsScreen  # loaded on first use: start-up stays fast
 
-        self.push_screen(MetricsScreen(self.db_path, list(self.browser.table.query.run_ids)))
+        self.push_screen(MetricsScreen(self.db_path, list(self.browser.table.query.run_ids), cluster=self.cluster))
 
     def action_contamination(self) -> None:
         """Open the contamination view on the highlighted claim."""

@@ -102,6 +102,8 @@ def overall_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Table:
         "macro-F1",
         *(_value_with_ci(s.macro_f1, interval(n, "macro_f1"), fresh, s.scored) for n, s in enumerate(summaries)),
     )
+    if update.cluster:  # intervals resample clusters (`metrics --cluster`): say by what, and how many
+        table.add_row(literal(f"clustered by {one_line(update.cluster, 30)}"), *_cluster_counts(update, columns))
     rows = [
         ("MCC", lambda s: number(s.mcc)),
         ("Unknown Rate", lambda s: number(s.unknown_rate)),
@@ -125,6 +127,18 @@ def overall_panel(update: PanelUpdate, intervals: IntervalSet | None) -> Table:
     if any(numbers.search is not None for numbers in update.runs):
         _search_rows(table, update, columns)
     return table
+
+
+def _cluster_counts(update: PanelUpdate, columns) -> list[Text]:
+    """Per column, the clusters its scored claims fall in (as `metrics` counts them)."""
+    from workbench.scoring.runs import scored_positions, without_flagged
+
+    cells = []
+    for _, index, filtered in columns:
+        items = update.snapshots[index]
+        items = without_flagged(items, update.config.flag_kind) if filtered else items
+        cells.append(Text(f"{items.cluster_count(scored_positions(items)):,} clusters", style="dim"))
+    return cells
 
 
 def _search_rows(table: Table, update: PanelUpdate, columns) -> None:

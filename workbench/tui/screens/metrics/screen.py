@@ -166,17 +166,17 @@ Definitions: docs/metrics.md."""
         poll_seconds: float = POLL_SECONDS,
         resamples: int = 1000,
         seed: int = 0,
+        cluster: str | None = None,
     ):
         super().__init__()
         self.db_path = Path(db_path) if db_path is not None else None
         self.run_ids = list(run_ids or [])
         self.fields = list(dict.fromkeys([*(by or []), *BREAKDOWN_FIELDS]))
         self.field_index = 0
-        self.flag_kind = DEFAULT_FLAG_KIND
-        self.exclude = False
+        self.flag_kind, self.exclude = DEFAULT_FLAG_KIND, False
         self.cutoff: str | None = None
         self.poll_seconds = poll_seconds
-        self.resamples, self.seed = resamples, seed
+        self.resamples, self.seed, self.cluster = resamples, seed, cluster  # cluster: as ViewConfig's
         self.update: PanelUpdate | None = None
         self.intervals: IntervalSet | None = None
         self.error: str | None = None
@@ -250,7 +250,7 @@ Definitions: docs/metrics.md."""
 
     def wanted(self) -> ViewConfig:
         """The view as the keys have set it."""
-        return ViewConfig(tuple(self.run_ids), self.field, self.flag_kind, self.exclude, self.cutoff)
+        return ViewConfig(tuple(self.run_ids), self.field, self.flag_kind, self.exclude, self.cutoff, self.cluster)
 
     def _step(self, force: bool = False) -> None:
         if self._watcher is not None and self.run_ids:

@@ -33,6 +33,7 @@ from workbench.scoring.runs import (
     without_flagged,
 )
 from workbench.tui.db import ThreadStores
+from workbench.tui.screens.metrics.clustering import Clustering
 from workbench.tui.screens.metrics.report_parts import ReportParts
 
 BREAKDOWN_FIELDS = ("importance", "task", "domain", "label", "claim-type", "modality", "flag:{kind}", "cutoff")
@@ -48,11 +49,14 @@ class ViewConfig:
     flag_kind: str = "contaminated"
     exclude: bool = False
     cutoff: str | None = None
+    cluster: str | None = None
+    """What intervals resample together: a field, `none`, or None for the dataset profile's
+    natural cluster (as `metrics --cluster`)."""
 
     @property
     def read_key(self) -> tuple:
         """What the runs are read with (the exclude toggle needs no new read)."""
-        return (self.run_ids, self.field, self.flag_kind, self.cutoff)
+        return (self.run_ids, self.field, self.flag_kind, self.cutoff, self.cluster)
 
     @property
     def exclude_flag(self) -> str | None:
@@ -107,6 +111,8 @@ class PanelUpdate:
     """The runs were read afresh (opening the view, another field or flag kind)."""
     differences: tuple = ()
     """What differs between the first two runs' manifests besides the model."""
+    cluster: str | None = None
+    """The field the snapshots' intervals and paired tests resample together (None: claims)."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +172,7 @@ class MetricsWatcher:
         self._flags: tuple = ()
         self._statuses: tuple = ()
         self._differences: tuple = ()
+        self._clustering = Clustering()
         self._parts = ReportParts()
         self._answers = 0
         """Answers recorded since the runs were read (what the report's parts depend on)."""
@@ -218,7 +225,8 @@ class MetricsWatcher:
 
     def _load(self, store, config: ViewConfig) -> None:
         field_names = [self._field(config)] if config.loads_field else []
-        fields = parse_fields(field_names)
+        self._clustering = Clustering.of(store, config, parse_fields(field_names))
+        fields = self._clustering.fields
         kind = config.flag_kind or None
         self._config, self._lives = config, []
         self._flags = flag_signature(store, config.flag_kind)
@@ -247,12 +255,12 @@ class MetricsWatcher:
 
     def _update(self, first: bool = False) -> PanelUpdate:
         config = self._config
-        field_name = next(iter(self._lives[0].items.fields), None) if self._lives else None
+        field_name = self._clustering.breakdown
         runs = [
             self._numbers(live, field_name, status)
             for live, status in zip(self._lives, self._statuses or [None] * len(self._lives))
         ]
-        snapshots = [live.snapshot() for live in self._lives]
+        snapshots = [self._clustering.apply(live.snapshot()) for live in self._lives]
         comparison = filtered = None
         if len(snapshots) >= 2 and _same_space(snapshots[0], snapshots[1]):
             comparison = compare_items(snapshots[0], snapshots[1], resamples=0)
@@ -263,7 +271,16 @@ class MetricsWatcher:
                     resamples=0,
                 )
         return PanelUpdate(
-            self.generation, config, runs, snapshots, comparison, filtered, field_name, first, self._differences
+            self.generation,
+            config,
+            runs,
+            snapshots,
+            comparison,
+            filtered,
+            field_name,
+            first,
+            self._differences,
+            self._clustering.name,
         )
 
     def _numbers(self, live: LiveRun, field_name: str | None, status: str | None) -> RunNumbers:
