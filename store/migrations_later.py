@@ -170,13 +170,14 @@ def m013_document_addresses(db: Database) -> None:
     db.executescript("CREATE INDEX documents_address ON documents(dataset_id, url);")
 
 
-# The later numbers, each in a module of its own (registered in number order).
-from store import (  # noqa: E402 (registered after the migrations above)
-    migrations_claimreview,  # noqa: E402,F401  (m014: ClaimReview articles and curation)
-    migrations_run_budgets,  # noqa: E402,F401  (m019: a run keeps its --max-cost)
-    migrations_search_images,  # noqa: E402,F401  (m017: images in search runs)
-    migrations_spot_checks,  # noqa: E402,F401  (m016: timings, prices, engine)
-    migrations_substring,  # noqa: E402,F401  (m018: search inside unspaced scripts)
-    migrations_team,  # noqa: E402,F401  (m015: triage as a team)
-    migrations_usage,  # noqa: E402,F401  (m019: spending summed from one index)
-)
+# The later numbers, each in a module of its own. The order of these imports is the order
+# they register and apply in, so it is by number, not by name (sorting is off here).
+# isort: off
+from store import migrations_claimreview  # noqa: E402,F401  (m014: ClaimReview articles and curation)
+from store import migrations_team  # noqa: E402,F401  (m015: triage as a team)
+from store import migrations_spot_checks  # noqa: E402,F401  (m016: timings, prices, engine)
+from store import migrations_search_images  # noqa: E402,F401  (m017: images in search runs)
+from store import migrations_substring  # noqa: E402,F401  (m018: search inside unspaced scripts)
+from store import migrations_usage  # noqa: E402,F401  (m019: spending summed from one index)
+from store import migrations_run_budgets  # noqa: E402,F401  (m020: a run keeps its --max-cost)
+# isort: on

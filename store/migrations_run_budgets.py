@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 @migration
-def m019_run_budget(db: Database) -> None:
+def m020_run_budget(db: Database) -> None:
     """The --max-cost a run was started (or last resumed) with, in US dollars: a resumed run
     keeps its budget, counting what it spent before. NULL: no budget."""
     db.executescript("ALTER TABLE runs ADD COLUMN max_cost REAL;")
