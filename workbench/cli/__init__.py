@@ -32,6 +32,7 @@ COMMANDS = {
     "cutoffs": "curation_commands:cutoffs_command",
     "datasets": "data_commands:datasets_command",
     "demo": "data_commands:demo_command",
+    "ev2r": "ev2r_commands:ev2r_command",
     "export": "data_commands:export_command",
     "filter-help": "data_commands:filter_help_command",
     "import": "import_commands:import_command",

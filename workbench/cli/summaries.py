@@ -31,6 +31,7 @@ SUMMARIES = {
     ),
     'datasets': 'List the datasets in the database.',
     'demo': 'Load the bundled demo datasets (idempotent) and open the workbench on them.',
+    'ev2r': "Score a run's evidence and verdicts as the AVeriTeC 2025 task does (Ev2R recall).",
     'export': 'Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout.',
     'filter-help': "Explain the filter language used by --where and the TUI's filter bar.",
     'import': (
