@@ -28,6 +28,8 @@ class Ev2rResult:
     """Claims with evidence that a judge run has not answered yet (counted among failures)."""
     capped: int
     """Claims whose answer carried more pairs than the task reads (the rest were not shown)."""
+    per_claim: dict[int, ClaimEv2r]
+    """Claim id -> its judged parts (for paired comparisons)."""
 
     def prompt(self) -> dict[str, Any]:
         """Which judge prompt each part used: its name, hash, and whether it is ours or the user's."""
@@ -59,8 +61,9 @@ def ev2r_of(store: Store, run: Run, judge: str | None = None) -> Ev2rResult | No
     if set(judges) != set(PARTS):
         return None
     answers = {part: {p.claim_id: p for p in store.runs.predictions(r.id)} for part, r in judges.items()}
-    claims, not_judged, capped = [], 0, 0
+    claims, not_judged, capped, ids = [], 0, 0, []
     for claim_id in store.runs.claim_ids(run.id):
+        ids.append(claim_id)
         claim = store.claims.get(claim_id)
         prediction = store.runs.prediction(run.id, claim_id)
         correct = prediction is not None and prediction.status == "ok" and prediction.verdict == claim.label
@@ -72,7 +75,7 @@ def ev2r_of(store: Store, run: Run, judge: str | None = None) -> Ev2rResult | No
         outcomes = {part: _outcome(answers[part].get(claim_id)) for part in PARTS}
         not_judged += any(answers[part].get(claim_id) is None for part in PARTS)
         claims.append(ClaimEv2r(correct, outcomes["questions"], outcomes["pairs"]))
-    return Ev2rResult(run, judges, summarise(claims), not_judged, capped)
+    return Ev2rResult(run, judges, summarise(claims), not_judged, capped, dict(zip(ids, claims)))
 
 
 def _outcome(judgment) -> FactCounts | str:
