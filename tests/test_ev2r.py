@@ -10,7 +10,7 @@ import json
 import pytest
 
 from store import Prediction, Run
-from tests.conftest import DEMO_DATA
+from tests.conftest import AVERITEC_BASELINE, AVERITEC_DEV, DEMO_DATA, require_shared
 from tests.loopback_servers import LoopbackServer
 from tests.support.ev2r import (
     MALFORMED_CLAIM,
@@ -217,3 +217,33 @@ def test_a_claim_without_predicted_evidence_scores_zero_without_a_judge(db_path)
     recall = recorded_counts(1, "pairs")["reference_supported"] / recorded_counts(1, "pairs")["reference_facts"]
     assert abs(found["qa_recall"]["official"] - 3 * recall / 4) < TOLERANCE
     assert found["qa_recall"]["failures"] == 0
+
+
+def test_the_organisers_baseline_on_the_real_dev_set(db_path):
+    gold, baseline = require_shared(AVERITEC_DEV), require_shared(AVERITEC_BASELINE)
+    assert cli(db_path, "import", str(gold)).exit_code == 0
+    assert cli(db_path, "import-submission", str(baseline), "--dataset", "dev", "--run", "baseline").exit_code == 0
+    fixed = {"reference_facts": 4, "reference_supported": 3, "predicted_facts": 5, "predicted_supported": 2}
+    with LoopbackServer("openai", answer=lambda body: json.dumps(fixed)) as server:
+        result = cli(
+            db_path,
+            "ev2r",
+            "baseline",
+            "--judge",
+            "openai-compatible:llama",
+            "--base-url",
+            server.url,
+            "--concurrency",
+            "16",
+            "--json",
+        )
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output[result.output.index("{") :])
+    records, labels = json.loads(baseline.read_text()), [c["label"] for c in json.loads(gold.read_text())]
+    with_evidence = [bool(r["evidence"]) for r in records]
+    right = [r["pred_label"] == label for r, label in zip(records, labels)]
+    n = len(records)
+    assert found["claims"] == n == 500 and found["no_evidence"] == with_evidence.count(False)
+    assert abs(found["qa_recall"]["official"] - 0.75 * sum(with_evidence) / n) < TOLERANCE
+    expected = sum(r and e for r, e in zip(right, with_evidence)) / n
+    assert abs(found["score"]["official"] - expected) < TOLERANCE and found["score"]["failures"] == 0
