@@ -34,7 +34,7 @@ def judge(db_path, server, *extra):
     )
 
 
-def hand_computed(positions: dict[str, int]) -> dict:
+def hand_computed(positions: dict[str, int], threshold: float = 0.5) -> dict:
     """The organisers' formula, written out: recall = supported reference facts / reference
     facts; a claim scores 1 when its label is right and its Q+A recall is above 0.5; an
     unreadable reply is recall 0 and score 0."""
@@ -54,7 +54,7 @@ def hand_computed(positions: dict[str, int]) -> dict:
         recall_qa = counts_qa["reference_supported"] / counts_qa["reference_facts"]
         qa.append(recall_qa)
         qa_ok.append(recall_qa)
-        score.append(1.0 if right and recall_qa > 0.5 else 0.0)
+        score.append(1.0 if right and recall_qa > threshold else 0.0)
         score_ok.append(score[-1])
     mean = lambda values: sum(values) / len(values)  # noqa: E731
     return {
@@ -71,7 +71,12 @@ def test_the_2025_score_equals_the_published_formula_with_failures_apart(db_path
     with LoopbackServer("openai", answer=recorded_judge(positions)) as server:
         result = judge(db_path, server)
         asked = len(server.answer_arrivals())
+        lower = judge(db_path, server, "--threshold", "0.4")
+        assert len(server.answer_arrivals()) == asked  # another threshold asks the judge nothing
     assert result.exit_code == 0, result.output
+    at_lower = json.loads(lower.output[lower.output.index("{") :])["score"]
+    assert abs(at_lower["official"] - hand_computed(positions, 0.4)["score"][0]) < TOLERANCE
+    assert at_lower["official"] != hand_computed(positions)["score"][0]
     found = json.loads(result.output[result.output.index("{") :])
     expected = hand_computed(positions)
     n = expected["n"]

@@ -48,10 +48,27 @@ from workbench.cli.hints import this_command
     show_default=True,
     help="Ask the judge this many times per claim and part (each repeat cached apart and kept).",
 )
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="The Q+A recall a right verdict must exceed to score (the organisers' scorer: 0.5).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @shared_options
 def ev2r_command(
-    run_ref, judge_model, base_url, prompt_file, questions_prompt_file, concurrency, no_cache, params, repeats, as_json
+    run_ref,
+    judge_model,
+    base_url,
+    prompt_file,
+    questions_prompt_file,
+    concurrency,
+    no_cache,
+    params,
+    repeats,
+    threshold,
+    as_json,
 ) -> None:
     """Score a run's evidence and verdicts as the AVeriTeC 2025 task does (Ev2R recall).
 
@@ -93,16 +110,16 @@ def ev2r_command(
         finished = execute_sweep_with_progress(pending)
         for one in pending:
             report_finished(one, finished.get(one.run.id), this_command())
-    _print(run_ref, prepared[0].run.model, as_json)
+    _print(run_ref, prepared[0].run.model, threshold, as_json)
 
 
-def _print(run_ref: str, judge: str, as_json: bool) -> None:
+def _print(run_ref: str, judge: str, threshold: float, as_json: bool) -> None:
     from workbench.cli.opening import open_store
     from workbench.contamination.ev2r_scores import ev2r_of
 
     store = open_store()
     try:
-        result = ev2r_of(store, store.runs.get(run_ref), judge)
+        result = ev2r_of(store, store.runs.get(run_ref), judge, threshold)
     finally:
         store.close()
     if result is None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from store import Claim, Prediction
-from workbench.contamination.averitec_runs import gold_questions
 from workbench.metrics.ev2r import MAX_PAIRS
 
 PARTS = ("questions", "pairs")
@@ -28,6 +27,9 @@ class Pair:
 def reference_pairs(claim: Claim) -> list[Pair]:
     """One pair per gold answer (a Boolean answer with its explanation), in the dataset's
     order; a question nobody answered adds none, as in the organisers' submission files."""
+    # Here, not at the top: the 2024 scorer's module loads scipy, which `metrics` need not pay for.
+    from workbench.contamination.averitec_runs import gold_questions
+
     pairs = []
     for question in gold_questions(claim):
         for answer in question["answers"]:

@@ -13,7 +13,7 @@ from typing import Any
 from store import Run, Store
 from workbench.contamination.ev2r_evidence import PART_WORDS, PARTS, predicted_pairs
 from workbench.contamination.ev2r_task import is_users
-from workbench.metrics.ev2r import FAILED, NO_EVIDENCE, ClaimEv2r, Ev2rSummary, FactCounts, summarise
+from workbench.metrics.ev2r import FAILED, NO_EVIDENCE, THRESHOLD, ClaimEv2r, Ev2rSummary, FactCounts, summarise
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,9 @@ def ev2r_runs(store: Store, run: Run, judge: str | None = None) -> dict[str, Run
     return found
 
 
-def ev2r_of(store: Store, run: Run, judge: str | None = None) -> Ev2rResult | None:
-    """The run's Ev2R figures (None unless both parts have a judge run)."""
+def ev2r_of(store: Store, run: Run, judge: str | None = None, threshold: float = THRESHOLD) -> Ev2rResult | None:
+    """The run's Ev2R figures (None unless both parts have a judge run); `threshold`: the Q+A
+    recall a right verdict must exceed to score."""
     judges = ev2r_runs(store, run, judge)
     if set(judges) != set(PARTS):
         return None
@@ -75,7 +76,7 @@ def ev2r_of(store: Store, run: Run, judge: str | None = None) -> Ev2rResult | No
         outcomes = {part: _outcome(answers[part].get(claim_id)) for part in PARTS}
         not_judged += any(answers[part].get(claim_id) is None for part in PARTS)
         claims.append(ClaimEv2r(correct, outcomes["questions"], outcomes["pairs"]))
-    return Ev2rResult(run, judges, summarise(claims), not_judged, capped, dict(zip(ids, claims)))
+    return Ev2rResult(run, judges, summarise(claims, threshold), not_judged, capped, dict(zip(ids, claims)))
 
 
 def _outcome(judgment) -> FactCounts | str:
