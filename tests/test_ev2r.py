@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import pytest
 
@@ -252,3 +253,29 @@ def test_the_organisers_baseline_on_the_real_dev_set(db_path):
     assert abs(found["qa_recall"]["official"] - 0.75 * sum(with_evidence) / n) < TOLERANCE
     expected = sum(r and e for r, e in zip(right, with_evidence)) / n
     assert abs(found["score"]["official"] - expected) < TOLERANCE and found["score"]["failures"] == 0
+
+
+def test_judge_repeats_are_kept_and_their_consistency_is_read(db_path):
+    demo_submission_db(db_path)
+    positions = claim_positions()
+    from workbench.runs.requests import REPEAT_SEED_STEP
+
+    def flickering(body: dict) -> str:
+        """Recorded counts; on the second repeat, claims at even positions get one fact fewer supported."""
+        prompt = body["messages"][-1]["content"]
+        position = positions[re.search(r"Claim being checked: (.*)", prompt).group(1)]
+        counts = recorded_counts(position, "questions" if "(questions only)" in prompt else "pairs")
+        if body["seed"] // REPEAT_SEED_STEP == 1 and position % 2 == 0 and counts["reference_supported"]:
+            counts["reference_supported"] -= 1
+        return json.dumps(counts)
+
+    with LoopbackServer("openai", answer=flickering) as server:
+        result = judge(db_path, server, "--repeats", "2")
+    assert result.exit_code == 0, result.output
+    qa_run = json.loads(result.output[result.output.index("{") :])["judge_runs"]["questions"]
+    found = json.loads(cli(db_path, "judge-consistency", qa_run, "--json").output)
+    changed = [
+        n for n in range(len(positions)) if n % 2 == 0 and recorded_counts(n, "questions")["reference_supported"]
+    ]
+    assert found["repeats"] == 2 and found["comparable"] == len(positions)
+    assert found["identical"]["value"] == pytest.approx(1 - len(changed) / len(positions), abs=TOLERANCE)
