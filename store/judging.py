@@ -76,6 +76,13 @@ class JudgingStore:
         ).fetchall()
         return [self.runs.get(run_id) for (run_id,) in rows]
 
+    def task_runs(self, target_run_id: int, kind: str) -> list[Run]:
+        """The runs of one kind (e.g. ev2r) that judge a verdict run, newest first."""
+        rows = self.db.execute(
+            "SELECT id FROM runs WHERE kind = ? AND target_run_id = ? ORDER BY id DESC", [kind, target_run_id]
+        ).fetchall()
+        return [self.runs.get(run_id) for (run_id,) in rows]
+
     def scores(self, judge_run_id: int) -> list[Judged]:
         """A judge run's readable scores with the outcome of each judged answer, by claim id."""
         rows = self.db.execute(

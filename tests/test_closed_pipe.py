@@ -56,9 +56,12 @@ PRINTING = {
 NOT_PIPED = {
     "batch",
     "demo",
+    "ev2r",
+    "export-submission",
     "import",
     "import-knowledge",
     "import-predictions",
+    "import-submission",
     "judge",
     "judge-agreement",
     "judge-consistency",

@@ -31,7 +31,11 @@ SUMMARIES = {
     ),
     'datasets': 'List the datasets in the database.',
     'demo': 'Load the bundled demo datasets (idempotent) and open the workbench on them.',
+    'ev2r': "Score a run's evidence and verdicts as the AVeriTeC 2025 task does (Ev2R recall).",
     'export': 'Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout.',
+    'export-submission': (
+        "Write a run's verdicts and evidence exactly in the AVeriTeC shared task's submission layout."
+    ),
     'filter-help': "Explain the filter language used by --where and the TUI's filter bar.",
     'import': (
         'Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it, or '
@@ -45,6 +49,10 @@ SUMMARIES = {
         'Load predictions made elsewhere as a finished run against DATASET: matched to its claims by id '
         '(or exact claim text), verdicts put in its label space (others kept as parse failures), '
         'explanations and predicted evidence kept.'
+    ),
+    'import-submission': (
+        'Load an AVeriTeC submission (the leaderboard CSV or the system output JSON) as a finished run, '
+        "matched to DATASET's claims by id; `workbench ev2r RUN` then scores it."
     ),
     'judge': "Score a run's explanations from 0 to 10 with a judge model (RealFactBench's EQ).",
     'judge-agreement': (

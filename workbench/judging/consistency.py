@@ -28,7 +28,7 @@ def repeated_judge_run(store: Store, reference: str | int) -> Run:
     run = store.runs.get(reference)
     if run is None:
         raise RunSetupError(no_run(store.runs, reference, listing=False))
-    if run.kind == "judge":
+    if run.kind in ("judge", "ev2r"):  # an Ev2R judge run's repeats keep each repeat's recall
         if not store.judging.repeat_count(run.id):
             raise RunSetupError(
                 f"judge run {run.name!r} asked once per explanation: there is no consistency to"

@@ -18,6 +18,7 @@ from workbench.prompting.templates import CLAIM_FIELDS, DEFAULT_IMAGE_WORDS, pla
 
 KIND_PLACEHOLDERS = {
     "article": {"details", "max_evidence"},
+    "ev2r": {"details", "answer", "evidence_kind", "reference_evidence", "predicted_evidence"},
     "extract": {"details", "max_evidence", "article", "answer"},
     "judge": {"details", "answer", "gold_label", "gold_evidence", "verdict", "explanation"},
     "reformulate": {"details", "answer", "pairs", "count"},

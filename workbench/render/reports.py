@@ -20,6 +20,7 @@ from workbench.metrics import Interval, MetricSummary
 from workbench.render.display import printable
 from workbench.render.explanations import comparison_dict as eq_comparison_dict
 from workbench.render.explanations import explanations_dict, mean_text
+from workbench.render.leaderboard import ev2r_comparison_dict, leaderboard_dict, leaderboard_markdown
 from workbench.render.searches import markdown_search, search_dict
 from workbench.render.triage import breakdown_dict, breakdown_markdown
 from workbench.render.usage import cost_text, seconds_text, speed_text, usage_dict
@@ -159,6 +160,7 @@ def report_dict(report: RunReport) -> dict:
         "all": run_scores_dict(report.scores.full),
         "filtered": run_scores_dict(report.scores.filtered) if report.scores.filtered is not None else None,
         "explanation_quality": explanations_dict(report.explanations),
+        "averitec": leaderboard_dict(report.averitec),
         "search": search_dict(report.search),
         "usage": usage_dict(report.usage) if report.usage is not None else None,
         "failure_categories": breakdown_dict(report.failures),
@@ -233,6 +235,7 @@ def comparison_report_dict(report: ComparisonReport) -> dict:
         "all": comparison_dict(report.scores.full),
         "filtered": comparison_dict(report.scores.filtered) if report.scores.filtered is not None else None,
         "explanation_quality": eq_comparison_dict(report.explanations),
+        "averitec_2025": ev2r_comparison_dict(report.ev2r),
     }
 
 
@@ -421,6 +424,7 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
             rows,
         )
     lines += _explanations_table(reports)
+    lines += leaderboard_markdown(reports, md_text, _md_table)
     lines += markdown_search(reports, md_text, _md_table)
     lines += _usage_table(reports)
     lines += breakdown_markdown(

@@ -195,6 +195,10 @@ def report_parts(report: RunReport, search: bool = True) -> list[RenderableType]
     parts: list[RenderableType] = []
     if report.explanations is not None:
         parts.append(explanations_view(report.explanations))
+    if report.averitec is not None:
+        from workbench.render.leaderboard import leaderboard_view
+
+        parts.append(leaderboard_view(report.averitec))
     if search and report.search is not None:
         from workbench.render.searches import search_view
 
@@ -229,6 +233,10 @@ def comparison_view(report: ComparisonReport) -> RenderableType:
         parts += _comparison_parts(comparison, label if scores.filtered is not None else None)
     if report.explanations is not None:
         parts.append(comparison_line(report.explanations))
+    if report.ev2r is not None:
+        from workbench.render.leaderboard import ev2r_comparison_line
+
+        parts.append(ev2r_comparison_line(report.ev2r))
     return Group(*parts)
 
 

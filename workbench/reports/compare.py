@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from store import Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.judging.scores import ExplanationComparison, compare_explanations
+from workbench.reports.averitec import Ev2rComparison, compare_ev2r
 from workbench.reports.clusters import cluster_for
 from workbench.runs.manifest import Difference, differences, run_manifest, unexplained
 from workbench.scoring.compare import ScoreComparison, compare_runs
@@ -29,6 +30,8 @@ class ComparisonReport:
     """What the user said varies on purpose (--varies): those differences are expected."""
     cluster_declared_by: str | None = None
     """The import profile whose natural cluster the paired tests resample, when none was asked for."""
+    ev2r: Ev2rComparison | None = None
+    """Paired AVeriTeC 2025 figures, when one Ev2R judge judged both runs."""
 
     @property
     def unexplained(self) -> list[Difference]:
@@ -70,6 +73,7 @@ def build_comparison(
         tuple(found),
         tuple(varies),
         declared_by,
+        compare_ev2r(store, runs[0], runs[1], resamples, seed),
     )
 
 

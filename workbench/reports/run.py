@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from store import Run, Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.judging.scores import ExplanationScores, score_explanations
+from workbench.reports.averitec import LeaderboardRow, leaderboard_row
 from workbench.reports.clusters import cluster_for
 from workbench.reports.search import SearchSummary, search_summary
 from workbench.scoring.runs import ScoreReport, resolve_run, runs_with_cutoffs, score_run
@@ -29,7 +30,7 @@ from workbench.triage.final import FailureBreakdown, failure_breakdown
 from workbench.usage.prices import PriceTable
 from workbench.usage.summary import RunUsage, run_usage
 
-PARTS = ("scores", "explanations", "search", "usage", "failures")
+PARTS = ("scores", "explanations", "averitec", "search", "usage", "failures")
 """Every part of a report, in the order the CLI prints them."""
 
 
@@ -59,6 +60,8 @@ class RunReport:
     scores: ScoreReport | None = None
     explanations: ExplanationScores | None = None
     """Explanation quality, when a judge run has scored the run."""
+    averitec: LeaderboardRow | None = None
+    """The AVeriTeC 2025 and 2024 figures, when an Ev2R judge run has judged the run."""
     search: SearchSummary | None = None
     """Searches, domains, leaks and query reformulations of a search run."""
     usage: RunUsage | None = None
@@ -93,6 +96,8 @@ def build_report(
         found["cluster_declared_by"] = declared_by
     if "explanations" in parts:
         found["explanations"] = score_explanations(store, run.id, options.judge, by, resamples, seed)
+    if "averitec" in parts:
+        found["averitec"] = leaderboard_row(store, run)
     if "search" in parts:
         found["search"] = search_summary(store, run, by[0] if by else None, resamples, seed, options.cutoff)
     if "usage" in parts:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from store import Run
 from workbench.reports import ReportOptions, RunReport, build_report
 
-SLOW_PARTS = ("search", "usage", "failures")
+SLOW_PARTS = ("search", "usage", "failures", "averitec")
 """Parts that read the whole run: while it runs, read again at most every SLOW_REREAD_SECONDS."""
 SLOW_REREAD_SECONDS = 5.0
 AT_OPENING = ("explanations", "search")
@@ -76,6 +76,12 @@ class ReportParts:
             "search": tuple(store.search.progress(searching)) if searching else (),
             "usage": (answers, judged),
             "failures": (answers, store.triage.label_version()),
+            # The AVeriTeC leaderboard row: read again when an Ev2R judge run answers more.
+            "averitec": tuple(
+                (judge.id, store.runs.progress(judge.id).done)
+                for run in runs
+                for judge in store.judging.task_runs(run.id, "ev2r")
+            ),
         }
 
     def _read(self, store, runs: list[Run], flag_kind: str, due: list[str]) -> None:

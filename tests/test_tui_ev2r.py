@@ -1,0 +1,44 @@
+"""The metrics view shows a run's AVeriTeC leaderboard row (issue 35, item 4) as `workbench
+metrics` prints it, once an Ev2R judge run has judged the run; at 80x24."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from store import Store
+from tests.loopback_servers import LoopbackServer
+from tests.support.ev2r import SUBMISSION, claim_positions, demo_submission_db, recorded_judge
+from tests.support.judging import cli
+from tests.support.tui import until
+from tests.support.tui_metrics import Host, settled
+
+
+def report_words(screen) -> str:
+    """The report panel's text as drawn (its words, rules and wrapping left out)."""
+    panel = screen.query_one("#report-panel")
+    if panel._shown is None or not panel.display:
+        return ""
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(panel._shown)
+    return " ".join(console.export_text().replace("│", " ").replace("─", " ").split())
+
+
+async def test_the_metrics_view_shows_the_leaderboard_row(db_path):
+    demo_submission_db(db_path)
+    with LoopbackServer("openai", answer=recorded_judge(claim_positions())) as server:
+        done = cli(db_path, "ev2r", SUBMISSION, "--judge", "openai-compatible:llama", "--base-url", server.url)
+        assert done.exit_code == 0, done.output
+    printed = cli(db_path, "metrics", SUBMISSION, "--resamples", "0").output
+    row = next(line for line in printed.splitlines() if line.startswith("│") and "0.4537" in line)
+    store = Store.open(db_path)
+    run_id = store.runs.get(SUBMISSION).id
+    store.close()
+    app = Host(db_path, [run_id])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await until(pilot, lambda: settled(screen) and "AVeriTeC leaderboard" in report_words(screen))
+        shown = report_words(screen)
+    assert "AVeriTeC leaderboard: demo-sub" in shown
+    assert " ".join(row.replace("│", " ").split()) in shown  # the figures `workbench metrics` prints

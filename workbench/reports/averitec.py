@@ -1,0 +1,100 @@
+"""A run's AVeriTeC leaderboard row: the 2025 figures (Ev2R Q-only and Q+A recall, the new
+score) beside the 2024 ones (Hungarian METEOR Q-only and Q+A, the old score at 0.25), and the
+fact-checker's seconds per claim (the 2025 task allowed one minute) when its time is known.
+
+There is a row only for a run an Ev2R judge run has judged (`workbench ev2r RUN`); its METEOR
+figures need NLTK's data, and are left out with the reason when that is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from store import Run, Store
+from workbench.contamination.ev2r_scores import Ev2rResult, ev2r_of
+from workbench.metrics.ev2r import FAILED, claim_score, part_recall
+from workbench.metrics.resampling import PairedComparison
+from workbench.usage.summary import run_usage
+
+if TYPE_CHECKING:  # the METEOR scorer (nltk) loads only for a run that has a row
+    from workbench.contamination.averitec_scorer import EvidenceScores
+
+OLD_LEVEL = 0.25
+"""The METEOR level of the 2024 score the 2025 leaderboard shows beside the new one."""
+TIME_BUDGET_S = 60.0
+"""The 2025 task's budget per claim."""
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One run's AVeriTeC figures, 2025 and 2024."""
+
+    ev2r: Ev2rResult
+    meteor: EvidenceScores | None
+    meteor_problem: str | None
+    """Why the METEOR figures are missing (NLTK data, evidence that cannot be scored)."""
+    seconds_per_claim: float | None
+    """The run's own model time per answered claim; None for imported or cached answers."""
+
+    @property
+    def old_score(self) -> float | None:
+        return None if self.meteor is None else self.meteor.averitec.get(OLD_LEVEL)
+
+
+def leaderboard_row(store: Store, run: Run, judge: str | None = None) -> LeaderboardRow | None:
+    """The run's row, or None when no Ev2R judge run has judged it."""
+    found = ev2r_of(store, run, judge)
+    if found is None:
+        return None
+    meteor, problem = _meteor(store, run)
+    usage = run_usage(store, run)
+    seconds = usage.seconds_total / usage.answers if usage.answers and usage.seconds_total else None
+    return LeaderboardRow(found, meteor, problem, seconds)
+
+
+def _meteor(store: Store, run: Run) -> tuple[EvidenceScores | None, str | None]:
+    from workbench.contamination.averitec_runs import score_run_evidence
+    from workbench.contamination.averitec_scorer import EvidenceDataError
+    from workbench.nlp.nlp_data import NlpDataMissing
+
+    try:
+        return score_run_evidence(store, run), None
+    except (NlpDataMissing, EvidenceDataError) as error:
+        return None, str(error).splitlines()[0]
+
+
+@dataclass(frozen=True)
+class Ev2rComparison:
+    """Run B minus run A in Q+A recall and in the 2025 score, on the claims whose Q+A judgment
+    is readable in both (judged by the same judge model and prompts)."""
+
+    shared: int
+    failed: int
+    """Claims of both runs left out because a judgment of either is a failure."""
+    recall: PairedComparison | None
+    score: PairedComparison | None
+
+
+def compare_ev2r(store: Store, run_a: Run, run_b: Run, resamples: int, seed: int) -> Ev2rComparison | None:
+    """None unless both runs were judged, with the same judge model and the same prompts."""
+    from workbench.metrics import paired_mean_difference
+
+    a, b = ev2r_of(store, run_a), ev2r_of(store, run_b)
+    if a is None or b is None or _judging(a) != _judging(b):
+        return None
+    both = sorted(a.per_claim.keys() & b.per_claim.keys())
+    kept = [c for c in both if FAILED not in (a.per_claim[c].pairs, b.per_claim[c].pairs)]
+    pairs = [(a.per_claim[c], b.per_claim[c]) for c in kept]
+    recall = [[part_recall(x.pairs) for x, _ in pairs], [part_recall(y.pairs) for _, y in pairs]]
+    score = [[claim_score(x) for x, _ in pairs], [claim_score(y) for _, y in pairs]]
+    return Ev2rComparison(
+        len(kept),
+        len(both) - len(kept),
+        paired_mean_difference(*recall, resamples, seed),
+        paired_mean_difference(*score, resamples, seed),
+    )
+
+
+def _judging(result: Ev2rResult) -> tuple:
+    return tuple((part, run.model_identity, run.prompt_hash) for part, run in sorted(result.judges.items()))
