@@ -32,6 +32,10 @@ SUMMARIES = {
     'datasets': 'List the datasets in the database.',
     'demo': 'Load the bundled demo datasets (idempotent) and open the workbench on them.',
     'export': 'Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout.',
+    'export-run': (
+        'Write one run as an Inspect AI eval log: one sample per claim (prompt, trajectory, answer, gold '
+        'label, scores, metadata), opened by `inspect view`.'
+    ),
     'filter-help': "Explain the filter language used by --where and the TUI's filter bar.",
     'import': (
         'Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it, or '
@@ -45,6 +49,11 @@ SUMMARIES = {
         'Load predictions made elsewhere as a finished run against DATASET: matched to its claims by id '
         '(or exact claim text), verdicts put in its label space (others kept as parse failures), '
         'explanations and predicted evidence kept.'
+    ),
+    'import-run': (
+        'Load an Inspect AI eval log as a finished run against DATASET: samples matched to its claims by '
+        "id (or by input text), verdicts from each score's answer (or the output, parsed); what does not "
+        'match is listed.'
     ),
     'judge': "Score a run's explanations from 0 to 10 with a judge model (RealFactBench's EQ).",
     'judge-agreement': (

@@ -1,0 +1,199 @@
+"""Runs out as Inspect AI eval logs and back (issue 36): written by `export-run`, read by
+inspect_ai's own `read_eval_log`; imported by `import-run` with the same verdicts and metrics.
+The runs are real ones, answered by a loopback model server."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from tests.loopback_search import SearchServer
+from tests.loopback_servers import LoopbackServer, ToolUse
+from tests.run_fixtures import load_mini
+from tests.support.interchange import needs_interchange_venv, python_there, workbench_there
+from tests.support.processes import opened_store
+from workbench.cli import main
+from workbench.scoring.runs import score_run
+
+VERDICTS = ["Supported", "Refuted", "NotEnoughInfo", "maybe?"]
+
+
+def cli(db, *args):
+    return CliRunner().invoke(main, ["--db", str(db), *map(str, args)], terminal_width=120)
+
+
+def mixed_answer(body) -> str:
+    """Verdicts that vary with the prompt, one in four not a label (a parse failure)."""
+    text = json.dumps(body["messages"])
+    verdict = VERDICTS[sum(map(ord, text)) % 4]
+    return json.dumps({"verdict": verdict, "explanation": f"[bold]because[/] {len(text)}"})
+
+
+@pytest.fixture
+def demo_run(demo_store, db_path):
+    """A finished run of a loopback model over the demo dataset, in its template and setting."""
+    with LoopbackServer("openai", answer=mixed_answer) as server:
+        result = cli(
+            db_path, "run", "--dataset", "demo", "--model", "openai-compatible:loop", "--base-url", server.url,
+            "--setting", "claim+time", "--name", "loop", "--concurrency", "2",
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return db_path
+
+
+READ_BACK = """
+import json, sys
+from inspect_ai.log import read_eval_log
+log = read_eval_log(sys.argv[1])
+print(json.dumps({
+    "status": log.status, "model": log.eval.model, "task_args": log.eval.task_args,
+    "temperature": log.eval.model_generate_config.temperature,
+    "metrics": {k: m.value for k, m in log.results.scores[0].metrics.items()},
+    "samples": [{
+        "id": s.id, "target": s.target, "roles": [m.role for m in s.input],
+        "input": [m.text for m in s.input], "output": s.output.completion,
+        "verdict": s.scores["verdict"].answer, "value": s.scores["verdict"].value,
+        "tool_calls": [c.function for m in s.messages if m.role == "assistant" for c in (m.tool_calls or [])],
+        "tool_results": [m.text for m in s.messages if m.role == "tool"],
+        "metadata": s.metadata,
+    } for s in log.samples],
+}))
+"""
+
+
+@needs_interchange_venv
+def test_a_run_exported_as_an_eval_log_reads_back_with_inspect(demo_run, tmp_path):
+    out = tmp_path / "loop.eval"
+    done = workbench_there(demo_run, "export-run", "loop", "--format", "inspect", "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert f"wrote 24 samples of run loop to {out}" in done.stdout
+    log = python_there(READ_BACK, out)
+    with opened_store(demo_run) as store:
+        run = store.runs.get("loop")
+        predictions = {store.claims.get(p.claim_id).external_id: p for p in store.runs.predictions(run.id)}
+        gold = {c.external_id: c for c in (store.claims.get(i) for i in store.claims.ids("dataset:demo"))}
+        macro_f1 = score_run(store, run.id).full.overall.summary.macro_f1
+    assert log["status"] == "success" and log["model"] == "openai-compatible:loop"
+    assert log["task_args"]["setting"] == "claim+time" and log["task_args"]["template"] == "jsfactcheck"
+    assert math.isclose(log["metrics"]["macro_f1"], macro_f1, abs_tol=1e-12)
+    assert len(log["samples"]) == 24
+    for sample in log["samples"]:
+        prediction, claim = predictions[sample["id"]], gold[sample["id"]]
+        assert sample["target"] == (claim.label or "")
+        assert sample["output"] == prediction.raw_output and sample["verdict"] == prediction.verdict
+        assert sample["roles"][-1] == "user" and claim.text in sample["input"][-1]  # the prompt as rendered
+        assert sample["metadata"]["importance"] == claim.importance
+        assert sample["metadata"]["status"] == prediction.status
+        assert sample["value"] == {"correct": "C", "unscored": "N"}.get(prediction.outcome, "I")
+
+
+@needs_interchange_venv
+def test_export_then_import_gives_the_same_verdicts_and_metrics(demo_run, tmp_path):
+    out = tmp_path / "loop.eval"
+    assert workbench_there(demo_run, "export-run", "loop", "-o", out).returncode == 0
+    done = workbench_there(demo_run, "import-run", out, "--dataset", "demo", "--run", "back", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["matched"] == 24 and report["matched_by"] == {"id": 24} and report["unmatched"] == []
+    with opened_store(demo_run) as store:
+        first, back = store.runs.get("loop"), store.runs.get("back")
+        before = {p.claim_id: (p.status, p.verdict) for p in store.runs.predictions(first.id)}
+        after = {p.claim_id: (p.status, p.verdict) for p in store.runs.predictions(back.id)}
+        a, b = (score_run(store, r.id).full.overall for r in (first, back))
+    assert after == before and "parse_failure" in {status for status, _ in before.values()}
+    for name in ("accuracy", "macro_f1", "mcc", "unknown_rate", "parse_failure_rate"):
+        x, y = getattr(a.summary, name), getattr(b.summary, name)
+        assert x == pytest.approx(y, abs=1e-12, nan_ok=True), name
+    again = json.loads(
+        workbench_there(demo_run, "import-run", out, "--dataset", "demo", "--run", "back", "--json").stdout
+    )
+    assert again["already_imported"] is True
+    with opened_store(demo_run) as store:
+        assert sorted(r.name for r in store.runs.list()) == ["back", "loop"]
+
+
+FOREIGN_LOG = """
+import json, sys
+from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
+from inspect_ai.model import ModelOutput
+from inspect_ai.scorer import Score
+texts = json.loads(sys.argv[2])
+def sample(n, text, output, answer=None):
+    scores = {"match": Score(value="C", answer=answer)} if answer else {}
+    return EvalSample(id=n, epoch=1, input=text, target="x", output=ModelOutput.from_content("m", output), scores=scores)
+samples = [
+    sample(1, texts[0], "whatever", answer="refuted"),
+    sample(2, texts[1], "Verdict: Supported. The register agrees."),
+    sample(3, "A claim nobody made", "Verdict: Refuted"),
+]
+spec = EvalSpec(created="2026-01-01T00:00:00", task="t", dataset=EvalDataset(name="d"), model="other/m", config=EvalConfig())
+write_eval_log(EvalLog(eval=spec, samples=samples, status="success"), sys.argv[1])
+print("null")
+"""
+
+
+@needs_interchange_venv
+def test_a_log_made_elsewhere_matches_by_input_text_and_lists_what_does_not_match(store, db_path, tmp_path):
+    load_mini(store, tmp_path)
+    texts = [store.claims.get(i).text for i in store.claims.ids("dataset:mini")[:2]]
+    log = tmp_path / "elsewhere.eval"
+    python_there(FOREIGN_LOG, log, json.dumps(texts))
+    done = workbench_there(db_path, "import-run", log, "--dataset", "mini")
+    assert done.returncode == 0, done.stderr
+    assert "imported as run imported-other/m: 2 samples (2 by input text)" in done.stdout
+    assert "1 samples match no claim and were not imported: 3" in done.stdout
+    run = store.runs.get("imported-other/m")
+    found = {store.claims.get(p.claim_id).text: (p.status, p.verdict) for p in store.runs.predictions(run.id)}
+    assert found == {texts[0]: ("ok", "Refuted"), texts[1]: ("ok", "Supported")}  # score's answer; parsed output
+
+
+@needs_interchange_venv
+def test_a_file_that_is_not_an_eval_log_is_refused_and_nothing_is_written(store, db_path, tmp_path):
+    load_mini(store, tmp_path)
+    bad = tmp_path / "notes.eval"
+    bad.write_text("not a zip", encoding="utf-8")
+    done = workbench_there(db_path, "import-run", bad, "--dataset", "mini")
+    assert done.returncode == 1 and f"{bad}: not a readable Inspect eval log" in done.stderr
+    assert store.runs.list() == []
+
+
+def one_search(body):
+    if not any(m.get("role") == "tool" for m in body["messages"]):
+        return ToolUse([("search", {"query": "Lantern Bridge"})], "Let me look.")
+    return '{"verdict": "Refuted", "explanation": "The register says otherwise."}'
+
+
+@needs_interchange_venv
+def test_a_search_runs_steps_become_tool_calls_and_results(store, db_path, tmp_path):
+    load_mini(store, tmp_path)
+    rows = [{"url": "https://bridges.example.org/lantern", "title": "Lantern Bridge", "content": "Opened in 1901."}]
+    with (
+        SearchServer("searxng", results=lambda q: rows) as search,
+        LoopbackServer("openai", answer=one_search) as model,
+    ):
+        result = cli(
+            db_path, "run", "--dataset", "mini", "--model", "openai-compatible:agent", "--base-url", model.url,
+            "--search", "searxng", "--search-url", search.url, "--concurrency", "1", "--name", "agent",
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "agent.eval"
+    assert workbench_there(db_path, "export-run", "agent", "-o", out).returncode == 0
+    sample = python_there(READ_BACK, out)["samples"][0]
+    assert sample["tool_calls"] == ["search"]
+    assert "Lantern Bridge" in sample["tool_results"][0] and "bridges.example.org/lantern" in sample["tool_results"][0]
+
+
+def test_without_the_inspect_extra_the_commands_say_how_to_install_it(demo_store, db_path, tmp_path):
+    pytest.importorskip("workbench")  # this venv: the main one, without inspect_ai
+    try:
+        import inspect_ai  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("inspect_ai is installed in this venv")
+    result = cli(db_path, "export-run", "demo-checker", "-o", tmp_path / "x.eval")
+    assert result.exit_code == 1 and "pip install 'factcheck-workbench[inspect]'" in result.output
+    assert not (tmp_path / "x.eval").exists()

@@ -1,0 +1,86 @@
+"""Commands that move runs between the workbench and other tools' formats: `export-run`
+(an Inspect AI eval log) and `import-run` (one back). Each format's library is an optional
+extra, imported only here, inside the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from workbench.cli import UserError, shared_options
+from workbench.cli.opening import open_store
+from workbench.render.console import reading_console
+from workbench.render.display import literal
+
+RUN_FORMATS = ("inspect",)
+"""What export-run and import-run speak (docs/exporting.md)."""
+
+
+def _require(module: str, extra: str) -> None:
+    """A clear error, with the install line, when the format's extra is not installed."""
+    import importlib.util
+
+    from workbench.interchange import EXTRA_HINT
+
+    if importlib.util.find_spec(module) is None:
+        raise UserError(f"this format needs the {extra!r} extra: {EXTRA_HINT.format(extra=extra)}")
+
+
+@click.command("export-run")
+@click.argument("run_ref", metavar="RUN")
+@click.option("--format", "format_", type=click.Choice(RUN_FORMATS), default="inspect", show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="File to write (.eval, or .json).")
+@shared_options
+def export_run_command(run_ref: str, format_: str, output: Path) -> None:
+    """Write one run as an Inspect AI eval log: one sample per claim (prompt, trajectory,
+    answer, gold label, scores, metadata), opened by `inspect view`."""
+    from workbench.config import setting
+    from workbench.errors import WorkbenchError
+
+    _require("inspect_ai", "inspect")
+    from workbench.interchange.inspect_export import write_inspect_log
+
+    store = open_store()
+    run = store.runs.get(run_ref)
+    if run is None:
+        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+    if output.suffix not in (".eval", ".json"):
+        raise UserError(f"{output}: an Inspect eval log is named .eval (or .json for its JSON form)")
+    try:
+        written = write_inspect_log(store, run, output, setting("prompts_dir"))
+    except WorkbenchError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:  # a missing folder, no permission: nothing is written
+        raise UserError(f"cannot write {output}: {error.strerror or error}") from None
+    reading_console().print(literal(f"wrote {written:,} samples of run {run.name} to {output}"))
+
+
+@click.command("import-run")
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--dataset", required=True, help="The dataset whose claims the log's samples are about.")
+@click.option("--format", "format_", type=click.Choice(RUN_FORMATS), default="inspect", show_default=True)
+@click.option("--run", "run_name", metavar="NAME", help="The run's name (default: imported-MODEL).")
+@click.option("--dry-run", is_flag=True, help="Match and check everything; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
+@shared_options
+def import_run_command(file: Path, dataset: str, format_: str, run_name: str | None, dry_run: bool, as_json: bool):
+    """Load an Inspect AI eval log as a finished run against DATASET: samples matched to its
+    claims by id (or by input text), verdicts from each score's answer (or the output, parsed);
+    what does not match is listed."""
+    _require("inspect_ai", "inspect")
+    from workbench.interchange.inspect_import import LogImportRequest, import_inspect_log
+
+    store = open_store()
+    try:
+        report = import_inspect_log(store, LogImportRequest(file, dataset, run_name), write=not dry_run)
+    finally:
+        store.close()
+    summary = report.as_dict()
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        return
+    console = reading_console()
+    for line in report.lines(dry_run):
+        console.print(literal(line), soft_wrap=True)
