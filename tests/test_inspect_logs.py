@@ -197,3 +197,33 @@ def test_without_the_inspect_extra_the_commands_say_how_to_install_it(demo_store
     result = cli(db_path, "export-run", "demo-checker", "-o", tmp_path / "x.eval")
     assert result.exit_code == 1 and "pip install 'factcheck-workbench[inspect]'" in result.output
     assert not (tmp_path / "x.eval").exists()
+
+
+CROISSANT_READ = """
+import json, sys
+import mlcroissant as mlc
+dataset = mlc.Dataset(jsonld=sys.argv[1] + "/croissant.json")
+claims = [{k.split("/")[-1]: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in r.items()}
+          for r in dataset.records(record_set="claims")]
+labels = [(lambda v: v.decode() if isinstance(v, bytes) else v)(r["labels/label"]) for r in dataset.records(record_set="labels")]
+meta = json.load(open(sys.argv[1] + "/croissant.json"))
+print(json.dumps({"claims": claims, "labels": labels, "collection": meta.get("rai:dataCollection"),
+                  "license": meta.get("license")}))
+"""
+
+
+@needs_interchange_venv
+def test_a_curated_benchmark_exports_as_croissant_that_mlcroissant_reads(demo_store, db_path, tmp_path):
+    from workbench.cli.demo import load_claimreview_demo
+
+    load_claimreview_demo(demo_store)
+    kept = demo_store.curation.kept_count(demo_store.datasets.get("demo-claimreview").id)
+    out = tmp_path / "bench"
+    done = workbench_there(db_path, "export-croissant", "demo-claimreview", "-o", out, "--license", "CC-BY-4.0")
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = python_there(CROISSANT_READ, out)
+    assert len(found["claims"]) == kept < len(demo_store.claims.ids("dataset:demo-claimreview"))
+    assert {c["label"] for c in found["claims"]} <= set(found["labels"]) and found["license"] == "CC-BY-4.0"
+    assert "Curation funnel:" in found["collection"] and "removed" in found["collection"]
+    again = workbench_there(db_path, "export-croissant", "demo-claimreview", "-o", out, "--license", "CC-BY-4.0")
+    assert again.returncode == 1 and "is not empty" in again.stderr

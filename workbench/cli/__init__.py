@@ -33,6 +33,7 @@ COMMANDS = {
     "datasets": "data_commands:datasets_command",
     "demo": "data_commands:demo_command",
     "export": "data_commands:export_command",
+    "export-croissant": "interchange_commands:export_croissant_command",
     "export-run": "interchange_commands:export_run_command",
     "filter-help": "data_commands:filter_help_command",
     "import": "import_commands:import_command",

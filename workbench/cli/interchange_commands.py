@@ -84,3 +84,28 @@ def import_run_command(file: Path, dataset: str, format_: str, run_name: str | N
     console = reading_console()
     for line in report.lines(dry_run):
         console.print(literal(line), soft_wrap=True)
+
+
+@click.command("export-croissant")
+@click.argument("dataset")
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="A new folder to write.")
+@click.option("--license", "license_", required=True, help="The claims' licence: a URL or SPDX name (CC-BY-4.0).")
+@click.option("--url", help="Where the benchmark is published.")
+@click.option("--with-articles", is_flag=True, help="Write each claim's article text (only where its licence allows).")
+@shared_options
+def export_croissant_command(dataset: str, output: Path, license_: str, url: str | None, with_articles: bool) -> None:
+    """Write a curated benchmark (the claims its curation kept) as JSON Lines with Croissant
+    metadata: fields, label space, curation funnel, sources, date window; checked by mlcroissant."""
+    from workbench.errors import WorkbenchError
+
+    _require("mlcroissant", "croissant")
+    from workbench.interchange.croissant import CroissantOptions, write_croissant
+
+    store = open_store()
+    try:
+        written = write_croissant(store, dataset, output, CroissantOptions(license_, with_articles, url))
+    except WorkbenchError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        raise UserError(f"cannot write {output}: {error.strerror or error}") from None
+    reading_console().print(literal(f"wrote {written:,} claims of {dataset} with Croissant metadata to {output}"))

@@ -32,6 +32,10 @@ SUMMARIES = {
     'datasets': 'List the datasets in the database.',
     'demo': 'Load the bundled demo datasets (idempotent) and open the workbench on them.',
     'export': 'Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout.',
+    'export-croissant': (
+        'Write a curated benchmark (the claims its curation kept) as JSON Lines with Croissant metadata: '
+        'fields, label space, curation funnel, sources, date window; checked by mlcroissant.'
+    ),
     'export-run': (
         'Write one run as an Inspect AI eval log: one sample per claim (prompt, trajectory, answer, gold '
         'label, scores, metadata), opened by `inspect view`.'
