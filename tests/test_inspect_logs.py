@@ -4,18 +4,22 @@ The runs are real ones, answered by a loopback model server."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.loopback_search import SearchServer
 from tests.loopback_servers import LoopbackServer, ToolUse
-from tests.run_fixtures import load_mini
+from tests.run_fixtures import load_mini, write_mini
 from tests.support.interchange import needs_interchange_venv, python_there, workbench_there
 from tests.support.processes import opened_store
 from workbench.cli import main
+from workbench.importers import import_file
 from workbench.scoring.runs import score_run
 
 VERDICTS = ["Supported", "Refuted", "NotEnoughInfo", "maybe?"]
@@ -186,15 +190,10 @@ def test_a_search_runs_steps_become_tool_calls_and_results(store, db_path, tmp_p
     assert "Lantern Bridge" in sample["tool_results"][0] and "bridges.example.org/lantern" in sample["tool_results"][0]
 
 
-def test_without_the_inspect_extra_the_commands_say_how_to_install_it(demo_store, db_path, tmp_path):
-    pytest.importorskip("workbench")  # this venv: the main one, without inspect_ai
-    try:
-        import inspect_ai  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("inspect_ai is installed in this venv")
-    result = cli(db_path, "export-run", "demo-checker", "-o", tmp_path / "x.eval")
+def test_without_the_inspect_extra_the_commands_say_how_to_install_it(demo_run, tmp_path):
+    if importlib.util.find_spec("inspect_ai") is not None:
+        pytest.skip("inspect_ai is installed in this venv (the main venv has it not)")
+    result = cli(demo_run, "export-run", "loop", "-o", tmp_path / "x.eval")
     assert result.exit_code == 1 and "pip install 'factcheck-workbench[inspect]'" in result.output
     assert not (tmp_path / "x.eval").exists()
 
@@ -227,3 +226,46 @@ def test_a_curated_benchmark_exports_as_croissant_that_mlcroissant_reads(demo_st
     assert "Curation funnel:" in found["collection"] and "removed" in found["collection"]
     again = workbench_there(db_path, "export-croissant", "demo-claimreview", "-o", out, "--license", "CC-BY-4.0")
     assert again.returncode == 1 and "is not empty" in again.stderr
+
+
+def test_a_runs_score_becomes_a_hugging_face_eval_results_entry(demo_run, tmp_path):
+    import yaml
+
+    out = tmp_path / "jsfactcheck.yaml"
+    missing = cli(demo_run, "export-run", "loop", "--format", "hf-eval-results", "-o", out)
+    assert missing.exit_code == 1 and "needs --hf-dataset OWNER/NAME" in missing.output and not out.exists()
+    done = cli(demo_run, "export-run", "loop", "--format", "hf-eval-results", "--hf-dataset", "org/bench", "-o", out)
+    assert done.exit_code == 0, done.output
+    (entry,) = yaml.safe_load(out.read_text(encoding="utf-8"))
+    with opened_store(demo_run) as store:
+        overall = score_run(store, store.runs.get("loop").id).full.overall
+    assert entry["dataset"] == {"id": "org/bench"} and entry["value"] == round(overall.summary.macro_f1 * 100, 2)
+    assert "setting claim+time" in entry["notes"] and "95% bootstrap interval" in entry["notes"]
+    assert len(str(entry["date"])) == 10  # an ISO date, as the Hub's format takes it
+
+
+claim_texts = st.lists(
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60).filter(str.strip)
+    | st.sampled_from(["[bold]x[/]", "[/", "[link=x]y", "\x1b[31mred", "富士山の標高は3776 m"]),
+    min_size=2,
+    max_size=4,
+    unique_by=str.strip,
+).filter(lambda texts: "A claim nobody made" not in texts)
+
+
+@needs_interchange_venv
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=claim_texts)
+def test_a_logs_input_finds_its_claim_whatever_the_claims_text(tmp_path_factory, texts):
+    folder = tmp_path_factory.mktemp("claims")
+    claims = [{"id": f"h{n}", "claim": text, "label": "Refuted"} for n, text in enumerate(texts)]
+    with opened_store(folder / "w.db") as store:
+        import_file(store, write_mini(folder, claims), "jsonl")
+        stored = [store.claims.get(i).text for i in store.claims.ids("dataset:mini")]
+    log = folder / "elsewhere.eval"
+    python_there(FOREIGN_LOG, log, json.dumps(texts[:2]))
+    done = workbench_there(folder / "w.db", "import-run", log, "--dataset", "mini", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["matched_by"] == {"input text": 2}, (texts, stored)
+    assert report["unmatched"] == ["3"] and report["claims_without_prediction"] == len(texts) - 2

@@ -15,7 +15,9 @@ from workbench.render.console import reading_console
 from workbench.render.display import literal
 
 RUN_FORMATS = ("inspect",)
-"""What export-run and import-run speak (docs/exporting.md)."""
+"""What import-run reads (docs/exporting.md)."""
+EXPORT_RUN_FORMATS = ("inspect", "hf-eval-results")
+"""What export-run writes."""
 
 
 def _require(module: str, extra: str) -> None:
@@ -30,31 +32,67 @@ def _require(module: str, extra: str) -> None:
 
 @click.command("export-run")
 @click.argument("run_ref", metavar="RUN")
-@click.option("--format", "format_", type=click.Choice(RUN_FORMATS), default="inspect", show_default=True)
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="File to write (.eval, or .json).")
+@click.option("--format", "format_", type=click.Choice(EXPORT_RUN_FORMATS), default="inspect", show_default=True)
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), required=True, help="File to write (.eval/.json; .yaml)."
+)
+@click.option("--hf-dataset", metavar="OWNER/NAME", help="hf-eval-results: the benchmark's dataset on the Hub.")
+@click.option("--task-id", help="hf-eval-results: the benchmark's task, as its eval.yaml names it.")
+@click.option(
+    "--metric", type=click.Choice(["macro_f1", "accuracy", "mcc"]), default="macro_f1", show_default=True,
+    help="hf-eval-results: the score to publish.",
+)  # fmt: skip
+@click.option("--source-url", help="hf-eval-results: where the evaluation can be seen (traces, a paper).")
 @shared_options
-def export_run_command(run_ref: str, format_: str, output: Path) -> None:
-    """Write one run as an Inspect AI eval log: one sample per claim (prompt, trajectory,
-    answer, gold label, scores, metadata), opened by `inspect view`."""
+def export_run_command(
+    run_ref: str,
+    format_: str,
+    output: Path,
+    hf_dataset: str | None,
+    task_id: str | None,
+    metric: str,
+    source_url: str | None,
+) -> None:
+    """Write one run as an Inspect AI eval log (one sample per claim: prompt, trajectory,
+    answer, gold label, scores, metadata; `inspect view` opens it), or its score as a Hugging
+    Face `.eval_results` YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME)."""
     from workbench.config import setting
     from workbench.errors import WorkbenchError
-
-    _require("inspect_ai", "inspect")
-    from workbench.interchange.inspect_export import write_inspect_log
 
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
         raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
-    if output.suffix not in (".eval", ".json"):
-        raise UserError(f"{output}: an Inspect eval log is named .eval (or .json for its JSON form)")
     try:
-        written = write_inspect_log(store, run, output, setting("prompts_dir"))
+        if format_ == "inspect":
+            written = _export_inspect(store, run, output, setting("prompts_dir"))
+        else:
+            written = _export_hub_result(store, run, output, hf_dataset, task_id, metric, source_url)
     except WorkbenchError as error:
         raise UserError(str(error)) from None
     except OSError as error:  # a missing folder, no permission: nothing is written
         raise UserError(f"cannot write {output}: {error.strerror or error}") from None
-    reading_console().print(literal(f"wrote {written:,} samples of run {run.name} to {output}"))
+    reading_console().print(literal(f"wrote {written} of run {run.name} to {output}"))
+
+
+def _export_inspect(store, run, output: Path, prompts_dir) -> str:
+    if output.suffix not in (".eval", ".json"):
+        raise UserError(f"{output}: an Inspect eval log is named .eval (or .json for its JSON form)")
+    _require("inspect_ai", "inspect")
+    from workbench.interchange.inspect_export import write_inspect_log
+
+    return f"{write_inspect_log(store, run, output, prompts_dir):,} samples"
+
+
+def _export_hub_result(store, run, output: Path, hf_dataset, task_id, metric, source_url) -> str:
+    from workbench.interchange.hf_eval_results import HubResultOptions, write_eval_results
+
+    if not hf_dataset:
+        raise UserError("--format hf-eval-results needs --hf-dataset OWNER/NAME (the benchmark on the Hub)")
+    if output.suffix not in (".yaml", ".yml"):
+        raise UserError(f"{output}: a Hub result is a .yaml file (in the model repository's .eval_results/)")
+    entry = write_eval_results(store, run, output, HubResultOptions(hf_dataset, task_id, metric, source_url=source_url))
+    return f"{metric} {entry['value']}"
 
 
 @click.command("import-run")

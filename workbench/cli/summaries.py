@@ -37,8 +37,9 @@ SUMMARIES = {
         'fields, label space, curation funnel, sources, date window; checked by mlcroissant.'
     ),
     'export-run': (
-        'Write one run as an Inspect AI eval log: one sample per claim (prompt, trajectory, answer, gold '
-        'label, scores, metadata), opened by `inspect view`.'
+        'Write one run as an Inspect AI eval log (one sample per claim: prompt, trajectory, answer, gold '
+        'label, scores, metadata; `inspect view` opens it), or its score as a Hugging Face '
+        '`.eval_results` YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME).'
     ),
     'filter-help': "Explain the filter language used by --where and the TUI's filter bar.",
     'import': (
