@@ -7,7 +7,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import socket
+from urllib.parse import quote
 
+import httpx
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -16,7 +19,14 @@ from hypothesis import strategies as st
 from tests.loopback_search import SearchServer
 from tests.loopback_servers import LoopbackServer, ToolUse
 from tests.run_fixtures import load_mini, write_mini
-from tests.support.interchange import needs_interchange_venv, python_there, workbench_there
+from tests.support.interchange import (
+    INTERCHANGE_PYTHON,
+    interchange_process,
+    needs_interchange_venv,
+    python_there,
+    workbench_there,
+)
+from tests.support.judging import scripted_judge
 from tests.support.processes import opened_store
 from workbench.cli import main
 from workbench.importers import import_file
@@ -269,3 +279,67 @@ def test_a_logs_input_finds_its_claim_whatever_the_claims_text(tmp_path_factory,
     report = json.loads(done.stdout)
     assert report["matched_by"] == {"input text": 2}, (texts, stored)
     assert report["unmatched"] == ["3"] and report["claims_without_prediction"] == len(texts) - 2
+
+
+@needs_interchange_venv
+def test_inspect_view_serves_the_exported_log(demo_run, tmp_path):
+    """`inspect view` itself (its server on loopback) lists the log and reads it whole."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    assert workbench_there(demo_run, "export-run", "loop", "-o", folder / "loop.eval").returncode == 0
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    inspect_cli = INTERCHANGE_PYTHON.parent / "inspect"  # the command inspect-ai installs
+    view = interchange_process(inspect_cli, "view", "--log-dir", folder, "--host", "127.0.0.1", "--port", port)
+    try:
+        for line in view.stdout:  # the server says when it listens
+            if "Running on" in line:
+                break
+        base = f"http://127.0.0.1:{port}/api"
+        listed = httpx.get(f"{base}/logs", timeout=30).json()["files"]
+        assert [f["task"] for f in listed] == ["workbench/demo"]
+        log = httpx.get(f"{base}/logs/{quote(listed[0]['name'], safe='')}", timeout=60).json()
+    finally:
+        view.terminate()
+        view.wait(timeout=30)
+    assert log["eval"]["model"] == "openai-compatible:loop" and len(log["samples"]) == 24
+
+
+JUDGED_READ = """
+import json, sys
+from inspect_ai.log import read_eval_log
+log = read_eval_log(sys.argv[1])
+print(json.dumps({
+    "note": log.eval.metadata.get("input_note"),
+    "samples": {s.id: {"eq": s.scores["explanation_quality"].value if "explanation_quality" in s.scores else None,
+                       "flags": s.metadata.get("flags", []), "categories": s.metadata.get("failure_categories", [])}
+                for s in log.samples},
+}))
+"""
+
+
+@needs_interchange_venv
+def test_explanation_quality_flags_and_failure_categories_go_with_each_sample(judged_db, tmp_path):
+    with LoopbackServer("openai", answer=scripted_judge) as server:
+        judged = cli(judged_db, "judge", "sys-a", "--judge", "openai-compatible:judge", "--base-url", server.url)
+    assert judged.exit_code == 0, judged.output
+    with opened_store(judged_db) as store:
+        run = store.runs.get("sys-a")
+        eq = {
+            store.claims.get(j.claim_id).external_id: j.score
+            for j in store.judging.scores(store.runs.judge_runs(run.id)[0].id)
+        }
+        first = store.runs.predictions(run.id)[0]
+        store.annotations.flag([first.claim_id], "contaminated")
+        category = next(c for c in store.annotations.categories() if c.name == "Knowledge Error")
+        store.annotations.toggle_category(first.id, category.id)
+        first_id = store.claims.get(first.claim_id).external_id
+    out = tmp_path / "sys-a.eval"
+    assert workbench_there(judged_db, "export-run", "sys-a", "-o", out).returncode == 0
+    found = python_there(JUDGED_READ, out)
+    assert {key: s["eq"] for key, s in found["samples"].items()} == eq and len(eq) == 30
+    assert found["samples"][first_id]["flags"] == ["contaminated"]
+    assert found["samples"][first_id]["categories"] == ["Knowledge Error"]
+    assert sum(bool(s["flags"]) for s in found["samples"].values()) == 1
+    assert "inputs are the claim text" in found["note"]  # no template: said, not hidden

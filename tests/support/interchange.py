@@ -29,6 +29,13 @@ def interchange_run(*args: str, stdin: str | None = None) -> subprocess.Complete
     )
 
 
+def interchange_process(*args) -> subprocess.Popen:
+    """`python ARGS` in the interchange venv, running on: stdout and stderr together, as text."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), NO_COLOR="1", PYTHONUNBUFFERED="1")
+    command = [str(INTERCHANGE_PYTHON), *map(str, args)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
 def workbench_there(db: Path, *args: str) -> subprocess.CompletedProcess:
     """A workbench command run in the interchange venv."""
     code = "import sys; from workbench.cli import main; sys.argv[0] = 'workbench'; sys.exit(main())"
