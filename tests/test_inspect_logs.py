@@ -155,6 +155,8 @@ def test_a_log_made_elsewhere_matches_by_input_text_and_lists_what_does_not_matc
     texts = [store.claims.get(i).text for i in store.claims.ids("dataset:mini")[:2]]
     log = tmp_path / "elsewhere.eval"
     python_there(FOREIGN_LOG, log, json.dumps(texts))
+    dry = workbench_there(db_path, "import-run", log, "--dataset", "mini", "--dry-run")
+    assert "would import 2 samples (2 by input text)" in dry.stdout and store.runs.list() == []
     done = workbench_there(db_path, "import-run", log, "--dataset", "mini")
     assert done.returncode == 0, done.stderr
     assert "imported as run imported-other/m: 2 samples (2 by input text)" in done.stdout

@@ -114,7 +114,7 @@ def _sample(context: _RunContext, prediction: Prediction, claim: Claim):
     from inspect_ai.model import ModelOutput, ModelUsage
 
     store, run = context.store, context.run
-    prompt = prompt_messages(claim, context.template, run)
+    prompt, input_note = prompt_messages(claim, context.template, run)
     steps = store.search.trajectory(run.id, claim.id) if run.params.get("search") else []
     answer = answer_message(prediction, run.model)
     output = ModelOutput.from_content(model=run.model, content=prediction.raw_output or "", error=prediction.error)
@@ -132,7 +132,7 @@ def _sample(context: _RunContext, prediction: Prediction, claim: Claim):
         messages=[*prompt, *trajectory_messages(steps), answer],
         output=output,
         scores=_scores(context, prediction),
-        metadata=_sample_metadata(context, prediction, claim),
+        metadata=_sample_metadata(context, prediction, claim) | ({"input_note": input_note} if input_note else {}),
         model_usage={run.model: usage} if usage is not None else {},
         total_time=prediction.latency_s,
         working_time=prediction.latency_s,

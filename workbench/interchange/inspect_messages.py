@@ -12,21 +12,24 @@ from store import Claim, Prediction, Run
 IMAGE_PLACEHOLDER = "[image {what}: not carried into the eval log]"
 
 
-def prompt_messages(claim: Claim, template, run: Run) -> list:
-    """The messages the run sent for this claim; without a template (an imported run, a
-    template gone or broken) one user message holding the claim text."""
+def prompt_messages(claim: Claim, template, run: Run) -> tuple[list, str | None]:
+    """The messages the run sent for this claim, and None; without a template (an imported
+    run, a template gone or broken) or for a claim that no longer renders in the run's
+    setting, one user message holding the claim text, and why."""
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
     from workbench.prompting import PromptError, parse_setting, render
 
     if template is None or not run.setting:
-        return [ChatMessageUser(content=claim.text)]
+        return [ChatMessageUser(content=claim.text)], None  # the log's header says why, once
     try:
         rendered = render(claim, template, parse_setting(run.setting), run.params.get("json"))
-    except (PromptError, ValueError):  # the claim or the setting changed since: say what it was about
-        return [ChatMessageUser(content=claim.text)]
+    except (PromptError, ValueError) as error:  # the claim or the setting changed since the run
+        return [
+            ChatMessageUser(content=claim.text)
+        ], f"the input is the claim text: the prompt cannot be rendered again ({error})"
     made = {"system": ChatMessageSystem, "user": ChatMessageUser}
-    return [made[m["role"]](content=_content(m["content"])) for m in rendered.messages]
+    return [made[m["role"]](content=_content(m["content"])) for m in rendered.messages], None
 
 
 def _content(content: Any) -> str | list:
