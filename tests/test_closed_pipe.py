@@ -69,6 +69,10 @@ NOT_PIPED = {
     "serve",
     "trajectory",
     "tui",
+    # They write a file and say so in one line; their formats' extras live in .venv-interchange.
+    "export-croissant",
+    "export-run",
+    "import-run",
 }
 
 
