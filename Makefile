@@ -2,18 +2,21 @@
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
+# The interchange formats' libraries (Inspect eval logs, Croissant), apart from .venv: see
+# docs/exporting.md for why. Only their tests use it; `make test` makes it.
+INTERCHANGE := .venv-interchange
 BIN := $(VENV)/bin
 DEMO_DB := demo.db
 # A portable llama.cpp build: a native one dies with SIGILL on CPUs that advertise AMX
 # to a sandbox that forbids it (see docs/install.md).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: demo test docs setup install nlp-data nlp-data-offline bench clean-venv
+.PHONY: demo test docs setup install interchange nlp-data nlp-data-offline bench clean-venv
 
 demo: setup
 	@$(BIN)/workbench --db $(DEMO_DB) demo
 
-test: setup
+test: setup interchange
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
@@ -55,6 +58,14 @@ install:
 	@$(BIN)/python -m workbench.environment || { echo "== Setup is incomplete (above)."; exit 1; }
 	@echo "== Setup complete."
 
+# inspect-ai caps fsspec and python-dateutil below .venv's versions, and mlcroissant brings pandas
+# (which sqlite-utils imports on every command when it is there): both extras live here instead.
+interchange:
+	@if [ -x $(INTERCHANGE)/bin/python ] && $(INTERCHANGE)/bin/python -c "import inspect_ai, mlcroissant, workbench" 2>/dev/null; then :; \
+	else echo "== $(INTERCHANGE): the inspect and croissant extras, apart from .venv (about a minute)..."; \
+	  test -x $(INTERCHANGE)/bin/python || $(PYTHON) -m venv $(INTERCHANGE); \
+	  $(INTERCHANGE)/bin/python -m pip install --quiet --progress-bar off -e ".[inspect,croissant]"; fi
+
 # The documentation site, offline, into site/ (open site/index.html). The generated pages
 # (command and keys references, the home and benchmarks pages) are written first.
 docs: setup
@@ -73,4 +84,4 @@ bench: setup
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean-venv:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(INTERCHANGE)

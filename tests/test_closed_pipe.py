@@ -72,6 +72,10 @@ NOT_PIPED = {
     "serve",
     "trajectory",
     "tui",
+    # They write a file and say so in one line; their formats' extras live in .venv-interchange.
+    "export-croissant",
+    "export-run",
+    "import-run",
 }
 
 

@@ -33,6 +33,15 @@ SUMMARIES = {
     'demo': 'Load the bundled demo datasets (idempotent) and open the workbench on them.',
     'ev2r': "Score a run's evidence and verdicts as the AVeriTeC 2025 task does (Ev2R recall).",
     'export': 'Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout.',
+    'export-croissant': (
+        'Write a curated benchmark (the claims its curation kept) as JSON Lines with Croissant metadata: '
+        'fields, label space, curation funnel, sources, date window; checked by mlcroissant.'
+    ),
+    'export-run': (
+        'Write one run as an Inspect AI eval log (one sample per claim: prompt, trajectory, answer, gold '
+        'label, scores, metadata; `inspect view` opens it), or its score as a Hugging Face '
+        '`.eval_results` YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME).'
+    ),
     'export-submission': (
         "Write a run's verdicts and evidence exactly in the AVeriTeC shared task's submission layout."
     ),
@@ -49,6 +58,11 @@ SUMMARIES = {
         'Load predictions made elsewhere as a finished run against DATASET: matched to its claims by id '
         '(or exact claim text), verdicts put in its label space (others kept as parse failures), '
         'explanations and predicted evidence kept.'
+    ),
+    'import-run': (
+        'Load an Inspect AI eval log as a finished run against DATASET: samples matched to its claims by '
+        "id (or by input text), verdicts from each score's answer (or the output, parsed); what does not "
+        'match is listed.'
     ),
     'import-submission': (
         'Load an AVeriTeC submission (the leaderboard CSV or the system output JSON) as a finished run, '
