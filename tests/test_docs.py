@@ -88,7 +88,7 @@ def test_a_first_example_with_commands_is_one_that_runs(name):
 
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory) -> Path:
-    return examples.make_demo(tmp_path_factory.mktemp("docs"))
+    return docs_examples.make_demo(tmp_path_factory.mktemp("docs"))
 
 
 def first_difference(shown: str, made: str) -> str:
@@ -101,7 +101,7 @@ def first_difference(shown: str, made: str) -> str:
 @pytest.mark.parametrize("name", [name for name, text in pages_with_examples() if docs_examples.has_examples(text)])
 def test_each_example_shows_the_whole_output_a_fresh_demo_prints(name, demo_db, tmp_path):
     page = REPO / name
-    made = docs_examples.page_regenerated(page, demo_db, tmp_path)
+    made = docs_examples.page_regenerated(page, demo_db)
     shown = page.read_text(encoding="utf-8")
     same = docs_examples.comparable(shown) == docs_examples.comparable(made)
     assert same, f"{name}: run `make examples`\n{first_difference(shown, made)}"
@@ -111,7 +111,7 @@ def test_an_example_cut_short_is_written_whole_and_found_stale(tmp_path):
     """filter-help needs no database: its block, cut after the first line as the pages once
     were, comes back with every line the command prints, and the check tells them apart."""
     cut = "Intro.\n\n```console\n$ workbench --db demo.db filter-help\nTerms are combined with AND\n```\nAfter.\n"
-    runner = docs_examples.Runner(tmp_path / "none.db", tmp_path, copy=False)
+    runner = docs_examples.Runner(None, tmp_path)
     made = docs_examples.rewritten(cut, runner)
     assert made.startswith("Intro.\n\n```console\n$ workbench --db demo.db filter-help\nTerms are combined")
     assert "  run:NAME " in made and made.endswith('literally when it is also a keyword: "wrong".\n```\nAfter.\n')
@@ -120,7 +120,7 @@ def test_an_example_cut_short_is_written_whole_and_found_stale(tmp_path):
 
 
 def test_a_recorded_block_is_left_as_written_and_a_failing_example_is_named(tmp_path):
-    runner = docs_examples.Runner(tmp_path / "none.db", tmp_path, copy=False)
+    runner = docs_examples.Runner(None, tmp_path)
     recorded = "<!-- recorded: needs an API key -->\n```console\n$ workbench --db demo.db runs\nby hand\n```\n"
     assert docs_examples.rewritten(recorded, runner) == recorded
     with pytest.raises(docs_examples.ExampleFailed, match="`workbench --db demo.db show no-such:claim` exited 1"):
@@ -131,10 +131,10 @@ def test_what_varies_between_runs_is_replaced_and_nothing_else(tmp_path):
     output = (
         f"answering ━━━━━━━━━━━ 3/3 failed 0 cached 0 26.4 claims/min · ETA 0s\n"
         f"took 1.50 s per claim, 12ms; prompt 326 tok/s; claim date 2024-03-18; 24 items: 22 scored\n"
-        f"wrote {tmp_path}/demo.db and {tmp_path}/out.json   \n\n"
+        f"wrote {tmp_path}/demo.db, {tmp_path}/out.json and {REPO}/prompts/x.toml   \n\n"
     )
     assert docs_examples.normalised(output, tmp_path) == [
         f"answering {'━' * 20} 3/3 failed 0 cached 0 N claims/min · ETA Ns",
         "took N s per claim, Nms; prompt N tok/s; claim date 2024-03-18; 24 items: 22 scored",
-        "wrote demo.db and /tmp/example/out.json",
+        "wrote /tmp/wbx-examples/demo.db, /tmp/wbx-examples/out.json and ./prompts/x.toml",
     ]

@@ -10,13 +10,13 @@ columns (stdout and stderr together).
 How a run is kept the same everywhere:
 * each page starts from its own copy of one demo database (`workbench demo --no-tui`), and its
   blocks run in page order on it, so a page's later examples see what its earlier ones did;
-* `demo.db` in a command is that copy; the commands run in the checkout's root (as a user who
-  typed `make demo` would: `workbench/demo_data/...` paths work) with an empty config folder and
-  Hugging Face cache, so nothing of the writer's own setup shows. Examples must not write files
-  of their own (they would land in the checkout);
+* the commands run, as typed, in a temporary folder (/tmp/wbx-XXXXXXXX: always the same length,
+  so lines wrap alike) that holds that copy as `demo.db`, a link to the checkout's `workbench/`
+  (so `workbench/demo_data/...` paths work, as in a checkout after `make demo`), an empty config
+  folder and an empty Hugging Face cache, so nothing of the writer's own setup shows;
 * output lines lose their trailing spaces, and what differs between two runs on one machine is
   replaced (RUN_TO_RUN: elapsed times, rates, today's date, clock times, the progress bar's
-  length, the temporary folder). The demo's model answers with temperature 0 and seed 0, so its
+  length, the temporary folder, the checkout's path). The demo's model answers with temperature 0 and seed 0, so its
   verdicts are the same on every run of the same llama.cpp build.
 * the check (and tests/test_docs.py) compares words, not line breaks, and also sets aside what
   differs between machines (MACHINE: the llama.cpp build's features, thread counts, package
@@ -106,8 +106,8 @@ def rewritten(text: str, run) -> str:
 
 def normalised(output: str, folder: Path) -> list[str]:
     """Output lines as the docs show them: trailing spaces and blank end lines dropped, what
-    varies between runs (RUN_TO_RUN, today's date, the temporary folder) replaced."""
-    output = output.replace(str(folder / "demo.db"), "demo.db").replace(str(folder), "/tmp/example")
+    varies between runs (RUN_TO_RUN, today's date, the temporary folder, the checkout) replaced."""
+    output = output.replace(str(folder), "/tmp/wbx-examples").replace(str(ROOT), ".")
     today = {date.today().isoformat(), datetime.now(UTC).date().isoformat()}
     output = re.sub("|".join(today), "2026-01-01", output)
     for pattern, replacement in RUN_TO_RUN:
@@ -119,19 +119,19 @@ def normalised(output: str, folder: Path) -> list[str]:
 
 
 class Runner:
-    """Runs one page's commands on its own copy of the demo database."""
+    """Runs one page's commands in `folder`, on its own copy of the demo database (if given)."""
 
-    def __init__(self, demo: Path, folder: Path, copy: bool = True):
+    def __init__(self, demo: Path | None, folder: Path):
         self.folder = folder
-        if copy:
+        if demo is not None:
             shutil.copy(demo, folder / "demo.db")
+        (folder / "workbench").symlink_to(ROOT / "workbench")
         self.environment = _environment(folder)
 
     def __call__(self, command: str) -> list[str]:
-        args = [str(self.folder / "demo.db") if arg == "demo.db" else arg for arg in shlex.split(command)[1:]]
         done = subprocess.run(
-            [WORKBENCH, *args],
-            cwd=ROOT,
+            [WORKBENCH, *shlex.split(command)[1:]],
+            cwd=self.folder,
             env=self.environment,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -190,13 +190,16 @@ def regenerated(paths: list[Path] | None = None) -> dict[Path, str]:
     """Each page (all by default) -> its text with its examples' outputs made now."""
     with tempfile.TemporaryDirectory(prefix="workbench-examples-") as scratch:
         demo = make_demo(Path(scratch))
-        return {path: page_regenerated(path, demo, Path(scratch)) for path in paths or pages()}
+        return {path: page_regenerated(path, demo) for path in paths or pages()}
 
 
-def page_regenerated(path: Path, demo: Path, scratch: Path) -> str:
-    """One page's text with its examples run on a copy of `demo` in a new folder under `scratch`."""
-    folder = Path(tempfile.mkdtemp(prefix="page-", dir=scratch))
-    return rewritten(path.read_text(encoding="utf-8"), Runner(demo, folder))
+def page_regenerated(path: Path, demo: Path) -> str:
+    """One page's text with its examples run on a copy of `demo` in a new temporary folder."""
+    folder = Path(tempfile.mkdtemp(prefix="wbx-"))
+    try:
+        return rewritten(path.read_text(encoding="utf-8"), Runner(demo, folder))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:

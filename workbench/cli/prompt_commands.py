@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
@@ -115,20 +114,9 @@ def prompts_command(as_json: bool) -> None:
         if "error" in r:
             console.print(f"{r['name']}  (unusable) {r['error']}")
             continue
-        console.print(
-            f"{r['name']}  label space {r['label_space']}, answers in {r['answer']}  ({_as_typed(r['path'])})"
-        )
+        console.print(f"{r['name']}  label space {r['label_space']}, answers in {r['answer']}  ({r['path']})")
         for key in ("verdicts", "contexts", "evidence"):
             console.print(f"  {key}: {', '.join(r[key])}")
         if r["description"]:
             console.print(f"  {r['description']}")
     console.print("A setting is CONTEXT[+EVIDENCE], e.g. claim+time+pages; evidence none is the default.")
-
-
-def _as_typed(path: str) -> str:
-    """A template's path relative to the current folder when it lies inside it (prompts/x.toml
-    in a checkout), else whole: what the user would type to open it."""
-    try:
-        return str(Path(path).relative_to(Path.cwd()))
-    except ValueError:
-        return path
