@@ -12,6 +12,10 @@ Figures printed (targets in brackets), medians of --repeat rounds on the demo da
 
     python bench/bench_serve.py [--repeat 3] [--before CHECKOUT]
 
+--stalled-web SECONDS holds the browser's requests to other hosts that long and then drops
+them, as a network that filters them does (the page of textual-serve 1.1 waited for a web
+font from fonts.googleapis.com before it started the terminal).
+
 --before CHECKOUT serves another checkout (a folder of the repository at another commit, e.g.
 `git archive HEAD~3 | tar -x -C /tmp/before`) in the same rounds, taking turns with this one,
 and prints its figures beside this one's: before and after under the same load.
@@ -31,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -100,7 +105,24 @@ def python_start() -> float:
     return time.perf_counter() - started
 
 
-def browser_figures(url: str) -> tuple[float, float, int, int] | None:
+class StalledNetwork:
+    """A proxy on 127.0.0.1 that holds every connection for `hold` seconds and then drops it,
+    as a firewall that filters a host does: Chromium sends every request for another host
+    here (loopback requests bypass a proxy)."""
+
+    def __init__(self, hold: float):
+        self.hold = hold
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = f"127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            connection, _ = self.listener.accept()
+            threading.Timer(self.hold, connection.close).start()
+
+
+def browser_figures(url: str, proxy: str | None = None) -> tuple[float, float, int, int] | None:
     """(seconds to the first byte drawn, to the claims count on screen, the terminal's rows,
     the rows the window has room for) in headless Chromium; None without chromium or selenium.
     The page draws on a canvas, so what it shows is read from the websocket frames it received
@@ -117,6 +139,8 @@ def browser_figures(url: str) -> tuple[float, float, int, int] | None:
     options = Options()
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,800", "--no-first-run"):
         options.add_argument(flag)
+    if proxy:
+        options.add_argument(f"--proxy-server=http://{proxy}")
     options.binary_location = chromium
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
@@ -148,9 +172,11 @@ def browser_figures(url: str) -> tuple[float, float, int, int] | None:
         driver.quit()
 
 
-def measured(url: str, rounds: int) -> dict:
+def measured(url: str, rounds: int, proxy: str | None) -> dict:
     """One checkout's figures: medians over `rounds` (a python start timed in each round)."""
-    found = [(page(url), asyncio.run(first_frame(url)), python_start(), browser_figures(url)) for _ in range(rounds)]
+    found = [
+        (page(url), asyncio.run(first_frame(url)), python_start(), browser_figures(url, proxy)) for _ in range(rounds)
+    ]
     browser = [r[3] for r in found if r[3] is not None]
     return {
         "page": statistics.median(r[0][0] for r in found),
@@ -181,14 +207,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before", type=Path, help="another checkout, served in the same rounds")
+    parser.add_argument(
+        "--stalled-web",
+        type=float,
+        metavar="SECONDS",
+        help="the browser's requests to other hosts are held this long, then dropped (a filtering firewall)",
+    )
     args = parser.parse_args()
+    proxy = StalledNetwork(args.stalled_web).address if args.stalled_web else None
     checkouts = {"this checkout": ROOT} | ({f"before ({args.before})": args.before.resolve()} if args.before else {})
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "demo.db"
         subprocess.run([WORKBENCH, "--db", str(db), "demo", "--no-tui"], check=True, capture_output=True)
         servers = {name: serve(db, checkout) for name, checkout in checkouts.items()}
         try:
-            rounds = [{name: measured(url, 1) for name, (_, url) in servers.items()} for _ in range(args.repeat)]
+            rounds = [{name: measured(url, 1, proxy) for name, (_, url) in servers.items()} for _ in range(args.repeat)]
         finally:
             for server, _ in servers.values():
                 server.terminate()
