@@ -11,7 +11,7 @@ DEMO_DB := demo.db
 # to a sandbox that forbids it (see docs/install.md).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: demo test docs setup install interchange nlp-data nlp-data-offline bench clean-venv
+.PHONY: demo test docs examples setup install interchange nlp-data nlp-data-offline bench clean-venv
 
 demo: setup
 	@$(BIN)/workbench --db $(DEMO_DB) demo
@@ -68,6 +68,10 @@ interchange:
 
 # The documentation site, offline, into site/ (open site/index.html). The generated pages
 # (command and keys references, the home and benchmarks pages) are written first.
+# The docs' console examples, rewritten from real runs on a fresh demo database (docs/development.md).
+examples: setup
+	$(BIN)/python -m workbench.cli.examples
+
 docs: setup
 	$(BIN)/python -m workbench.cli.reference docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict

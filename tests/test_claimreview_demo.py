@@ -82,6 +82,7 @@ def test_a_contamination_run_and_a_screening_on_the_demo_with_the_embedded_model
         pytest.skip("WordNet is not installed (make setup runs workbench nlp-data)")
     assert result.exit_code == 0, result.output
     assert "2 claims extracted from their oracle fact-check article" in " ".join(result.output.split())
+    assert f"details: workbench --db {demo_db} contamination show CLAIM" in " ".join(result.output.split())
     store = Store.open(demo_db)
     try:
         oracle = store.runs.get(f"smollm2-extract-oracle-{CLAIMREVIEW_DATASET}")  # read from the fetched articles

@@ -1,13 +1,12 @@
 """The docs a user reads are checked like code: the generated pages equal what the code
 makes, the site builds strictly (a broken link or anchor fails), every page is in the
-navigation, and the commands of the README's tour and of each page's first example run on
-the demo database and print the first line the page shows."""
+navigation, and every console example of the README and of docs/ shows the whole output its
+commands print on a fresh demo database (workbench/cli/examples.py writes them: `make examples`)."""
 
 from __future__ import annotations
 
+import difflib
 import re
-import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from workbench.cli import examples as docs_examples
 from workbench.cli import reference
 
-WORKBENCH = str(Path(sys.executable).with_name("workbench"))
 DOCS = REPO / "docs"
 GENERATED = set(reference.PAGES)
 
@@ -89,23 +88,53 @@ def test_a_first_example_with_commands_is_one_that_runs(name):
 
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("docs") / "demo.db"
-    subprocess.run([WORKBENCH, "--db", str(db), "demo", "--no-tui"], check=True, capture_output=True)
-    return db
+    return docs_examples.make_demo(tmp_path_factory.mktemp("docs"))
 
 
-def words(line: str) -> list[str]:
-    return line.split()
+def first_difference(shown: str, made: str) -> str:
+    """The first lines where the page and a run now differ, as a diff."""
+    diff = difflib.unified_diff(shown.splitlines(), made.splitlines(), "page", "run now", n=1, lineterm="")
+    return "\n".join(list(diff)[:40])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [name for name, text in pages_with_examples() if examples(text)])
-def test_the_examples_run_and_print_what_the_page_shows(name, demo_db, tmp_path):
-    db = tmp_path / "demo.db"
-    shutil.copy(demo_db, db)  # each page's examples start from the demo as `make demo` makes it
-    for command, shown in examples(dict(pages_with_examples())[name]):
-        args = [str(db) if arg == "demo.db" else arg for arg in shlex.split(command)[1:]]
-        done = subprocess.run([WORKBENCH, *args], cwd=REPO, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"{name}: `{command}` failed: {done.stderr[-600:]}"
-        first = next((line for line in done.stdout.splitlines() if line.strip()), "")
-        assert words(first)[: len(words(shown))] == words(shown), f"{name}: `{command}` printed {first!r}"
+@pytest.mark.parametrize("name", [name for name, text in pages_with_examples() if docs_examples.has_examples(text)])
+def test_each_example_shows_the_whole_output_a_fresh_demo_prints(name, demo_db, tmp_path):
+    page = REPO / name
+    made = docs_examples.page_regenerated(page, demo_db)
+    shown = page.read_text(encoding="utf-8")
+    same = docs_examples.comparable(shown) == docs_examples.comparable(made)
+    assert same, f"{name}: run `make examples`\n{first_difference(shown, made)}"
+
+
+def test_an_example_cut_short_is_written_whole_and_found_stale(tmp_path):
+    """filter-help needs no database: its block, cut after the first line as the pages once
+    were, comes back with every line the command prints, and the check tells them apart."""
+    cut = "Intro.\n\n```console\n$ workbench --db demo.db filter-help\nTerms are combined with AND\n```\nAfter.\n"
+    runner = docs_examples.Runner(None, tmp_path)
+    made = docs_examples.rewritten(cut, runner)
+    assert made.startswith("Intro.\n\n```console\n$ workbench --db demo.db filter-help\nTerms are combined")
+    assert "  run:NAME " in made and made.endswith('literally when it is also a keyword: "wrong".\n```\nAfter.\n')
+    assert docs_examples.comparable(made) != docs_examples.comparable(cut)
+    assert docs_examples.rewritten(made, runner) == made  # a second run changes nothing
+
+
+def test_a_recorded_block_is_left_as_written_and_a_failing_example_is_named(tmp_path):
+    runner = docs_examples.Runner(None, tmp_path)
+    recorded = "<!-- recorded: needs an API key -->\n```console\n$ workbench --db demo.db runs\nby hand\n```\n"
+    assert docs_examples.rewritten(recorded, runner) == recorded
+    with pytest.raises(docs_examples.ExampleFailed, match="`workbench --db demo.db show no-such:claim` exited 1"):
+        docs_examples.rewritten("```console\n$ workbench --db demo.db show no-such:claim\n```\n", runner)
+
+
+def test_what_varies_between_runs_is_replaced_and_nothing_else(tmp_path):
+    output = (
+        f"answering ━━━━━━━━━━━ 3/3 failed 0 cached 0 26.4 claims/min · ETA 0s\n"
+        f"took 1.50 s per claim, 12ms; prompt 326 tok/s; claim date 2024-03-18; 24 items: 22 scored\n"
+        f"wrote {tmp_path}/demo.db, {tmp_path}/out.json and {REPO}/prompts/x.toml   \n\n"
+    )
+    assert docs_examples.normalised(output, tmp_path) == [
+        f"answering {'━' * 20} 3/3 failed 0 cached 0 N claims/min · ETA Ns",
+        "took N s per claim, Nms; prompt N tok/s; claim date 2024-03-18; 24 items: 22 scored",
+        "wrote /tmp/wbx-examples/demo.db, /tmp/wbx-examples/out.json and ./prompts/x.toml",
+    ]

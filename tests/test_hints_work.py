@@ -169,3 +169,13 @@ def test_a_missing_file_is_the_same_error_for_import_and_import_knowledge(many_d
     documents = cli("--db", str(many_db), "import-knowledge", str(missing), "--dataset", "many")
     assert claims.exit_code == documents.exit_code == 1
     assert claims.output == documents.output == f"Error: {missing}: no such file\n"
+
+
+def test_the_datasets_listing_suggests_a_curate_command_that_runs(tmp_path):
+    """The funnel hint under `datasets` carries the --db given: pasted, it shows the funnel."""
+    db_path = tmp_path / "demo.db"
+    assert cli("--db", str(db_path), "demo", "--no-tui").exit_code == 0
+    listed = cli("--db", str(db_path), "datasets")
+    assert hinted_commands(listed.output) == [f"workbench --db {db_path} curate demo-claimreview"]
+    shown = run_as_written(hinted_commands(listed.output)[0])
+    assert shown.returncode == 0 and "curation of demo-claimreview" in shown.stdout

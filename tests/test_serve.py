@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,7 @@ class Browser:
         options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
         self.driver = webdriver.Chrome(service=Service(DRIVER), options=options)
         self.seen = ""
+        self.sent_size = {"height": 1}
         self.driver.get(url)
 
     def received(self) -> str:
@@ -91,6 +93,10 @@ class Browser:
                 frame = message["params"]["response"]
                 data = base64.b64decode(frame["payloadData"]) if frame["opcode"] == 2 else frame["payloadData"].encode()
                 self.seen += data.decode("utf-8", "replace")
+            elif message["method"] == "Network.webSocketFrameSent":
+                sent = json.loads(message["params"]["response"]["payloadData"])
+                if sent[0] == "resize":
+                    self.sent_size = sent[1]
         return ANSI.sub("", self.seen)
 
     def wait_for(self, text: str, timeout: float = 60) -> str:
@@ -101,6 +107,10 @@ class Browser:
                 return screen
             time.sleep(0.2)
         raise AssertionError(f"{text!r} never appeared; the end of the screen: {self.received()[-800:]!r}")
+
+    def rows(self) -> int:
+        """The terminal's rows, as the page last told the server."""
+        return self.sent_size["height"]
 
     def press(self, keys: str) -> None:
         from selenium.webdriver.common.by import By
@@ -127,14 +137,43 @@ def test_the_workbench_in_a_browser_tab(demo_db):
     try:
         browser.wait_for(f"{total} of {total} claims")  # the claims table with its count
         assert second_page not in browser.received()
+        # Drawn in the font it was measured with, served by the workbench (no other host's),
+        # over the whole window: rows the terminal asked for against the window's height.
+        assert browser.driver.execute_script(
+            """return [...document.fonts].some(f => f.family.replaceAll('"', '') == 'Roboto Mono' && f.status == 'loaded')"""
+        )
+        screen_height, window_height = browser.driver.execute_script(
+            "return [document.querySelector('.xterm-screen').getBoundingClientRect().height, window.innerHeight];"
+        )
+        assert screen_height > window_height - screen_height / browser.rows()
         browser.press("\n")  # the first claim's detail
         browser.wait_for("Back")
+        browser.wait_for("Pages")  # the tabs are drawn: the screen takes its keys
         browser.press("4")  # its Pages tab: the candidate pages' windows
         browser.wait_for(second_page)
     finally:
         browser.close()
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_the_page_loads_nothing_from_elsewhere_and_shows_the_file_name_literally(demo_db, tmp_path):
+    """No splash, no font from another host (offline, the tab waited for it), and a database
+    file named like markup is shown as its name, not taken as HTML."""
+    odd = tmp_path / "<b>odd<i>.db"
+    shutil.copy(demo_db, odd)
+    server, port = serving(odd)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
+            html = response.read().decode()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    assert re.findall(r'(?:href|src)="(https?://[^"]+)"', html) == [
+        address for address in re.findall(r'(?:href|src)="(https?://[^"]+)"', html) if f":{port}/" in address
+    ]
+    assert "<title>fact-check workbench: &lt;b&gt;odd&lt;i&gt;.db</title>" in html and "<b>odd" not in html
+    assert "background.png" not in html  # the splash's picture
 
 
 def test_serving_beyond_loopback_warns_who_can_use_it(demo_db):

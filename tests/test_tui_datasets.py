@@ -86,6 +86,7 @@ async def test_a_dataset_not_curated_says_so(demo_store, db_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await open_datasets(pilot, app)
         assert "not curated yet" in screen_text(app)
+        assert f"workbench --db {db_path} curate demo" in " ".join(screen_text(app).split())
         await pilot.press("escape")
         await settle(pilot, app)
         assert app.screen is app.browser

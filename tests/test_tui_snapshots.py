@@ -179,8 +179,10 @@ def test_adjudication_80x24(snap_compare, snapshot_app):
     assert at_80x24(snap_compare, snapshot_app, "t", "d")
 
 
-def test_datasets_80x24(snap_compare, snapshot_app):
-    assert at_80x24(snap_compare, snapshot_app, "D")
+def test_datasets_80x24(snap_compare, snapshot_app, db_path, monkeypatch):
+    """The curate hint names the database as the workbench was given it."""
+    monkeypatch.chdir(db_path.parent)
+    assert at_80x24(snap_compare, make_app(Path(db_path.name)), "D")
 
 
 # Japanese rows, a long Japanese claim wrapped, a Japanese evidence window: double-width

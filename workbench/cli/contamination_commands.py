@@ -17,6 +17,7 @@ import click
 
 from workbench.choices import CONTAMINATION_COMMAND, CONTAMINATION_METRICS
 from workbench.cli import UserError, current_annotator, current_db_path, shared_options
+from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store, require_dataset
 from workbench.render.console import output_console
 from workbench.render.display import literal
@@ -229,9 +230,8 @@ def _finished(plan, outcome) -> None:
     )
     if failures:
         console.print(f"unreadable answers (kept as parse failures): {failures}", markup=False)
-    console.print(
-        "details: workbench contamination show CLAIM; all models: workbench contamination summary", markup=False
-    )
+    more = f"details: {suggested('contamination', 'show')} CLAIM; all models: {suggested('contamination', 'summary')}"
+    console.print(more, markup=False)
 
 
 def _unreadable(store, runs: dict[str, str]) -> str:

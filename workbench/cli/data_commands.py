@@ -11,6 +11,7 @@ import click
 from store.names import no_run
 from workbench.choices import EXPORT_FORMATS
 from workbench.cli import UserError, current_db_path, shared_options
+from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
 from workbench.render.display import fit_widths, literal, one_line
@@ -43,7 +44,7 @@ def datasets_command(as_json: bool) -> None:
         if store.curation.steps(d.id):
             line = literal(
                 f"{d.name}: curation keeps {store.curation.kept_count(d.id):,} of {d.claim_count:,}"
-                f" claims (`workbench curate {d.name}` shows the funnel)"
+                f" claims (`{suggested('curate', d.name)}` shows the funnel)"
             )
             console.print(line)
 

@@ -37,7 +37,7 @@ def run_workbench(
         pictures = settings.images != "off" and store.claims.have_images()
     finally:
         store.close()
-    if pictures:  # asks the terminal what it can draw: only possible before the app starts
+    if pictures and not in_a_browser_tab():  # asks the terminal what it can draw: only before the app starts
         from workbench.tui.widgets.claim_images import prepare_renderer
 
         prepare_renderer(settings.images)
@@ -48,4 +48,13 @@ def run_workbench(
     return app.return_code or 0
 
 
-__all__ = ["run_workbench"]
+def in_a_browser_tab() -> bool:
+    """Whether this process draws into a browser tab (`workbench serve`). The page's terminal
+    draws no pictures of its own, so pictures are half-blocks, chosen when the first one
+    shows: asking the terminal first (and importing numpy for it) held up the first frame."""
+    import os
+
+    return "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")
+
+
+__all__ = ["run_workbench", "in_a_browser_tab"]

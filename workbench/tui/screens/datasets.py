@@ -7,7 +7,9 @@ thread with its own database connection; names and notes are shown as typed.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.console import Group
 from rich.text import Text
@@ -119,7 +121,7 @@ dataset. Details: docs/claimreview.md."""
             if funnel.curated
             else [
                 Text(
-                    f"{dataset.claim_count:,} claims, not curated yet (workbench curate {one_line(name)} ...)",
+                    f"{dataset.claim_count:,} claims, not curated yet ({curate_command(self.app.db_path, name)} ...)",
                     style="dim",
                 )
             ]
@@ -183,3 +185,8 @@ dataset. Details: docs/claimreview.md."""
 
 
 __all__ = ["DatasetsScreen"]
+
+
+def curate_command(db_path: Path, name: str) -> str:
+    """The `workbench curate` line for a dataset, with this database, as it can be typed."""
+    return one_line(shlex.join(["workbench", "--db", str(db_path), "curate", name]))
