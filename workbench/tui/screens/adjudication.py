@@ -177,7 +177,7 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
 
     def action_save(self) -> None:
         item = self.item
-        if item is None:
+        if item is None or self.refused(item.prediction):
             return
         draft, seen = self.draft, self.seen_version
         note = item.decision.note if item.decision else ""

@@ -292,7 +292,8 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
 
     def category_pressed(self, category: FailureCategory) -> None:
         """A failure category's own key puts the answer in it or takes it out."""
-        self._toggle(self.item.prediction.id, category.id)
+        if not self.refused(self.item.prediction):
+            self._toggle(self.item.prediction.id, category.id)
 
     @work(thread=True, exclusive=False, group="triage-write", exit_on_error=False)
     def _toggle(self, prediction_id: int, category_id: int) -> None:
@@ -311,7 +312,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         tabs.active = panes[(panes.index(tabs.active) + step) % len(panes)]
 
     def action_reviewed(self) -> None:
-        if self.item is not None:
+        if self.item is not None and not self.refused(self.item.prediction):
             now = not self.item.reviewed
             self._review(self.item.prediction.id, now, None, advance=now)
 
@@ -348,7 +349,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
 
     def action_note(self) -> None:
         item = self.item
-        if item is None:
+        if item is None or self.refused(item.prediction):
             return
 
         def save(note: str | None) -> None:
