@@ -173,6 +173,7 @@ def m013_document_addresses(db: Database) -> None:
 # The later numbers, each in a module of its own (registered in number order).
 from store import (  # noqa: E402 (registered after the migrations above)
     migrations_claimreview,  # noqa: E402,F401  (m014: ClaimReview articles and curation)
+    migrations_importance,  # noqa: E402,F401  (m019: sorting by importance in its meaning)
     migrations_search_images,  # noqa: E402,F401  (m017: images in search runs)
     migrations_spot_checks,  # noqa: E402,F401  (m016: timings, prices, engine)
     migrations_substring,  # noqa: E402,F401  (m018: search inside unspaced scripts)
