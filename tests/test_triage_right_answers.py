@@ -102,3 +102,15 @@ async def test_triage_keys_on_a_right_answer_in_my_queue_are_refused(mixed_run, 
         assert [c.slug for c in store.annotations.categories_for(store.runs.prediction(run.id, ids[1]).id)] == [
             "knowledge-error"
         ]
+
+
+def test_a_labels_file_with_a_right_answer_is_refused_whole(mixed_run, db_path, tmp_path):
+    store, run, ids = mixed_run
+    path = tmp_path / "labels.csv"
+    path.write_text(
+        f"claim,annotator,categories\n{ids[1]},ana,knowledge-error\n{ids[0]},ana,flawed-reasoning\n", encoding="utf-8"
+    )
+    result = cli(db_path, "triage", "import", str(path), "--run", "alpha")
+    assert result.exit_code == 1
+    assert f"{path}: line 3: claim: run 'alpha' answered claim {ids[0]} correctly" in result.output, result.output
+    assert labels_now(store, run, ids[1]) == {} and labels_now(store, run, ids[0]) == {}
