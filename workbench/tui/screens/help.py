@@ -80,7 +80,7 @@ def help_text(app, target: Widget | None, here: list[Binding]) -> Text:
     for look in LOOKS.values():
         text.append(f"  {look.symbol}", style=look.style)
         text.append(f"  {look.word}\n")
-    text.append("  The flag column (⚑ and a letter per flag kind; f flags a claim):\n")
+    text.append("  The flag column (⚑ and a letter per flag kind):\n")
     text.append_text(flag_legend())
     text.append("\nFilter language\n", style="bold underline")
     text.append(FILTER_HELP + "\n")
