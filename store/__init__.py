@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from store.scoring import ScoringStore
     from store.search import SearchStore
     from store.triage import TriageStore
+    from store.triage_answers import AnswerOutcomeStore
     from store.usage import UsageStore
 
 _EXPORTS = {
@@ -50,6 +51,7 @@ _EXPORTS = {
     "store.scoring": "ScoringStore",
     "store.search": "FetchRecord SearchStore Step StoredResult",
     "store.triage": "Adjudication AdjudicationConflict ImportedLabel LabelImportCounts Label TriageStore UNATTRIBUTED",
+    "store.triage_answers": "WRONG_OUTCOMES AnswerOutcomeStore",
     "store.usage": "UsageStore",
 }
 """What `from store import X` finds, by module: imported when first asked for (PEP 562), so a
@@ -146,6 +148,12 @@ class Store:
         from store.triage import TriageStore
 
         return TriageStore(self.conn)
+
+    @cached_property
+    def answer_outcomes(self) -> AnswerOutcomeStore:
+        from store.triage_answers import AnswerOutcomeStore
+
+        return AnswerOutcomeStore(self.conn)
 
     @cached_property
     def assignments(self) -> AssignmentStore:

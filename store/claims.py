@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from store.connection import rows_as_dicts
+from store.importance import importance_rank
 from store.records import Claim, ClaimImage, Evidence
 
 if TYPE_CHECKING:
@@ -14,11 +15,12 @@ if TYPE_CHECKING:
 
     from store.filters import CompiledFilter
 
-# Sort keys a user can pick, each backed by an index on (column, id).
+# Sort keys a user can pick, each backed by an index on (column, id); importance by its
+# meaning, Main < Sub < Irrelevant (m019 indexes that expression).
 SORT_COLUMNS = {
     "id": "c.id",
     "label": "c.label",
-    "importance": "c.importance",
+    "importance": importance_rank("c.importance"),
     "task": "c.task",
     "domain": "c.domain",
     "date": "c.claim_date",

@@ -180,4 +180,5 @@ from store import migrations_search_images  # noqa: E402,F401  (m017: images in 
 from store import migrations_substring  # noqa: E402,F401  (m018: search inside unspaced scripts)
 from store import migrations_usage  # noqa: E402,F401  (m019: spending summed from one index)
 from store import migrations_run_budgets  # noqa: E402,F401  (m020: a run keeps its --max-cost)
+from store import migrations_importance  # noqa: E402,F401  (m021: sorting by importance in its meaning)
 # isort: on

@@ -11,7 +11,7 @@ from textual.app import App
 from textual.widgets import DataTable, Static
 
 from tests.support.contamination import EVIDENCE, ORACLE, make_scores
-from tests.support.tui import until
+from tests.support.tui import screen_text, until
 from workbench.contamination.flagging import pick_group, write_flags
 from workbench.tui.messages import FlagsChanged
 from workbench.tui.screens.contamination.screen import ContaminationScreen
@@ -120,3 +120,37 @@ async def test_another_claim_starts_at_the_top_of_its_evidence(scored, db_path):
         await until(pilot, lambda: detail.scroll_y == 0)
         header = text_of(screen, "#cont-header")
         assert "model/metric 1 of 1" in header
+
+
+async def test_no_scores_offers_only_keys_that_act_and_m_says_why(store, db_path):
+    """Issue 33, item 7: no `] [ a w` in the footer with nothing to act on; m says why."""
+    screen = ContaminationScreen(db_path)
+    app = Host(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: screen.overview is not None)
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "Back" in footer and "Model/metric" in footer, footer
+        for offered in ("tau+", "tau-", "Accept", "Sweep"):
+            assert offered not in footer, footer
+        await pilot.press("m")
+        await until(pilot, lambda: app._notifications)
+        said = [n.message for n in app._notifications]
+        assert f"no contamination scores yet: run `workbench --db {db_path} contamination run" in said[-1], said
+
+
+async def test_m_with_one_model_and_metric_keeps_tau_and_says_so(scored, db_path):
+    screen = ContaminationScreen(db_path, claim_id=2)
+    app = Host(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: screen.detail is not None)
+        assert "m: next" not in text_of(screen, "#cont-header")
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert screen.tau == 0.27
+        await pilot.press("m")
+        await until(pilot, lambda: app._notifications)
+        assert screen.tau == 0.27 and "tau 0.27" in text_of(screen, "#cont-tau")
+        said = app._notifications
+        message = list(said)[-1].message
+        assert "only gguf:A · meteor has scores: nothing else to switch to" in message, message
+        assert f"workbench --db {db_path} contamination run" in message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.tui import add_run, make_app, open_with_key, rendered, settle, wrong_label
+from tests.support.tui import add_run, make_app, open_with_key, rendered, screen_text, settle, wrong_label
 from workbench.tui.screens.triage import TriageScreen
 
 
@@ -79,11 +79,11 @@ async def test_own_category_with_its_own_key_and_the_triage_filter(demo_store, d
     app = make_app(db_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_triage(pilot, app)
-        await pilot.press("plus")
-        await settle(pilot, app)
-        await pilot.press(*"Date confusion", "enter")
+        await pilot.press("plus")  # the key first (issue 33 item 15), then the name
         await settle(pilot, app)
         await pilot.press("7", "enter")
+        await settle(pilot, app)
+        await pilot.press(*"Date confusion", "enter")
         await settle(pilot, app)
         assert "7 Date confusion 0" in panel(app)
         await pilot.press("n", "7")
@@ -96,18 +96,38 @@ async def test_own_category_with_its_own_key_and_the_triage_filter(demo_store, d
         assert [row.id for row in app.browser.table.window.rows] == [ids[2]]
 
 
-async def test_a_taken_key_is_refused(demo_store, db_path, run):
+async def test_a_taken_key_is_refused_as_it_is_pressed(demo_store, db_path, run):
+    """Issue 33 item 15: the key is asked first and refused at once, before any name is typed."""
+    from workbench.tui.screens.new_category import CategoryKeyPrompt
+
     app = make_app(db_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_triage(pilot, app)
         await pilot.press("plus")
         await settle(pilot, app)
+        await pilot.press("2")
+        await settle(pilot, app)
+        assert isinstance(app.screen, CategoryKeyPrompt)
+        assert "2 is already taken by Flawed Reasoning" in rendered(app.screen.query_one("#category-key-said"))
+        assert app.screen.query_one("#category-key").value == ""
+        await pilot.press("8", "enter")
+        await settle(pilot, app)
         await pilot.press(*"Another", "enter")
         await settle(pilot, app)
-        await pilot.press("2", "enter")
+        added = [c for c in demo_store.annotations.categories() if c.name == "Another"]
+        assert [c.key for c in added] == ["8"]
+
+
+async def test_a_name_refused_comes_back_as_typed(demo_store, db_path, run):
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_triage(pilot, app)
+        await pilot.press("plus", "enter")  # no key
         await settle(pilot, app)
-        assert any("already taken" in n.message for n in app._notifications)
-        assert "Another" not in [c.name for c in demo_store.annotations.categories()]
+        await pilot.press(*"Knowledge Error", "enter")  # a built-in category's name
+        await settle(pilot, app)
+        field = app.screen.query_one("#prompt-input")
+        assert field.value == "Knowledge Error" and "already exists" in screen_text(app)
 
 
 async def test_triage_without_wrong_answers_says_so(demo_store, db_path):
@@ -125,9 +145,9 @@ async def test_a_key_the_screen_uses_cannot_name_a_category(demo_store, db_path,
         await open_triage(pilot, app)
         await pilot.press("plus")
         await settle(pilot, app)
-        await pilot.press(*"Reasons", "enter")
+        await pilot.press("r")
         await settle(pilot, app)
-        await pilot.press("r", "enter")
+        assert "r is one of triage's own keys" in rendered(app.screen.query_one("#category-key-said"))
+        await pilot.press("escape")
         await settle(pilot, app)
-        assert any("a category key is one character" in n.message for n in app._notifications)
-        assert "Reasons" not in [c.name for c in demo_store.annotations.categories()]
+        assert len(demo_store.annotations.categories()) == 6

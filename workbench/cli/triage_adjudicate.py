@@ -79,6 +79,7 @@ def decide(
     """Record the final categories of one answer; refuse to overwrite a decision unseen."""
     from store import AdjudicationConflict
     from workbench.render.display import literal
+    from workbench.triage.answers import wrong_answer
 
     store = open_store()
     try:
@@ -86,9 +87,7 @@ def decide(
         claim_id = store.claims.resolve(claim_ref)
         if claim_id is None:
             raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
-        prediction_id = store.triage.answer_ids(run.id, [claim_id]).get(claim_id)
-        if prediction_id is None:
-            raise UserError(f"run {run.name!r} has no answer for claim {claim_ref!r}")
+        prediction_id = wrong_answer(store, run, claim_id, claim_ref)
         ids = category_ids(store, categories)
         try:
             decision = store.triage.adjudicate(prediction_id, ids, note, adjudicator, over, source="cli")

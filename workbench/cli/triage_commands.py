@@ -171,6 +171,7 @@ def queue_command(run_ref, show_all, limit, as_json) -> None:
 def label_command(run_ref, claim_ref, categories, note, not_done) -> None:
     """Label RUN's answer to CLAIM as you (--annotator): its categories, a note, done."""
     from store import ImportedLabel
+    from workbench.triage.answers import wrong_answer
 
     annotator = current_annotator()
     store = open_store()
@@ -179,9 +180,7 @@ def label_command(run_ref, claim_ref, categories, note, not_done) -> None:
         claim_id = store.claims.resolve(claim_ref)
         if claim_id is None:
             raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
-        prediction_id = store.triage.answer_ids(run.id, [claim_id]).get(claim_id)
-        if prediction_id is None:
-            raise UserError(f"run {run.name!r} has no answer for claim {claim_ref!r}")
+        prediction_id = wrong_answer(store, run, claim_id, claim_ref)
         ids = category_ids(store, categories)
         counts = store.triage.import_labels(
             [ImportedLabel(prediction_id, annotator, ids, note, not not_done)], by=annotator, source="cli"

@@ -15,6 +15,20 @@ from workbench.metrics.confusion import Confusion, OutcomeCoder
 from workbench.metrics.summary import MetricSummary, summarise_slot_counts, summarise_slot_tallies
 
 NO_VALUE = "(none)"
+IMPORTANCE_LEVELS = ("Main", "Sub", "Irrelevant")
+"""Importance in its meaning (store.records.Importance; metrics import no store)."""
+
+
+def in_meaning_order(values: Iterable[Hashable]) -> list:
+    """Values sorted: importance levels by meaning (none first, as the browser's sort puts
+    it, then Main, Sub, Irrelevant) when every value is one of them, else by their text."""
+    values = set(values)
+    order = (NO_VALUE, *IMPORTANCE_LEVELS)
+    if values <= set(order):
+        return sorted(values, key=order.index)
+    return sorted(values, key=str)
+
+
 """The slice value of an item that has no value for a field."""
 
 _YEAR = re.compile(r"^\d{4}$")
@@ -60,9 +74,9 @@ def cutoff_bucket(claim_date: str | None, cutoff: str) -> str:
 
 
 def _tallies_by_key(slots: np.ndarray, keys: Sequence[Hashable], coder: OutcomeCoder) -> dict[Hashable, np.ndarray]:
-    """One slot tally per key, keys in sorted order (NO_VALUE for None)."""
+    """One slot tally per key, keys in order (in_meaning_order; NO_VALUE for None)."""
     name_of = {key: NO_VALUE if key is None else key for key in set(keys)}
-    distinct = sorted(set(name_of.values()), key=str)
+    distinct = in_meaning_order(name_of.values())
     index = {name: i for i, name in enumerate(distinct)}
     code_of = {key: index[name] for key, name in name_of.items()}
     groups = np.fromiter(map(code_of.__getitem__, keys), dtype=np.int64, count=len(keys))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.metrics.breakdown import NO_VALUE
+from workbench.metrics.breakdown import NO_VALUE, in_meaning_order
 from workbench.metrics.confusion import OutcomeCoder
 from workbench.metrics.summary import MetricSummary, summarise_slot_counts
 
@@ -250,9 +250,10 @@ class LiveMetrics:
         return summarise_slot_counts(tallies.get(_value(slice_value), empty), self._coder)
 
     def slice_values(self, field: str) -> list[str]:
-        """The values of `field` held by at least one recorded item, sorted."""
+        """The values of `field` held by at least one recorded item, in order (importance
+        by meaning, see in_meaning_order)."""
         tallies = self._tallies[self._field_index(field)]
-        return sorted(value for value, tally in tallies.items() if any(tally))
+        return in_meaning_order(value for value, tally in tallies.items() if any(tally))
 
     def _field_index(self, field: str) -> int:
         try:

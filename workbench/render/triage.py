@@ -258,6 +258,9 @@ def breakdown_view(found: FailureBreakdown) -> RenderableType:
         f" {found.adjudicated:,} adjudicated, {found.awaiting:,} awaiting adjudication;"
         f" {found.wrong:,} wrong answers in the run)"
     )
+    if found.set_apart:
+        heading.append("\n")
+        heading.append_text(set_apart_line(found.set_apart))
     table = _table("category", "answers", "share of final labels")
     for name, count in found.counts.items():
         if count:
@@ -266,6 +269,13 @@ def breakdown_view(found: FailureBreakdown) -> RenderableType:
         Text("(no category fits)", style="italic"), f"{found.no_category:,}", _share(found.no_category, found.final)
     )
     return Group(heading, table)
+
+
+def set_apart_line(set_apart: dict[str, int]) -> Text:
+    """'not counted: 2 labels on answers that are right, ...': labels made before labels on
+    answers that are not wrong were refused, kept and shown, never counted."""
+    parts = [f"{count:,} label{'s' * (count != 1)} on {name}" for name, count in set_apart.items()]
+    return Text("not counted (failure categories are for wrong answers): " + ", ".join(parts), style="yellow")
 
 
 def _share(count: int, total: int) -> str:
@@ -283,6 +293,7 @@ def breakdown_dict(found: FailureBreakdown | None) -> dict | None:
         "awaiting_adjudication": found.awaiting,
         "counts": found.counts,
         "no_category": found.no_category,
+        "not_counted": found.set_apart,
     }
 
 
@@ -303,7 +314,12 @@ def breakdown_markdown(rows: Sequence[tuple[str, FailureBreakdown]], md_text, md
                         f"{found.final} final / {found.labelled} labelled / {found.awaiting} awaiting",
                     ]
                 )
-    return [
-        "Failure categories of wrong answers (final labels: adjudicated, agreed, or one annotator's):",
-        "",
-    ] + md_table(["Run", "Category", "Answers", "Share", "Labels"], table)
+    return (
+        ["Failure categories of wrong answers (final labels: adjudicated, agreed, or one annotator's):", ""]
+        + md_table(["Run", "Category", "Answers", "Share", "Labels"], table)
+        + [
+            f"{md_text(run)}: {md_text(set_apart_line(found.set_apart).plain)}"
+            for run, found in rows
+            if found.set_apart
+        ]
+    )

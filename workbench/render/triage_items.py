@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich import box
+from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -59,9 +61,85 @@ def side_by_side(
     return table
 
 
-def _category_cell(category: FailureCategory) -> Text:
-    cell = Text(f"{printable(category.key or ' ')} ", style="bold")
-    cell.append_text(literal(one_line(category.name, 26)))
+def labels_view(
+    categories: Sequence[FailureCategory],
+    labels: dict[str, Label],
+    decided: frozenset[int] | None,
+    draft: frozenset[int] | None,
+    width: int,
+) -> RenderableType:
+    """The side-by-side table when it fits in `width` cells; else every annotator's label
+    stacked, a row each with the names whole, over a table of how many gave each category
+    (a column per annotator at 80 columns would cut every name to nothing)."""
+    table = side_by_side(categories, labels, decided, draft)
+    if Console(width=1000).measure(table).maximum <= width:
+        return table
+    return Group(stacked(categories, labels, width), given_table(categories, labels, decided, draft, width))
+
+
+def stacked(categories: Sequence[FailureCategory], labels: dict[str, Label], width: int = 80) -> Text:
+    """'ana  4 Misleading Information' per annotator and category (a long name on a line of
+    its own, the categories under it); a category not everyone gave is yellow."""
+    shared = frozenset.intersection(*(label.category_ids for label in labels.values())) if labels else frozenset()
+    text = Text()
+    for name, label in labels.items():
+        given = [c for c in categories if c.id in label.category_ids]
+        cells = [_category_cell(c) if c.id in shared else _category_cell(c, "yellow") for c in given]
+        cells = cells or [Text("(none fits)", style="italic")]
+        text.append_text(literal(name, "bold"))
+        inline = cell_len(printable(name)) + 2 + max(cell.cell_len for cell in cells) <= width
+        for n, cell in enumerate(cells):
+            text.append("  " if inline and n == 0 else "\n" + " " * (cell_len(printable(name)) + 2 if inline else 2))
+            text.append_text(cell)
+        text.append("\n")
+    return text
+
+
+def given_table(
+    categories: Sequence[FailureCategory],
+    labels: dict[str, Label],
+    decided: frozenset[int] | None,
+    draft: frozenset[int] | None,
+    width: int,
+) -> Table:
+    """A row per category: how many annotators gave it (of how many), the decision, yours;
+    the category names give way to fit `width`."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    figures = [
+        ("given", 5),
+        *([("decided", 7)] if decided is not None else []),
+        *([("yours", 5)] * (draft is not None)),
+    ]
+    room = width - sum(cells + 3 for _, cells in figures)  # each column with its padding and the gap
+    table.add_column("category", no_wrap=True, overflow="ellipsis", max_width=max(8, room))
+    for name, cells in figures:
+        table.add_column(name, justify="center", no_wrap=True, min_width=cells)
+    everyone = len(labels)
+    for category in categories:
+        count = sum(category.id in label.category_ids for label in labels.values())
+        style = "yellow" if 0 < count < everyone else ("bold green" if count else "dim")
+        row = [_category_cell(category), Text(f"{count}/{everyone}", style=style)]
+        if decided is not None:
+            row.append(_mark(category.id in decided))
+        if draft is not None:
+            row.append(_mark(category.id in draft, "bold yellow"))
+        table.add_row(*row)
+    none = sum(label.labelled and not label.category_ids for label in labels.values())
+    row = [
+        Text("(none fits)", style="italic"),
+        Text(f"{none}/{everyone}", style="yellow" if 0 < none < everyone else ""),
+    ]
+    if decided is not None:
+        row.append(_mark(not decided))
+    if draft is not None:
+        row.append(_mark(not draft, "bold yellow"))
+    table.add_row(*row)
+    return table
+
+
+def _category_cell(category: FailureCategory, style: str = "") -> Text:
+    cell = Text(f"{printable(category.key or ' ')} ", style="bold " + style)
+    cell.append_text(literal(one_line(category.name, 26), style))
     return cell
 
 

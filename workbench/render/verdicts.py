@@ -76,12 +76,42 @@ def verdict_line(prediction: Prediction | None, gold: str | None, scored: set[st
     return line
 
 
+FLAG_MARKS = {
+    "contaminated": ("C", "contaminated (seen in training data)"),
+    "not-contaminated": ("N", "checked by a person: not contaminated"),
+    "curated-out": ("X", "curated out: a curation step (or a person) took it out of the benchmark"),
+}
+"""The workbench's own flag kinds' letters; a kind's sub-kinds (curated-out:date) share its
+letter. Any other kind shows its first letter, in lower case where it would read as one of
+these (a kind of your own called "cherry-picked" is ⚑c, never ⚑C)."""
+
+
+def flag_letter(kind: str) -> str:
+    """The one letter a flag kind shows in the flag column."""
+    known = FLAG_MARKS.get(kind.partition(":")[0])
+    if known is not None:
+        return known[0]
+    letter = printable(kind)[:1].upper()
+    return letter.lower() if letter in {mark for mark, _ in FLAG_MARKS.values()} else letter
+
+
 def flag_marks(kinds: list[str]) -> Text:
-    """Compact flag column: ⚑ plus each kind's first letter (C for contaminated)."""
+    """Compact flag column: ⚑ plus each kind's letter, once (C contaminated, X curated out)."""
     if not kinds:
         return Text("")
-    letters = "".join(printable(kind)[:1].upper() for kind in kinds)
+    letters = "".join(dict.fromkeys(flag_letter(kind) for kind in kinds))
     return Text("⚑" + letters, style="bold yellow")
+
+
+def flag_legend() -> Text:
+    """What each flag mark means, a line each (the help screen)."""
+    text = Text()
+    for mark, meaning in FLAG_MARKS.values():
+        text.append(f"  ⚑{mark}", style="bold yellow")
+        text.append(f"  {meaning}\n")
+    text.append("  ⚑a", style="bold yellow")
+    text.append("  any other kind: its first letter (lower case where it would read as C, N or X)\n")
+    return text
 
 
 def field_line(name: str, value: object, width: int = 15) -> Text:

@@ -56,7 +56,7 @@ class FailureBreakdown:
     wrong: int
     """The run's wrong answers (wrong verdicts, abstentions and unreadable answers on scored claims)."""
     labelled: int
-    """Answers someone labelled (wrong or not)."""
+    """Wrong answers someone labelled."""
     final: int
     """Of those, answers with a final label."""
     adjudicated: int
@@ -66,6 +66,9 @@ class FailureBreakdown:
     """Category name -> final labels that carry it (an answer may carry several)."""
     no_category: int = 0
     """Final labels with no category ("none of these")."""
+    set_apart: dict[str, int] = field(default_factory=dict)
+    """Labelled answers that are not wrong (made before labels were checked), by how the
+    failure counts name them (answers.SET_APART): shown apart, never counted."""
 
 
 def category_bits(categories: list[FailureCategory], used: set[int] | None = None) -> dict[int, int]:
@@ -98,18 +101,29 @@ def run_items(store: Store, run_id: int) -> list[ItemLabels]:
 
 
 def disagreements(store: Store, run_id: int, include_decided: bool = False) -> list[ItemLabels]:
-    """The adjudication queue: answers people labelled differently and nobody has decided
-    (with include_decided, the decided ones too)."""
+    """The adjudication queue: wrong answers people labelled differently and nobody has
+    decided (with include_decided, the decided ones too)."""
+    apart = store.answer_outcomes.labelled_not_wrong(run_id)
     return [
-        item for item in run_items(store, run_id) if item.disputed and (include_decided or item.adjudication is None)
+        item
+        for item in run_items(store, run_id)
+        if item.disputed and (include_decided or item.adjudication is None) and item.prediction_id not in apart
     ]
 
 
 def failure_breakdown(store: Store, run_id: int) -> FailureBreakdown | None:
-    """The breakdown by final labels; None when nobody has labelled the run's answers."""
-    items = run_items(store, run_id)
-    if not items:
+    """The breakdown by final labels of wrong answers (labels on other answers are counted
+    apart); None when nobody has labelled the run's answers."""
+    from workbench.triage.answers import SET_APART
+
+    apart = store.answer_outcomes.labelled_not_wrong(run_id)
+    items = [item for item in run_items(store, run_id) if item.prediction_id not in apart]
+    if not items and not apart:
         return None
+    set_apart: dict[str, int] = {}
+    for outcome in apart.values():
+        name = SET_APART.get(outcome, outcome)
+        set_apart[name] = set_apart.get(name, 0) + 1
     run = store.runs.get(run_id)
     names = {c.id: c.name for c in store.annotations.categories()}
     counts = dict.fromkeys(names.values(), 0)
@@ -131,4 +145,5 @@ def failure_breakdown(store: Store, run_id: int) -> FailureBreakdown | None:
         sum(1 for item in items if item.final is None),
         counts,
         no_category,
+        set_apart,
     )

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from store import ImportedLabel, LabelImportCounts, Store
 from workbench.triage import TriageError
+from workbench.triage.answers import refusal
 from workbench.triage.people import check_annotator
 
 SHOWN = 20
@@ -208,17 +209,22 @@ def import_labels_file(
 
 
 def _answers(store: Store, checker: _Checker, checked: list) -> list[ImportedLabel]:
-    """The run's answer for each row's claim; a claim it has not answered is a problem,
-    and so is one person labelling one answer two different ways."""
+    """The run's answer for each row's claim; a claim it has not answered (or answered
+    right) is a problem, and so is one person labelling one answer two different ways."""
     by_run: dict[int, set[int]] = {}
     for _, (run_id, claim_id, *_rest) in checked:
         by_run.setdefault(run_id, set()).add(claim_id)
-    answers = {run_id: store.triage.answer_ids(run_id, claims) for run_id, claims in by_run.items()}
+    answers = {run_id: store.answer_outcomes.outcomes(run_id, claims) for run_id, claims in by_run.items()}
+    run_names = {run_id: name for name, run_id in checker.runs.items() if run_id is not None}
     labels, seen = [], {}
     for row, (run_id, claim_id, annotator, categories, note, done) in checked:
-        prediction_id = answers[run_id].get(claim_id)
+        prediction_id, outcome = answers[run_id].get(claim_id, (None, None))
         if prediction_id is None:
             checker.problem(row, "claim", f"claim {row.values.get('claim')} has no answer from this run")
+            continue
+        why = refusal(outcome, run_names[run_id], row.values.get("claim"))
+        if why is not None:  # failure categories are for wrong answers (answers.py)
+            checker.problem(row, "claim", why)
             continue
         label = ImportedLabel(prediction_id, annotator, categories, note, done)
         earlier = seen.get((prediction_id, annotator))

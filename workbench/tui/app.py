@@ -168,9 +168,11 @@ class WorkbenchApp(ReportsWorkerErrors, App):
     @work(thread=True, exclusive=True, group="catalogue", exit_on_error=False)
     def load_catalogue(self) -> None:
         store = self.stores.get()
+        datasets = store.datasets.list()
         catalogue = Catalogue(
             runs=store.runs.list(),
-            scored={d.name: set(d.label_space.labels) for d in store.datasets.list()},
+            scored={d.name: set(d.label_space.labels) for d in datasets},
+            gold={d.name: d.label_space.all_gold for d in datasets},
             flag_kinds=store.annotations.flag_kinds(),
             total_claims=store.claims.count(""),
             has_images=store.claims.have_images(),

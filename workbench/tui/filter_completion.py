@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from store.filter_terms import FilterError, parse_terms
 from store.filters import KNOWN_FIELDS
 
 FIELD_NAMES = sorted({name for name in KNOWN_FIELDS if "NAME" not in name} | {"has", "flagged", "triage"})
@@ -56,6 +57,28 @@ class Names:
         if name == "flagged":
             return ["any", *self.flag_kinds]
         return FIXED_VALUES.get(name, [])
+
+
+def labels_first(filter_text: str, gold: dict[str, list[str]], current: str | None = None) -> list[str]:
+    """Every gold label, those of the dataset the filter names (its last `dataset:` term),
+    else of `current` (the claim under the cursor), first and in that dataset's own order;
+    then the other datasets' labels, alphabetically."""
+    terms = _terms_before_trouble(filter_text)
+    named = [t.value for t in terms if t.field == "dataset" and t.op == ":" and not t.negated]
+    dataset = next((d for d in reversed(named) if d in gold), current if current in gold else None)
+    first = list(dict.fromkeys(gold.get(dataset, []))) if dataset else []
+    rest = sorted({label for labels in gold.values() for label in labels} - set(first))
+    return first + rest
+
+
+def _terms_before_trouble(text: str) -> list:
+    """The filter's terms up to the first one that does not parse yet (`label:` being typed)."""
+    while text:
+        try:
+            return parse_terms(text)
+        except FilterError as error:
+            text = text[: min(error.start, len(text) - 1)]
+    return []
 
 
 @dataclass(frozen=True)
@@ -119,10 +142,13 @@ def _complete_value(word: str, names: Names) -> str | None:
     if '"' in prefix:
         return None  # a closed quote: the value is complete
     candidates = names.values_of(name.lower())
-    exact = sorted(c for c in candidates if c.startswith(prefix))
+    # Gold labels come in meaning order, the current dataset's first (labels_first); other
+    # names alphabetically.
+    order = list if name.lower() == "label" else sorted
+    exact = order(c for c in candidates if c.startswith(prefix))
     # A name's case counts (two datasets may differ in case only); typed in another case,
     # the name as it is stored replaces the letters typed.
-    found = exact or sorted(c for c in candidates if c.lower().startswith(prefix.lower()))
+    found = exact or order(c for c in candidates if c.lower().startswith(prefix.lower()))
     if not found:
         return None
     common = os.path.commonprefix(found)

@@ -20,6 +20,8 @@ class Catalogue:
     runs: list[Run] = field(default_factory=list)
     scored: dict[str, set[str]] = field(default_factory=dict)
     """dataset name -> its scored gold classes (to tell wrong from unscored)."""
+    gold: dict[str, list[str]] = field(default_factory=dict)
+    """dataset name -> every gold label, in the dataset's own order (filter completion)."""
     flag_kinds: dict[str, int] = field(default_factory=dict)
     total_claims: int | None = None
     has_images: bool = False

@@ -19,7 +19,7 @@ from textual.worker import get_current_worker
 from store import Adjudication, AdjudicationConflict, FailureCategory, Prediction, Store
 from store import Label as StoredLabel
 from workbench.render.display import literal, printable
-from workbench.render.triage_items import notes_text, side_by_side
+from workbench.render.triage_items import labels_view, notes_text
 from workbench.tui.bundles import ClaimBundle, load_bundle
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.answer_queue import AnswerQueueScreen
@@ -160,11 +160,15 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
             status.append("not decided yet", style="yellow")
         status.append("\n")
         keys = Text("keys: a category's key edits your draft (yours); s decides", style="dim")
-        self.set_side(
-            Group(
-                side_by_side(item.categories, item.labels, decided, self.draft), notes_text(item.labels), status, keys
-            )
-        )
+        # Two cells kept for the scrollbar a long side panel shows.
+        width = max(20, (self.query_one("#adjudication-side").content_size.width or self.size.width // 2 - 3) - 2)
+        table = labels_view(item.categories, item.labels, decided, self.draft, width)
+        self.set_side(Group(table, notes_text(item.labels), status, keys))
+
+    def on_resize(self) -> None:
+        """The labels table or, narrower, the stacked labels: chosen at the panel's width."""
+        if self.item is not None:
+            self.call_after_refresh(self._show_item)
 
     @on(DataChanged)
     def _data_changed(self) -> None:
@@ -177,7 +181,7 @@ failure-category breakdown of metrics and reports; people's own labels stay as t
 
     def action_save(self) -> None:
         item = self.item
-        if item is None:
+        if item is None or self.refused(item.prediction):
             return
         draft, seen = self.draft, self.seen_version
         note = item.decision.note if item.decision else ""

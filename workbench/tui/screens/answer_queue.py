@@ -17,6 +17,7 @@ from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 from store import FailureCategory, Prediction
 from workbench.render.claims import full_body, pages_body, qa_body, reference_body
 from workbench.render.display import literal
+from workbench.triage.answers import refusal
 from workbench.tui.bundles import ClaimBundle
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.screens.detail import EvidenceText
@@ -91,6 +92,14 @@ class AnswerQueueScreen(ReportsWorkerErrors, Screen):
         }
         for key, body in bodies.items():
             self.query_one(f"#{self.PREFIX}-{key}", EvidenceText).show(body)
+
+    def refused(self, prediction: Prediction) -> bool:
+        """True, having said why, when the answer is not wrong: failure categories are for
+        wrong answers (an assigned queue can hold right ones)."""
+        why = refusal(prediction.outcome, self.run_name, prediction.claim_id)
+        if why is not None:
+            self.notify(why, severity="warning", markup=False)
+        return why is not None
 
     def _open(self, index: int) -> None:
         raise NotImplementedError

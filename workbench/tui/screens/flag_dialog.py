@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 from store import CHECKED_CLEAN
 from workbench.render.display import one_line, printable
 from workbench.tui.widgets.choosers import MarkedRadioButton
+from workbench.tui.widgets.footer import KeyFooter
 
 DEFAULT_KIND = "contaminated"
 
@@ -130,6 +131,7 @@ Flags show in the table's flag column and filter with flagged:KIND. u undoes."""
                 yield Button("Flag ⏎", variant="primary", id="flag", compact=True)
                 yield Button("Unflag ^r", variant="warning", id="unflag", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+        yield KeyFooter()  # the dialog's own keys, over the screen's
 
     def _scope_label(self, scope: str) -> Text:
         if scope == "claim":

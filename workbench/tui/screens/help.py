@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from store import FILTER_HELP
+from workbench.render.verdicts import LOOKS, flag_legend
 from workbench.tui.key_catalogue import binding_owners, own_bindings
 from workbench.tui.widgets.footer import KeyFooter
 
@@ -74,6 +75,13 @@ def help_text(app, target: Widget | None, here: list[Binding]) -> Text:
             text.append(f"{title}\n", style="bold")
             text.append_text(key_lines(app, bindings))
     text.append("  ctrl+p        Command palette — filter presets, runs, triage, flag, jump, metrics, themes\n")
+    text.append("\nMarks\n", style="bold underline")
+    text.append("  A run's column (one per chosen run):\n")
+    for look in LOOKS.values():
+        text.append(f"  {look.symbol}", style=look.style)
+        text.append(f"  {look.word}\n")
+    text.append("  The flag column (⚑ and a letter per flag kind):\n")
+    text.append_text(flag_legend())
     text.append("\nFilter language\n", style="bold underline")
     text.append(FILTER_HELP + "\n")
     return text

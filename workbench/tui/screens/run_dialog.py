@@ -16,6 +16,7 @@ from workbench.render.display import literal, printable
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.run_preview import MODEL_KINDS, RunChoice, checking_text, preview_text, setting_names, template_names
 from workbench.tui.widgets.choosers import MarkedRadioButton
+from workbench.tui.widgets.footer import KeyFooter
 
 
 class RunDialog(ReportsWorkerErrors, ModalScreen):
@@ -175,6 +176,7 @@ and K cancels."""
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Start ^s", variant="primary", id="start", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+        yield KeyFooter()  # the dialog's own keys, over the screen's
 
     def on_mount(self) -> None:
         self._show_model_rows()

@@ -13,6 +13,7 @@ from textual.widgets.selection_list import Selection
 from store import Run
 from workbench.render.display import printable
 from workbench.tui.widgets.choosers import MarkedSelectionList
+from workbench.tui.widgets.footer import KeyFooter
 
 
 def run_label(run: Run) -> Text:
@@ -50,6 +51,7 @@ its errors, abstentions and parse failures, t triages it."""
             yield MarkedSelectionList(
                 *[Selection(run_label(run), run.id, run.id in self.chosen) for run in self.runs], id="run-list"
             )
+        yield KeyFooter()  # the dialog's own keys, over the screen's
 
     def action_cancel(self) -> None:
         self.dismiss(None)

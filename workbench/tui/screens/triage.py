@@ -36,8 +36,8 @@ label is yours (the header says who you are: --annotator, the config's annotator
 your login name). Press a category's key (1-6 for the built-in ones) to put the answer in
 that category or take it out; an answer can have several. > and < go round the evidence
 tabs (Answer, Reference, Full, Pages, QA). r marks it reviewed (your
-label is in) and moves to what is left, e writes a note, + adds your own category with
-its own key. The panel counts your labels over the run. In a blind queue the others'
+label is in) and moves to what is left, e writes a note, + adds your own category (its
+key first, refused at once if taken, then its name). The panel counts your labels over the run. In a blind queue the others'
 labels of an answer show only once you have marked it reviewed. a shows how far the
 annotators agree, d the answers they disagree on (adjudication). Filter triaged claims
 in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
@@ -292,7 +292,8 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
 
     def category_pressed(self, category: FailureCategory) -> None:
         """A failure category's own key puts the answer in it or takes it out."""
-        self._toggle(self.item.prediction.id, category.id)
+        if not self.refused(self.item.prediction):
+            self._toggle(self.item.prediction.id, category.id)
 
     @work(thread=True, exclusive=False, group="triage-write", exit_on_error=False)
     def _toggle(self, prediction_id: int, category_id: int) -> None:
@@ -311,7 +312,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         tabs.active = panes[(panes.index(tabs.active) + step) % len(panes)]
 
     def action_reviewed(self) -> None:
-        if self.item is not None:
+        if self.item is not None and not self.refused(self.item.prediction):
             now = not self.item.reviewed
             self._review(self.item.prediction.id, now, None, advance=now)
 
@@ -348,7 +349,7 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
 
     def action_note(self) -> None:
         item = self.item
-        if item is None:
+        if item is None or self.refused(item.prediction):
             return
 
         def save(note: str | None) -> None:
@@ -358,34 +359,20 @@ in the browser with triage:SLUG and reviewed ones with run:NAME reviewed."""
         self.app.push_screen(TextPrompt("Note on this answer", "what went wrong?", item.note or ""), save)
 
     def action_add_category(self) -> None:
-        def named(name: str | None) -> None:
-            if name and name.strip():
-                self.app.push_screen(
-                    TextPrompt("Key for the category (one character, optional)", "e.g. 7"),
-                    lambda key: self._add_category(name.strip(), (key or "").strip() or None),
-                )
+        from workbench.tui.screens.new_category import ask_new_category
 
-        self.app.push_screen(TextPrompt("New failure category", "e.g. Date confusion"), named)
+        taken = {c.key: c.name for c in (self.item.categories if self.item else []) if c.key}
+        ask_new_category(self.app, RESERVED_KEYS, taken, self._add_category)
 
     @work(thread=True, exclusive=False, group="triage-write", exit_on_error=False)
     def _add_category(self, name: str, key: str | None) -> None:
-        if key is not None and (len(key) != 1 or key in RESERVED_KEYS):
-            self.app.call_from_thread(
-                self.notify,
-                f"a category key is one character other than {' '.join(sorted(RESERVED_KEYS))}",
-                severity="error",
-                markup=False,
-            )
-            return
+        from workbench.tui.screens.new_category import ask_name
+
         try:
             category = self.app.stores.get().annotations.add_category(name, key)
-        except ValueError as error:
-            self.app.call_from_thread(self.notify, printable(error), severity="error", markup=False)
-            return
-        except Exception as error:  # a duplicate slug is an sqlite IntegrityError
-            self.app.call_from_thread(
-                self.notify, f"cannot add {printable(name)!r}: {printable(error)}", severity="error", markup=False
-            )
+        except Exception as error:  # a name taken meanwhile (ValueError, or sqlite's IntegrityError)
+            why = f"cannot add {printable(name)!r}: {printable(error)}"
+            self.app.call_from_thread(ask_name, self.app, key, self._add_category, name, why)
             return
         self.app.call_from_thread(
             self.notify, f"added category {printable(category.name)} (triage:{category.slug})", markup=False

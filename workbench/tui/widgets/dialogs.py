@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from workbench.render.display import literal, printable
+from workbench.tui.widgets.footer import KeyFooter
 
 
 class TextPrompt(ModalScreen[str | None]):
@@ -32,6 +33,7 @@ class TextPrompt(ModalScreen[str | None]):
             yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
             if self.hint:
                 yield Label(literal(self.hint), classes="dialog-hint")
+        yield KeyFooter()  # the dialog's own keys, over the screen's
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -62,6 +64,7 @@ class ConfirmDialog(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(Text(f"{self.yes} (y)"), variant="warning", id="yes", compact=True)
                 yield Button(Text(f"{self.no} (n)"), id="no", compact=True)
+        yield KeyFooter()  # the dialog's own keys, over the screen's
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -93,8 +96,7 @@ class TextViewer(ModalScreen[None]):
             yield Label(literal(self.title_text), classes="dialog-title")
             with VerticalScroll(classes="viewer-body"):
                 yield Static(literal(self.text) if self.text else Text("(empty)", style="dim"))
-            # A modal has no footer of its own: say the keys here.
-            yield Label("↑/↓ scroll · c copies · esc closes", classes="dialog-hint")
+        yield KeyFooter()  # the dialog's own keys, over the screen's
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 from store import FilterError
 from workbench.render.display import printable
 from workbench.tui.errors import ReportsWorkerErrors
-from workbench.tui.filter_completion import Names, complete, extension
+from workbench.tui.filter_completion import Names, complete, extension, labels_first
 
 
 class FieldSuggester(Suggester):
@@ -114,8 +114,14 @@ that does not exist or an unbalanced quote is underlined with the reason below."
             runs=[run.name for run in catalogue.runs],
             datasets=sorted(catalogue.scored),
             flag_kinds=sorted(catalogue.flag_kinds),
-            labels=sorted({label for labels in catalogue.scored.values() for label in labels}),
+            labels=labels_first(self.input.value, catalogue.gold, self._dataset_here()),
         )
+
+    def _dataset_here(self) -> str | None:
+        """The dataset of the claim under the browser's cursor, if any."""
+        table = getattr(getattr(self.app, "browser", None), "table", None)
+        row = table.current if table is not None else None
+        return row.dataset if row is not None else None
 
     def compose(self) -> ComposeResult:
         with Horizontal():

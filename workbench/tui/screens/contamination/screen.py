@@ -182,6 +182,7 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
         self.group_index = None  # from now on the group is named by its model and metric
         if self.tau is None:
             self.tau = overview.tau
+        self.refresh_bindings()
         self._fill_claims()
         self._paint_tau()
         self._paint_chart()
@@ -218,11 +219,27 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
 
     def _paint_empty(self, overview: Overview) -> None:
         wanted = " ".join(printable(v) for v in (self.model, self.metric) if v)
-        command = CONTAMINATION_COMMAND.replace("workbench ", f"workbench --db {shlex.quote(str(self.db_path))} ", 1)
         text = (
-            "no contamination scores" + (f" for {wanted}" if wanted else "") + f"; run `{printable(command)}` first"
+            "no contamination scores"
+            + (f" for {wanted}" if wanted else "")
+            + f"; run `{printable(self._command())}` first"
         )  # the header wraps: the whole command shows
         self.query_one("#cont-header", Static).update(Text(text, style="yellow"))
+        self.refresh_bindings()  # the footer drops the keys that act on scores
+
+    def _no_other_group(self) -> str:
+        """Why m has nothing to switch to, with the command that would score another model."""
+        group = self.overview.group
+        if group is None:
+            return f"no contamination scores yet: run `{printable(self._command())}` first"
+        return (
+            f"only {printable(group.target_model)} · {printable(group.metric)} has scores: nothing else to switch"
+            f" to (`{printable(self._command())}` with another --model scores one)"
+        )
+
+    def _command(self) -> str:
+        """The command that makes scores, naming this database."""
+        return CONTAMINATION_COMMAND.replace("workbench ", f"workbench --db {shlex.quote(str(self.db_path))} ", 1)
 
     def _fill_claims(self) -> None:
         table = self.query_one("#cont-claims", DataTable)
@@ -247,7 +264,10 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
         overview, group = self.overview, self.overview.group
         header = literal(f"{group.target_model} · {group.metric} · extractor {group.extractor_model}", "bold")
         position = overview.groups.index(group) + 1 if group in overview.groups else 1
-        header.append(f"  (model/metric {position} of {len(overview.groups)}; m: next)", style="dim")
+        many = len(overview.groups) > 1
+        header.append(
+            f"  (model/metric {position} of {len(overview.groups)}{'; m: next' if many else ''})", style="dim"
+        )
         self.query_one("#cont-header", Static).update(header)
         would = overview.would_flag(self.tau)
         line = Text(f"tau {self.tau:.2f}", style="bold")
@@ -284,6 +304,13 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
 
     # -- keys ---------------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters) -> bool | None:
+        """With no scores, tau, accept and sweep act on nothing: the footer leaves them out
+        (the header says which command makes scores). m stays: it says why it cannot."""
+        if action in ("nudge", "accept", "toggle_chart"):
+            return self.overview is not None and self.overview.group is not None
+        return True
+
     def action_back(self) -> None:
         self.app.pop_screen()
 
@@ -318,7 +345,10 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
         self.app.push_screen(ConfirmDialog(question, yes="Flag them"), answered)
 
     def action_next_group(self) -> None:
-        if self.overview is None or not self.overview.groups:
+        if self.overview is None:
+            return
+        if len(self.overview.groups) < 2:  # nothing to switch to: tau stays as the user set it
+            self.notify(self._no_other_group(), severity="warning", markup=False)
             return
         current = self.overview.groups.index(self.overview.group) if self.overview.group in self.overview.groups else -1
         self.group_index = current + 1
