@@ -80,7 +80,7 @@ class WorkbenchApp(ReportsWorkerErrors, App):
         self.compare = compare
         """(base run, other run, filter): open on the flips view between them."""
         self.cluster = cluster
-        """What the metrics view's intervals resample together (a field, `none`; None: the profile's)."""
+        """What the metrics view's intervals resample together: a field, "none", or None for the profile's."""
         if self.no_color:  # Textual's greys can vanish into the background; ours keep contrast
             self._filters = [LegibleMonochrome() if isinstance(f, Monochrome) else f for f in self._filters]
         self.db_path = Path(db_path)
