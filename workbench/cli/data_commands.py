@@ -31,13 +31,7 @@ def datasets_command(as_json: bool) -> None:
         click.echo(json.dumps([as_dict(d) for d in datasets], indent=2, ensure_ascii=False))
         return
     console = reading_console()
-    table = datasets_table()
-    for d in datasets:
-        space = d.label_space
-        gold = ", ".join(space.labels) + (f" (+abstain {space.abstain})" if space.abstain else "")
-        kind = d.source_format if d.source_format == space.name else f"{d.source_format} / {space.name}"
-        table.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind), literal(gold))
-    console.print(table)
+    datasets_listing(datasets).print(console)
     for d in datasets:  # what curation kept, for the datasets `workbench curate` has been run on
         if store.curation.steps(d.id):
             line = literal(
@@ -47,18 +41,23 @@ def datasets_command(as_json: bool) -> None:
             console.print(line)
 
 
-def datasets_table() -> Table:
-    """The datasets listing's columns (its rows are added by the command)."""
-    from rich import box
-    from rich.table import Table
+def datasets_listing(datasets: list):
+    """One row per dataset: name and count never cut, gold labels broken between labels."""
+    from workbench.render.listing import Column, Listing, packed
 
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("name", no_wrap=True, overflow="fold")
-    table.add_column("claims", justify="right", no_wrap=True)
-    table.add_column("imported", no_wrap=True)
-    table.add_column("format / label space", no_wrap=True)
-    table.add_column("gold labels", ratio=1)
-    return table
+    listing = Listing(
+        Column("name", "name", 100),
+        Column("claims", "number", 90, "right"),
+        Column("imported", "number", 30),
+        Column("format / label space", "label", 50),
+        Column("gold labels", "text", 60, readable=24),
+    )
+    for d in datasets:
+        space = d.label_space
+        gold = list(space.labels) + ([f"(+abstain {space.abstain})"] if space.abstain else [])
+        kind = d.source_format if d.source_format == space.name else f"{d.source_format} / {space.name}"
+        listing.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind), packed(gold))
+    return listing
 
 
 @click.command("claims")

@@ -275,11 +275,14 @@ def profiles_command(name: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
-    width = max(len(row["name"]) for row in rows)
+    from workbench.render.listing import Column, Listing
+
+    listing = Listing(Column("profile", "name", 100), Column("what it reads", "text", 50, readable=30))
+    for row in rows:  # the description wraps under itself, never back to column 0
+        mark = "" if row["builtin"] else " (yours)"
+        listing.add_row(literal(row["name"]), literal(one_line(row["description"]) + mark))
     console = reading_console()
-    for row in rows:
-        mark = "" if row["builtin"] else "  (yours)"
-        console.print(literal(f"{row['name']:<{width}}  {one_line(row['description'], 90)}{mark}"))
+    listing.print(console)
     console.print(f"your own profiles go in {user_dir()}; `workbench profiles NAME` prints one")
 
 
