@@ -402,11 +402,20 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
             }
             click.echo(json.dumps(record, ensure_ascii=False))
         return
+    listing = predictions_listing(shown, claims)
+    console = reading_console()
+    listing.print(console)
+    console.print(f"{len(shown):,} shown of {len(predictions):,}")
+
+
+def predictions_listing(shown: list, claims: dict):
+    """A run's answers: claim id and external id whole, gold and verdict, the explanation (or
+    error) wrapped at words; `claims` maps a claim id to (external id, gold label)."""
     from workbench.render.listing import Column, Listing
 
     listing = Listing(
         Column("claim", "id", 100),
-        Column("ext id", "id", 90),
+        Column("ext id", "whole", 90),
         Column("gold", "label", 80),
         Column("verdict", "label", 85),
         Column("status", "label", 70),
@@ -417,15 +426,13 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
         note = p.error if p.status == "error" else p.explanation or p.raw_output
         listing.add_row(
             str(p.claim_id),
-            literal(external_id),
-            literal(gold or ""),
-            literal(p.verdict or p.raw_verdict or ""),
+            literal(one_line(external_id)),
+            literal(one_line(gold or "")),
+            literal(one_line(p.verdict or p.raw_verdict or "")),
             p.status + (" (cached)" if p.cached else ""),
             literal(one_line(note, 200)),
         )
-    console = reading_console()
-    listing.print(console)
-    console.print(f"{len(shown):,} shown of {len(predictions):,}")
+    return listing
 
 
 @click.command("show-run")

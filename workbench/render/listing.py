@@ -22,8 +22,9 @@ from rich.text import Text
 
 from workbench.render.display import literal, printable
 
-KINDS = ("id", "name", "number", "label", "text", "path")
+KINDS = ("id", "name", "number", "whole", "label", "text", "path")
 GAP = 2  # between neighbouring columns: Rich's divider and one cell of padding
+LONG_NAME = 36  # a file name longer than this (a hash) may lose its middle
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,9 @@ class Fitted:
 
 @dataclass
 class Column:
-    """A listing's column. `kind`: id, name and number are never cut (a name's first line
-    stays whole, later lines wrap); label and text wrap at words; path keeps its file name.
+    """A listing's column. `kind`: id, name, number and whole are never cut (a name's first
+    line stays whole, later lines wrap); label and text wrap at words; path keeps its file
+    name. An id or a name stays on screen; a number or a whole value may be dropped.
     `priority`: the higher, the later it gives way; ids and names are never dropped.
     `readable`: the width below which wrapped lines get hard to read (before columns of
     lower priority are dropped, this column is given it)."""
@@ -68,12 +70,12 @@ class Column:
 
     def _least(self) -> int:
         header = cell_len(self.header)
-        if self.kind in ("id", "number"):
+        if self.kind in ("id", "number", "whole"):
             return self.natural()
         if self.kind == "name":
             return max([min(header, 8), *(_first_line(cell) for cell in self.cells)])
         if self.kind == "path":
-            return max([min(header, 8), *(_file_name_cells(cell) for cell in self.cells)])
+            return max([min(header, 8), *(path_width(cell) for cell in self.cells)])
         header_word = _longest_word(self.header, 20)  # a header wraps at words as its cells do
         if self.kind == "label":
             return max([header_word, *(_longest_word(cell, 20) for cell in self.cells)])
@@ -104,7 +106,7 @@ class Listing:
             title_justify="left",
         )
         for column, w in zip(shown, widths):
-            keep = column.kind in ("id", "number", "path")
+            keep = column.kind in ("id", "number", "whole", "path")
             table.add_column(
                 column.header, justify=column.justify, width=w, no_wrap=keep, overflow="fold" if not keep else "crop"
             )
@@ -174,12 +176,13 @@ def _first_line(cell) -> int:
     return cell_len(_plain(cell).split("\n")[0])
 
 
-def _file_name_cells(cell) -> int:
+def path_width(cell) -> int:
+    """The fewest cells a path is shown in: its file name after "…/" (a long one cut)."""
     if isinstance(cell, Fitted):
         return cell.minimum
     path = str(cell)
     name = _file_name(path)
-    return cell_len(path) if name == path else cell_len(name) + 2  # "…/" before it
+    return min(cell_len(path) if name == path else cell_len(name) + 2, LONG_NAME + 2)  # "…/" before it
 
 
 def _longest_word(cell, cap: int) -> int:
@@ -188,19 +191,34 @@ def _longest_word(cell, cap: int) -> int:
     return min(max((cell_len(word) for word in _plain(cell).split()), default=0), cap)
 
 
+def _middle_cut(name: str, width: int) -> str:
+    """`name` in `width` cells, its middle given way to "…" (start and end kept)."""
+    if cell_len(name) <= width:
+        return name
+    from rich.cells import set_cell_size
+
+    tail = (width - 1) // 2
+    end = name
+    while cell_len(end) > tail:
+        end = end[1:]
+    return set_cell_size(name, width - 1 - cell_len(end)) + "…" + end
+
+
 def _file_name(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 def short_path(path: str, width: int) -> str:
     """`path` in `width` cells: the folders in its middle give way to "…", its file name
-    stays whole (`/home/ana/…/SmolLM2-135M.gguf`); a name wider than `width` alone is kept
-    whole after "…/"."""
+    stays whole (`/home/ana/…/SmolLM2-135M.gguf`); a file name wider than the column (an
+    ollama blob's sha256-...) keeps its start and its end (`…/sha256-6a0746a1…0b3c9`)."""
     if cell_len(path) <= width:
         return path
     name = _file_name(path)
     head = path[: len(path) - len(name)].rstrip("/")
     keep = width - cell_len(name) - 2
+    if cell_len(name) + 2 > width:
+        return "…/" + _middle_cut(name, max(width - 2, LONG_NAME))
     if keep <= 0 or not head:
         return "…/" + name
     folders = head.split("/")
@@ -241,4 +259,4 @@ def path_below(name: str, path: str, name_style: str = "bold") -> Fitted:
         text.append("\n" + short_path(path, width), style="dim")
         return text
 
-    return Fitted(max(cell_len(name), _file_name_cells(path)), max(cell_len(name), cell_len(path)), draw)
+    return Fitted(max(cell_len(name), path_width(path)), max(cell_len(name), cell_len(path)), draw)

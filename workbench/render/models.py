@@ -57,10 +57,9 @@ def models_listing(rows: list[dict]):
 def _model_cell(row: dict):
     """The model's name, whole, above its path shortened to the column (file name kept)."""
     from workbench.render.display import cells
-    from workbench.render.listing import Fitted, short_path
+    from workbench.render.listing import Fitted, path_width, short_path
 
     path = printable(row["path"])
-    file_name = path.rstrip("/").rsplit("/", 1)[-1]
 
     def draw(width: int) -> Text:
         label = literal(row["name"], "bold")
@@ -74,4 +73,4 @@ def _model_cell(row: dict):
         return label
 
     name = cells(printable(row["name"]))
-    return Fitted(max(name, cells(file_name) + 2), max(name, cells(path)), draw)
+    return Fitted(max(name, path_width(path)), max(name, cells(path)), draw)
