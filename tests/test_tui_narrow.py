@@ -1,0 +1,30 @@
+"""Issue 33, item 14 in the TUI at 80x24: the claims browser's status line keeps the focus run
+once rows are marked (the position and the sort give way first)."""
+
+from __future__ import annotations
+
+from tests.support.tui import add_run, make_app, settle
+from workbench.tui.status_line import BrowserState, status_line
+
+
+async def test_the_status_line_keeps_the_focus_run_once_rows_are_marked(demo_store, db_path):
+    ids = demo_store.claims.ids("dataset:demo -label:Unclear -label:Unevaluable")
+    run = add_run(demo_store, "smollm2-claim-time-pages-2", {i: ("ok", "Refuted") for i in ids[:3]})
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        for _ in range(12):
+            await pilot.press("space")
+        await settle(pilot, app)
+        status = app.browser.query_one("#status").render().plain
+        assert "12 marked" in status
+        assert f"focus run #{run.id} smollm2-claim-time-pages-2" in status, status
+
+
+def test_the_status_line_drops_position_and_sort_before_marks_and_focus():
+    state = BrowserState(1234, 100000, 1200, "importance", True, 1500, 12, "a-very-long-run-name-of-a-checker-3")
+    wide = status_line(state, 200).plain
+    assert "row 1,200" in wide and "sort importance↓" in wide
+    for width in (78, 60, 50):
+        line = status_line(state, width).plain
+        assert len(line) <= width and "1,500 marked" in line and "focus run #12 " in line, line
