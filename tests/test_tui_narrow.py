@@ -3,6 +3,8 @@ once rows are marked (the position and the sort give way first)."""
 
 from __future__ import annotations
 
+import re
+
 from tests.support.tui import add_run, make_app, settle
 from workbench.tui.status_line import BrowserState, status_line
 
@@ -28,3 +30,45 @@ def test_the_status_line_drops_position_and_sort_before_marks_and_focus():
     for width in (78, 60, 50):
         line = status_line(state, width).plain
         assert len(line) <= width and "1,500 marked" in line and "focus run #12 " in line, line
+
+
+def _agreement_app(demo_store, db_path):
+    from workbench.cli.demo import load_demo_team
+
+    load_demo_team(demo_store)
+    return make_app(db_path), demo_store.runs.get("demo-checker")
+
+
+async def test_the_agreement_screen_cuts_no_header_and_no_figure_at_80x24(demo_store, db_path):
+    import io
+
+    from rich.console import Console
+
+    app, run = _agreement_app(demo_store, db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        app.open_triage(run.id)
+        await settle(pilot, app)
+        await pilot.press("a")
+        await settle(pilot, app)
+        figures = app.screen.query_one("#agreement-figures")
+        console = Console(width=figures.size.width, record=True, file=io.StringIO())
+        console.print(figures.content)
+        shown = console.export_text()
+    assert "…" not in shown, shown
+    for header in ("agree", "kappa", "alpha", "Cohen's", "MASI", "labelled", "compared"):
+        assert re.search(rf"(^|\s){re.escape(header)}(\s|$)", shown, re.M), header
+    assert "-0.08 [-0.25, 0.00]" in shown or "[-0.25, 0.00]" in shown  # the interval whole
+
+
+def test_agreement_with_two_annotators_80x24(snap_compare, demo_store, db_path):
+    app, run = _agreement_app(demo_store, db_path)
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, pilot.app)
+        pilot.app.open_triage(run.id)
+        await settle(pilot, pilot.app)
+        await pilot.press("a")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

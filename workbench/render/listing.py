@@ -22,7 +22,7 @@ from rich.text import Text
 
 from workbench.render.display import literal, printable
 
-KINDS = ("id", "name", "number", "whole", "label", "text", "path")
+KINDS = ("id", "name", "number", "whole", "figure", "label", "text", "path")
 GAP = 2  # between neighbouring columns: Rich's divider and one cell of padding
 LONG_NAME = 36  # a file name longer than this (a hash) may lose its middle
 
@@ -40,7 +40,8 @@ class Fitted:
 class Column:
     """A listing's column. `kind`: id, name, number and whole are never cut (a name's first
     line stays whole, later lines wrap); label and text wrap at words; path keeps its file
-    name. An id or a name stays on screen; a number or a whole value may be dropped.
+    name; a figure ("0.71 [0.65, 0.77]") is never cut, its interval going under its value
+    when narrow. An id or a name stays on screen; a number or a whole value may be dropped.
     `priority`: the higher, the later it gives way; ids and names are never dropped.
     `readable`: the width below which wrapped lines get hard to read (before columns of
     lower priority are dropped, this column is given it)."""
@@ -77,6 +78,8 @@ class Column:
         if self.kind == "path":
             return max([min(header, 8), *(path_width(cell) for cell in self.cells)])
         header_word = _longest_word(self.header, 20)  # a header wraps at words as its cells do
+        if self.kind == "figure":
+            return max([header_word, *(max(map(cell_len, _plain(c).split(" ["))) + 1 for c in self.cells)])
         if self.kind == "label":
             return max([header_word, *(_longest_word(cell, 20) for cell in self.cells)])
         return min(self.natural(), max(header_word, 12))
@@ -106,7 +109,7 @@ class Listing:
             title_justify="left",
         )
         for column, w in zip(shown, widths):
-            keep = column.kind in ("id", "number", "whole", "path")
+            keep = column.kind in ("id", "number", "whole", "path")  # a figure breaks only where _figure says
             table.add_column(
                 column.header, justify=column.justify, width=w, no_wrap=keep, overflow="fold" if not keep else "crop"
             )
@@ -155,9 +158,20 @@ def _widths(columns: list[Column], width: int) -> list[int]:
 def _drawn(cell, column: Column, width: int):
     if isinstance(cell, Fitted):
         return cell.draw(width)
+    if column.kind == "figure":
+        return _figure(cell if isinstance(cell, Text) else Text(str(cell)), width)
     if column.kind == "path":
         return literal(short_path(str(cell), width))
     return literal(cell) if isinstance(cell, str) else cell
+
+
+def _figure(figure: Text, width: int) -> Text:
+    """A figure on one line, or its interval under its value where the line would not fit."""
+    at = figure.plain.find(" [")
+    if cell_len(figure.plain) <= width or at < 0:
+        return figure
+    value, _, interval = figure.divide([at, at + 1])
+    return Text.assemble(value, "\n", interval, justify="right")
 
 
 def _plain(cell) -> str:
