@@ -72,3 +72,19 @@ def test_agreement_with_two_annotators_80x24(snap_compare, demo_store, db_path):
         await settle(pilot, pilot.app)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_the_metrics_header_keeps_every_run_and_the_flag_left_out_at_80x24(demo_store, db_path):
+    from tests.support.scoring import RUN_A, RUN_B, make_run
+    from tests.support.tui_metrics import Host, settle_view
+
+    a = make_run(demo_store, "smollm2-claim-time-pages-2", 1, range(1, 13), RUN_A)
+    b = make_run(demo_store, "smollm2-claim-time-pages-3", 1, range(1, 13), RUN_B)
+    demo_store.annotations.flag([1, 5, 8], "contaminated")
+    app = Host(db_path, [a.id, b.id], ["importance"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle_view("x")(pilot)
+        shown = app.screen.query_one("#metrics-header").render().plain
+    assert len(shown) <= 78
+    assert shown.count("/11") == 2 or shown.count("of 11 answered") == 2, shown
+    assert "without contaminated" in shown and "pages-2" in shown and "pages-3" in shown, shown

@@ -205,13 +205,13 @@ def _longest_word(cell, cap: int) -> int:
     return min(max((cell_len(word) for word in _plain(cell).split()), default=0), cap)
 
 
-def _middle_cut(name: str, width: int) -> str:
+def middle_cut(name: str, width: int) -> str:
     """`name` in `width` cells, its middle given way to "…" (start and end kept)."""
     if cell_len(name) <= width:
         return name
     from rich.cells import set_cell_size
 
-    tail = (width - 1) // 2
+    tail = width // 2  # the end (a run's -2, a hash's last digits) gets the larger half
     end = name
     while cell_len(end) > tail:
         end = end[1:]
@@ -232,7 +232,7 @@ def short_path(path: str, width: int) -> str:
     head = path[: len(path) - len(name)].rstrip("/")
     keep = width - cell_len(name) - 2
     if cell_len(name) + 2 > width:
-        return "…/" + _middle_cut(name, max(width - 2, LONG_NAME))
+        return "…/" + middle_cut(name, max(width - 2, LONG_NAME))
     if keep <= 0 or not head:
         return "…/" + name
     folders = head.split("/")
