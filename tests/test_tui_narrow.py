@@ -88,3 +88,27 @@ async def test_the_metrics_header_keeps_every_run_and_the_flag_left_out_at_80x24
     assert len(shown) <= 78
     assert shown.count("/11") == 2 or shown.count("of 11 answered") == 2, shown
     assert "without contaminated" in shown and "pages-2" in shown and "pages-3" in shown, shown
+
+
+async def test_the_contamination_claim_column_keeps_the_end_of_url_ids_at_80x24(demo_store, db_path):
+    from textual.widgets import DataTable
+
+    from tests.support.contamination import EVIDENCE, make_scores
+    from tests.support.tui import until
+    from workbench.cli.demo import load_claimreview_demo
+
+    load_claimreview_demo(demo_store)
+    ids = demo_store.claims.ids("dataset:demo-claimreview")[:3]
+    urls = {i: demo_store.claims.get(i).external_id for i in ids}
+    pairs = list(EVIDENCE.values())
+    make_scores(demo_store, "gguf:A", evidence={i: pairs[n % len(pairs)] for n, i in enumerate(ids)})
+    app = make_app(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("C")
+        await until(pilot, lambda: getattr(app.screen, "detail", None) is not None)
+        table = app.screen.query_one("#cont-claims", DataTable)
+        shown = {int(key.value): str(table.get_cell(key, "claim")) for key in table.rows}
+    assert len({shown[i] for i in ids}) == len(ids), shown  # each claim told apart
+    for i in ids:
+        assert shown[i].startswith("…") and urls[i].endswith(shown[i].removeprefix("…")), (urls[i], shown[i])

@@ -11,6 +11,7 @@ Imported inside the commands: reading commands load Rich only when they print a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -274,3 +275,15 @@ def path_below(name: str, path: str, name_style: str = "bold") -> Fitted:
         return text
 
     return Fitted(max(cell_len(name), path_width(path)), max(cell_len(name), cell_len(path)), draw)
+
+
+def id_end(value: str, width: int) -> str:
+    """An external id in `width` cells keeping its end: a URL-like id (a ClaimReview review
+    page) differs in its last part, not in `https://`, so its start gives way ("…bridge-cost")."""
+    text = re.sub(r"^[a-z][a-z0-9+.-]*://(www\.)?", "", printable(" ".join(value.split())), flags=re.I).rstrip("/")
+    if cell_len(text) <= width:
+        return text
+    end = text
+    while cell_len(end) > max(width - 1, 0):
+        end = end[1:]
+    return "…" + end
