@@ -22,7 +22,9 @@ from workbench.cli.prompt_commands import prompts_listing
 from workbench.cli.run_commands import predictions_listing, runs_listing
 from workbench.render.listing import short_path
 from workbench.render.models import models_listing
+from workbench.render.searches import subset_grid
 from workbench.render.triage_items import history_table
+from workbench.search.stats import SearchStats, SubsetSearch
 
 WIDTHS = (60, 80, 100, 140)
 NAME = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.:支持", min_size=1, max_size=28)
@@ -194,6 +196,24 @@ def test_triage_history_keeps_annotators_and_runs_whole(changes):
     for width in WIDTHS:
         whole = [name for annotator, _, run, _ in changes for name in (annotator, run)]
         assert_fits_and_keeps(history_table(entries), width, whole)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(WORDS, st.integers(0, 10**6), min_size=1, max_size=4), NAME)
+def test_search_stats_keep_subset_names_and_counts_whole(subsets, field_name):
+    stats = SearchStats(
+        run=Run(name="searcher", model="gguf:default"),
+        claims=sum(subsets.values()),
+        searches=0,
+        steps=0,
+        searches_per_claim=0.0,
+        by=field_name,
+        subsets={value: SubsetSearch(n, 2.5, 0.25, n // 2) for value, n in subsets.items()},
+    )
+    for width in WIDTHS:
+        lines = assert_fits_and_keeps(subset_grid(stats), width, [f"{n:,}" for n in subsets.values()])
+        shown = " ".join(" ".join(lines).split())
+        assert all(word in shown for value in subsets for word in value.split())  # wrapped, never cut
 
 
 @given(FOLDERS, st.one_of(FILE_NAME, st.text("0123456789abcdef", min_size=37, max_size=80)), st.integers(1, 120))

@@ -72,8 +72,10 @@ class Column:
 
     def _least(self) -> int:
         header = cell_len(self.header)
-        if self.kind in ("id", "number", "whole"):
+        if self.kind in ("id", "whole"):
             return self.natural()
+        if self.kind == "number":  # never cut; a long header wraps at words above it
+            return max([_longest_word(self.header, 20), *(_natural(cell) for cell in self.cells)])
         if self.kind == "name":
             return max([min(header, 8), *(_first_line(cell) for cell in self.cells)])
         if self.kind == "path":
@@ -82,7 +84,7 @@ class Column:
         if self.kind == "figure":
             return max([header_word, *(max(map(cell_len, _plain(c).split(" ["))) + 1 for c in self.cells)])
         if self.kind == "label":
-            return max([header_word, *(_longest_word(cell, 20) for cell in self.cells)])
+            return max([header_word, *(_longest_word(cell, 30) for cell in self.cells)])
         return min(self.natural(), max(header_word, 12))
 
 
@@ -110,7 +112,7 @@ class Listing:
             title_justify="left",
         )
         for column, w in zip(shown, widths):
-            keep = column.kind in ("id", "number", "whole", "path")  # a figure breaks only where _figure says
+            keep = column.kind in ("id", "whole", "path")  # a figure breaks only where _figure says
             table.add_column(
                 column.header, justify=column.justify, width=w, no_wrap=keep, overflow="fold" if not keep else "crop"
             )
