@@ -39,9 +39,14 @@ def cutoffs_command(as_json: bool) -> None:
             )
         )
         return
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for name in ("model", "cutoff", "after it", "from"):
-        table.add_column(name, no_wrap=name != "from", overflow="fold")
+    from workbench.render.listing import Column, Listing
+
+    table = Listing(
+        Column("model", "name", 100),
+        Column("cutoff", "whole", 90),
+        Column("after it", "whole", 80),
+        Column("from", "text", 50),
+    )
     for row in rows:
         table.add_row(literal(row.model), literal(row.cutoff), row.first_day_after, literal(row.origin))
     console.print(table)
