@@ -30,7 +30,15 @@ def header_line(update: PanelUpdate | None, loading: bool, error: str | None, wi
     return fitted
 
 
-FITS = ((False, True, 30), (True, True, 30), (True, True, 20), (True, False, 20), (True, False, 14), (True, False, 9))
+FITS = (
+    (False, True, 10_000),
+    (False, True, 30),
+    (True, True, 30),
+    (True, True, 20),
+    (True, False, 20),
+    (True, False, 14),
+    (True, False, 9),
+)
 """(compact counts, each run's flagged count, name width), tried in turn until the line fits."""
 
 
