@@ -112,3 +112,35 @@ async def test_the_contamination_claim_column_keeps_the_end_of_url_ids_at_80x24(
     assert len({shown[i] for i in ids}) == len(ids), shown  # each claim told apart
     for i in ids:
         assert shown[i].startswith("…") and urls[i].endswith(shown[i].removeprefix("…")), (urls[i], shown[i])
+
+
+def test_status_line_with_marks_and_focus_run_80x24(snap_compare, demo_store, db_path):
+    ids = demo_store.claims.ids("dataset:demo -label:Unclear -label:Unevaluable")
+    add_run(demo_store, "smollm2-claim-time-pages-2", {i: ("ok", "Refuted") for i in ids[:3]})
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, pilot.app)
+        for _ in range(12):
+            await pilot.press("space")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(make_app(db_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_contamination_with_url_ids_80x24(snap_compare, demo_store, db_path):
+    from tests.support.contamination import EVIDENCE, make_scores
+    from tests.support.tui import until
+    from workbench.cli.demo import load_claimreview_demo
+
+    load_claimreview_demo(demo_store)
+    ids = demo_store.claims.ids("dataset:demo-claimreview")[:3]
+    pairs = list(EVIDENCE.values())
+    make_scores(demo_store, "gguf:A", evidence={i: pairs[n % len(pairs)] for n, i in enumerate(ids)})
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, pilot.app)
+        await pilot.press("C")
+        await until(pilot, lambda: getattr(pilot.app.screen, "detail", None) is not None)
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(make_app(db_path), terminal_size=(80, 24), run_before=run_before)
