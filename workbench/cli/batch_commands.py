@@ -16,7 +16,6 @@ import time
 from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
 from store.names import no_run
 from workbench.cli import UserError, current_db_path, shared_options
@@ -78,9 +77,17 @@ def status_command(run_ref: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
-    table = Table("run", "provider", "batch", "requests", "state", "submitted", "note")
-    for column in table.columns[:3]:  # the names other commands take: wrap them, never cut them
-        column.overflow = "fold"
+    from workbench.render.listing import Column, Listing
+
+    table = Listing(  # run and batch are what other commands take: never cut
+        Column("run", "name", 100),
+        Column("provider", "label", 60),
+        Column("batch", "name", 95),
+        Column("requests", "number", 80, "right"),
+        Column("state", "label", 90),
+        Column("submitted", "label", 50),
+        Column("note", "text", 40),
+    )
     for row in rows:
         state = row["status"] + (f" ({row['provider_status']})" if row["provider_status"] else "")
         table.add_row(

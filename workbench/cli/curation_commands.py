@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 
 import click
-from rich import box
-from rich.table import Table
 
 from workbench.cli import UserError, shared_options
 from workbench.render.console import output_console
@@ -39,9 +37,14 @@ def cutoffs_command(as_json: bool) -> None:
             )
         )
         return
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for name in ("model", "cutoff", "after it", "from"):
-        table.add_column(name, no_wrap=name != "from", overflow="fold")
+    from workbench.render.listing import Column, Listing
+
+    table = Listing(
+        Column("model", "name", 100),
+        Column("cutoff", "whole", 90),
+        Column("after it", "whole", 80),
+        Column("from", "text", 50),
+    )
     for row in rows:
         table.add_row(literal(row.model), literal(row.cutoff), row.first_day_after, literal(row.origin))
     console.print(table)
@@ -77,13 +80,16 @@ def ratings_command(space: str, rating_map, as_json: bool) -> None:
             json.dumps({"label_space": space, "folds": folds, "ratings": by_meaning}, indent=2, ensure_ascii=False)
         )
         return
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("meaning", no_wrap=True)
-    table.add_column(f"{space} label", no_wrap=True)
-    table.add_column("ratings (case, accents, spaces and punctuation aside)", ratio=1)
-    for meaning in MEANINGS:
+    from workbench.render.listing import Column, Listing, packed
+
+    table = Listing(
+        Column("meaning", "name", 100),
+        Column(f"{space} label", "label", 90),
+        Column("ratings (case, accents, spaces and punctuation aside)", "text", 80, readable=24),
+    )
+    for meaning in MEANINGS:  # a rating is broken between ratings, never inside one
         label = folds.get(meaning) or ("the space's excluded label" if meaning == "excluded" else "(not folded)")
-        table.add_row(meaning, literal(label), literal(", ".join(by_meaning[meaning])))
+        table.add_row(meaning, literal(label), packed(by_meaning[meaning]))
     console.print(table)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -14,10 +13,7 @@ from workbench.cli import UserError, current_db_path, shared_options
 from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
-from workbench.render.display import fit_widths, literal, one_line
-
-if TYPE_CHECKING:
-    from rich.table import Table
+from workbench.render.display import literal, one_line
 
 
 @click.command("datasets")
@@ -33,13 +29,7 @@ def datasets_command(as_json: bool) -> None:
         click.echo(json.dumps([as_dict(d) for d in datasets], indent=2, ensure_ascii=False))
         return
     console = reading_console()
-    table = datasets_table()
-    for d in datasets:
-        space = d.label_space
-        gold = ", ".join(space.labels) + (f" (+abstain {space.abstain})" if space.abstain else "")
-        kind = d.source_format if d.source_format == space.name else f"{d.source_format} / {space.name}"
-        table.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind), literal(gold))
-    console.print(table)
+    datasets_listing(datasets).print(console)
     for d in datasets:  # what curation kept, for the datasets `workbench curate` has been run on
         if store.curation.steps(d.id):
             line = literal(
@@ -49,18 +39,23 @@ def datasets_command(as_json: bool) -> None:
             console.print(line)
 
 
-def datasets_table() -> Table:
-    """The datasets listing's columns (its rows are added by the command)."""
-    from rich import box
-    from rich.table import Table
+def datasets_listing(datasets: list):
+    """One row per dataset: name and count never cut, gold labels broken between labels."""
+    from workbench.render.listing import Column, Listing, packed
 
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("name", no_wrap=True, overflow="fold")
-    table.add_column("claims", justify="right", no_wrap=True)
-    table.add_column("imported", no_wrap=True)
-    table.add_column("format / label space", no_wrap=True)
-    table.add_column("gold labels", ratio=1)
-    return table
+    listing = Listing(
+        Column("name", "name", 100),
+        Column("claims", "number", 90, "right"),
+        Column("imported", "number", 30),
+        Column("format / label space", "label", 50),
+        Column("gold labels", "text", 60, readable=24),
+    )
+    for d in datasets:
+        space = d.label_space
+        gold = list(space.labels) + ([f"(+abstain {space.abstain})"] if space.abstain else [])
+        kind = d.source_format if d.source_format == space.name else f"{d.source_format} / {space.name}"
+        listing.add_row(literal(d.name), f"{d.claim_count:,}", (d.imported_at or "")[:10], literal(kind), packed(gold))
+    return listing
 
 
 @click.command("claims")
@@ -104,46 +99,53 @@ def _datasets_note(found: list[str]) -> str:
     return f" (dataset{'s' if len(found) > 1 else ''} {', '.join(names)}{more})"
 
 
-def _claims_table(rows: list, width: int, find: str = "") -> Table:
+def _claims_table(rows: list, width: int, find: str = ""):
     """One line per claim; columns that are empty (or one dataset throughout) are left out,
     and the short columns give way before the claim text drops below a readable width. What
     the filter `find` searches for is marked in the claim text."""
-    from rich import box
-    from rich.table import Table
-
-    from workbench.render.search_marks import finder, marked
+    from workbench.render.listing import Column, Listing
+    from workbench.render.search_marks import finder
 
     spans = finder(find)
-    columns = {
-        "id": [str(r.id) for r in rows],
-        "dataset": [one_line(r.dataset) for r in rows],
-        "ext id": [one_line(r.external_id) for r in rows],
-        "label": [one_line(r.label or "") for r in rows],
-        "imp.": [r.importance or "" for r in rows],
-        "task/domain": [one_line(" ".join(filter(None, [r.task, r.domain]))) for r in rows],
-        "flags": [one_line(",".join(r.flags)) for r in rows],
-    }
-    columns = {
-        name: cells
-        for name, cells in columns.items()
-        if any(cells) and not (name == "dataset" and len(set(cells)) == 1)
-    }
-    natural = [max(len(name), *map(len, cells)) for name, cells in columns.items()]
-    # The id is what `show` takes: never cut it.
-    minimum = [n if name == "id" else min(n, max(len(name), 4)) for n, name in zip(natural, columns)]
-    gaps = 2 * len(columns)  # a rule and a space between neighbouring columns
-    claim_min = max(24, width * 2 // 5)
-    widths = fit_widths(natural, minimum, width - gaps - claim_min)
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    for (name, _), w in zip(columns.items(), widths):
-        table.add_column(name, no_wrap=True, overflow="ellipsis", width=w)
-    claim_width = max(12, width - gaps - sum(widths))
-    table.add_column("claim", no_wrap=True, width=claim_width)
-    for n, row in enumerate(rows):
-        cells = [literal(cells[n]) for cells in columns.values()]
-        shown = one_line(row.text, claim_width)
-        table.add_row(*cells, marked(shown, spans(shown)))
-    return table
+    listing = Listing(
+        Column("id", "id", 100),
+        Column("dataset", "whole", 60),
+        Column("ext id", "whole", 75),
+        Column("label", "label", 70),
+        Column("imp.", "label", 40),
+        Column("task/domain", "label", 30),
+        Column("flags", "label", 50),
+        Column("claim", "text", 95),
+    )
+    for row in rows:
+        task = one_line(" ".join(filter(None, [row.task, row.domain])))
+        cells = [row.dataset, row.external_id, row.label or "", row.importance or "", task, ",".join(row.flags)]
+        listing.add_row(str(row.id), *(literal(one_line(cell)) for cell in cells), _claim_line(row.text, spans, width))
+    # Columns that are empty (or one dataset throughout) say nothing.
+    listing.columns = [
+        c
+        for c in listing.columns
+        if c.kind == "id" or c.header == "claim" or (any(map(str, c.cells)) and not _one_dataset(c))
+    ]
+    return listing
+
+
+def _one_dataset(column) -> bool:
+    return column.header == "dataset" and len({str(cell) for cell in column.cells}) == 1
+
+
+def _claim_line(text: str, spans, width: int):
+    """The claim on one line, cut to its column with what the filter finds marked; it keeps
+    a readable width (two fifths of the screen) before the short columns give way."""
+    from workbench.render.display import cells
+    from workbench.render.listing import Fitted
+    from workbench.render.search_marks import marked
+
+    def draw(column_width: int):
+        shown = one_line(text, column_width)
+        return marked(shown, spans(shown))
+
+    return Fitted(min(cells(one_line(text)), max(24, width * 2 // 5)), cells(one_line(text)), draw)
 
 
 @click.command("show")

@@ -275,12 +275,21 @@ def profiles_command(name: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
-    width = max(len(row["name"]) for row in rows)
     console = reading_console()
-    for row in rows:
-        mark = "" if row["builtin"] else "  (yours)"
-        console.print(literal(f"{row['name']:<{width}}  {one_line(row['description'], 90)}{mark}"))
+    console.print(profiles_listing(rows))
     console.print(f"your own profiles go in {user_dir()}; `workbench profiles NAME` prints one")
+
+
+def profiles_listing(rows: list[dict]):
+    """The import profiles: name whole, what each reads wrapped under itself (never back to
+    column 0), yours marked."""
+    from workbench.render.listing import Column, Listing
+
+    listing = Listing(Column("profile", "name", 100), Column("what it reads", "text", 50, readable=30))
+    for row in rows:
+        mark = "" if row["builtin"] else " (yours)"
+        listing.add_row(literal(one_line(row["name"])), literal(one_line(row["description"]) + mark))
+    return listing
 
 
 @click.command("import-predictions")

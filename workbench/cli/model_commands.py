@@ -67,20 +67,14 @@ def models_command(as_json: bool) -> None:
             )
         )
         return
-    from workbench.render.models import models_table
+    from workbench.render.models import models_listing
 
-    console.print(
-        models_table(
-            [
-                {
-                    **row,
-                    "path": _home_short(row["path"]),
-                    "projector": row["projector"] and _home_short(row["projector"]),
-                }
-                for row in rows
-            ]
-        )
-    )
+    models_listing(
+        [
+            {**row, "path": _home_short(row["path"]), "projector": row["projector"] and _home_short(row["projector"])}
+            for row in rows
+        ]
+    ).print(console)
     usable = sum(1 for row in rows if not row["problem"])
     console.print(f"{usable:,} usable of {len(rows):,} listed; run one with --model gguf:NAME", markup=False)
     for problem in problems:

@@ -11,6 +11,30 @@ from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
 
 
+def prompts_listing(rows: list[dict]):
+    """One row per template: its name above its file (the file name kept whole), label space,
+    answer format, then what it offers, wrapped at words under itself."""
+    from workbench.render.display import literal, one_line
+    from workbench.render.listing import Column, Listing, path_below
+
+    listing = Listing(
+        Column("prompt", "name", 100),
+        Column("label space", "label", 80),
+        Column("answers", "label", 40),
+        Column("verdicts, settings", "text", 60, readable=30),
+    )
+    for r in rows:
+        if "error" in r:
+            listing.add_row(path_below(r["name"], r["path"]), "", "", literal(f"unusable: {one_line(r['error'])}"))
+            continue
+        offers = [f"{key}: {', '.join(r[key])}" for key in ("verdicts", "contexts", "evidence")]
+        offers += [one_line(r["description"])] if r["description"] else []
+        listing.add_row(
+            path_below(r["name"], r["path"]), literal(r["label_space"]), r["answer"], literal("\n".join(offers))
+        )
+    return listing
+
+
 @click.command("prompt")
 @click.argument("claim_ref")
 @click.option("--setting", default="claim", show_default=True, help="CONTEXT[+EVIDENCE].")
@@ -110,13 +134,5 @@ def prompts_command(as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     console = reading_console()
-    for r in rows:
-        if "error" in r:
-            console.print(f"{r['name']}  (unusable) {r['error']}")
-            continue
-        console.print(f"{r['name']}  label space {r['label_space']}, answers in {r['answer']}  ({r['path']})")
-        for key in ("verdicts", "contexts", "evidence"):
-            console.print(f"  {key}: {', '.join(r[key])}")
-        if r["description"]:
-            console.print(f"  {r['description']}")
+    prompts_listing(rows).print(console)
     console.print("A setting is CONTEXT[+EVIDENCE], e.g. claim+time+pages; evidence none is the default.")

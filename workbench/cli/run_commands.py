@@ -307,14 +307,22 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
             soft_wrap=True,
         )
         return
-    from rich import box
-    from rich.table import Table
+    runs_listing(rows).print(console)
 
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    table.add_column("id", no_wrap=True)
-    table.add_column("run", min_width=22, overflow="fold")
-    for header in ("total", "ok", "abst", "unpar", "err", "miss", "cache", "it/s"):
-        table.add_column(header, justify="right", no_wrap=True)
+
+def runs_listing(rows: list[dict]):
+    """The runs as a listing: id and name never cut, the counts giving way from the right
+    (it/s, cache, ...) on a narrow terminal, the details under each name wrapped at words."""
+    from workbench.render.listing import Column, Listing
+
+    counts = [("total", "total", 80), ("ok", "ok", 70), ("err", "error", 60), ("abst", "abstain", 50)]
+    counts += [("unpar", "parse_failure", 40), ("miss", "missing", 30), ("cache", "cached", 20)]
+    listing = Listing(
+        Column("id", "id", 100),
+        Column("run", "name", 90, readable=36),
+        *(Column(header, "number", priority, "right") for header, _, priority in counts),
+        Column("it/s", "number", 10, "right"),
+    )
     for r in rows:
         rate = f"{r['items_per_second']:.1f}" if r["items_per_second"] else ""
         label = literal(r["name"])
@@ -329,13 +337,8 @@ def runs_command(kinds: tuple[str, ...], as_json: bool) -> None:
         ]
         label.append("\n" + one_line(" · ".join(str(part) for part in parts if part)), style="dim")
         label.append("\n" + one_line(r.pop("_usage_line")), style="dim")
-        table.add_row(
-            str(r["id"]),
-            label,
-            *(f"{r[k]:,}" for k in ("total", "ok", "abstain", "parse_failure", "error", "missing", "cached")),
-            rate,
-        )
-    console.print(table)
+        listing.add_row(str(r["id"]), label, *(f"{r[key]:,}" for _, key, _ in counts), rate)
+    return listing
 
 
 def _short(count: int) -> str:
@@ -409,25 +412,37 @@ def predictions_command(run_ref: str, wrong: bool, limit: int, as_json: bool) ->
             }
             click.echo(json.dumps(record, ensure_ascii=False))
         return
-    from rich.table import Table
+    listing = predictions_listing(shown, claims)
+    console = reading_console()
+    listing.print(console)
+    console.print(f"{len(shown):,} shown of {len(predictions):,}")
 
-    table = Table()
-    for header in ("claim", "ext id", "gold", "verdict", "status", "explanation / error"):
-        table.add_column(header)
+
+def predictions_listing(shown: list, claims: dict):
+    """A run's answers: claim id and external id whole, gold and verdict, the explanation (or
+    error) wrapped at words; `claims` maps a claim id to (external id, gold label)."""
+    from workbench.render.listing import Column, Listing
+
+    listing = Listing(
+        Column("claim", "id", 100),
+        Column("ext id", "whole", 90),
+        Column("gold", "label", 80),
+        Column("verdict", "label", 85),
+        Column("status", "label", 70),
+        Column("explanation / error", "text", 60, readable=24),
+    )
     for p in shown:
         external_id, gold = claims[p.claim_id]
         note = p.error if p.status == "error" else p.explanation or p.raw_output
-        table.add_row(
+        listing.add_row(
             str(p.claim_id),
-            literal(external_id),
-            literal(gold or ""),
-            literal(p.verdict or p.raw_verdict or ""),
+            literal(one_line(external_id)),
+            literal(one_line(gold or "")),
+            literal(one_line(p.verdict or p.raw_verdict or "")),
             p.status + (" (cached)" if p.cached else ""),
-            literal(one_line(note, 70)),
+            literal(one_line(note, 200)),
         )
-    console = reading_console()
-    console.print(table)
-    console.print(f"{len(shown):,} shown of {len(predictions):,}")
+    return listing
 
 
 @click.command("show-run")

@@ -63,19 +63,6 @@ def pad_to_cells(text: str, width: int, align: str = "left") -> str:
     return gap + text if align == "right" else text + gap
 
 
-def fit_widths(natural: list[int], minimum: list[int], budget: int) -> list[int]:
-    """Column widths that fit `budget`: the widest columns give way first, none below its
-    minimum. A listing stays on one line per row at 80 columns instead of Rich squeezing
-    every column (the claim text included) to a few characters."""
-    widths = list(natural)
-    while sum(widths) > budget:
-        widest = max(range(len(widths)), key=lambda i: (widths[i] > minimum[i], widths[i]))
-        if widths[widest] <= minimum[widest]:
-            break
-        widths[widest] -= 1
-    return widths
-
-
 def run_names(runs, width: int) -> list[str]:
     """Each run's name on one line in `width` cells; where two cut names would read alike,
     the run's id leads ("#12 smollm2-jsf…"), as the claims table's columns and `run:12` do."""

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from rich import box
-from rich.table import Table
 from rich.text import Text
 
-from workbench.render.display import literal
+from workbench.render.display import literal, printable
 
 
 def size_text(size: int) -> str:
@@ -27,26 +25,25 @@ def parameters_text(count: int | None) -> str:
     return str(count)
 
 
-def models_table(rows: list[dict]) -> Table:
-    """One row per model: name (file and projector below it), source, quantisation,
-    parameters, context length, chat template, size."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    table.add_column("model (gguf:NAME)", min_width=24, overflow="fold")
-    for header in ("source", "quant", "params", "ctx", "chat", "size"):
-        table.add_column(header, justify="right" if header in ("params", "ctx", "size") else "left", no_wrap=True)
+def models_listing(rows: list[dict]):
+    """One row per model: name (its file below it, the folders in the middle of the path
+    giving way first), source, quantisation, parameters, context length, chat template, size."""
+    from workbench.render.listing import Column, Listing
+
+    listing = Listing(
+        Column("model (gguf:NAME)", "name", 100, readable=30),
+        Column("source", "label", 20),
+        Column("quant", "label", 50),
+        Column("params", "number", 60, "right"),
+        Column("ctx", "number", 30, "right"),
+        Column("chat", "label", 40),
+        Column("size", "number", 70, "right"),
+    )
     for row in rows:
-        label = literal(row["name"], "bold")
-        label.append_text(Text("\n")).append_text(literal(row["path"], "dim"))
-        if row.get("projector"):
-            label.append_text(literal(f"\n+ vision projector {row['projector']}", "dim"))
-        if row.get("parts", 1) > 1:
-            label.append(f"\n{row['parts']} parts", style="dim")
-        if row.get("problem"):
-            label.append_text(literal("\n" + row["problem"], "red"))
         chat = {True: "yes", False: "no", None: "?"}[row.get("chat_template")]
         ctx = f"{row['context_length']:,}" if row.get("context_length") else "?"
-        table.add_row(
-            label,
+        listing.add_row(
+            _model_cell(row),
             literal(row["source"]),
             literal(row.get("quantisation") or "?"),
             parameters_text(row.get("parameters")),
@@ -54,4 +51,26 @@ def models_table(rows: list[dict]) -> Table:
             chat,
             size_text(row["size"]),
         )
-    return table
+    return listing
+
+
+def _model_cell(row: dict):
+    """The model's name, whole, above its path shortened to the column (file name kept)."""
+    from workbench.render.display import cells
+    from workbench.render.listing import Fitted, path_width, short_path
+
+    path = printable(row["path"])
+
+    def draw(width: int) -> Text:
+        label = literal(row["name"], "bold")
+        label.append_text(literal("\n" + short_path(path, width), "dim"))
+        if row.get("projector"):
+            label.append_text(literal(f"\n+ vision projector {row['projector']}", "dim"))
+        if row.get("parts", 1) > 1:
+            label.append(f"\n{row['parts']} parts", style="dim")
+        if row.get("problem"):
+            label.append_text(literal("\n" + row["problem"], "red"))
+        return label
+
+    name = cells(printable(row["name"]))
+    return Fitted(max(name, path_width(path)), max(name, cells(path)), draw)

@@ -64,17 +64,17 @@ def stats_view(stats: SearchStats) -> Group:
     return Group(*parts)
 
 
-def subset_grid(stats: SearchStats) -> Table:
-    """Searches and image searches per claim, and image-evidence claims, per subset."""
-    from rich import box
-    from rich.table import Table
-
+def subset_grid(stats: SearchStats):
+    """Searches and image searches per claim, and image-evidence claims, per subset (the
+    listing layout: subset names wrap at words, figures never cut, the image columns give
+    way first on a narrow screen)."""
     from workbench.render.display import literal
+    from workbench.render.listing import Column, Listing
 
-    grid = Table(box=box.SIMPLE_HEAD)
-    grid.add_column(literal(stats.by or ""))
-    for header in ("claims", "searches/claim", "image searches/claim", "image evidence"):
-        grid.add_column(header, justify="right")
+    headers = ("claims", "searches/claim", "image searches/claim", "image evidence")
+    grid = Listing(
+        Column(stats.by or "", "label", 100), *(Column(h, "number", 90 - n, "right") for n, h in enumerate(headers))
+    )
     for value, subset in stats.subsets.items():  # subset names are data: literal
         grid.add_row(
             literal(value),

@@ -28,17 +28,16 @@ def estimate_text(found: Estimate | None, digits: int = 2) -> Text:
     return text
 
 
-def _table(*columns: str, title: str | None = None) -> Table:
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        title=literal(title) if title else None,
-        title_justify="left",
-        pad_edge=False,
-        show_edge=False,
+def _table(*columns: str, title: str | None = None, first: str = "label"):
+    """A listing whose figures are never cut nor wrapped: the first column (names, wrapped at
+    words) narrows, then the rightmost figures give way whole on a narrow screen."""
+    from workbench.render.listing import Column, Listing
+
+    return Listing(
+        Column(columns[0], first, 100),
+        *(Column(name, "figure", 90 - n, "right") for n, name in enumerate(columns[1:])),
+        title=title,
     )
-    for n, name in enumerate(columns):  # figures never wrap: the first column gives way
-        table.add_column(literal(name), justify="left" if n == 0 else "right", no_wrap=n > 0)
-    return table
 
 
 def agreement_heading(found: RunAgreement) -> Text:
@@ -84,7 +83,7 @@ def agreement_view(found: RunAgreement) -> RenderableType:
     return Group(*parts)
 
 
-def category_table(a: TriageAgreement) -> Table:
+def category_table(a: TriageAgreement):
     """One row per category; its agreement without the interval (--json has it) so the
     row fits 80 columns."""
     table = _table(
@@ -95,7 +94,6 @@ def category_table(a: TriageAgreement) -> Table:
         "alpha",
         title=f"per category (a yes/no decision per answer; {a.kappa_name}, Krippendorff's alpha)",
     )
-    table.columns[0].no_wrap, table.columns[0].overflow, table.columns[0].max_width = True, "ellipsis", 20
     for c in a.categories:
         table.add_row(
             literal(c.category),
@@ -107,14 +105,17 @@ def category_table(a: TriageAgreement) -> Table:
     return table
 
 
-def pairs_table(a: TriageAgreement) -> Table:
+def pairs_table(a: TriageAgreement):
+    from workbench.render.listing import packed
+
     table = _table("annotators", "shared", "exact", "Cohen's kappa", "MASI alpha", title="per pair")
     for p in a.pairs:
-        names = literal(p.first)
-        names.append(" · ")
-        names.append_text(literal(p.second))
         table.add_row(
-            names, f"{p.shared:,}", estimate_text(p.exact), estimate_text(p.kappa), estimate_text(p.masi_alpha)
+            packed([p.first, p.second], " · "),
+            f"{p.shared:,}",
+            estimate_text(p.exact),
+            estimate_text(p.kappa),
+            estimate_text(p.masi_alpha),
         )
     return table
 
@@ -134,9 +135,9 @@ def confusion_table(a: TriageAgreement) -> Table:
     return table
 
 
-def annotators_table(found: RunAgreement) -> Table:
+def annotators_table(found: RunAgreement):
     a = found.agreement
-    table = _table("annotator", "labelled", "compared", "assigned", "done", "left", title="per annotator")
+    table = _table("annotator", "labelled", "compared", "assigned", "done", "left", title="per annotator", first="name")
     names = list(dict.fromkeys([c.annotator for c in a.annotators] + list(found.progress)))
     counts = {c.annotator: c for c in a.annotators}
     for name in names:

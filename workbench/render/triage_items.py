@@ -221,24 +221,36 @@ def history_lines(entries: Sequence[HistoryEntry], width: int = 60) -> Text:
     return text
 
 
-def history_table(entries: Sequence[HistoryEntry]) -> Table:
-    table = Table(
-        "when", "whose", "by", "what", "run", "old", "new", "from", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False
+def history_table(entries: Sequence[HistoryEntry]):
+    """Every change to a claim's labels, newest first: when, whose (and who changed it when
+    someone else did), on which run, old -> new, from where; narrowed by priority to fit."""
+    from workbench.render.listing import Column, Listing
+
+    if not entries:
+        return Text("no label of this claim has changed yet")
+    listing = Listing(
+        Column("when", "number", 90),
+        Column("whose", "name", 100),
+        Column("what", "label", 70),
+        Column("run", "name", 95),
+        Column("old → new", "text", 80, readable=20),
+        Column("from", "label", 40),
     )
     for e in entries:
-        table.add_row(
-            e.changed_at[:19].replace("T", " "),
-            literal(e.annotator),
-            literal(e.changed_by),
+        whose = literal(e.annotator)
+        if e.changed_by != e.annotator:
+            whose.append_text(literal(f"\n(by {e.changed_by})", "dim"))
+        change = literal(value_text(e.kind, e.old) + " → ")
+        change.append_text(literal(value_text(e.kind, e.new), "bold"))
+        listing.add_row(
+            e.changed_at[:16].replace("T", " "),
+            whose,
             KIND_WORDS.get(e.kind, e.kind),
             literal(e.run_name or "—"),
-            literal(value_text(e.kind, e.old)),
-            literal(value_text(e.kind, e.new)),
+            change,
             literal(e.source),
         )
-    if not entries:
-        table.add_row("—", "", "", "no label of this claim has changed yet", "", "", "", "")
-    return table
+    return listing
 
 
 def history_dicts(entries: Sequence[HistoryEntry]) -> list[dict]:

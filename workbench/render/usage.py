@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from workbench.words import counted
 
+IMPORTED = "imported:"  # the model of answers imported from a file (workbench/runs/kinds.py)
+
 
 def engine_line(engine: dict) -> str:
     """The engine settings a local run records, and which of them can change its answers."""
@@ -67,9 +69,12 @@ def speed_text(usage) -> str | None:
 
 
 def cost_text(usage) -> str:
-    """'$0.0123 ($0.0005 per claim)', 'unknown (no price for MODEL)', '$0 (local)'."""
+    """'$0.0123 ($0.0005 per claim)', 'unknown (no price for MODEL)', '$0 (local)'; 'not
+    recorded (imported)' for answers made elsewhere: no price would tell what they cost."""
     from workbench.usage.prices import money
 
+    if usage.model.startswith(IMPORTED):
+        return "not recorded (imported)"
     if usage.price is None:
         return f"unknown (no price for {usage.model}: add it under [prices] in the config)"
     if usage.price.local:
@@ -80,6 +85,8 @@ def cost_text(usage) -> str:
 
 def usage_summary(usage) -> str:
     """One line: time per claim, speed, tokens, cost, and the judges' cost."""
+    if usage.model.startswith(IMPORTED) and not usage.judges:
+        return "made elsewhere: no time or cost recorded"
     parts = [time_text(usage)]
     speed = speed_text(usage)
     if speed:

@@ -11,6 +11,7 @@ import importlib
 from pathlib import Path
 
 from textual.binding import Binding
+from textual.keys import format_key
 
 import workbench.tui
 
@@ -128,13 +129,21 @@ def keys_markdown(app_class: type) -> str:
     for title, owner in binding_owners(app_class):
         lines += [f"## {title}", "", "| keys | does | id |", "|---|---|---|"]
         for binding in _merged(own_bindings(owner)):
-            keys = ", ".join(f"`{key.strip()}`" for key in binding.key.split(","))
+            keys = ", ".join(_code(shown_key(key)) for key in binding.key.split(","))
             does = binding.description or binding.action
             if binding.tooltip:
                 does += f": {binding.tooltip}"
             lines.append(f"| {keys} | {_cell(does)} | `{binding.id or ''}` |")
         lines.append("")
     return "\n".join(lines)
+
+
+def shown_key(key: str) -> str:
+    """A bound key as the footer and the help show it (`?`, `/`, `]`, `esc`), not Textual's
+    name for it (`question_mark`, `slash`, `right_square_bracket`); modifiers spelled out
+    (`ctrl+f`), as the config's `[keymap]` takes them."""
+    modifiers, name = Binding(key.strip(), "").parse_key()
+    return "+".join([*modifiers, format_key(name)])
 
 
 def _merged(bindings: list[Binding]) -> list[Binding]:
@@ -155,6 +164,11 @@ def _merged(bindings: list[Binding]) -> list[Binding]:
             )
         )
     return list(merged.values())
+
+
+def _code(key: str) -> str:
+    """A key as Markdown code inside a table cell (a backquote key in double backquotes)."""
+    return _cell(f"`` {key} ``" if "`" in key else f"`{key}`")
 
 
 def _cell(text: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import time
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,11 +14,12 @@ from textual.worker import get_current_worker
 
 from store import FilterError, Run
 from store.filter_terms import parse_terms
-from workbench.render.display import one_line, printable
+from workbench.render.display import printable
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import CatalogueLoaded, Counted, DataChanged
 from workbench.tui.paging import ClaimQuery
 from workbench.tui.screens.claim_actions import ClaimActions
+from workbench.tui.status_line import BrowserState, status_line
 from workbench.tui.widgets.claim_table import ClaimTable
 from workbench.tui.widgets.columns import run_titles
 from workbench.tui.widgets.filter_bar import FilterBar
@@ -293,25 +293,14 @@ class ClaimsScreen(ReportsWorkerErrors, Screen):
     def _highlighted(self) -> None:
         self.show_status()
 
+    def on_resize(self) -> None:
+        self.show_status()  # refitted: what gives way depends on the width
+
     def show_status(self) -> None:
         """The status line: count, position, sort, marks, focus run."""
-        table = self.table
-        total = self.app.catalogue.total_claims
-        line = Text(no_wrap=True, overflow="ellipsis")  # one line: a wrapped tail would be cut off unseen
-        line.append("counting…" if self.count is None else f"{self.count:,}", style="bold")
-        line.append(f" of {total:,} claims" if total is not None else " claims")
-        position = table.position
-        if position is not None and table.current is not None:
-            line.append(f" · row {position + 1:,}")
-        arrow = "↓" if table.query.descending else "↑"
-        line.append(f" · sort {table.query.sort}{arrow}")
-        if table.marked:
-            line.append(f" · {len(table.marked):,} marked", style="bold")
-        focus = self.focus_run
-        if focus is not None:
-            line.append(f" · focus run #{focus.id} ")
-            line.append(one_line(focus.name, 24), style="bold")
-        self.query_one("#status", Label).update(line)
+        state = BrowserState.of(self.table, self.count, self.app.catalogue.total_claims, self.focus_run)
+        status = self.query_one("#status", Label)
+        status.update(status_line(state, (status.size.width or self.app.size.width) - 2))  # less its padding
 
     # -- live data ------------------------------------------------------------------------
 

@@ -27,7 +27,8 @@ from textual_plotext import PlotextPlot
 from workbench.choices import CONTAMINATION_COMMAND
 from workbench.render.charts import draw_histogram, draw_sweep
 from workbench.render.contamination import claim_heading, evidence_table, score_line
-from workbench.render.display import literal, one_line, printable
+from workbench.render.display import literal, printable
+from workbench.render.listing import id_end
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged, FlagsChanged
 from workbench.tui.screens.contamination.data import ClaimDetail, Overview, accept_flags, read_claim, read_overview
@@ -249,7 +250,7 @@ them with `workbench contamination mark`). Details: docs/contamination.md."""
             # The store id beside the benchmark's own: AVeriTeC's "0", "1" alone read like scores.
             table.add_row(
                 Text(str(row.claim_id), justify="right"),
-                literal(one_line(row.external_id or "", 10)),
+                literal(id_end(row.external_id or "", 10)),  # a URL id differs at its end
                 score,
                 self._mark(row.score),
                 key=str(row.claim_id),

@@ -8,11 +8,11 @@ from textual.widgets import DataTable, Label, Static
 from textual_plotext import PlotextPlot
 
 from workbench.render.display import literal, run_names
+from workbench.tui.screens.metrics.header import header_line
 from workbench.tui.screens.metrics.panels import (
     class_panel,
     compare_panel,
     drawn,
-    header_line,
     overall_panel,
     plot_breakdown,
     report_panel,
@@ -51,7 +51,7 @@ class PaintsPanels:
 
     def _paint(self) -> None:
         update, intervals = self.update, self.intervals
-        self.query_one("#metrics-header", Static).update(header_line(update, self._reading(), self.error))
+        self._paint_header()
         if update is None:
             self._show("#overall-panel", Text("reading…" if not self.error else "", style="dim"))
             return
@@ -133,4 +133,6 @@ class PaintsPanels:
         self.query_one("#breakdown-title", Static).update(title)
 
     def _paint_header(self) -> None:
-        self.query_one("#metrics-header", Static).update(header_line(self.update, self._reading(), self.error))
+        header = self.query_one("#metrics-header", Static)
+        width = (header.size.width or self.app.size.width) - 2  # less its padding
+        header.update(header_line(self.update, self._reading(), self.error, width))

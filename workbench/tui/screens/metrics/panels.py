@@ -211,34 +211,6 @@ def class_panel(update: PanelUpdate) -> Table:
     return table
 
 
-def header_line(update: PanelUpdate | None, loading: bool, error: str | None) -> Text:
-    """Which runs, how far along, and what the toggles are set to."""
-    line = Text("metrics", style="bold")
-    if error:
-        line.append(" · ")
-        line.append_text(literal(one_line(error, 200), "bold red"))
-        return line
-    if update is None:
-        line.append(" · reading…" if loading else " · no runs")
-        return line
-    exclude = update.config.exclude_flag
-    for numbers in update.runs:
-        line.append(" · ")
-        line.append_text(literal(one_line(numbers.run.name, 30), "bold"))
-        done = numbers.overall.scored + numbers.overall.errors
-        line.append(f" {done:,} of {numbers.items - numbers.overall.excluded:,} answered")
-        if exclude:
-            line.append(f", {numbers.flagged:,} flagged")
-        if numbers.run.status == "running":
-            line.append(" ● live", style="bold green")
-    if exclude:
-        line.append(" · without ")
-        line.append_text(literal(exclude, "bold yellow"))
-    if loading:
-        line.append(" · reading…", style="dim")
-    return line
-
-
 def plot_breakdown(plt, update: PanelUpdate) -> None:
     """Macro-F1 per slice as grouped bars, one colour per run (and per run without flagged)."""
     plt.clear_figure()
