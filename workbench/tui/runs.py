@@ -103,7 +103,12 @@ class RunControl:
         elif kind == "ItemFinished":
             self.state.progress = event.progress
             self.state.done = event.progress.done + event.progress.error
-            self.state.finished_here += 1
+            if event.prediction.cached:
+                self.state.cached_here += 1
+            elif event.prediction.status == "error":
+                self.state.failed_here += 1
+            else:
+                self.state.finished_here += 1
         elif kind == "RunFinished":
             self.state.progress = event.progress
             self.state.status = event.status
