@@ -31,7 +31,7 @@ def progress_text(meter: ReadMeter) -> str:
     return " · ".join(parts)
 
 
-def import_with_progress(work: Callable[[ReadMeter], T], label: str) -> tuple[T, bool]:
+def import_with_progress(work: Callable[[ReadMeter], T], label: str, console=None) -> tuple[T, bool]:
     """`work(meter)` in a helper thread under a progress line (drawn at most 10 times a
     second, cleared at the end): its result, and whether Ctrl-C came after it was written.
     A Ctrl-C before that cancels it: ImportCancelled, nothing written."""
@@ -41,7 +41,7 @@ def import_with_progress(work: Callable[[ReadMeter], T], label: str) -> tuple[T,
     from workbench.render.console import output_console
 
     meter = ReadMeter()
-    console = output_console()
+    console = console or output_console()
 
     def run(cancel) -> T:
         meter.cancel = cancel
