@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -78,15 +79,53 @@ def workbench_import(path: Path, db_path: Path) -> float:
     return time.perf_counter() - start
 
 
+def import_with_progress_drawn(path: Path, db_path: Path) -> float:
+    """The same import as `workbench import` runs it in a terminal: read in a helper thread,
+    the progress line updated and drawn (to a terminal-like buffer) as the command does."""
+    import io
+
+    from rich.console import Console
+
+    import workbench.cli.import_progress as progress
+    from workbench.importers import ImportRequest, run_import
+
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=80)
+
+    def work(meter):
+        store = Store.open(db_path)
+        try:
+            return run_import(store, ImportRequest(path), meter)
+        finally:
+            store.close()
+
+    start = time.perf_counter()
+    progress.import_with_progress(work, path.name, terminal)
+    elapsed = time.perf_counter() - start
+    assert "rows read" in terminal.file.getvalue()
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--claims", type=int, default=100_000)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="Imports with and without the progress line, interleaved."
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         source = folder / "claims.jsonl"
         make_file(source, args.claims)
         ours = workbench_import(source, folder / "ours.db")
+        ratios, cpu_ratios = [], []
+        for round_ in range(args.rounds):  # interleaved: the machine's load drifts
+            cpu = time.process_time()
+            quiet = workbench_import(source, folder / f"quiet{round_}.db")
+            cpu, quiet_cpu = time.process_time(), time.process_time() - cpu
+            shown = import_with_progress_drawn(source, folder / f"shown{round_}.db")
+            shown_cpu = time.process_time() - cpu
+            ratios.append(shown / quiet)
+            cpu_ratios.append(shown_cpu / quiet_cpu)
         claims, evidence = stored_rows(folder / "ours.db")
         plain = bare_insert(claims, evidence, folder / "plain.db", schema=False)
         schema = bare_insert(claims, evidence, folder / "schema.db", schema=True)
@@ -97,6 +136,18 @@ def main() -> None:
     print(f"bare insert_all of the same rows, workbench schema + FTS:  {schema:6.2f} s  {n / schema:8,.0f} claims/s")
     print(f"ratio vs plain tables:       {plain / ours:.2f}  (target >= 0.5)")
     print(f"ratio vs the same schema:    {schema / ours:.2f}")
+    ratio = statistics.median(ratios)
+    cpu_ratio = statistics.median(cpu_ratios)
+    print(
+        "  the same in CPU time (all threads of this process; steadier when the machine is shared): "
+        + ", ".join(f"{r:.3f}" for r in cpu_ratios)
+    )
+    print(f"progress cost in CPU time (median): {(cpu_ratio - 1) * 100:+.1f}%")
+    print(
+        f"import with its progress line drawn / without, {args.rounds} interleaved rounds: "
+        + ", ".join(f"{r:.3f}" for r in ratios)
+    )
+    print(f"progress cost (median): {(ratio - 1) * 100:+.1f}% of the import's time  (target < 3%)")
 
 
 if __name__ == "__main__":

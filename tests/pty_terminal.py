@@ -12,6 +12,7 @@ import fcntl
 import os
 import pty
 import select
+import signal
 import struct
 import sys
 import termios
@@ -41,8 +42,11 @@ def marker(module: str) -> bytes:
     return f"<<importing {module}>>".encode()
 
 
-def run_in_terminal(args: list[str], watch: tuple[str, ...] = (), timeout: float = 300) -> tuple[int, bytes]:
-    """(exit status, every byte the terminal received) for `workbench ARGS`."""
+def run_in_terminal(
+    args: list[str], watch: tuple[str, ...] = (), timeout: float = 300, interrupt_at: bytes | None = None
+) -> tuple[int, bytes]:
+    """(exit status, every byte the terminal received) for `workbench ARGS`; with
+    `interrupt_at`, a Ctrl-C (SIGINT) is sent once the terminal has shown those bytes."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the pty is its terminal
         env = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
@@ -61,6 +65,9 @@ def run_in_terminal(args: list[str], watch: tuple[str, ...] = (), timeout: float
             if not chunk:
                 break
             output += chunk
+            if interrupt_at is not None and interrupt_at in output:
+                os.kill(pid, signal.SIGINT)
+                interrupt_at = None
         if time.monotonic() - started > timeout:
             os.kill(pid, 9)
             raise AssertionError(f"still running after {timeout} s:\n{output[-2000:]!r}")

@@ -156,9 +156,10 @@ def _announce(plan) -> None:
 
 def _run_with_progress(plan):
     """The pipeline in a worker thread, so Ctrl-C lands here and cancels cleanly."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from workbench.cli.cancellable import run_cancellable
+    from workbench.cli.run_progress import Pace
     from workbench.contamination.pipeline import run_pipeline
     from workbench.runs.types import ItemFinished
 
@@ -167,7 +168,10 @@ def _run_with_progress(plan):
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[counts]}"),
-        TimeRemainingColumn(),
+        # A clock that runs (the time left went to 0:00:00 for a step done from the
+        # cache, and stayed there), then the rate and time left of the model's answers.
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[pace]}"),
     ]
     with Progress(*columns, console=console) as bar:
         tasks = {}
@@ -180,15 +184,20 @@ def _run_with_progress(plan):
                 f" {len(prepared.pending_claim_ids):,} to answer",
                 markup=False,
             )
-            tasks["current"] = bar.add_task(step, total=prepared.total, completed=done_already, counts="")
+            if "current" in tasks:
+                bar.stop_task(tasks["current"])  # its clock stops at the time the step took
+            tasks["current"] = bar.add_task(step, total=prepared.total, completed=done_already, counts="", pace="")
+            tasks["pace"] = Pace(len(prepared.pending_claim_ids))
 
         def on_event(event) -> None:
             if isinstance(event, ItemFinished) and "current" in tasks:
                 p = event.progress
+                tasks["pace"].step(event.prediction)
                 bar.update(
                     tasks["current"],
                     completed=p.done + p.error,
                     counts=f"unreadable {p.parse_failure} errors {p.error} cached {p.cached}",
+                    pace=tasks["pace"].text(),
                 )
 
         db_path = current_db_path()

@@ -146,21 +146,40 @@ def _extra(pairs: tuple[str, ...]) -> dict[str, Path]:
 
 def _import(request, show_warnings: bool, as_json: bool) -> None:
     from store import DatasetConflict
+    from workbench.cli.import_progress import import_with_progress, label_of
     from workbench.importers import run_import
+    from workbench.importers.meter import ImportCancelled
 
     db_path = current_db_path()
     created = not db_path.exists()
-    store = open_store(create=True)
+    open_store(create=True).close()  # its checks said here; the import opens it in its own thread
+
+    def work(meter):
+        from store import Store
+
+        store = Store.open(db_path)
+        try:
+            return run_import(store, request, meter)
+        finally:
+            store.close()
+
     try:
-        report = run_import(store, request)
+        report, cancelled = import_with_progress(work, label_of(request.path))
     except Exception as error:
-        store.close()
         if created:  # a failed first import leaves no empty database behind
             _remove_database(db_path)
+        if isinstance(error, ImportCancelled):
+            reading_console().print(str(error))
+            raise SystemExit(130) from None
         if isinstance(error, DatasetConflict):
             raise UserError(str(error)) from None
         raise
-    store.close()
+    if cancelled:  # Ctrl-C while the store committed: the import is whole, and kept
+        counts = report.counts
+        reading_console().print(
+            f"import cancelled too late: it was written whole ({counts.added:,} added, {counts.updated:,} updated)"
+        )
+        raise SystemExit(130)
     if as_json:
         click.echo(json.dumps(_report_dict(report), indent=2, ensure_ascii=False))
         return

@@ -79,19 +79,28 @@ def announce_engine(prepared: PreparedRun) -> None:
         )
 
 
-class _Pace:
-    """Claims per minute and the time left, from the items this command has finished."""
+class Pace:
+    """Claims per minute and the time left, from the model's answers in this command (not
+    those from the cache, nor failed requests: the bar's counts show those)."""
 
     def __init__(self, remaining: int):
-        self.started, self.remaining, self.finished = time.monotonic(), remaining, 0
+        self.started, self.remaining = time.monotonic(), remaining
+        self.answered = self.cached = self.failed = 0
 
-    def step(self) -> None:
-        self.finished += 1
+    def step(self, prediction) -> None:
+        if prediction.cached:
+            self.cached += 1
+        elif prediction.status == "error":
+            self.failed += 1
+        else:
+            self.answered += 1
 
     def text(self) -> str:
         from workbench.render.usage import pace_text
 
-        return pace_text(self.finished, time.monotonic() - self.started, self.remaining - self.finished)
+        left = self.remaining - self.answered - self.cached - self.failed
+        elapsed = time.monotonic() - self.started
+        return pace_text(self.answered, elapsed, left, self.cached, self.failed, show_cached=False)
 
 
 def execute_with_progress(prepared: PreparedRun, budget=None) -> RunFinished | None:
@@ -115,14 +124,14 @@ def execute_sweep_with_progress(prepared_runs: list[PreparedRun], budget=None) -
     total = sum(p.total for p in prepared_runs)
     already = sum(p.total - len(p.pending_claim_ids) for p in prepared_runs)
     latest = {p.run.id: None for p in prepared_runs}
-    pace = _Pace(total - already)
+    pace = Pace(total - already)
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("answering", total=total, completed=already, counts="", pace="")
 
         def on_event(event: RunEvent) -> None:
             if isinstance(event, ItemFinished):
                 latest[event.run_id] = event.progress
-                pace.step()
+                pace.step(event.prediction)
                 known = [p for p in latest.values() if p is not None]
                 done = sum(p.done + p.error for p in known) + sum(
                     q.total - len(q.pending_claim_ids) for q in prepared_runs if latest[q.run.id] is None

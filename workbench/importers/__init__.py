@@ -20,6 +20,7 @@ from workbench.choices import IMPORT_FORMATS
 if TYPE_CHECKING:
     from store import Claim, Dataset, ImportCounts, LabelSpace, Store
     from workbench.importers.common import LabelReader
+    from workbench.importers.meter import ReadMeter
     from workbench.importers.pipeline import ImportPlan, ImportRequest
     from workbench.importers.warnings import ImportWarnings
 
@@ -72,21 +73,29 @@ class DryRun:
         return self.plan.warnings
 
 
-def run_import(store: Store, request: ImportRequest) -> ImportReport:
+def run_import(store: Store, request: ImportRequest, meter: ReadMeter | None = None) -> ImportReport:
     """Load a file into the store: all of it, or (on any error) nothing.
 
     The file is read in a helper thread while the store writes what is ready: SQLite
-    releases the GIL while it inserts and indexes, so the two overlap.
+    releases the GIL while it inserts and indexes, so the two overlap. `meter` counts what
+    is read (for a progress line); setting its `cancel` stops the import, writing nothing.
     """
     from workbench.importers.pipeline import checked_claims, label_reader, plan_import
     from workbench.importers.prefetch import read_ahead
 
     plan = plan_import(request)
+    if meter is not None:
+        plan.read.meter = meter
+        meter.measure(plan.source.files)
+        meter.start_pass("labels")
     known = store.datasets.get(plan.name)  # an update keeps the dataset's label space
     reader = label_reader(plan, known.label_space if known else None)
     dataset = _dataset(plan, reader)
+    if meter is not None:
+        meter.start_pass("reading")
     counts: Counter = Counter()
-    written = store.datasets.import_claims(dataset, read_ahead(checked_claims(plan, reader, counts)))
+    claims = read_ahead(checked_claims(plan, reader, counts))
+    written = store.datasets.import_claims(dataset, meter.to_the_end(claims) if meter is not None else claims)
     return ImportReport(store.datasets.get(dataset.name), written, plan, counts)
 
 

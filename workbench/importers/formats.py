@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.importers.meter import ReadMeter
 from workbench.importers.reading import LONG_FIELD_CHARS, BadInput, Located, decode_json, iter_json_array
 from workbench.importers.sniffing import DELIMITER_NAMES, column_names, sniff
 from workbench.importers.sources import Source, open_binary
@@ -34,19 +35,27 @@ class ReadOptions:
     quoting: bool | None = None
     """CSV/TSV: read "..." as quotes (default: yes for CSV, no for TSV)."""
     warnings: ImportWarnings = field(default_factory=ImportWarnings)
+    meter: ReadMeter | None = None
+    """Counts what is read (for a progress line) and stops the reading on a cancel."""
 
 
 def read_records(source: Source, options: ReadOptions) -> Iterator[Located]:
     """Every record of every data file of the source, in order; positions count on across shards."""
-    offset = 0
+    offset, meter = 0, options.meter
     for path in source.files:
         count = 0
         for located in _reader(source.format)(path, options, source):
             located.record += offset
             located.path = path if len(source.files) > 1 or path != source.path else None
             count += 1
+            if meter is not None:
+                meter.record()
             yield located
         offset += count
+        if meter is not None:
+            meter.file_read(path)
+    if meter is not None:
+        meter.finished_reading()
 
 
 def _reader(format: str):
@@ -61,12 +70,14 @@ def _reader(format: str):
     }[format]
 
 
-def text_lines(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+def text_lines(path: Path, encoding: str = "utf-8", meter: ReadMeter | None = None) -> Iterator[tuple[int, str]]:
     """(line number, text) of a text file in `encoding` (BOM and any line ending accepted), as it is read."""
     decoder = codecs.getincrementaldecoder(encoding)()
     number, pending = 0, ""
     with open_binary(path) as handle:
         for raw in iter(lambda: handle.read(1 << 20), b""):
+            if meter is not None:
+                meter.read(len(raw))
             try:
                 text = decoder.decode(raw)
             except UnicodeDecodeError as error:
@@ -95,14 +106,15 @@ def _undecodable(path: Path, raw: bytes, error: UnicodeDecodeError, lines_before
     )
 
 
-def _lines(path: Path, source: Source) -> Iterator[tuple[int, str]]:
-    return text_lines(path, source.shape.encoding if source.shape is not None else "utf-8")
+def _lines(path: Path, source: Source, options: ReadOptions | None = None) -> Iterator[tuple[int, str]]:
+    encoding = source.shape.encoding if source.shape is not None else "utf-8"
+    return text_lines(path, encoding, options.meter if options is not None else None)
 
 
 def jsonl_records(path: Path, options: ReadOptions, source: Source) -> Iterator[Located]:
     """One JSON object per non-blank line."""
     record = 0
-    for number, line in _lines(path, source):
+    for number, line in _lines(path, source, options):
         if not line.strip():
             continue
         value = decode_json(path, line.rstrip("\r\n"), number)
@@ -115,7 +127,7 @@ def jsonl_records(path: Path, options: ReadOptions, source: Source) -> Iterator[
 def json_records(path: Path, options: ReadOptions, source: Source) -> Iterator[Located]:
     """A JSON document: an array of records, an object of records keyed by id, or an object
     with the list of records in one field (options.records, else its only list of objects)."""
-    text = "".join(line for _, line in _lines(path, source))
+    text = "".join(line for _, line in _lines(path, source, options))
     if not text.strip():
         raise BadInput(path, "the file is empty")
     if text.lstrip().startswith("["):
@@ -164,7 +176,7 @@ def delimited_records(path: Path, options: ReadOptions, source: Source) -> Itera
     csv.field_size_limit(LONG_FIELD_CHARS)
     shape = source.shape if source.shape is not None else sniff(path, source.format)
     quoting = options.quoting if options.quoting is not None else shape.quoting
-    lines = _LineCounter(_lines(path, source))
+    lines = _LineCounter(_lines(path, source, options))
     # strict: a quote never closed is an error, not a cell that swallows the rest of the file.
     rows = csv.reader(
         lines, delimiter=shape.delimiter or ",", strict=True, quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE

@@ -242,7 +242,7 @@ def draft_claims(plan: ImportPlan, warnings: ImportWarnings | None = None) -> It
     claim text: the import that consumes this then rolls back.
     """
     warnings = warnings if warnings is not None else plan.warnings
-    read = ReadOptions(plan.read.columns, plan.read.records, plan.read.quoting, warnings)
+    read = ReadOptions(plan.read.columns, plan.read.records, plan.read.quoting, warnings, plan.read.meter)
     mapper = RecordMapper(plan.mapping, plan.source.path, warnings)
     transform = TRANSFORMS.get(plan.mapping.transform or "")
     context = TransformContext(plan.source.path, warnings, dict(plan.request.extra_files))

@@ -9,6 +9,7 @@ the phases of a job, on stderr (stdout keeps the results: tables, JSON).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -44,8 +45,13 @@ class PhaseBar:
     (loading WordNet), a bar with done/total for one with (scoring claims). Shown on a
     terminal only, and gone when the job ends (its result is printed after it).
 
-    It repaints when the job reports, from the job's thread: no refresh thread of its own,
-    because a job may fork worker processes, which is only safe with one thread running."""
+    A counted phase repaints when the job reports, from the job's thread, with no thread
+    beside it: a job may fork worker processes, which is only safe with one thread
+    running (meteor.can_fork). A phase with no count reports nothing while it works, so
+    a ticker thread keeps its spinner and clock going, and is stopped (joined) the
+    moment a counted phase begins, before the job can fork."""
+
+    TICK_S = 0.1
 
     def __init__(self, first: str = "starting", console: Console | None = None):
         console = console or waiting_console()
@@ -61,15 +67,39 @@ class PhaseBar:
             disable=not console.is_terminal,
         )
         self.task = self.progress.add_task(first, total=None)
+        self._lock = threading.Lock()
+        self._ticker: tuple[threading.Thread, threading.Event] | None = None
 
     def __enter__(self) -> PhaseBar:
         self.progress.start()
         self.progress.refresh()
+        self._tick(True)
         return self
 
     def __exit__(self, *exc) -> None:
+        self._tick(False)
         self.progress.stop()
 
     def __call__(self, phase: str, done: int, total: int | None) -> None:
         """A job's report(phase, done, total)."""
-        self.progress.update(self.task, description=phase, completed=done, total=total, refresh=True)
+        self._tick(total is None)
+        with self._lock:
+            self.progress.update(self.task, description=phase, completed=done, total=total, refresh=True)
+
+    def _tick(self, on: bool) -> None:
+        """Start the ticker (a phase with no count), or stop it and wait until it has ended."""
+        if on and self._ticker is None and not self.progress.disable:
+            stop = threading.Event()
+            thread = threading.Thread(target=self._ticking, args=(stop,), name="phase-bar-clock", daemon=True)
+            self._ticker = (thread, stop)
+            thread.start()
+        elif not on and self._ticker is not None:
+            thread, stop = self._ticker
+            stop.set()
+            thread.join()
+            self._ticker = None
+
+    def _ticking(self, stop: threading.Event) -> None:
+        while not stop.wait(self.TICK_S):
+            with self._lock:
+                self.progress.refresh()

@@ -14,6 +14,9 @@ from textual.message import Message
 from workbench.render.display import printable
 from workbench.tui.widgets.run_status import RunState, RunStatus
 
+LINGER_S = {"finished": 5.0, "cancelled": 5.0, "failed": 15.0}
+"""How long an ended run's line stays (a failure's, with its reason, longer)."""
+
 
 class RunEvent(Message):
     """A runner event (RunStarted / ItemFinished / RunFinished), carried to the UI thread."""
@@ -30,6 +33,7 @@ class RunControl:
         self.app = app
         self.state = RunState()
         self._cancel: threading.Event | None = None
+        self._fading: RunState | None = None
 
     @property
     def active(self) -> bool:
@@ -82,10 +86,9 @@ class RunControl:
             return
         self._cancel.set()
         self.state.status = "cancelling"
-        self.app.notify(
-            f"cancelling {printable(self.state.name)}: answers in flight are abandoned, answers given stay",
-            markup=False,
-        )
+        # Said on the run's own line, not in a toast: a toast lies over the line's end for
+        # its 5 s, hiding "cancelled" (which comes within a second) until it goes.
+        self.state.message = "answers in flight are abandoned, answers given stay"
         self._changed()
 
     def handle(self, event) -> None:
@@ -100,12 +103,18 @@ class RunControl:
         elif kind == "ItemFinished":
             self.state.progress = event.progress
             self.state.done = event.progress.done + event.progress.error
-            self.state.finished_here += 1
+            if event.prediction.cached:
+                self.state.cached_here += 1
+            elif event.prediction.status == "error":
+                self.state.failed_here += 1
+            else:
+                self.state.finished_here += 1
         elif kind == "RunFinished":
             self.state.progress = event.progress
             self.state.status = event.status
             self.state.message = getattr(event, "message", None)
             self.state.done = event.progress.done + event.progress.error
+            self._fade_when_ended()
         self._changed()
 
     def worker_ended(self, ok: bool, error: BaseException | None = None) -> None:
@@ -123,10 +132,27 @@ class RunControl:
                 markup=False,
                 timeout=10,
             )
+        self._fade_when_ended()
         self.app.refresh_bindings()
         self._changed()
         self.app.data_changed()
 
+    def _fade_when_ended(self) -> None:
+        """An ended run's line stays long enough to be read, then leaves every screen."""
+        ended = self.state
+        if ended.status not in LINGER_S or self._fading is ended:
+            return
+        self._fading = ended
+
+        def clear() -> None:
+            if self.state is ended:  # not a run started since
+                self.state = RunState()
+                self._changed()
+
+        self.app.set_timer(LINGER_S[ended.status], clear)
+
     def _changed(self) -> None:
-        for widget in self.app.screen.query(RunStatus):
-            widget.show_state(self.state)
+        """Every screen's line (those under the current one too: they show it when they return)."""
+        for screen in self.app.screen_stack:
+            for widget in screen.query(RunStatus):
+                widget.show_state(self.state)

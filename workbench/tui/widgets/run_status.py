@@ -31,7 +31,11 @@ class RunState:
     started: float | None = None
     """time.monotonic() when the runner started (for claims/min and the time left)."""
     finished_here: int = 0
-    """Items this run answered since it started here."""
+    """Claims the model answered since the run started here (the rate counts these)."""
+    cached_here: int = 0
+    """Answers taken from the cache since then (shown apart: they come at once)."""
+    failed_here: int = 0
+    """Requests that failed since then."""
 
 
 def progress_line(state: RunState) -> Text:
@@ -51,11 +55,13 @@ def progress_line(state: RunState) -> Text:
         line.append(f"∅{progress.abstain} ", style="yellow")
         line.append(f"?{progress.parse_failure} ", style="magenta")
         line.append(f"!{progress.error} ", style="red")
-    if state.status == "running" and state.started is not None and state.finished_here:
+    if state.status == "running" and state.started is not None:
         from workbench.render.usage import pace_text
 
         remaining = state.total - state.done
-        line.append(pace_text(state.finished_here, time.monotonic() - state.started, remaining) + " ", style="dim")
+        elapsed = time.monotonic() - state.started
+        pace = pace_text(state.finished_here, elapsed, remaining, state.cached_here, state.failed_here)
+        line.append(pace + " " if pace else "", style="dim")
     if state.status in ("cancelling", "cancelled", "failed", "finished"):
         line.append(state.status, style="bold")
         if state.message:
