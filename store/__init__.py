@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "store.annotations": "CHECKED_CLEAN AnnotationStore FailureCategory FlagChange",
+    "store.adjudication": "Adjudication AdjudicationConflict",
     "store.articles": "ArticleCounts ArticleRecord ArticleStore",
     "store.assignments": "AssignmentStore Progress QueueItem Round",
     "store.batches": "BatchBusy BatchStore RunBatch",
@@ -47,10 +48,11 @@ _EXPORTS = {
     "store.label_history": "HistoryEntry",
     "store.problems": "DatabaseProblem as_problem",
     "store.records": "Claim ClaimImage Dataset Evidence Flag LabelSpace Prediction Run as_dict validated",
-    "store.runs": "CachedResponse RunProgress RunStore",
+    "store.response_cache": "CachedResponse",
+    "store.runs": "RunProgress RunStore",
     "store.scoring": "ScoringStore",
     "store.search": "FetchRecord SearchStore Step StoredResult",
-    "store.triage": "Adjudication AdjudicationConflict ImportedLabel LabelImportCounts Label TriageStore UNATTRIBUTED",
+    "store.triage": "ImportedLabel LabelImportCounts Label TriageStore UNATTRIBUTED",
     "store.triage_answers": "WRONG_OUTCOMES AnswerOutcomeStore",
     "store.usage": "UsageStore",
 }

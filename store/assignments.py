@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from store.connection import write_lock
 from store.filters import compile_filter
 from store.records import now_iso
-from store.triage import write_lock
 
 if TYPE_CHECKING:
     from sqlite3 import Connection

@@ -10,7 +10,8 @@ connection, and the migrations through its `Migrations`.
 from __future__ import annotations
 
 import sqlite3
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,3 +105,20 @@ __all__ = [
     "rows_as_dicts",
     "sqlite_utils_database",
 ]
+
+
+@contextmanager
+def write_lock(db: sqlite3.Connection) -> Iterator[None]:
+    """A transaction that holds the write lock from its first statement (BEGIN IMMEDIATE):
+    what it reads cannot change under it before it writes. Nested: a savepoint."""
+    if db.in_transaction:
+        with atomic(db):
+            yield
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.rollback()
+        raise
+    db.execute("COMMIT")

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from store.connection import atomic
+from store.connection import atomic, write_lock
 from store.records import Run, now_iso
 from store.runs import RunStore
-from store.triage import TriageStore, write_lock
+from store.triage import TriageStore
 
 if TYPE_CHECKING:
     from sqlite3 import Connection

@@ -1,4 +1,5 @@
-"""Runs, their predictions (one committed row per finished item) and the response cache."""
+"""Runs and their predictions (one committed row per finished item); the response cache
+is store/response_cache.py."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from store.connection import atomic, rows_as_dicts
 from store.records import Claim, ClaimImage, Evidence, Prediction, Run, as_dict, now_iso, to_json
+from store.response_cache import CachedResponse, ResponseCacheMixin
 
 if TYPE_CHECKING:
     from sqlite3 import Connection
@@ -73,17 +75,7 @@ class RunProgress:
         return self.total - self.done - self.error
 
 
-@dataclass
-class CachedResponse:
-    text: str
-    tokens_in: int | None
-    tokens_out: int | None
-    finish_reason: str | None
-    tool_calls: str | None = None
-    """The answer's tool calls as JSON (a search run's step), None when it made none."""
-
-
-class RunStore:
+class RunStore(ResponseCacheMixin):
     """Creating runs, recording predictions, reading them back."""
 
     def __init__(self, db: Connection):
@@ -318,35 +310,6 @@ class RunStore:
         """Remove a run and everything it produced."""
         with atomic(self.db):
             self.db.execute("DELETE FROM runs WHERE id = ?", [run_id])
-
-    def cached_response(self, key: str) -> CachedResponse | None:
-        """A model response stored under this cache key."""
-        row = self.db.execute(
-            "SELECT text, tokens_in, tokens_out, finish_reason, tool_calls FROM response_cache WHERE key = ?", [key]
-        ).fetchone()
-        return CachedResponse(*row) if row else None
-
-    def cache_response(self, key: str, model_identity: str, response: CachedResponse) -> None:
-        """Remember a model response (never any credential: the key is a hash)."""
-        with atomic(self.db):
-            self._insert_cached(key, model_identity, response, now_iso())
-
-    def _insert_cached(self, key: str, model_identity: str, response: CachedResponse, created_at: str) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO response_cache"
-            " (key, model_identity, text, tokens_in, tokens_out, finish_reason, tool_calls, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                key,
-                model_identity,
-                response.text,
-                response.tokens_in,
-                response.tokens_out,
-                response.finish_reason,
-                response.tool_calls,
-                created_at,
-            ],
-        )
 
     def claims(self, claim_ids: list[int]) -> list[Claim]:
         """Claims whole (as ClaimStore.get makes them) in the given order, read in two

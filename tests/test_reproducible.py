@@ -168,14 +168,14 @@ def test_each_answer_is_the_same_alone_after_others_in_another_order_and_after_a
 # committed: a crash at a known point, without a test polling for it.
 KILL_AFTER = """
 import os, signal
-from workbench.runs import engine
-finish, done = engine._Engine._finish, []
+from workbench.runs import answering
+finish, done = answering.RunEngine._finish, []
 def finish_then_die(self, prediction, cache=None):
     finish(self, prediction, cache)
     done.append(prediction.claim_id)
     if len(done) == {count}:
         os.kill(os.getpid(), signal.SIGKILL)
-engine._Engine._finish = finish_then_die
+answering.RunEngine._finish = finish_then_die
 """
 
 

@@ -27,17 +27,16 @@ reading command about as much as its own work).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import datetime
 import functools
 import json
 import os
-import re
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
+from workbench.config_problems import field_types, problems_in
 from workbench.errors import WorkbenchError
 
 ENV_PREFIX = "WORKBENCH_"
@@ -103,12 +102,6 @@ class AtLeast:
 
 
 Dollars = Annotated[float, AtLeast(0)]
-
-_UNKNOWN_KEY = {"extra_forbidden", "unexpected_keyword_argument"}
-"""pydantic's error types for a key no setting has (the second: a dataclass's)."""
-
-_MESSAGES = {"missing_argument": "Field required"}
-"""pydantic's words for a dataclass's missing key, said as for its models' (as always here)."""
 
 
 @dataclass(kw_only=True)
@@ -203,7 +196,7 @@ def load_settings() -> Settings:
     try:
         return _settings_adapter().validate_python(values)
     except ValidationError as error:
-        raise ConfigError(_problems_in(path, error)) from None
+        raise ConfigError(problems_in(path, error, Settings)) from None
 
 
 def setting(name: str) -> Any:
@@ -221,128 +214,6 @@ def _settings_adapter():
     from pydantic import TypeAdapter
 
     return TypeAdapter(Settings)
-
-
-def _problems_in(path: Path, error) -> str:
-    """One line: keys nobody knows first, each with its line in the file and the setting
-    meant; else each problem as validation_problems gives it."""
-    unknown = [problem["loc"] for problem in error.errors() if problem["type"] in _UNKNOWN_KEY]
-    if not unknown:
-        return f"{path} (or a WORKBENCH_* variable): {validation_problems(error)}"
-    text = _file_text(path)
-    found = sorted(
-        ((key_line(text, loc) if text else None, loc) for loc in unknown),
-        key=lambda pair: (pair[0] is None, pair[0] or 0),
-    )
-    problems = [
-        (f"line {line}: " if line and n else "") + f"{_key_path(loc)}: not a setting here{_did_you_mean(loc)}"
-        for n, (line, loc) in enumerate(found)
-    ]
-    first_line = found[0][0]
-    where = f"{path}, line {first_line}" if first_line else f"{path} (or a WORKBENCH_* variable)"
-    return f"{where}: {'; '.join(problems)}"
-
-
-def validation_problems(error) -> str:
-    """Each problem of a pydantic ValidationError as `key.path: what is wrong` (keys that are
-    not bare words quoted, as TOML writes them: prices."openai:gpt-4o".inptu), never the value."""
-    problems = []
-    for problem in error.errors():
-        message = (
-            "not a setting here (a typo?)"
-            if problem["type"] in _UNKNOWN_KEY
-            else _MESSAGES.get(problem["type"], problem["msg"])
-        )
-        problems.append(f"{_key_path(problem['loc'])}: {message}")
-    return "; ".join(problems)
-
-
-def _key_path(loc: tuple) -> str:
-    return ".".join(part if re.fullmatch(r"[A-Za-z0-9_-]+", str(part)) else f'"{part}"' for part in loc) or "settings"
-
-
-def _did_you_mean(loc: tuple) -> str:
-    """` (did you mean X?)` for the known key nearest an unknown one, else ` (a typo?)`."""
-    import difflib
-
-    known = _known_keys(loc[:-1])
-    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else " (a typo?)"
-
-
-def _known_keys(loc: tuple) -> list[str]:
-    """The keys a table of the settings takes (its dataclass fields), found by following
-    `loc` down from Settings; a table of free keys (a dict) is stepped over by its key."""
-    kind: Any = Settings
-    parts = list(loc)
-    while True:
-        kind = _without_none(kind)
-        if dataclasses.is_dataclass(kind):
-            if not parts:
-                return [f.name for f in dataclasses.fields(kind)]
-            kind = _field_types(kind)[parts.pop(0)]
-        elif typing.get_origin(kind) is dict and parts:
-            parts.pop(0)
-            kind = typing.get_args(kind)[1]
-        else:
-            return []
-
-
-def _without_none(kind: Any) -> Any:
-    if typing.get_origin(kind) in (typing.Union, type(int | None)):
-        kinds = [k for k in typing.get_args(kind) if k is not type(None)]
-        return kinds[0] if len(kinds) == 1 else kind
-    return kind
-
-
-@functools.cache
-def _field_types(kind: type) -> dict[str, Any]:
-    return typing.get_type_hints(kind)
-
-
-def key_line(text: str, loc: tuple) -> int | None:
-    """The line (from 1) of the TOML text where the key at `loc` is written: a `[table]`
-    header, a `key = value` (dotted keys too) inside the table it belongs to, else the line
-    of the nearest enclosing key (an inline table)."""
-    import tomllib
-
-    table: tuple = ()
-    wanted = tuple(str(part) for part in loc)
-    nearest, nearest_depth = None, 0  # an inline table holding the key: the line it starts on
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        header = re.fullmatch(r"\[\[?(.+?)\]\]?\s*(#.*)?", stripped)
-        try:
-            if header:
-                table = _dotted(tomllib.loads(f"{header.group(1)} = 0"))
-                found = table
-            elif "=" in stripped and not stripped.startswith("#"):
-                found = table + _dotted(tomllib.loads(f"{stripped.split('=', 1)[0]} = 0"))
-            else:
-                continue
-        except tomllib.TOMLDecodeError:  # a line inside a multi-line value
-            continue
-        if found[: len(wanted)] == wanted:
-            return number
-        if wanted[: len(found)] == found and len(found) > nearest_depth:
-            nearest, nearest_depth = number, len(found)
-    return nearest
-
-
-def _dotted(parsed: dict) -> tuple:
-    """The key path of {"a": {"b": 0}}: ("a", "b")."""
-    path: tuple = ()
-    while isinstance(parsed, dict):
-        ((key, parsed),) = parsed.items()
-        path += (key,)
-    return path
-
-
-def _file_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _file_values(path: Path) -> dict[str, Any]:
@@ -376,7 +247,7 @@ def _environment_values() -> dict[str, Any]:
     table takes it as JSON (WORKBENCH_KEYMAP='{"claims.flag": "ctrl+f"}')."""
     given = {name.lower(): value for name, value in os.environ.items() if name.upper().startswith(ENV_PREFIX)}
     values = {}
-    for name in _field_types(Settings):
+    for name in field_types(Settings):
         variable = f"{ENV_PREFIX}{name}".lower()
         if variable not in given:
             continue
@@ -395,7 +266,7 @@ def _environment_values() -> dict[str, Any]:
 
 
 def _takes_json(name: str) -> bool:
-    annotation = _field_types(Settings)[name]
+    annotation = field_types(Settings)[name]
     kinds = (
         typing.get_args(annotation)
         if typing.get_origin(annotation) in (typing.Union, type(int | None))

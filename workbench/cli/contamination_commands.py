@@ -512,7 +512,7 @@ def _model_name(store, text: str | None) -> str | None:
     """A model as stored: as typed if scores know it, else with a gguf path made absolute
     (as `contamination run` stores it)."""
     from workbench.backends import ModelSpecError, parse_model_spec
-    from workbench.runs.setup import stored_model_text
+    from workbench.runs.run_record import stored_model_text
 
     if not text or "&" in text:
         return text

@@ -68,7 +68,7 @@ def announce_engine(prepared: PreparedRun) -> None:
     if not prepared.engine:
         return
     from workbench.render.usage import engine_line
-    from workbench.runs.setup import engine_changes
+    from workbench.runs.run_record import engine_changes
 
     console.print(engine_line(prepared.engine), markup=False)
     changed = engine_changes(prepared.run, prepared.engine)

@@ -37,7 +37,7 @@ from workbench.contamination.similarity import Metric, MetricError, parse_metric
 from workbench.nlp.embedding import EmbeddingModelError
 from workbench.prompting import TemplateError
 from workbench.runs.preflight import ModelCall, check_takes_images, preflight
-from workbench.runs.setup import stored_model_text
+from workbench.runs.run_record import stored_model_text
 from workbench.runs.types import PreparedRun, RunEvent, RunSetupError
 
 

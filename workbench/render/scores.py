@@ -10,7 +10,7 @@ from rich.text import Text
 from workbench.metrics import MetricSummary
 from workbench.render.display import literal
 from workbench.render.explanations import comparison_line, explanations_view
-from workbench.render.reports import excluded_text, interval_text, number, subsets
+from workbench.render.score_text import excluded_text, interval_text, number, subsets
 from workbench.reports import ComparisonReport, RunReport
 from workbench.scoring.compare import Comparison
 from workbench.scoring.runs import Scores

@@ -8,7 +8,8 @@ from workbench.config import config_path
 from workbench.prompting import PromptError, answer_mode, parse_setting, render
 from workbench.runs.params import effective_params
 from workbench.runs.requests import verdict_request
-from workbench.runs.setup import resolve_template, selected_claims, stored_model_text
+from workbench.runs.run_record import stored_model_text
+from workbench.runs.setup import resolve_template, selected_claims
 from workbench.runs.types import PreparedRun, RunRequest, RunSetupError
 from workbench.usage.budget import Budget, open_budget
 from workbench.usage.estimate import Estimate, estimate, history_of, sample_claims

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from workbench.metrics import Interval, MeanInterval, MetricSummary
 from workbench.render.display import literal, one_line, printable, run_names
-from workbench.render.reports import interval_text, number
+from workbench.render.score_text import interval_text, number
 from workbench.render.scores import report_parts
 from workbench.render.searches import reformulation_caption, reformulation_grid, stats_view
 from workbench.scoring.compare import Comparison

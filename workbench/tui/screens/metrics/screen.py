@@ -20,15 +20,15 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
 
-from store import FlagSpec, FlagSpecError
 from workbench.render.display import printable
-from workbench.scoring.fields import FieldError, check_cutoff
+from workbench.scoring.fields import FieldError
 from workbench.scoring.runs import ScoringError
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
 from workbench.tui.screens.metrics.drilldown import OpensClaimsFromTables
 from workbench.tui.screens.metrics.judging import JudgesExplanations
 from workbench.tui.screens.metrics.painting import DrawnPanel, PaintsPanels
+from workbench.tui.screens.metrics.view_keys import ChangesTheView
 from workbench.tui.screens.metrics.watch import (
     BREAKDOWN_FIELDS,
     IntervalSet,
@@ -45,7 +45,7 @@ _FIRST_READS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metrics-fir
 DEFAULT_FLAG_KIND = "contaminated"
 
 
-class MetricsScreen(ReportsWorkerErrors, OpensClaimsFromTables, JudgesExplanations, PaintsPanels):
+class MetricsScreen(ReportsWorkerErrors, OpensClaimsFromTables, ChangesTheView, JudgesExplanations, PaintsPanels):
     """Scores of the chosen runs, live while they run."""
 
     HELP = """\
@@ -352,54 +352,3 @@ Definitions: docs/metrics.md."""
             self.query_one("#metrics-body").focus()
             return
         self.app.pop_screen()
-
-    def action_cycle_field(self, step: int) -> None:
-        self.field_index = (self.field_index + step) % len(self.fields)
-        self._show_field()
-        self._paint_header()
-        self._step()
-        if self.field == "cutoff" and self.cutoff is None:
-            self.action_edit("cutoff")
-
-    def action_toggle_exclude(self) -> None:
-        self.exclude = not self.exclude
-        state = "without" if self.exclude else "including"
-        self.notify(f"every number {state} claims flagged {printable(self.flag_kind)}", markup=False)
-        self._step()
-
-    def action_edit(self, input_id: str) -> None:
-        self.query_one(f"#{input_id}", Input).focus()
-
-    def action_flips(self) -> None:
-        if self.update is None or len(self.update.runs) < 2:
-            self.notify("flips need two runs: mark a second run in the claims browser first", severity="warning")
-            return
-        from workbench.tui.screens.flips import FlipsScreen
-
-        base, other = (numbers.run.name for numbers in self.update.runs[:2])
-        self.app.push_screen(FlipsScreen(base, other))
-
-    def action_reload(self) -> None:
-        self._step(force=True)
-
-    @on(Input.Submitted, "#flag-kind")
-    def _flag_kind_set(self, event: Input.Submitted) -> None:
-        try:
-            self.flag_kind = str(FlagSpec.parse(event.value))
-        except FlagSpecError as error:
-            self.notify(printable(error), severity="warning", markup=False)
-            return
-        self.query_one("#metrics-body").focus()
-        self._show_field()
-        self._step()
-
-    @on(Input.Submitted, "#cutoff")
-    def _cutoff_set(self, event: Input.Submitted) -> None:
-        try:
-            self.cutoff = check_cutoff(event.value) if event.value.strip() else None
-        except FieldError as error:
-            self.notify(printable(error), severity="error", markup=False)
-            return
-        self.query_one("#metrics-body").focus()
-        self._show_field()
-        self._step()

@@ -8,7 +8,7 @@ from textual.widgets import DataTable
 
 from workbench.metrics import NO_VALUE, PARSE_FAILURE, MetricSummary
 from workbench.render.display import literal, one_line, run_names
-from workbench.render.reports import number
+from workbench.render.score_text import number
 from workbench.scoring.compare import filter_value
 from workbench.scoring.fields import FLAG_NO, FLAG_YES
 from workbench.tui.screens.metrics.panels import ci_text, run_intervals
