@@ -204,7 +204,8 @@ def _counts(obj: dict) -> dict[str, Any]:
 def _whole(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, str) and value.strip().isdigit():
+    # ASCII digits only: "²".isdigit() is true but int("²") raises
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdecimal():
         return int(value.strip())
     if isinstance(value, float) and value.is_integer() and value >= 0:
         return int(value)
