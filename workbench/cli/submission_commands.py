@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from store.names import no_run
 from workbench.cli import UserError, shared_options
 from workbench.errors import WorkbenchError
 
@@ -34,7 +35,7 @@ def export_submission_command(run_ref: str, output: Path) -> None:
     try:
         run = store.runs.get(run_ref)
         if run is None:
-            raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+            raise UserError(no_run(store.runs, run_ref, listing=False))
         try:
             count = write_submission(store, run, output)
         except OSError as error:
