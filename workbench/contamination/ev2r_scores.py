@@ -12,8 +12,17 @@ from typing import Any
 
 from store import Run, Store
 from workbench.contamination.ev2r_evidence import PART_WORDS, PARTS, predicted_pairs
-from workbench.contamination.ev2r_task import is_users
-from workbench.metrics.ev2r import FAILED, NO_EVIDENCE, THRESHOLD, ClaimEv2r, Ev2rSummary, FactCounts, summarise
+from workbench.contamination.ev2r_task import OVER_COUNTED, is_users
+from workbench.metrics.ev2r import (
+    FAILED,
+    NO_EVIDENCE,
+    THRESHOLD,
+    ClaimEv2r,
+    Ev2rSummary,
+    FactCounts,
+    OverCounted,
+    summarise,
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,12 @@ def ev2r_of(store: Store, run: Run, judge: str | None = None, threshold: float =
 
 
 def _outcome(judgment) -> FactCounts | str:
-    if judgment is None or judgment.status != "ok" or not isinstance(judgment.parsed, dict):
+    if judgment is None or not isinstance(judgment.parsed, dict):
         return FAILED
-    return FactCounts(*(int(judgment.parsed[key]) for key in FactCounts.__dataclass_fields__))
+    try:
+        counts = [int(judgment.parsed[key]) for key in FactCounts.__dataclass_fields__]
+    except (KeyError, TypeError, ValueError):
+        return FAILED
+    if judgment.status == "ok":
+        return FactCounts(*counts)
+    return OverCounted(*counts) if judgment.parsed.get(OVER_COUNTED) else FAILED

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from store import Run, Store
 from workbench.contamination.ev2r_scores import Ev2rResult, ev2r_of
-from workbench.metrics.ev2r import FAILED, claim_score, part_recall
+from workbench.metrics.ev2r import claim_score, failed, part_recall
 from workbench.metrics.resampling import PairedComparison
 from workbench.usage.summary import run_usage
 
@@ -84,7 +84,7 @@ def compare_ev2r(store: Store, run_a: Run, run_b: Run, resamples: int, seed: int
     if a is None or b is None or _judging(a) != _judging(b):
         return None
     both = sorted(a.per_claim.keys() & b.per_claim.keys())
-    kept = [c for c in both if FAILED not in (a.per_claim[c].pairs, b.per_claim[c].pairs)]
+    kept = [c for c in both if not (failed(a.per_claim[c].pairs) or failed(b.per_claim[c].pairs))]
     pairs = [(a.per_claim[c], b.per_claim[c]) for c in kept]
     recall = [[part_recall(x.pairs) for x, _ in pairs], [part_recall(y.pairs) for _, y in pairs]]
     score = [[claim_score(x) for x, _ in pairs], [claim_score(y) for _, y in pairs]]
