@@ -110,16 +110,19 @@ def ev2r_command(
         finished = execute_sweep_with_progress(pending)
         for one in pending:
             report_finished(one, finished.get(one.run.id), this_command())
-    _print(run_ref, prepared[0].run.model, threshold, as_json)
+    _print(run_ref, [one.run.id for one in prepared], threshold, as_json)
 
 
-def _print(run_ref: str, judge: str, threshold: float, as_json: bool) -> None:
+def _print(run_ref: str, judge_ids: list[int], threshold: float, as_json: bool) -> None:
+    """The figures from the judge runs this command prepared (not the newest of any judge)."""
     from workbench.cli.opening import open_store
+    from workbench.contamination.ev2r_evidence import PARTS
     from workbench.contamination.ev2r_scores import ev2r_of
 
     store = open_store()
     try:
-        result = ev2r_of(store, store.runs.get(run_ref), judge, threshold)
+        judges = {part: store.runs.get(run_id) for part, run_id in zip(PARTS, judge_ids)}
+        result = ev2r_of(store, store.runs.get(run_ref), threshold=threshold, judges=judges)
     finally:
         store.close()
     if result is None:

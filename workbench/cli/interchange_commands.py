@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from store.names import no_run
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
@@ -62,7 +63,7 @@ def export_run_command(
     store = open_store()
     run = store.runs.get(run_ref)
     if run is None:
-        raise UserError(f"no run {run_ref!r}; `workbench runs` lists them")
+        raise UserError(no_run(store.runs, run_ref, listing=False))
     try:
         if format_ == "inspect":
             written = _export_inspect(store, run, output, setting("prompts_dir"))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from store import Run, Store
+from store.names import no_run
 from workbench.backends import parse_model_spec
 from workbench.config import load_settings
 from workbench.contamination.ev2r_evidence import PARTS, predicted_pairs, reference_pairs
@@ -90,9 +91,7 @@ def target_run(store: Store, reference: str | int) -> Run:
     """The verdict run a user named; RunSetupError naming the runs there are otherwise."""
     run = store.runs.get(reference)
     if run is None:
-        names = [r.name for r in store.runs.list()][:8]
-        known = f"; runs: {', '.join(names)}" if names else "; there are no runs yet"
-        raise RunSetupError(f"no run {str(reference)!r}{known}")
+        raise RunSetupError(no_run(store.runs, reference, fact_checking=True))
     if run.kind != "verdict":
         raise RunSetupError(f"run {run.name!r} is a {run.kind} run; Ev2R judges the evidence of a fact-checking run")
     return run

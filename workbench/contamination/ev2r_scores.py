@@ -7,13 +7,23 @@ and workbench.metrics.ev2r.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from store import Run, Store
 from workbench.contamination.ev2r_evidence import PART_WORDS, PARTS, predicted_pairs
-from workbench.contamination.ev2r_task import is_users
-from workbench.metrics.ev2r import FAILED, NO_EVIDENCE, THRESHOLD, ClaimEv2r, Ev2rSummary, FactCounts, summarise
+from workbench.contamination.ev2r_task import OVER_COUNTED, is_users
+from workbench.metrics.ev2r import (
+    FAILED,
+    NO_EVIDENCE,
+    THRESHOLD,
+    ClaimEv2r,
+    Ev2rSummary,
+    FactCounts,
+    OverCounted,
+    summarise,
+)
 
 
 @dataclass(frozen=True)
@@ -43,23 +53,65 @@ class Ev2rResult:
         }
 
 
-def ev2r_runs(store: Store, run: Run, judge: str | None = None) -> dict[str, Run]:
-    """The newest Ev2R judge run of each part (of the judge named, by model, run name or id)."""
-    found: dict[str, Run] = {}
+def ev2r_runs(store: Store, run: Run, judge: str | None = None) -> dict[str, list[Run]]:
+    """Each part's Ev2R judge runs of `run`, newest first (of the judge named, by model, run
+    name or id)."""
+    found: dict[str, list[Run]] = {part: [] for part in PARTS}
     for candidate in store.judging.task_runs(run.id, "ev2r"):
         if judge is not None and judge not in (candidate.model, candidate.name, str(candidate.id)):
             continue
         part = next((p for p in PARTS if (candidate.setting or "").startswith(PART_WORDS[p])), None)
-        if part is not None and part not in found:
-            found[part] = candidate
+        if part is not None:
+            found[part].append(candidate)
     return found
 
 
-def ev2r_of(store: Store, run: Run, judge: str | None = None, threshold: float = THRESHOLD) -> Ev2rResult | None:
-    """The run's Ev2R figures (None unless both parts have a judge run); `threshold`: the Q+A
-    recall a right verdict must exceed to score."""
-    judges = ev2r_runs(store, run, judge)
-    if set(judges) != set(PARTS):
+def judge_sets(store: Store, run: Run, judge: str | None = None) -> list[dict[str, Run]]:
+    """The matched sets of `run`'s Ev2R judge runs, newest first: a questions run and a pairs
+    run by the same judge (model identity) with the same prompt, or made together by one
+    `workbench ev2r` (its --questions-prompt-file gives the parts different prompts)."""
+    found = ev2r_runs(store, run, judge)
+    sets = []
+    for pairs in found["pairs"]:
+        same = [q for q in found["questions"] if q.model_identity == pairs.model_identity]
+        match = next((q for q in same if q.prompt_hash == pairs.prompt_hash or q.id == pairs.id - 1), None)
+        if match is not None:
+            sets.append({"questions": match, "pairs": pairs})
+    return sets
+
+
+def judging(judges: dict[str, Run]) -> tuple:
+    """What makes two sets' figures comparable: each part's judge identity and prompt."""
+    return tuple(
+        (part, json.dumps(r.model_identity, sort_keys=True), r.prompt_hash) for part, r in sorted(judges.items())
+    )
+
+
+def no_ev2r(store: Store, run: Run, judge: str | None = None) -> str:
+    """Why `run` has no Ev2R figures: no judge run, a part not judged, or parts that do not match."""
+    found = ev2r_runs(store, run, judge)
+    if not any(found.values()):
+        return f"run {run.name} has no Ev2R judgment; `workbench ev2r {run.name}` makes one"
+    missing = [PART_WORDS[part] for part in PARTS if not found[part]]
+    if missing:
+        return f"run {run.name} has no Ev2R judge run of the {missing[0]} part"
+    newest = {part: runs[0] for part, runs in found.items()}
+    said = "; ".join(f"{PART_WORDS[p]}: {r.name} ({r.model}, prompt {r.prompt_name})" for p, r in newest.items())
+    return (
+        f"run {run.name}'s Ev2R judge runs of the two parts differ in judge or prompt ({said});"
+        " judge both parts with one `workbench ev2r` command"
+    )
+
+
+def ev2r_of(
+    store: Store, run: Run, judge: str | None = None, threshold: float = THRESHOLD, judges: dict[str, Run] | None = None
+) -> Ev2rResult | None:
+    """The run's Ev2R figures from `judges` (part -> judge run) or else its newest matched set
+    of judge runs (None when there is none: `no_ev2r` says why); `threshold`: the Q+A recall
+    a right verdict must exceed to score."""
+    if judges is None:
+        judges = next(iter(judge_sets(store, run, judge)), None)
+    if judges is None or set(judges) != set(PARTS):
         return None
     answers = {part: {p.claim_id: p for p in store.runs.predictions(r.id)} for part, r in judges.items()}
     claims, not_judged, capped, ids = [], 0, 0, []
@@ -80,6 +132,12 @@ def ev2r_of(store: Store, run: Run, judge: str | None = None, threshold: float =
 
 
 def _outcome(judgment) -> FactCounts | str:
-    if judgment is None or judgment.status != "ok" or not isinstance(judgment.parsed, dict):
+    if judgment is None or not isinstance(judgment.parsed, dict):
         return FAILED
-    return FactCounts(*(int(judgment.parsed[key]) for key in FactCounts.__dataclass_fields__))
+    try:
+        counts = [int(judgment.parsed[key]) for key in FactCounts.__dataclass_fields__]
+    except (KeyError, TypeError, ValueError):
+        return FAILED
+    if judgment.status == "ok":
+        return FactCounts(*counts)
+    return OverCounted(*counts) if judgment.parsed.get(OVER_COUNTED) else FAILED

@@ -164,6 +164,10 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return text.format_map(values)
 
 
+OVER_COUNTED = "over_counted"
+"""Marks a refused reply's counts kept because they support more facts than there are."""
+
+
 def parse_counts(text: str) -> TaskAnswer:
     """The four counts from a judge's answer (also in ``` fences or with text around), with
     the precision and recall they give; anything else is a parse failure saying why."""
@@ -176,12 +180,14 @@ def parse_counts(text: str) -> TaskAnswer:
         if bad is not None:
             return TaskAnswer("parse_failure", None, f"{bad} is {counts[bad]!r}, not a whole number >= 0")
         found = {key: _whole(counts[key]) for key in COUNT_KEYS}
-        for side in ("predicted", "reference"):
-            facts, supported = found[f"{side}_facts"], found[f"{side}_supported"]
+        sides = [(side, found[f"{side}_facts"], found[f"{side}_supported"]) for side in ("predicted", "reference")]
+        for side, facts, _ in sides:
             if facts == 0:
                 return TaskAnswer("parse_failure", None, f"no {side} facts counted: its share is undefined")
-            if supported > facts:
-                return TaskAnswer("parse_failure", None, f"{supported} of {facts} {side} facts supported")
+        for side, facts, supported in sides:
+            if supported > facts:  # kept: the organisers' scorer divides them anyway
+                over = {**found, OVER_COUNTED: True}
+                return TaskAnswer("parse_failure", over, f"{supported} of {facts} {side} facts supported")
         found["precision"] = found["predicted_supported"] / found["predicted_facts"]
         found["recall"] = found["reference_supported"] / found["reference_facts"]
         return TaskAnswer("ok", found, None)
@@ -204,7 +210,8 @@ def _counts(obj: dict) -> dict[str, Any]:
 def _whole(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, str) and value.strip().isdigit():
+    # ASCII digits only: "²".isdigit() is true but int("²") raises
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdecimal():
         return int(value.strip())
     if isinstance(value, float) and value.is_integer() and value >= 0:
         return int(value)

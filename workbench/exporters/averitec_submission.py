@@ -78,15 +78,26 @@ def write_submission(store: Store, run: Run, path: Path) -> int:
 def read_leaderboard_csv(path: Path) -> list[dict]:
     """The leaderboard CSV's rows as the JSON layout's records; SubmissionError naming the
     file, line and field for a file that is not in the layout."""
+    return [record for _, record in leaderboard_rows(path)]
+
+
+def leaderboard_rows(path: Path) -> list[tuple[int, dict]]:
+    """Each row of the leaderboard CSV with the line it starts on, as the JSON layout's record.
+    Columns are found by name, as the organisers read them; a UTF-8 BOM (Excel) is skipped."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise SubmissionError(f"{path}: cannot read it as UTF-8 text: {error}") from None
     reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
-    if header is None or header[:4] != COLUMNS[:4]:
-        raise SubmissionError(f"{path}: line 1: the header must be {','.join(COLUMNS)}, not {','.join(header or [])}")
-    records = []
+    header = [name.strip() for name in next(reader, None) or []]
+    missing = [name for name in COLUMNS[:4] if name not in header]
+    if missing or len(set(header)) != len(header):
+        problem = f"no column {', '.join(missing)}" if missing else "a column name appears twice"
+        raise SubmissionError(
+            f"{path}: line 1: {problem}; the header needs {','.join(COLUMNS)} (split optional),"
+            f" in any order, not {','.join(header)}"
+        )
+    rows = []
     while True:
         line = reader.line_num + 1  # where the record starts: its evi spans several lines
         row = next(reader, None)
@@ -97,17 +108,16 @@ def read_leaderboard_csv(path: Path) -> list[dict]:
         values = dict(zip(header, row))
         if not values["id"].strip():
             raise SubmissionError(f"{path}: line {line}: field id is empty")
-        records.append(
-            {
-                "claim_id": values["id"].strip(),
-                "claim": values["claim"],
-                "evidence": _pairs(values["evi"], path, line),
-                "pred_label": values["label"] or None,
-            }
-        )
-    if not records:
+        record = {
+            "claim_id": values["id"].strip(),
+            "claim": values["claim"],
+            "evidence": _pairs(values["evi"], path, line),
+            "pred_label": values["label"] or None,
+        }
+        rows.append((line, record))
+    if not rows:
         raise SubmissionError(f"{path}: no rows under the header")
-    return records
+    return rows
 
 
 def _pairs(evi: str, path: Path, line: int) -> list[dict]:

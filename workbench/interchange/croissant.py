@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from store import Store
+from store.names import no_such
 from workbench.errors import WorkbenchError
 from workbench.exporters import claim_record
 from workbench.exporters.writing import iter_claims
@@ -57,11 +58,12 @@ class CroissantOptions:
 def write_croissant(store: Store, dataset_name: str, folder: Path, options: CroissantOptions) -> int:
     """Write the dataset's kept claims and its Croissant metadata into `folder` (made whole
     elsewhere and moved in: an error leaves no half folder); returns the claims written."""
+    dataset = store.datasets.get(dataset_name)
+    if dataset is None:  # a typo is told before the heavy import
+        names = [d.name for d in store.datasets.list()]
+        raise CroissantError(no_such("dataset", dataset_name, names, "`workbench datasets` lists them"))
     import mlcroissant as mlc
 
-    dataset = store.datasets.get(dataset_name)
-    if dataset is None:
-        raise CroissantError(f"no dataset {dataset_name!r}; `workbench datasets` lists them")
     if folder.exists() and any(folder.iterdir()):
         raise CroissantError(f"{folder} is not empty: give a new folder")
     steps = store.curation.steps(dataset.id)

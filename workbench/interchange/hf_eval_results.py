@@ -21,6 +21,7 @@ from pathlib import Path
 
 from store import Run, Store
 from workbench.errors import WorkbenchError
+from workbench.interchange.files import as_a_new_file
 
 METRICS = ("macro_f1", "accuracy", "mcc")
 """What can be published (MCC is not a percentage: it is written as it is, -1 to 1)."""
@@ -90,6 +91,7 @@ def write_eval_results(store: Store, run: Run, output: Path, options: HubResultO
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             yaml.safe_dump([entry], stream, sort_keys=False, allow_unicode=True)
+        as_a_new_file(temporary)
         os.replace(temporary, output)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -23,6 +23,7 @@ from typing import Any
 
 from store import Claim, Prediction, Run, Store
 from workbench.errors import WorkbenchError
+from workbench.interchange.files import as_a_new_file
 from workbench.interchange.inspect_messages import answer_message, prompt_messages, trajectory_messages
 from workbench.runs.manifest import run_manifest
 
@@ -63,6 +64,7 @@ def write_inspect_log(store: Store, run: Run, output: Path, prompts_dir: Path | 
     os.close(handle)
     try:
         write_eval_log(log, temporary, format="json" if output.suffix == ".json" else "eval")
+        as_a_new_file(temporary)
         os.replace(temporary, output)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

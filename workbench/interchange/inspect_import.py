@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from store import LabelSpace, Prediction, Run, Store
+from store.names import no_such
 from workbench import labels
 from workbench.choices import DATA_VERSION_KEY
 from workbench.errors import WorkbenchError
@@ -103,8 +104,7 @@ def import_inspect_log(store: Store, request: LogImportRequest, write: bool = Tr
     a dry run)."""
     dataset = store.datasets.get(request.dataset)
     if dataset is None:
-        names = ", ".join(d.name for d in store.datasets.list()) or "none; import one first"
-        raise PredictionsError(f"no dataset {request.dataset!r}; datasets: {names}")
+        raise PredictionsError(no_such("dataset", request.dataset, [d.name for d in store.datasets.list()]))
     log = _read(request.path)
     first = [s for s in log.samples if s.epoch == 1] or log.samples
     answers = [_answer(request.path, sample, dataset.label_space) for sample in first]

@@ -11,9 +11,11 @@ and a claim scores 1 when its verdict is right and its Q+A recall is above the t
 (0.5; the organisers' scorer compares with `>`, so exactly 0.5 scores 0).
 
 The organisers' scorer counts a judge reply it cannot read as recall 0 and score 0, the same
-as wrong evidence. Here a failed judgment is kept apart: `official` figures count it as 0
-(so they equal the scorer's), `readable` figures leave those claims out, and the failure
-rate is given beside them. A claim without predicted evidence is a real 0, not a failure.
+as wrong evidence, and divides whatever counts it reads (a judge that supports more facts
+than there are gives a recall above 1). Here a failed judgment is kept apart: `official`
+figures count it as the scorer does (0 when unreadable, the uncapped share when
+over-counted), `readable` figures leave those claims out, and the failure rate is given
+beside them. A claim without predicted evidence is a real 0, not a failure.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ class FactCounts:
         return self.reference_supported / self.reference_facts
 
 
+@dataclass(frozen=True)
+class OverCounted(FactCounts):
+    """Counts with more facts supported than there are: a failure for our figures, while the
+    organisers' scorer divides them anyway (a share above 1)."""
+
+
 NO_EVIDENCE = "no evidence"
 """A part's outcome when the claim has no predicted evidence: recall 0, nothing to judge."""
 FAILED = "failed"
@@ -65,8 +73,18 @@ class ClaimEv2r:
 
 
 def part_recall(outcome: PartOutcome) -> float:
-    """The recall a part contributes as the organisers count it: a failure and no evidence are 0."""
+    """The recall a part contributes as the organisers count it: an unreadable reply and no
+    evidence are 0, over-counted facts give their uncapped share."""
     return outcome.recall if isinstance(outcome, FactCounts) else 0.0
+
+
+def failed(outcome: PartOutcome) -> bool:
+    """Whether the judgment is a failure for our figures (unreadable, or over-counted)."""
+    return outcome == FAILED or isinstance(outcome, OverCounted)
+
+
+def _readable(outcome: PartOutcome) -> bool:
+    return isinstance(outcome, FactCounts) and not isinstance(outcome, OverCounted)
 
 
 def claim_score(claim: ClaimEv2r, threshold: float = THRESHOLD) -> float:
@@ -79,7 +97,7 @@ class Counted:
     """One figure counted both ways, with the failures between them."""
 
     official: float | None
-    """Mean over every claim, a failed judgment counted as 0 (the organisers' way)."""
+    """Mean over every claim, a failed judgment counted as the organisers' scorer counts it."""
     readable: float | None
     """Mean over the claims with a readable judgment (failures left out)."""
     failures: int
@@ -118,15 +136,15 @@ def _counted(values: Sequence[float], failed: Sequence[bool]) -> Counted:
 
 def summarise(claims: Sequence[ClaimEv2r], threshold: float = THRESHOLD) -> Ev2rSummary:
     """The run's figures from its claims' judged parts."""
-    q_failed = [c.questions == FAILED for c in claims]
-    qa_failed = [c.pairs == FAILED for c in claims]
+    q_failed = [failed(c.questions) for c in claims]
+    qa_failed = [failed(c.pairs) for c in claims]
     return Ev2rSummary(
         claims=len(claims),
         question_recall=_counted([part_recall(c.questions) for c in claims], q_failed),
         pair_recall=_counted([part_recall(c.pairs) for c in claims], qa_failed),
         score=_counted([claim_score(c, threshold) for c in claims], qa_failed),
-        question_precision=_mean([c.questions.precision for c in claims if isinstance(c.questions, FactCounts)]),
-        pair_precision=_mean([c.pairs.precision for c in claims if isinstance(c.pairs, FactCounts)]),
+        question_precision=_mean([c.questions.precision for c in claims if _readable(c.questions)]),
+        pair_precision=_mean([c.pairs.precision for c in claims if _readable(c.pairs)]),
         verdict_accuracy=_mean([float(c.verdict_correct) for c in claims]),
         no_evidence=sum(c.pairs == NO_EVIDENCE for c in claims),
         threshold=threshold,

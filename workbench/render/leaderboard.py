@@ -59,7 +59,10 @@ def leaderboard_view(row) -> Table:
 
 def _caption(row) -> Text:
     summary = row.ev2r.summary
+    judges = row.ev2r.judges
+    prompts = dict.fromkeys(str(r.prompt_name) for r in judges.values())
     notes = [
+        f"judge {judges['pairs'].model}, prompt {' + '.join(prompts)}",
         f"new score: verdict right and Q+A recall > {summary.threshold:g}; old: METEOR > 0.25",
         f"judge failures {summary.pair_recall.failures} of {summary.claims} (counted 0;"
         f" left out: new score {_number(summary.score.readable)})",
@@ -94,12 +97,16 @@ def ev2r_comparison_dict(found) -> dict[str, Any] | None:
         "failed": found.failed,
         "qa_recall": paired(found.recall),
         "score": paired(found.score),
+        "problem": found.problem,
     }
 
 
 def ev2r_comparison_line(found) -> Text:
     """The paired 2025 line of `compare`."""
     line = Text("AVeriTeC 2025 (same judge): ", style="bold")
+    if found.problem is not None:
+        line.append(found.problem)
+        return line
     if found.score is None:
         line.append("no claim judged readably in both runs")
         return line

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from store import Run, Store
-from workbench.contamination.ev2r_scores import Ev2rResult, ev2r_of
-from workbench.metrics.ev2r import FAILED, claim_score, part_recall
+from workbench.contamination.ev2r_scores import Ev2rResult, ev2r_of, ev2r_runs, judge_sets, judging, no_ev2r
+from workbench.metrics.ev2r import claim_score, failed, part_recall
 from workbench.metrics.resampling import PairedComparison
 from workbench.usage.summary import run_usage
 
@@ -74,17 +74,25 @@ class Ev2rComparison:
     """Claims of both runs left out because a judgment of either is a failure."""
     recall: PairedComparison | None
     score: PairedComparison | None
+    problem: str | None = None
+    """Why there are no paired figures although a run has Ev2R judgments (no matched set)."""
 
 
 def compare_ev2r(store: Store, run_a: Run, run_b: Run, resamples: int, seed: int) -> Ev2rComparison | None:
-    """None unless both runs were judged, with the same judge model and the same prompts."""
+    """The paired figures from judge runs of the same judge and prompts for both runs (their
+    newest such sets); None when neither run has an Ev2R judgment, a `problem` when no set
+    of one run matches a set of the other."""
     from workbench.metrics import paired_mean_difference
 
-    a, b = ev2r_of(store, run_a), ev2r_of(store, run_b)
-    if a is None or b is None or _judging(a) != _judging(b):
+    if not any(ev2r_runs(store, run_a).values()) and not any(ev2r_runs(store, run_b).values()):
         return None
+    sets_a, sets_b = judge_sets(store, run_a), judge_sets(store, run_b)
+    matched = next(((x, y) for x in sets_a for y in sets_b if judging(x) == judging(y)), None)
+    if matched is None:
+        return Ev2rComparison(0, 0, None, None, _unmatched(store, run_a, run_b, sets_a, sets_b))
+    a, b = ev2r_of(store, run_a, judges=matched[0]), ev2r_of(store, run_b, judges=matched[1])
     both = sorted(a.per_claim.keys() & b.per_claim.keys())
-    kept = [c for c in both if FAILED not in (a.per_claim[c].pairs, b.per_claim[c].pairs)]
+    kept = [c for c in both if not (failed(a.per_claim[c].pairs) or failed(b.per_claim[c].pairs))]
     pairs = [(a.per_claim[c], b.per_claim[c]) for c in kept]
     recall = [[part_recall(x.pairs) for x, _ in pairs], [part_recall(y.pairs) for _, y in pairs]]
     score = [[claim_score(x) for x, _ in pairs], [claim_score(y) for _, y in pairs]]
@@ -96,5 +104,15 @@ def compare_ev2r(store: Store, run_a: Run, run_b: Run, resamples: int, seed: int
     )
 
 
-def _judging(result: Ev2rResult) -> tuple:
-    return tuple((part, run.model_identity, run.prompt_hash) for part, run in sorted(result.judges.items()))
+def _unmatched(store: Store, run_a: Run, run_b: Run, sets_a: list, sets_b: list) -> str:
+    if not sets_a or not sets_b:
+        return no_ev2r(store, run_a if not sets_a else run_b)
+    said = [f"{run.name}: {_judged_by(sets[0])}" for run, sets in ((run_a, sets_a), (run_b, sets_b))]
+    return (
+        f"no judge and prompt judged both runs ({'; '.join(said)}); judge them with the same `workbench ev2r` options"
+    )
+
+
+def _judged_by(judges: dict[str, Run]) -> str:
+    prompts = dict.fromkeys(r.prompt_name for r in judges.values())
+    return f"judge {judges['pairs'].model}, prompt {' + '.join(map(str, prompts))}"

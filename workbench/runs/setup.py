@@ -242,7 +242,9 @@ def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
         )
     if run.kind != "verdict":
         raise RunSetupError(
-            f"run {run.name} is a step of the contamination pipeline (kind {run.kind}); run the"
+            f"run {run.name} is an Ev2R judge run; run `workbench ev2r RUN` again (RUN: the run it judges) to continue it"
+            if run.kind == "ev2r"
+            else f"run {run.name} is a step of the contamination pipeline (kind {run.kind}); run the"
             " same `workbench contamination run` command again to continue it"
         )
     again = RunRequest(
