@@ -115,6 +115,9 @@ def test_a_kept_budget_refuses_a_batch_resume(priced_db):
         batch = cli(priced_db, "run", "--resume", "capped", "--batch")
         assert batch.exit_code == 1 and "keeps a budget (--max-cost $0.40)" in said(batch)
         assert len(server.answer_arrivals()) == 0
+        freed = cli(priced_db, "run", "--resume", "capped", "--batch", "--max-cost", "none")
+        assert freed.exit_code == 0 and "removed; no limit now" in said(freed), freed.output
+    assert stored_budget(priced_db) is None
 
 
 def test_max_cost_none_removes_a_kept_budget_on_resume(priced_db):
