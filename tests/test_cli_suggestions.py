@@ -120,3 +120,73 @@ def test_cutoff_auto_reports_every_run_and_says_which_had_no_cutoff(demo_db, dem
     assert "has no cutoff" in runs["demo-checker"]["cutoff_note"]
     markdown = cli(demo_db, "report", "gpt", "demo-checker", "--cutoff", "auto", "--by", "cutoff", "--resamples", "0")
     assert markdown.exit_code == 0 and "Note: run demo-checker has no cutoff" in markdown.stdout
+
+
+@pytest.mark.parametrize(
+    "args, typed", [(["claims", "--model", "x"], "--model"), (["runs", "--dataset", "x"], "--dataset")]
+)
+def test_an_option_of_another_command_is_not_answered_with_an_unrelated_one(demo_db, args, typed):
+    result = cli(demo_db, *args)
+    assert result.exit_code == 2 and f"No such option '{typed}'." in said(result)
+    assert "Did you mean" not in said(result)  # was "--help" and "--annotator": only the dashes matched
+
+
+def every_command(group=None, path=()):
+    """(path, click.Context) for every command of the CLI, subcommands of groups included."""
+    import click
+
+    group = group or main
+    parent = click.Context(group, info_name=" ".join(("workbench", *path)))
+    for name in group.list_commands(parent):
+        command = group.get_command(parent, name)
+        if isinstance(command, click.Group):
+            yield from every_command(command, (*path, name))
+        else:
+            yield (*path, name), click.Context(command, info_name=name, parent=parent)
+
+
+COMMANDS = list(every_command())
+
+
+def long_options(ctx) -> list[str]:
+    return [n for p in ctx.command.get_params(ctx) for n in (*p.opts, *p.secondary_opts) if n.startswith("--")]
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None, max_examples=300)
+@given(st.sampled_from(COMMANDS), st.data())
+def test_an_option_typo_is_offered_its_own_option_or_one_as_near(command, data):
+    import difflib
+
+    from workbench.cli import nearest_option
+
+    _, ctx = command
+    options = [o for o in long_options(ctx) if len(o) > 5]
+    if not options:
+        return
+    option = data.draw(st.sampled_from(options))
+    cut = data.draw(st.integers(2, len(option) - 1))  # one letter dropped, never a dash
+    typed = option[:cut] + option[cut + 1 :]
+    meant = nearest_option(ctx, typed)
+    assert meant in long_options(ctx)
+
+    def near(name):
+        return difflib.SequenceMatcher(None, typed.lstrip("-"), name.lstrip("-")).ratio()
+
+    assert near(meant) >= near(option)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None, max_examples=300)
+@given(st.sampled_from(COMMANDS), st.from_regex(r"--[a-z][a-z-]{0,14}", fullmatch=True))
+def test_any_unknown_option_is_offered_a_near_option_of_that_command_or_nothing(command, typed):
+    import difflib
+
+    from workbench.cli import nearest_option
+
+    _, ctx = command
+    meant = nearest_option(ctx, typed)
+    if meant is not None:
+        assert meant in long_options(ctx)
+        bare = typed.lstrip("-")
+        ratio = difflib.SequenceMatcher(None, bare, meant.lstrip("-")).ratio()
+        lowered = difflib.SequenceMatcher(None, bare.lower(), meant.lstrip("-").lower()).ratio()
+        assert max(ratio, lowered) >= 0.6  # near without the dashes every option shares

@@ -115,3 +115,35 @@ def test_a_kept_budget_refuses_a_batch_resume(priced_db):
         batch = cli(priced_db, "run", "--resume", "capped", "--batch")
         assert batch.exit_code == 1 and "keeps a budget (--max-cost $0.40)" in said(batch)
         assert len(server.answer_arrivals()) == 0
+        freed = cli(priced_db, "run", "--resume", "capped", "--batch", "--max-cost", "none")
+        assert freed.exit_code == 0 and "removed; no limit now" in said(freed), freed.output
+    assert stored_budget(priced_db) is None
+
+
+def test_max_cost_none_removes_a_kept_budget_on_resume(priced_db):
+    with LoopbackServer("openai", usage=USAGE) as server:
+        server.faults.extend([Fault.status_code(400)] * 12)
+        capped(priced_db, server, "--max-cost", "0.10")
+        assert stored_budget(priced_db) == 0.10
+        freed = cli(priced_db, "run", "--resume", "capped", "--max-cost", "none")
+        assert freed.exit_code == 0, freed.output
+        assert "budget: the run's --max-cost $0.10 removed; no limit now" in said(freed)
+        assert len(server.answer_arrivals()) == 12  # past what $0.10 would have allowed
+    assert stored_budget(priced_db) is None
+
+
+def test_a_word_that_is_not_dollars_is_refused_naming_none(priced_db):
+    result = cli(priced_db, "run", "--dataset", "many", "--max-cost", "lots")
+    assert result.exit_code == 2 and "'lots' is not a number of dollars (or 'none'" in said(result)
+
+
+def test_a_kept_budget_too_small_for_a_request_names_the_runs_remaining_budget(priced_db):
+    with LoopbackServer("openai", usage=USAGE) as server:
+        first = capped(priced_db, server, "--max-cost", "0.40")  # stops when the next could pass $0.40
+        assert first.exit_code == 1 and "stopped at the budget" in said(first)
+        answered = len(server.answer_arrivals())
+        resumed = cli(priced_db, "run", "--resume", "capped")
+        assert resumed.exit_code == 1
+        assert "the run's remaining budget," in said(resumed) and "of the $0.40 it keeps" in said(resumed)
+        assert "--max-cost $0.40 is less than" not in said(resumed)  # a flag this command did not give
+        assert len(server.answer_arrivals()) == answered

@@ -99,16 +99,23 @@ class OneLineUsageError(click.UsageError):
 
 def _with_suggestion(error: click.UsageError) -> str:
     """click's message, an unknown option's suggestion made ours: the nearest of the
-    command's long options (click lists every one within its cutoff in alphabetical order,
-    so `--wher` was offered `--help` before `--where`)."""
+    command's long options, or none when none is near (click lists every one within its
+    cutoff in alphabetical order, so `--wher` was offered `--help` before `--where`)."""
     if not isinstance(error, click.NoSuchOption) or error.ctx is None:
         return error.format_message()
+    meant = nearest_option(error.ctx, error.option_name)
+    return f"No such option {error.option_name!r}." + (f" Did you mean {meant}?" if meant else "")
+
+
+def nearest_option(ctx: click.Context, typed: str) -> str | None:
+    """The command's long option nearest `typed`, compared without the leading dashes
+    (every option shares them, which made `--model` look near `--help`); None if none is."""
     from store.names import close_names
 
-    ctx = error.ctx
     options = [name for param in ctx.command.get_params(ctx) for name in (*param.opts, *param.secondary_opts)]
-    close = close_names(error.option_name, [name for name in options if name.startswith("--")], n=1)
-    return f"No such option {error.option_name!r}." + (f" Did you mean {close[0]}?" if close else "")
+    bare = {name.lstrip("-"): name for name in options if name.startswith("--")}
+    close = close_names(typed.lstrip("-"), list(bare), n=1)
+    return bare[close[0]] if close else None
 
 
 class LazyGroup(click.Group):

@@ -9,6 +9,7 @@ import click
 from store.names import no_run
 from workbench.choices import RUN_KINDS
 from workbench.cli import UserError, shared_options
+from workbench.cli.dollars import DOLLARS
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
 from workbench.render.display import literal, one_line
@@ -96,12 +97,12 @@ def _language_hint(store, prepared) -> str | None:
 )
 @click.option(
     "--max-cost",
-    type=float,
+    type=DOLLARS,
     metavar="DOLLARS",
     help="Stop cleanly before a request that could take the run's spending (what it spent before"
     " included) past this many US dollars; answers are kept, and the budget stays with the run:"
-    " --resume goes on under it (--max-cost there replaces it). Prices: the built-in table and"
-    " [prices] in the config.",
+    " --resume goes on under it (--max-cost there replaces it, --max-cost none removes it)."
+    " Prices: the built-in table and [prices] in the config.",
 )
 @click.option(
     "--batch",
@@ -142,7 +143,7 @@ def run_command(
     Several --setting make a sweep: one run per setting, answered together in the order
     that lets a local model reuse the most of each prompt.
     """
-    if as_batch and max_cost is not None:
+    if as_batch and isinstance(max_cost, float):  # (`--max-cost none` removes a budget)
         raise UserError(
             "--max-cost holds back live requests one at a time; a batch is sent whole: run it live to"
             " keep a budget, or check its estimate first"
@@ -248,14 +249,14 @@ def _plan(store, runs, max_cost, as_batch):
     """The budget (--max-cost, or the one a resumed run keeps), the estimate and a line on
     the budget; a budget that cannot work removes the runs this command created (nothing
     half-made stays) and says why."""
-    from workbench.cli.run_budget import run_budget
     from workbench.usage.budget import BudgetError
     from workbench.usage.planning import estimate_runs
     from workbench.usage.prices import price_table
+    from workbench.usage.run_budget import keep_budget
 
     prices = price_table()
     try:
-        budget, line = run_budget(store, runs, max_cost, prices, as_batch)
+        budget, line = keep_budget(store, runs, max_cost, prices, as_batch)
     except (BudgetError, UserError) as error:
         for prepared in runs:
             if not prepared.resumed and not store.runs.progress(prepared.run.id).done:

@@ -12,9 +12,9 @@ from workbench.cli import UserError, current_db_path
 from workbench.cli.cancellable import run_cancellable
 from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
-from workbench.cli.run_budget import resume_words
 from workbench.render.console import output_console
 from workbench.render.display import literal, one_line
+from workbench.usage.run_budget import resume_words
 from workbench.words import counted
 
 if TYPE_CHECKING:

@@ -171,6 +171,21 @@ def estimate_line(store: Store, choice: RunChoice, settings: Settings) -> Text:
     return literal(estimate_text(estimate), "dim")
 
 
+def budget_note(store: Store, prepared, settings: Settings) -> str | None:
+    """What budget a continued run goes on under (the --max-cost it keeps), or None; the
+    budget is checked as the command line checks it (BudgetError when it cannot hold)."""
+    from workbench.usage.prices import money, price_table
+    from workbench.usage.run_budget import keep_budget
+
+    budget, _ = keep_budget(store, [prepared], None, price_table(settings))
+    if budget is None:
+        return None
+    return (
+        f"{printable(prepared.run.name)} goes on under the budget it keeps: {money(budget.limit)}"
+        f" ({money(budget.spent)} spent so far); it stops before a request could pass it"
+    )
+
+
 def local_model_names(settings: Settings) -> tuple[list[str], object]:
     """Every local model's name and aliases (for type-ahead), and the catalog they came from."""
     from workbench.backends.model_catalog import catalog

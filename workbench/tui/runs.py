@@ -73,11 +73,19 @@ class RunControl:
             self._changed()
 
     def _execute(self, prepared, cancel: threading.Event):
-        """Runs on a worker thread: never touches widgets, posts events instead."""
+        """Runs on a worker thread: never touches widgets, posts events instead. A run that
+        keeps a budget (--max-cost) goes on under it, as a resume on the command line does."""
         from workbench.runs.engine import run_blocking
+        from workbench.usage.prices import price_table
+        from workbench.usage.run_budget import keep_budget
 
+        budget, _ = keep_budget(self.app.stores.get(), [prepared], None, price_table(self.app.settings))
         return run_blocking(
-            self.app.db_path, prepared, on_event=lambda e: self.app.post_message(RunEvent(e)), cancel=cancel
+            self.app.db_path,
+            prepared,
+            on_event=lambda e: self.app.post_message(RunEvent(e)),
+            cancel=cancel,
+            budget=budget,
         )
 
     def cancel(self) -> None:
@@ -123,7 +131,7 @@ class RunControl:
                 "cancelled" if self._cancel and self._cancel.is_set() else ("finished" if ok else "failed")
             )
             if error is not None:  # a user-facing error says it all; anything else names its type
-                known = type(error).__name__ in ("RunSetupError", "BackendError")
+                known = type(error).__name__ in ("RunSetupError", "BackendError", "BudgetError")
                 self.state.message = str(error) if known else f"{type(error).__name__}: {error}"
         if self.state.status == "failed" and self.state.message:
             self.app.notify(

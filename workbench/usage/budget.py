@@ -68,8 +68,10 @@ def open_budget(
     spent: float | None,
     first_request: CompletionRequest | None,
     price_hint: str,
+    kept: bool = False,
 ) -> Budget:
-    """A Budget for runs of `model`, or BudgetError saying why it cannot be one."""
+    """A Budget for runs of `model`, or BudgetError saying why it cannot be one. `kept`: the
+    limit is the run's stored budget, so errors name it rather than a flag not given."""
     if limit <= 0:
         raise BudgetError("--max-cost must be more than 0")
     if price is None:
@@ -79,16 +81,34 @@ def open_budget(
     if spent is None:
         raise BudgetError(f"the runs' spending so far is unknown, so --max-cost cannot be kept for {model}")
     if spent >= limit:
+        if kept:
+            raise BudgetError(
+                f"the run has already spent {money(spent)}, all of the budget it keeps ({money(limit)}); resume"
+                " with a larger --max-cost (or --max-cost none) to go on"
+            )
         raise BudgetError(
             f"these runs have already spent {money(spent)}, which reaches --max-cost {money(limit)}; raise it to go on"
         )
     if first_request is not None:
         worst = worst_case(price, first_request)
         if spent + worst > limit:
-            tokens = prompt_tokens(first_request, upper=True)
-            raise BudgetError(
-                f"--max-cost {money(limit)} is less than one request can cost: the first claim's could take up to"
-                f" {money(worst)} (up to {tokens:,} prompt tokens and {first_request.max_tokens:,} generated at"
-                f" {price.model}'s price; {money(spent)} spent before); raise --max-cost or lower --param max_tokens"
-            )
+            raise BudgetError(_too_small(limit, price, spent, first_request, worst, kept))
     return Budget(limit, price, spent)
+
+
+def _too_small(limit: float, price: Price, spent: float, request: CompletionRequest, worst: float, kept: bool) -> str:
+    tokens = prompt_tokens(request, upper=True)
+    cost = (
+        f"the first claim's could take up to {money(worst)} (up to {tokens:,} prompt tokens and"
+        f" {request.max_tokens:,} generated at {price.model}'s price"
+    )
+    if kept:
+        return (
+            f"the run's remaining budget, {money(limit - spent)} ({money(spent)} spent of the {money(limit)} it"
+            f" keeps), is less than one request can cost: {cost}); resume with a larger --max-cost"
+            " (or --max-cost none)"
+        )
+    return (
+        f"--max-cost {money(limit)} is less than one request can cost: {cost}; {money(spent)} spent before);"
+        " raise --max-cost or lower --param max_tokens"
+    )

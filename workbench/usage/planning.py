@@ -63,9 +63,12 @@ def estimate_request(store: Store, request: RunRequest, prices: PriceTable) -> E
     return estimate(requests, len(claim_ids), prices.for_model(model), history, request.concurrency or 1)
 
 
-def budget_for(store: Store, prepared_runs: list[PreparedRun], limit: float, prices: PriceTable) -> Budget:
+def budget_for(
+    store: Store, prepared_runs: list[PreparedRun], limit: float, prices: PriceTable, kept: bool = False
+) -> Budget:
     """A --max-cost budget over these runs (what they spent before counts); BudgetError if
-    it cannot be kept or is smaller than the first request could cost."""
+    it cannot be kept or is smaller than the first request could cost. `kept`: the limit is
+    the one the run kept, not one the user just gave (errors say so)."""
     model = prepared_runs[0].run.model
     price = prices.for_model(model)
     spent = 0.0
@@ -81,4 +84,4 @@ def budget_for(store: Store, prepared_runs: list[PreparedRun], limit: float, pri
         except PromptError:
             request = None
     hint = f'add [prices."{model}"] with input and output (dollars per million tokens) to {config_path()}'
-    return open_budget(limit, model, price, spent, request, hint)
+    return open_budget(limit, model, price, spent, request, hint, kept)

@@ -65,9 +65,9 @@ and K cancels."""
             self.name, self.text = name, text
 
     class Prepared(Message):
-        def __init__(self, prepared, error: str | None):
+        def __init__(self, prepared, error: str | None, note: str | None = None):
             super().__init__()
-            self.prepared, self.error = prepared, error
+            self.prepared, self.error, self.note = prepared, error, note
 
     def __init__(self, claim_id: int | None, marked: list[int], filter_text: str, count: int | None):
         super().__init__()
@@ -334,7 +334,15 @@ and K cancels."""
         if waiting and prepared.pending_claim_ids:  # its claims are out at a batch API: never twice
             self.post_message(self.Prepared(None, waiting_message(prepared.run.name, waiting)))
             return
-        self.post_message(self.Prepared(prepared, None))
+        from workbench.tui.run_preview import budget_note
+        from workbench.usage.budget import BudgetError
+
+        try:  # a continued run keeps its --max-cost: checked here, said before it starts
+            note = budget_note(store, prepared, self.app.settings)
+        except BudgetError as error:
+            self.post_message(self.Prepared(None, str(error)))
+            return
+        self.post_message(self.Prepared(prepared, None, note))
 
     @on(Prepared)
     def _prepared(self, message: Prepared) -> None:
@@ -348,6 +356,8 @@ and K cancels."""
                 " (the response cache or an earlier run)",
                 markup=False,
             )
+        if message.note:
+            self.notify(message.note, markup=False, timeout=10)
         self.dismiss(message.prepared)
 
     def _show_error(self, error: str | None, text: Text | None = None) -> None:

@@ -1,37 +1,51 @@
-"""A run's budget (--max-cost) on the command line: kept with the run, so a resume goes on
-under it (what was spent before counts); --max-cost on a resume replaces it, and says so."""
+"""A run's budget (--max-cost), kept with the run so a resume goes on under it (what was
+spent before counts), whether the command line or the TUI resumes it. --max-cost on a
+resume replaces it; `--max-cost none` removes it."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from workbench.cli import UserError
-from workbench.usage.prices import money
+NO_BUDGET = "none"
+"""The --max-cost value that removes a run's stored budget (a new run simply has none)."""
 
 
-def run_budget(store, runs, given: float | None, prices, as_batch: bool = False):
+def keep_budget(store, runs, given: float | str | None, prices, as_batch: bool = False):
     """The Budget for these prepared runs (None: no budget) and a line saying which budget
-    holds; the budget is stored with each run. BudgetError when it cannot be kept."""
+    holds (None for a new run); the budget is stored with each run. `given`: the dollars the
+    user gave, NO_BUDGET, or None for the one a resumed run keeps. BudgetError when it
+    cannot be kept."""
+    from workbench.usage.budget import BudgetError
     from workbench.usage.planning import budget_for
+    from workbench.usage.prices import money
 
     stored = next((p.run.max_cost for p in runs if p.resumed and p.run.max_cost is not None), None)
+    if given == NO_BUDGET:
+        _store_limit(store, runs, None)
+        return None, (f"budget: the run's --max-cost {money(stored)} removed; no limit now" if stored else None)
     limit = given if given is not None else stored
     if limit is None:
         return None, None
     if as_batch:
-        raise UserError(
+        raise BudgetError(
             f"run {runs[0].run.name} keeps a budget (--max-cost {money(limit)}); a batch is sent whole, so it"
-            " cannot hold back requests: resume it live, without --batch"
+            f" cannot hold back requests: resume it live, without --batch (or with --max-cost {NO_BUDGET})"
         )
-    budget = budget_for(store, runs, limit, prices)
+    budget = budget_for(store, runs, limit, prices, kept=given is None)
+    _store_limit(store, runs, limit)
+    return budget, _budget_line(limit, stored, given, budget.spent, any(p.resumed for p in runs))
+
+
+def _store_limit(store, runs, limit: float | None) -> None:
     for prepared in runs:
         if prepared.run.max_cost != limit:
             store.runs.set_max_cost(prepared.run.id, limit)
             prepared.run = dataclasses.replace(prepared.run, max_cost=limit)
-    return budget, _budget_line(limit, stored, given, budget.spent, any(p.resumed for p in runs))
 
 
 def _budget_line(limit: float, stored: float | None, given: float | None, spent: float, resumed: bool) -> str | None:
+    from workbench.usage.prices import money
+
     if not resumed:
         return None
     spent_text = f"{money(spent)} spent so far"
