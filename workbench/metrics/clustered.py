@@ -45,8 +45,12 @@ def cluster_numbers(keys: Sequence) -> np.ndarray:
     keys = np.asarray(keys)
     if keys.dtype.kind not in "iu":  # mixed or text keys: equal when they read alike (3 and "3")
         keys = np.asarray([str(k) for k in keys])
-    _, numbers = np.unique(keys, return_inverse=True)
-    return numbers.ravel().astype(np.int64)
+    return _renumbered(keys)[0]
+
+
+def cluster_count(clusters: Sequence) -> int:
+    """How many distinct clusters the items fall in."""
+    return _renumbered(clusters)[1]
 
 
 def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths: Sequence[int]):
@@ -57,16 +61,15 @@ def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths
     """
     offsets = np.cumsum([0, *widths[:-1]])
     total = int(sum(widths))
-    cluster_ids, clusters = np.unique(clusters, return_inverse=True)
-    clusters = clusters.ravel().astype(np.int64)
+    clusters, count = _renumbered(clusters)
     pairs = np.concatenate([clusters * total + offset + column for column, offset in zip(columns, offsets)])
-    entries, counts = np.unique(pairs, return_counts=True)
+    entries, counts = _counted(pairs, count * total)
     owner, cell = entries // total, entries % total
     keys = []
     entry = cell.astype(np.uint64) * np.uint64(1 << 40) + counts.astype(np.uint64)
     for salt in _HASH_SALTS:  # a hash of each cluster's sparse vector: its entries' hashes summed
         term = _mix(entry + np.uint64(salt))
-        keys.append(_sum_uint64(owner, term, len(cluster_ids)))
+        keys.append(_sum_uint64(owner, term, count))
     _, representative, type_of, multiplicity = np.unique(
         np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True, return_counts=True
     )
@@ -74,6 +77,28 @@ def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths
     chosen = representative[type_of.ravel()[owner]] == owner  # entries of each type's first cluster
     types[type_of.ravel()[owner[chosen]], cell[chosen]] = counts[chosen]
     return types, multiplicity
+
+
+def _renumbered(clusters: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each item's cluster as 0..C-1 in the order of the numbers given, and C (a count of
+    the numbers present when they are small, as cluster fields' codes are; else a sort)."""
+    clusters = np.asarray(clusters).ravel()
+    if clusters.dtype.kind in "iu" and len(clusters) and 0 <= clusters.min() and clusters.max() < 4 * len(clusters):
+        present = np.bincount(clusters) > 0
+        rank = np.cumsum(present) - 1
+        return rank[clusters].astype(np.int64), int(rank[-1]) + 1
+    ids, numbers = np.unique(clusters, return_inverse=True)
+    return numbers.ravel().astype(np.int64), len(ids)
+
+
+def _counted(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_counts=True) for values in 0..bound-1 (counted, not sorted,
+    when the bound is small)."""
+    if bound > 4 * len(values):
+        return np.unique(values, return_counts=True)
+    tally = np.bincount(values, minlength=bound)
+    entries = np.flatnonzero(tally)
+    return entries, tally[entries]
 
 
 def _mix(values: np.ndarray) -> np.ndarray:
@@ -214,8 +239,7 @@ def clustered_paired_bootstraps(
 
 
 def _all_distinct(clusters) -> bool:
-    clusters = np.asarray(clusters)
-    return len(np.unique(clusters)) == len(clusters)
+    return cluster_count(clusters) == len(clusters)
 
 
 def accuracy_delta_standard_error(
