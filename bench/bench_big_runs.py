@@ -165,8 +165,11 @@ def clustered_figures(db: Path, conn: sqlite3.Connection, repeat: int) -> None:
     """metrics and compare with --cluster question against the same commands unclustered."""
     questions = ensure_questions(conn)
     for args in (["metrics", "big-a"], ["compare", "big-a", "big-b"]):
-        plain, _ = command_seconds(db, args, repeat)
-        clustered, _ = command_seconds(db, [*args, "--cluster", "question"], repeat)
+        plain, clustered = [], []
+        for _ in range(repeat):  # alternately, so that both sides of the ratio meet the same load
+            plain.append(command_seconds(db, args, 1)[0])
+            clustered.append(command_seconds(db, [*args, "--cluster", "question"], 1)[0])
+        plain, clustered = statistics.median(plain), statistics.median(clustered)
         print(
             f"{' '.join(args):<18} --cluster question ({questions:,} questions)  {clustered * 1000:6.0f} ms"
             f"   unclustered {plain * 1000:6.0f} ms   ratio {clustered / plain:4.2f}x   [<= 1.5x]"

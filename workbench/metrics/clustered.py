@@ -45,8 +45,12 @@ def cluster_numbers(keys: Sequence) -> np.ndarray:
     keys = np.asarray(keys)
     if keys.dtype.kind not in "iu":  # mixed or text keys: equal when they read alike (3 and "3")
         keys = np.asarray([str(k) for k in keys])
-    _, numbers = np.unique(keys, return_inverse=True)
-    return numbers.ravel().astype(np.int64)
+    return _renumbered(keys)[0]
+
+
+def cluster_count(clusters: Sequence) -> int:
+    """How many distinct clusters the items fall in."""
+    return _renumbered(clusters)[1]
 
 
 def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths: Sequence[int]):
@@ -57,16 +61,15 @@ def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths
     """
     offsets = np.cumsum([0, *widths[:-1]])
     total = int(sum(widths))
-    cluster_ids, clusters = np.unique(clusters, return_inverse=True)
-    clusters = clusters.ravel().astype(np.int64)
+    clusters, count = _renumbered(clusters)
     pairs = np.concatenate([clusters * total + offset + column for column, offset in zip(columns, offsets)])
-    entries, counts = np.unique(pairs, return_counts=True)
+    entries, counts = _counted(pairs, count * total)
     owner, cell = entries // total, entries % total
     keys = []
     entry = cell.astype(np.uint64) * np.uint64(1 << 40) + counts.astype(np.uint64)
     for salt in _HASH_SALTS:  # a hash of each cluster's sparse vector: its entries' hashes summed
         term = _mix(entry + np.uint64(salt))
-        keys.append(_sum_uint64(owner, term, len(cluster_ids)))
+        keys.append(_sum_uint64(owner, term, count))
     _, representative, type_of, multiplicity = np.unique(
         np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True, return_counts=True
     )
@@ -74,6 +77,28 @@ def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths
     chosen = representative[type_of.ravel()[owner]] == owner  # entries of each type's first cluster
     types[type_of.ravel()[owner[chosen]], cell[chosen]] = counts[chosen]
     return types, multiplicity
+
+
+def _renumbered(clusters: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each item's cluster as 0..C-1 in the order of the numbers given, and C (a count of
+    the numbers present when they are small, as cluster fields' codes are; else a sort)."""
+    clusters = np.asarray(clusters).ravel()
+    if clusters.dtype.kind in "iu" and len(clusters) and 0 <= clusters.min() and clusters.max() < 4 * len(clusters):
+        present = np.bincount(clusters) > 0
+        rank = np.cumsum(present) - 1
+        return rank[clusters].astype(np.int64), int(rank[-1]) + 1
+    ids, numbers = np.unique(clusters, return_inverse=True)
+    return numbers.ravel().astype(np.int64), len(ids)
+
+
+def _counted(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_counts=True) for values in 0..bound-1 (counted, not sorted,
+    when the bound is small)."""
+    if bound > 4 * len(values):
+        return np.unique(values, return_counts=True)
+    tally = np.bincount(values, minlength=bound)
+    entries = np.flatnonzero(tally)
+    return entries, tally[entries]
 
 
 def _mix(values: np.ndarray) -> np.ndarray:
@@ -91,6 +116,10 @@ def _sum_uint64(owner: np.ndarray, term: np.ndarray, size: int) -> np.ndarray:
     sums = np.zeros(size, dtype=np.uint64)
     np.add.at(sums, owner, term)
     return sums
+
+
+_DRAWS_AT_ONCE = 1 << 18
+"""Cluster indices drawn per step (1 MB of int32): a 16 MB matrix took 1.6x as long."""
 
 
 def _draw_clusters(types: np.ndarray, multiplicity: np.ndarray, resamples: int, seed: int) -> np.ndarray:
@@ -115,7 +144,9 @@ def _draw_clusters(types: np.ndarray, multiplicity: np.ndarray, resamples: int, 
     exact = np.float32 if largest < 2**24 else np.float64
     weights = (np.repeat(types, multiplicity, axis=0) if per_cluster else types).astype(exact)
     stack = np.empty((resamples, types.shape[1]), dtype=np.int64)
-    step = max(1, 4_000_000 // clusters)  # bounds the index matrix's memory (and keeps it int32)
+    # A few resamples at a time: the index matrix stays in the processor's cache between
+    # drawing, offsetting and counting (the draws are the same whatever the step).
+    step = max(1, _DRAWS_AT_ONCE // clusters)
     for start in range(0, resamples, step):
         rows = min(step, resamples - start)
         picks = rng.integers(0, clusters, size=(rows, clusters), dtype=np.int32)
@@ -208,8 +239,7 @@ def clustered_paired_bootstraps(
 
 
 def _all_distinct(clusters) -> bool:
-    clusters = np.asarray(clusters)
-    return len(np.unique(clusters)) == len(clusters)
+    return cluster_count(clusters) == len(clusters)
 
 
 def accuracy_delta_standard_error(

@@ -26,6 +26,7 @@ from workbench.metrics import (
 )
 from workbench.metrics.clustered import (
     accuracy_delta_standard_error,
+    cluster_count,
     clustered_paired_bootstraps,
     detectable_difference,
     resolution_words,
@@ -210,7 +211,7 @@ def compare_items(
         slices=_slices(pairs, by, right_a, right_b) if by else [],
         resolution=_resolution(paired, spreads, right_a, right_b, clusters),
         cluster=a.cluster,
-        clusters=0 if clusters is None else len(np.unique(clusters)),
+        clusters=0 if clusters is None else cluster_count(clusters),
     )
 
 

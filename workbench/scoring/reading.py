@@ -232,7 +232,7 @@ def _read_slowly(store: Store, run_id: int, slice_field: SliceField, cutoff: str
 def encode_field(slice_field: SliceField, raws: list, cutoff: str | None) -> FieldColumn:
     """Slice values of every item from its raw value; each distinct raw is read once."""
     per_raw = {raw: slice_field.values(raw or None, cutoff) for raw in set(raws)}
-    values = sorted({v for found in per_raw.values() for v in _as_tuple(found)}, key=slice_sort_key(slice_field))
+    values = sorted_slices(slice_field, {v for found in per_raw.values() for v in _as_tuple(found)})
     index = {value: i for i, value in enumerate(values)}
     if not slice_field.multi_valued:
         code_of = {raw: index[found] for raw, found in per_raw.items()}
@@ -267,7 +267,7 @@ def _named_column(found: CodedField, codes: np.ndarray) -> FieldColumn | None:
     present = [found.names[i] for i in np.flatnonzero(np.bincount(codes, minlength=found.base))]
     if None in present:
         return None
-    values = sorted(set(present), key=slice_sort_key(found.field))
+    values = sorted_slices(found.field, present)
     index = {value: i for i, value in enumerate(values)}
     remap = np.array([index.get(name, -1) for name in found.names], dtype=np.int64)
     return FieldColumn(found.field, tuple(values), np.arange(len(codes)), remap[codes])
@@ -296,8 +296,7 @@ def slice_field_sort_key(slice_field: SliceField, value: str) -> tuple:
 def slice_sort_key(slice_field: SliceField):
     """slice_field_sort_key for one field, its fixed order looked up once (a field read from
     a million claims can have tens of thousands of values to sort)."""
-    fixed = _FIXED_ORDER.get(slice_field.name) or _FIXED_ORDER.get(slice_field.kind) or []
-    rank = {value: i for i, value in reversed(list(enumerate(fixed)))}  # the first place of each
+    rank = _fixed_rank(slice_field)
 
     def key(value: str) -> tuple:
         if value == NO_VALUE:
@@ -310,6 +309,25 @@ def slice_sort_key(slice_field: SliceField):
     return key
 
 
+def _fixed_rank(slice_field: SliceField) -> dict[str, int]:
+    """The field's fixed order (Main, Sub, ...): each value's first place."""
+    fixed = _FIXED_ORDER.get(slice_field.name) or _FIXED_ORDER.get(slice_field.kind) or []
+    return {value: i for i, value in reversed(list(enumerate(fixed)))}
+
+
+def sorted_slices(slice_field: SliceField, values) -> list[str]:
+    """The distinct `values` in slice_sort_key's order, without a Python call per value
+    (a question field has tens of thousands): fixed ones by rank, the rest by their folded
+    spelling, (none) last."""
+    rank = _fixed_rank(slice_field)
+    values = set(values)
+    fixed = sorted((v for v in values if v != NO_VALUE and v in rank), key=rank.__getitem__)
+    rest = [v for v in values if v != NO_VALUE and v not in rank]
+    folded = [v.casefold() + "\0" + v for v in rest]
+    ordered = [rest[i] for i in sorted(range(len(rest)), key=folded.__getitem__)]
+    return [*fixed, *ordered, *([NO_VALUE] if NO_VALUE in values else [])]
+
+
 __all__ = [
     "CodedField",
     "FieldColumn",
@@ -318,4 +336,5 @@ __all__ = [
     "load_run_items",
     "outcome_codes",
     "slice_field_sort_key",
+    "sorted_slices",
 ]
