@@ -383,7 +383,14 @@ def test_datasets_shows_the_profile_and_options_of_the_latest_import(tmp_path):
     assert again.exit_code == 0, again.output
     (listed,) = json.loads(run_cli(db, "datasets", "--json").output)
     assert listed["source_format"] == "workbench+map --map claim=title --label-map SUPPORTS=Supported"
-    assert "workbench+map --map claim=title" in run_cli(db, "datasets").output
+    from click.testing import CliRunner
+
+    from workbench.cli import main
+
+    wide = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["--db", str(db), "datasets"])
+    assert "workbench+map --map claim=title --label-map SUPPORTS=Supported" in wide.output
+    narrow = run_cli(db, "datasets").output  # 80 columns: the options wrap between words, whole
+    assert all(word in narrow.split() for word in ["workbench+map", "--map", "claim=title", "SUPPORTS=Supported"])
 
 
 def test_labels_in_scripts_without_ascii_letters_stay_apart(store, tmp_path):

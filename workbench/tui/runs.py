@@ -15,7 +15,7 @@ from workbench.render.display import printable
 from workbench.tui.widgets.run_status import RunState, RunStatus
 
 LINGER_S = {"finished": 5.0, "cancelled": 5.0, "failed": 15.0}
-"""How long an ended run's line stays (a failure's, with its reason, longer)."""
+"""How long an ended run's line stays; a failure's line, with its reason, stays longer."""
 
 
 class RunEvent(Message):
