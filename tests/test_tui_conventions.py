@@ -204,7 +204,9 @@ def test_workbench_tui_opens_the_app_on_the_database(demo_store, db_path, monkey
 
     opened = []
     monkeypatch.setattr(
-        workbench.tui, "run_workbench", lambda path, annotator, compare=None, cluster=None: opened.append((path, annotator))
+        workbench.tui,
+        "run_workbench",
+        lambda path, annotator, compare=None, cluster=None: opened.append((path, annotator)),
     )
     result = CliRunner().invoke(main, ["--db", str(db_path), "tui"])
     assert result.exit_code == 0 and opened == [(db_path, "tester")]
