@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tests.support.tui import make_app, rendered, settle, until
+from tests.support.tui import make_app, open_dialog_on_server, rendered, settle, until
 from workbench.tui.screens.detail import ClaimDetailScreen
 from workbench.tui.screens.run_dialog import RunDialog
 from workbench.tui.widgets.run_status import RunStatus
@@ -105,18 +105,6 @@ async def test_cancel_stops_a_run_and_keeps_what_finished(demo_store, db_path):
         assert progress.total == total and progress.done < total
         assert app.runs.state.status == "cancelled"
         assert not app.runs.active
-
-
-async def open_dialog_on_server(pilot, app, url: str) -> RunDialog:
-    """Open the run dialog with an OpenAI-compatible model named "loop" at `url`."""
-    await pilot.press("r")
-    await settle(pilot, app)
-    dialog = app.screen
-    dialog.query_one("#run-model-kind").value = "openai-compatible"
-    await settle(pilot, app)
-    dialog.query_one("#run-model-name").value = "loop"
-    dialog.query_one("#run-base-url").value = url
-    return dialog
 
 
 async def test_the_dialogs_options_reach_the_run_and_a_bad_one_is_named(demo_store, db_path):

@@ -11,8 +11,7 @@ from click.testing import CliRunner
 
 from tests.loopback_servers import Fault, LoopbackServer
 from tests.run_fixtures import many_claims, write_mini
-from tests.support.tui import make_app, rendered, settle, until
-from tests.test_tui_run import open_dialog_on_server
+from tests.support.tui import make_app, open_dialog_on_server, rendered, settle, until
 from workbench.cli import main
 from workbench.importers import import_file
 from workbench.tui.screens.run_dialog import RunDialog

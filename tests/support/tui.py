@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from store import Claim, Dataset, Evidence, Prediction, Run, Store
 from workbench.labels import JSFACTCHECK
+
+if TYPE_CHECKING:
+    from workbench.tui.screens.run_dialog import RunDialog
 
 HOSTILE = "[bold]x[/ \x1b[2J [link=http://x]y[/link] [/] \x1b[31mred"
 """Markup, an unclosed tag, a terminal escape and a link: must show as typed."""
@@ -167,3 +171,15 @@ async def type_filter(pilot, app, text: str) -> None:
 def status(app) -> str:
     """The claims browser's status line."""
     return rendered(app.screen.query_one("#status"))
+
+
+async def open_dialog_on_server(pilot, app, url: str) -> RunDialog:
+    """Open the run dialog with an OpenAI-compatible model named "loop" at `url`."""
+    await pilot.press("r")
+    await settle(pilot, app)
+    dialog = app.screen
+    dialog.query_one("#run-model-kind").value = "openai-compatible"
+    await settle(pilot, app)
+    dialog.query_one("#run-model-name").value = "loop"
+    dialog.query_one("#run-base-url").value = url
+    return dialog
