@@ -260,3 +260,25 @@ def test_the_keys_page_names_keys_as_the_tui_shows_them():
     assert "| `?` |" in page and "| `/` |" in page and "`]`" in page
     named = re.findall(r"`([a-z]+_[a-z_]+)`", page)  # Textual's names: question_mark, slash, ...
     assert not named, named
+
+
+@pytest.fixture
+def scored_run(demo_store, db_path):
+    from tests.support.scoring import RUN_A, make_run
+
+    make_run(demo_store, "A", 1, range(1, 13), RUN_A)
+    demo_store.annotations.flag([1, 5, 8], "contaminated")
+    return db_path
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_metrics_by_a_field_keeps_slice_names_and_intervals_whole(scored_run, width):
+    args = ["--db", str(scored_run), "metrics", "A", "--by", "importance", "--exclude-flag", "contaminated"]
+    result = CliRunner().invoke(main, [*args, "--resamples", "100"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    part = result.output[result.output.index("by importance") :]
+    lines = part.splitlines()
+    assert max(cell_len(line) for line in lines) <= width, part
+    for value in ("importance", "Irrelevant", "Main", "w/o contaminated", "0.333"):
+        assert any(re.search(rf"(^|\s){re.escape(value)}(\s|$)", line) for line in lines), f"{value!r} cut:\n{part}"
+    assert any(re.search(r"\[\d\.\d{3}, \d\.\d{3}\]", line) for line in lines)  # an interval, whole

@@ -150,21 +150,31 @@ def confusion_table(summary: MetricSummary, title: str) -> Table:
     return table
 
 
-def breakdown_table(report: RunReport, field: str) -> Table:
+def breakdown_table(report: RunReport, field: str) -> RenderableType:
     """A row per slice: support, accuracy and macro-F1 with CIs, MCC, Unknown Rate, coverage;
-    with an exclude flag, a second row per slice without the flagged claims."""
-    table = _table(field, "n", "accuracy", "macro-F1", "MCC", "UR", "cov.", title=f"by {field}", first_width=14)
-    table.caption = Text("n = scored items · UR = Unknown Rate · cov. = coverage · [95% CI]", style="dim")
-    table.caption_justify = "left"
+    with an exclude flag, a second row per slice without the flagged claims. Laid out by the
+    listing (slice names whole; coverage, Unknown Rate and MCC give way first when narrow)."""
+    from workbench.render.listing import Column, Listing
+
+    listing = Listing(
+        Column(field, "name"),
+        Column("n", "number", priority=5, justify="right"),
+        Column("accuracy", "whole", priority=9, justify="right"),
+        Column("macro-F1", "whole", priority=8, justify="right"),
+        Column("MCC", "number", priority=3, justify="right"),
+        Column("UR", "number", priority=2, justify="right"),
+        Column("cov.", "number", priority=1, justify="right"),
+        title=f"by {field}",
+    )
     sets = subsets(report)
     for value in report.scores.full.breakdowns.get(field, {}):
         for n, (subset, scores) in enumerate(sets):
             s = scores.breakdowns.get(field, {}).get(value)
             first = literal(value) if n == 0 else _subset_label(subset)
             if s is None:
-                table.add_row(first, "0", "—", "—", "—", "—", "—")
+                listing.add_row(first, "0", "—", "—", "—", "—", "—")
                 continue
-            table.add_row(
+            listing.add_row(
                 first,
                 f"{s.summary.scored:,}",
                 with_ci(s, "accuracy"),
@@ -173,7 +183,8 @@ def breakdown_table(report: RunReport, field: str) -> Table:
                 number(s.summary.unknown_rate),
                 number(s.summary.coverage),
             )
-    return table
+    caption = Text("n = scored items · UR = Unknown Rate · cov. = coverage · [95% CI]", style="dim")
+    return Group(listing, caption)
 
 
 def run_report(report: RunReport) -> RenderableType:
