@@ -282,3 +282,15 @@ def test_metrics_by_a_field_keeps_slice_names_and_intervals_whole(scored_run, wi
     for value in ("importance", "Irrelevant", "Main", "w/o contaminated", "0.333"):
         assert any(re.search(rf"(^|\s){re.escape(value)}(\s|$)", line) for line in lines), f"{value!r} cut:\n{part}"
     assert any(re.search(r"\[\d\.\d{3}, \d\.\d{3}\]", line) for line in lines)  # an interval, whole
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_confusion_grid_keeps_class_names_and_counts_whole(scored_run, width):
+    result = CliRunner().invoke(main, ["--db", str(scored_run), "metrics", "A"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    part = result.output[result.output.index("confusion") : result.output.index("time and cost")]
+    lines = part.splitlines()
+    assert max(cell_len(line) for line in lines) <= width, part
+    for value in ("Supported", "Refuted", "NotEnoughInfo"):
+        assert sum(bool(re.search(rf"(^|\s){value}(\s|$)", line)) for line in lines) == 2, f"{value} cut:\n{part}"
+    assert "failure>" in part  # the parse-failure column is kept, its header wrapped

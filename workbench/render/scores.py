@@ -141,13 +141,20 @@ def class_table(report: RunReport) -> Table:
     return table
 
 
-def confusion_table(summary: MetricSummary, title: str) -> Table:
-    """Gold classes down, predicted values across (abstain and parse failure last)."""
+def confusion_table(summary: MetricSummary, title: str) -> RenderableType:
+    """Gold classes down, predicted values across (abstain and parse failure last); laid out
+    by the listing, so class names are never cut and long headers wrap at words."""
+    from workbench.render.listing import Column, Listing
+
     confusion = summary.confusion
-    table = _table("gold \\ predicted", *confusion.columns, title=title)
+    listing = Listing(
+        Column("gold \\ predicted", "name"),
+        *(Column(name, "number", priority=9, justify="right") for name in confusion.columns),
+        title=title,
+    )
     for row, gold in enumerate(confusion.classes):
-        table.add_row(literal(gold), *(f"{n:,}" for n in confusion.counts[row]))
-    return table
+        listing.add_row(literal(gold), *(f"{n:,}" for n in confusion.counts[row]))
+    return listing
 
 
 def breakdown_table(report: RunReport, field: str) -> RenderableType:
