@@ -294,3 +294,19 @@ def test_the_confusion_grid_keeps_class_names_and_counts_whole(scored_run, width
     for value in ("Supported", "Refuted", "NotEnoughInfo"):
         assert sum(bool(re.search(rf"(^|\s){value}(\s|$)", line)) for line in lines) == 2, f"{value} cut:\n{part}"
     assert "failure>" in part  # the parse-failure column is kept, its header wrapped
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_compare_keeps_metric_and_slice_names_whole(scored_run, demo_store, width):
+    from tests.support.scoring import RUN_B, make_run
+
+    make_run(demo_store, "B", 1, range(1, 13), RUN_B)
+    args = ["--db", str(scored_run), "compare", "A", "B", "--by", "importance", "--resamples", "100"]
+    result = CliRunner().invoke(main, args, env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(cell_len(line) for line in lines) <= width, result.output
+    for value in ("parse-failure rate", "Unknown Rate", "macro-F1", "Irrelevant", "importance", "[0.000, 0.250]"):
+        assert any(re.search(rf"(^|\s){re.escape(value)}(\s|$)", line) for line in lines), f"{value!r} cut"
+    if width >= 80:  # every column of the paired table is shown from 80 columns
+        assert any("paired 95% CI" in line and line.endswith("detectable") for line in lines), result.output

@@ -272,7 +272,17 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
         heading.append_text(literal(c.cluster))
     if subset:
         heading.append(f" · {subset}")
-    table = _table("metric", "A", "B", "Δ", "paired 95% CI", "p", "detectable")
+    from workbench.render.listing import Column, Listing
+
+    table = Listing(
+        Column("metric", "name"),
+        Column("A", "number", priority=6, justify="right"),
+        Column("B", "number", priority=6, justify="right"),
+        Column("Δ", "number", priority=9, justify="right"),
+        Column("paired 95% CI", "whole", priority=8, justify="right"),
+        Column("p", "number", priority=5, justify="right"),
+        Column("detectable", "number", priority=4, justify="right"),
+    )
     for name, label in (
         ("accuracy", "accuracy"),
         ("macro_f1", "macro-F1"),
@@ -309,7 +319,15 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
     lines.append_text(literal(c.wrong_to_right_filter))
     parts: list[RenderableType] = [heading, table, lines]
     if c.by:
-        slices = _table(c.by, "shared", "Δ accuracy", "Δ macro-F1", "McNemar b / c", "p", title=f"by {c.by}")
+        slices = Listing(
+            Column(c.by, "name"),
+            Column("shared", "number", priority=8, justify="right"),
+            Column("Δ accuracy", "number", priority=9, justify="right"),
+            Column("Δ macro-F1", "number", priority=7, justify="right"),
+            Column("McNemar b / c", "whole", priority=5, justify="right"),
+            Column("p", "number", priority=6, justify="right"),
+            title=f"by {c.by}",
+        )
         for s in c.slices:
             slices.add_row(
                 literal(s.value),
