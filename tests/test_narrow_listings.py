@@ -310,3 +310,17 @@ def test_compare_keeps_metric_and_slice_names_whole(scored_run, demo_store, widt
         assert any(re.search(rf"(^|\s){re.escape(value)}(\s|$)", line) for line in lines), f"{value!r} cut"
     if width >= 80:  # every column of the paired table is shown from 80 columns
         assert any("paired 95% CI" in line and line.endswith("detectable") for line in lines), result.output
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_class_table_keeps_class_names_and_subset_rows_whole(scored_run, width):
+    args = ["--db", str(scored_run), "metrics", "A", "--exclude-flag", "contaminated", "--resamples", "100"]
+    result = CliRunner().invoke(main, args, env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    part = result.output[result.output.index("\nclass") : result.output.index("confusion")]
+    lines = part.splitlines()
+    assert max(cell_len(line) for line in lines) <= width, part
+    assert any(line.split()[-5:] == ["class", "precision", "recall", "F1", "support"] for line in lines if line)
+    for value in ("Supported", "Refuted", "NotEnoughInfo"):
+        assert any(re.search(rf"^{value}\s+\d\.\d{{3}}", line) for line in lines), f"{value} cut:\n{part}"
+    assert sum("w/o contaminated" in line for line in lines) == 3

@@ -125,9 +125,17 @@ def _majority(s: MetricSummary) -> Text:
     return text
 
 
-def class_table(report: RunReport) -> Table:
+def class_table(report: RunReport) -> RenderableType:
     """Precision, recall, F1 and support per gold class (a second row per set w/o flagged)."""
-    table = _table("class", "precision", "recall", "F1", "support")
+    from workbench.render.listing import Column, Listing
+
+    table = Listing(
+        Column("class", "name"),
+        Column("precision", "number", priority=7, justify="right"),
+        Column("recall", "number", priority=6, justify="right"),
+        Column("F1", "number", priority=9, justify="right"),
+        Column("support", "number", priority=8, justify="right"),
+    )
     for index, label in enumerate(report.scores.full.overall.summary.classes):
         for n, (subset, scores) in enumerate(subsets(report)):
             c = scores.overall.summary.per_class[index]
