@@ -260,3 +260,67 @@ def test_the_keys_page_names_keys_as_the_tui_shows_them():
     assert "| `?` |" in page and "| `/` |" in page and "`]`" in page
     named = re.findall(r"`([a-z]+_[a-z_]+)`", page)  # Textual's names: question_mark, slash, ...
     assert not named, named
+
+
+@pytest.fixture
+def scored_run(demo_store, db_path):
+    from tests.support.scoring import RUN_A, make_run
+
+    make_run(demo_store, "A", 1, range(1, 13), RUN_A)
+    demo_store.annotations.flag([1, 5, 8], "contaminated")
+    return db_path
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_metrics_by_a_field_keeps_slice_names_and_intervals_whole(scored_run, width):
+    args = ["--db", str(scored_run), "metrics", "A", "--by", "importance", "--exclude-flag", "contaminated"]
+    result = CliRunner().invoke(main, [*args, "--resamples", "100"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    part = result.output[result.output.index("by importance") :]
+    lines = part.splitlines()
+    assert max(cell_len(line) for line in lines) <= width, part
+    for value in ("importance", "Irrelevant", "Main", "w/o contaminated", "0.333"):
+        assert any(re.search(rf"(^|\s){re.escape(value)}(\s|$)", line) for line in lines), f"{value!r} cut:\n{part}"
+    assert any(re.search(r"\[\d\.\d{3}, \d\.\d{3}\]", line) for line in lines)  # an interval, whole
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_confusion_grid_keeps_class_names_and_counts_whole(scored_run, width):
+    result = CliRunner().invoke(main, ["--db", str(scored_run), "metrics", "A"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    part = result.output[result.output.index("confusion") : result.output.index("time and cost")]
+    lines = part.splitlines()
+    assert max(cell_len(line) for line in lines) <= width, part
+    for value in ("Supported", "Refuted", "NotEnoughInfo"):
+        assert sum(bool(re.search(rf"(^|\s){value}(\s|$)", line)) for line in lines) == 2, f"{value} cut:\n{part}"
+    assert "failure>" in part  # the parse-failure column is kept, its header wrapped
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_compare_keeps_metric_and_slice_names_whole(scored_run, demo_store, width):
+    from tests.support.scoring import RUN_B, make_run
+
+    make_run(demo_store, "B", 1, range(1, 13), RUN_B)
+    args = ["--db", str(scored_run), "compare", "A", "B", "--by", "importance", "--resamples", "100"]
+    result = CliRunner().invoke(main, args, env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(cell_len(line) for line in lines) <= width, result.output
+    for value in ("parse-failure rate", "Unknown Rate", "macro-F1", "Irrelevant", "importance", "[0.000, 0.250]"):
+        assert any(re.search(rf"(^|\s){re.escape(value)}(\s|$)", line) for line in lines), f"{value!r} cut"
+    if width >= 80:  # every column of the paired table is shown from 80 columns
+        assert any("paired 95% CI" in line and line.endswith("detectable") for line in lines), result.output
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_class_table_keeps_class_names_and_subset_rows_whole(scored_run, width):
+    args = ["--db", str(scored_run), "metrics", "A", "--exclude-flag", "contaminated", "--resamples", "100"]
+    result = CliRunner().invoke(main, args, env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    part = result.output[result.output.index("\nclass") : result.output.index("confusion")]
+    lines = part.splitlines()
+    assert max(cell_len(line) for line in lines) <= width, part
+    assert any(line.split()[-5:] == ["class", "precision", "recall", "F1", "support"] for line in lines if line)
+    for value in ("Supported", "Refuted", "NotEnoughInfo"):
+        assert any(re.search(rf"^{value}\s+\d\.\d{{3}}", line) for line in lines), f"{value} cut:\n{part}"
+    assert sum("w/o contaminated" in line for line in lines) == 3

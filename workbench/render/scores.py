@@ -125,9 +125,17 @@ def _majority(s: MetricSummary) -> Text:
     return text
 
 
-def class_table(report: RunReport) -> Table:
+def class_table(report: RunReport) -> RenderableType:
     """Precision, recall, F1 and support per gold class (a second row per set w/o flagged)."""
-    table = _table("class", "precision", "recall", "F1", "support")
+    from workbench.render.listing import Column, Listing
+
+    table = Listing(
+        Column("class", "name"),
+        Column("precision", "number", priority=7, justify="right"),
+        Column("recall", "number", priority=6, justify="right"),
+        Column("F1", "number", priority=9, justify="right"),
+        Column("support", "number", priority=8, justify="right"),
+    )
     for index, label in enumerate(report.scores.full.overall.summary.classes):
         for n, (subset, scores) in enumerate(subsets(report)):
             c = scores.overall.summary.per_class[index]
@@ -141,30 +149,47 @@ def class_table(report: RunReport) -> Table:
     return table
 
 
-def confusion_table(summary: MetricSummary, title: str) -> Table:
-    """Gold classes down, predicted values across (abstain and parse failure last)."""
+def confusion_table(summary: MetricSummary, title: str) -> RenderableType:
+    """Gold classes down, predicted values across (abstain and parse failure last); laid out
+    by the listing, so class names are never cut and long headers wrap at words."""
+    from workbench.render.listing import Column, Listing
+
     confusion = summary.confusion
-    table = _table("gold \\ predicted", *confusion.columns, title=title)
+    listing = Listing(
+        Column("gold \\ predicted", "name"),
+        *(Column(name, "number", priority=9, justify="right") for name in confusion.columns),
+        title=title,
+    )
     for row, gold in enumerate(confusion.classes):
-        table.add_row(literal(gold), *(f"{n:,}" for n in confusion.counts[row]))
-    return table
+        listing.add_row(literal(gold), *(f"{n:,}" for n in confusion.counts[row]))
+    return listing
 
 
-def breakdown_table(report: RunReport, field: str) -> Table:
+def breakdown_table(report: RunReport, field: str) -> RenderableType:
     """A row per slice: support, accuracy and macro-F1 with CIs, MCC, Unknown Rate, coverage;
-    with an exclude flag, a second row per slice without the flagged claims."""
-    table = _table(field, "n", "accuracy", "macro-F1", "MCC", "UR", "cov.", title=f"by {field}", first_width=14)
-    table.caption = Text("n = scored items · UR = Unknown Rate · cov. = coverage · [95% CI]", style="dim")
-    table.caption_justify = "left"
+    with an exclude flag, a second row per slice without the flagged claims. Laid out by the
+    listing (slice names whole; coverage, Unknown Rate and MCC give way first when narrow)."""
+    from workbench.render.listing import Column, Listing
+
+    listing = Listing(
+        Column(field, "name"),
+        Column("n", "number", priority=5, justify="right"),
+        Column("accuracy", "whole", priority=9, justify="right"),
+        Column("macro-F1", "whole", priority=8, justify="right"),
+        Column("MCC", "number", priority=3, justify="right"),
+        Column("UR", "number", priority=2, justify="right"),
+        Column("cov.", "number", priority=1, justify="right"),
+        title=f"by {field}",
+    )
     sets = subsets(report)
     for value in report.scores.full.breakdowns.get(field, {}):
         for n, (subset, scores) in enumerate(sets):
             s = scores.breakdowns.get(field, {}).get(value)
             first = literal(value) if n == 0 else _subset_label(subset)
             if s is None:
-                table.add_row(first, "0", "—", "—", "—", "—", "—")
+                listing.add_row(first, "0", "—", "—", "—", "—", "—")
                 continue
-            table.add_row(
+            listing.add_row(
                 first,
                 f"{s.summary.scored:,}",
                 with_ci(s, "accuracy"),
@@ -173,7 +198,8 @@ def breakdown_table(report: RunReport, field: str) -> Table:
                 number(s.summary.unknown_rate),
                 number(s.summary.coverage),
             )
-    return table
+    caption = Text("n = scored items · UR = Unknown Rate · cov. = coverage · [95% CI]", style="dim")
+    return Group(listing, caption)
 
 
 def run_report(report: RunReport) -> RenderableType:
@@ -254,7 +280,17 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
         heading.append_text(literal(c.cluster))
     if subset:
         heading.append(f" · {subset}")
-    table = _table("metric", "A", "B", "Δ", "paired 95% CI", "p", "detectable")
+    from workbench.render.listing import Column, Listing
+
+    table = Listing(
+        Column("metric", "name"),
+        Column("A", "number", priority=6, justify="right"),
+        Column("B", "number", priority=6, justify="right"),
+        Column("Δ", "number", priority=9, justify="right"),
+        Column("paired 95% CI", "whole", priority=8, justify="right"),
+        Column("p", "number", priority=5, justify="right"),
+        Column("detectable", "number", priority=4, justify="right"),
+    )
     for name, label in (
         ("accuracy", "accuracy"),
         ("macro_f1", "macro-F1"),
@@ -291,7 +327,15 @@ def _comparison_parts(c: Comparison, subset: str | None) -> list[RenderableType]
     lines.append_text(literal(c.wrong_to_right_filter))
     parts: list[RenderableType] = [heading, table, lines]
     if c.by:
-        slices = _table(c.by, "shared", "Δ accuracy", "Δ macro-F1", "McNemar b / c", "p", title=f"by {c.by}")
+        slices = Listing(
+            Column(c.by, "name"),
+            Column("shared", "number", priority=8, justify="right"),
+            Column("Δ accuracy", "number", priority=9, justify="right"),
+            Column("Δ macro-F1", "number", priority=7, justify="right"),
+            Column("McNemar b / c", "whole", priority=5, justify="right"),
+            Column("p", "number", priority=6, justify="right"),
+            title=f"by {c.by}",
+        )
         for s in c.slices:
             slices.add_row(
                 literal(s.value),
