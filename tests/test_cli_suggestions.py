@@ -136,7 +136,10 @@ def every_command(group=None, path=()):
     import click
 
     group = group or main
-    parent = click.Context(group, info_name=" ".join(("workbench", *path)))
+    # The CLI's own help names (-h too): click keeps the help option a command first made, so a
+    # context without them would change what `--help` and the generated reference show later.
+    names = main.context_settings.get("help_option_names", ["--help"])
+    parent = click.Context(group, info_name=" ".join(("workbench", *path)), help_option_names=names)
     for name in group.list_commands(parent):
         command = group.get_command(parent, name)
         if isinstance(command, click.Group):
