@@ -138,3 +138,12 @@ def test_what_varies_between_runs_is_replaced_and_nothing_else(tmp_path):
         "took N s per claim, Nms; prompt N tok/s; claim date 2024-03-18; 24 items: 22 scored",
         "wrote /tmp/wbx-examples/demo.db, /tmp/wbx-examples/out.json and ./prompts/x.toml",
     ]
+
+
+def test_a_checkout_path_cut_to_fit_a_column_compares_alike_wherever_the_checkout_lives():
+    # CI clones to a longer folder than a developer's: Rich's column then gives the folders way
+    shown = "averitec\n./prompts/averitec.toml   Not Enough\nrun /tmp/wbx-examples/demo.db ./…/x.toml"
+    in_ci = "averitec\n./…/averitec.toml   Not Enough\nrun /tmp/wbx-examples/demo.db /check/work/…/x.toml"
+    assert docs_examples.comparable(shown) == docs_examples.comparable(in_ci)
+    assert docs_examples.comparable("./prompts/a.toml") != docs_examples.comparable("./prompts/b.toml")
+    assert docs_examples.comparable("/tmp/a/demo.db") != docs_examples.comparable("/tmp/b/demo.db")

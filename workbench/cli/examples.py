@@ -163,13 +163,23 @@ def _environment(folder: Path) -> dict[str, str]:
     return keep
 
 
+CHECKOUT_PATH = re.compile(r"(?<!\S)(?:\./|/)\S*/([^\s/]+)")
+"""A path that starts with the checkout ("./...") or whose folders gave way to "…" to fit a
+column: how much of it shows depends on how long the checkout's own path is."""
+
+
+def _file_name_only(match: re.Match) -> str:
+    path = match.group(0)
+    return "…/" + match.group(1) if path.startswith("./") or "…/" in path else path
+
+
 def comparable(text: str) -> str:
     """A page's text as the check compares it: its words, with what differs between machines
-    (MACHINE) set aside."""
+    (MACHINE, and the folders of paths in the checkout) set aside."""
     text = " ".join(text.split())
     for pattern, replacement in MACHINE:
         text = pattern.sub(replacement, text)
-    return text
+    return CHECKOUT_PATH.sub(_file_name_only, text)
 
 
 def make_demo(folder: Path) -> Path:
