@@ -278,4 +278,12 @@ def test_judge_repeats_are_kept_and_their_consistency_is_read(db_path):
         n for n in range(len(positions)) if n % 2 == 0 and recorded_counts(n, "questions")["reference_supported"]
     ]
     assert found["repeats"] == 2 and found["comparable"] == len(positions)
+    with opened_store(db_path) as store:  # each repeat keeps its recall as its score, and no reason
+        for kept in store.judging.repeats(store.runs.get(qa_run).id):
+            position = positions[store.claims.get(kept.claim_id).text]
+            counts = recorded_counts(position, "questions")
+            supported = counts["reference_supported"]
+            supported -= kept.repeat == 1 and position % 2 == 0 and supported > 0  # as `flickering` answers
+            assert (kept.status, kept.justification) == ("ok", None)
+            assert kept.score == pytest.approx(supported / counts["reference_facts"])
     assert found["identical"]["value"] == pytest.approx(1 - len(changed) / len(positions), abs=TOLERANCE)

@@ -219,7 +219,7 @@ claims = [{k.split("/")[-1]: (v.decode() if isinstance(v, bytes) else str(v)) fo
 labels = [(lambda v: v.decode() if isinstance(v, bytes) else v)(r["labels/label"]) for r in dataset.records(record_set="labels")]
 meta = json.load(open(sys.argv[1] + "/croissant.json"))
 print(json.dumps({"claims": claims, "labels": labels, "collection": meta.get("rai:dataCollection"),
-                  "license": meta.get("license")}))
+                  "license": meta.get("license"), "version": meta.get("version")}))
 """
 
 
@@ -238,6 +238,21 @@ def test_a_curated_benchmark_exports_as_croissant_that_mlcroissant_reads(demo_st
     assert "Curation funnel:" in found["collection"] and "removed" in found["collection"]
     again = workbench_there(db_path, "export-croissant", "demo-claimreview", "-o", out, "--license", "CC-BY-4.0")
     assert again.returncode == 1 and "is not empty" in again.stderr
+    assert found["version"] == "1.0.0"  # the first release, unless --version says otherwise
+
+
+@needs_interchange_venv
+def test_a_croissant_export_carries_the_release_given_and_refuses_one_that_is_no_version(demo_store, db_path, tmp_path):
+    from workbench.cli.demo import load_claimreview_demo
+
+    load_claimreview_demo(demo_store)
+    export = ("export-croissant", "demo-claimreview", "--license", "CC-BY-4.0", "--version")
+    done = workbench_there(db_path, *export, "2.1.0", "-o", tmp_path / "v2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads((tmp_path / "v2" / "croissant.json").read_text(encoding="utf-8"))["version"] == "2.1.0"
+    refused = workbench_there(db_path, *export, "v2 final", "-o", tmp_path / "bad")
+    assert refused.returncode == 1 and "--version 'v2 final' is not MAJOR.MINOR.PATCH" in refused.stderr
+    assert not (tmp_path / "bad").exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 def test_a_runs_score_becomes_a_hugging_face_eval_results_entry(demo_run, tmp_path):

@@ -62,6 +62,11 @@ def test_each_explanation_is_judged_k_times_and_each_repeat_is_cached_apart(judg
             repeats = store.judging.repeats(judge.id)
             assert len(repeats) == 30 * REPEATS and store.judging.repeat_count(judge.id) == REPEATS
             assert len(store.judging.scores(judge.id)) == 30  # repeat 0 is the run's judgment: EQ reads it
+            unreadable = [r for r in repeats if r.status != "ok"]
+            assert [(r.repeat, r.score, r.justification) for r in unreadable] == [
+                (2, None, "no JSON object with a score")  # kept with why, never as a score
+            ] * 3
+            assert {r.justification for r in repeats if r.status == "ok"} == {"repeat 0", "repeat 1", "repeat 2"}
             store.runs.delete(judge.id)
         again, requests = run_judge(judged_db, server)
         assert again.exit_code == 0, again.output

@@ -19,7 +19,7 @@ from workbench.cli import main
 from workbench.cli.data_commands import _claims_table, datasets_listing
 from workbench.cli.import_commands import profiles_listing
 from workbench.cli.prompt_commands import prompts_listing
-from workbench.cli.run_commands import predictions_listing, runs_listing
+from workbench.cli.run_reading_commands import predictions_listing, runs_listing
 from workbench.render.listing import short_path
 from workbench.render.models import models_listing
 from workbench.render.searches import subset_grid

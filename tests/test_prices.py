@@ -6,23 +6,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from store import Store
 from tests.loopback_servers import LoopbackServer
-from tests.run_fixtures import many_claims, write_mini
-from workbench.cli import main
-from workbench.importers import import_file
+from tests.support.prices import USAGE, capped_run, cli, dear_prices, priced_claims, priced_run, said
 from workbench.usage.prices import PER, built_in_prices, price_table
 
-KEY = "sk-test-not-a-real-key"
 MINI = built_in_prices()["openai:gpt-4o-mini"]
 
 
 @pytest.fixture
 def priced_db(store, db_path, tmp_path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    import_file(store, write_mini(tmp_path, many_claims(12), name="many"), "jsonl")
+    priced_claims(store, tmp_path, monkeypatch)
     return db_path
 
 
@@ -36,14 +31,6 @@ def config(tmp_path):
         return path
 
     return write
-
-
-def cli(db_path, *args):
-    return CliRunner().invoke(main, ["--db", str(db_path), *args], terminal_width=200)
-
-
-def said(result) -> str:
-    return " ".join(result.output.split())
 
 
 def runs_json(db_path) -> list[dict]:
@@ -63,31 +50,9 @@ def test_the_built_in_table_is_dated_and_finds_dated_snapshots():
 def test_costs_per_run_and_per_claim_from_stored_tokens(priced_db):
     usage = {"prompt_tokens": 1200, "completion_tokens": 80, "prompt_tokens_details": {"cached_tokens": 1000}}
     with LoopbackServer("openai", usage=usage) as server:
-        result = cli(
-            priced_db,
-            "run",
-            "--dataset",
-            "many",
-            "--model",
-            "openai:gpt-4o-mini",
-            "--base-url",
-            server.url,
-            "--name",
-            "priced",
-        )
+        result = priced_run(priced_db, server, "priced")
         assert result.exit_code == 0, result.output
-        again = cli(
-            priced_db,
-            "run",
-            "--dataset",
-            "many",
-            "--model",
-            "openai:gpt-4o-mini",
-            "--base-url",
-            server.url,
-            "--name",
-            "again",
-        )  # answered from the cache: no cost
+        again = priced_run(priced_db, server, "again")  # answered from the cache: no cost
     per_answer = (200 * MINI.input + 1000 * MINI.cached_input + 80 * MINI.output) / PER
     assert "estimate for 12 claims" in said(result) and "at most $" in said(result)
     rows = {row["name"]: row for row in runs_json(priced_db)}
@@ -183,31 +148,10 @@ def test_a_broken_built_in_table_names_its_file_and_key():
         built_in_prices('[models."openai:x"]\ninput = 1\n', "prices.toml")
 
 
-def max_cost_run(db_path, server, *extra):
-    return cli(
-        db_path,
-        "run",
-        "--dataset",
-        "many",
-        "--model",
-        "openai:gpt-4o-mini",
-        "--base-url",
-        server.url,
-        "--name",
-        "capped",
-        "--concurrency",
-        "1",
-        "--param",
-        "max_tokens=100",
-        *extra,
-    )
-
-
-def test_max_cost_stops_cleanly_before_a_request_could_pass_it_and_resume_goes_on(priced_db, config):
-    config('[prices."openai:gpt-4o-mini"]\ninput = 100\noutput = 100\n')  # dear, so a few answers reach it
-    usage = {"prompt_tokens": 300, "completion_tokens": 50}
-    with LoopbackServer("openai", usage=usage) as server:
-        stopped = max_cost_run(priced_db, server, "--max-cost", "0.40")
+def test_max_cost_stops_cleanly_before_a_request_could_pass_it_and_resume_goes_on(priced_db, tmp_path):
+    dear_prices(tmp_path)
+    with LoopbackServer("openai", usage=USAGE) as server:
+        stopped = capped_run(priced_db, server, "--max-cost", "0.40")
         assert stopped.exit_code == 1, stopped.output
         assert "stopped at the budget" in said(stopped) and "--max-cost MORE" in said(stopped)
         answered = len(server.answer_arrivals())
@@ -219,7 +163,7 @@ def test_max_cost_stops_cleanly_before_a_request_could_pass_it_and_resume_goes_o
         spent = runs_json(priced_db)[0]["usage"]["cost_usd"]
         assert spent == pytest.approx(answered * 350 * 100 / PER) and spent <= 0.40
 
-        refused = max_cost_run(priced_db, server, "--resume", "capped", "--max-cost", "0.40")
+        refused = capped_run(priced_db, server, "--resume", "capped", "--max-cost", "0.40")
         assert refused.exit_code == 1 and "is less than one request can cost" in said(refused)
         assert len(server.answer_arrivals()) == answered  # refused before any request
 
@@ -231,7 +175,7 @@ def test_max_cost_stops_cleanly_before_a_request_could_pass_it_and_resume_goes_o
 
 def test_a_budget_smaller_than_one_request_is_refused_before_starting(priced_db):
     with LoopbackServer("openai") as server:
-        result = max_cost_run(priced_db, server, "--max-cost", "0.00001")
+        result = capped_run(priced_db, server, "--max-cost", "0.00001")
         assert result.exit_code == 1
         assert "--max-cost $0.0000 is less than one request can cost" in said(result)
         assert "raise --max-cost or lower --param max_tokens" in said(result)
@@ -263,19 +207,7 @@ def test_a_budget_needs_a_known_price_and_a_priced_model(priced_db):
 
 def test_batch_answers_are_priced_at_batch_prices(priced_db):
     with LoopbackServer("openai") as server:
-        submitted = cli(
-            priced_db,
-            "run",
-            "--dataset",
-            "many",
-            "--model",
-            "openai:gpt-4o-mini",
-            "--base-url",
-            server.url,
-            "--name",
-            "b",
-            "--batch",
-        )
+        submitted = priced_run(priced_db, server, "b", "--batch")
         assert submitted.exit_code == 0, submitted.output
         assert cli(priced_db, "batch", "collect", "b").exit_code == 0
     usage = runs_json(priced_db)[0]["usage"]
@@ -287,21 +219,7 @@ def test_a_judge_runs_cost_is_shown_beside_the_run_it_scored(priced_db):
         return '{"score": 7, "justification": "fine"}'
 
     with LoopbackServer("openai") as server:
-        assert (
-            cli(
-                priced_db,
-                "run",
-                "--dataset",
-                "many",
-                "--model",
-                "openai:gpt-4o-mini",
-                "--base-url",
-                server.url,
-                "--name",
-                "answers",
-            ).exit_code
-            == 0
-        )
+        assert priced_run(priced_db, server, "answers").exit_code == 0
     with LoopbackServer("openai", answer=judge) as server:
         judged = cli(
             priced_db, "judge", "answers", "--judge", "openai:gpt-4o-mini", "--base-url", server.url, "--name", "judged"

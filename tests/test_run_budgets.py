@@ -7,54 +7,22 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from store import Store
 from tests.loopback_servers import Fault, LoopbackServer
-from tests.run_fixtures import many_claims, write_mini
-from workbench.cli import main
-from workbench.importers import import_file
-
-KEY = "sk-test-not-a-real-key"
+from tests.support.prices import USAGE, capped_run, cli, dear_prices, priced_claims, said
 
 
 @pytest.fixture
 def priced_db(store, db_path, tmp_path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    import_file(store, write_mini(tmp_path, many_claims(12), name="many"), "jsonl")
-    # dear, so a few answers reach a budget (the autouse fixture points WORKBENCH_CONFIG here)
-    (tmp_path / "no-config.toml").write_text('[prices."openai:gpt-4o-mini"]\ninput = 100\noutput = 100\n')
+    priced_claims(store, tmp_path, monkeypatch)
+    dear_prices(tmp_path)
     return db_path
 
 
-def cli(db_path, *args):
-    return CliRunner().invoke(main, ["--db", str(db_path), *args], terminal_width=200)
-
-
-def said(result) -> str:
-    return " ".join(result.output.split())
-
-
 def capped(db_path, server, *extra):
-    return cli(
-        db_path,
-        "run",
-        "--dataset",
-        "many",
-        "--model",
-        "openai:gpt-4o-mini",
-        "--base-url",
-        server.url,
-        "--name",
-        "capped",
-        "--concurrency",
-        "1",
-        "--param",
-        "max_tokens=100",
-        "--param",
-        "attempts=1",
-        *extra,
-    )
+    """A failed request is not asked again: a test's faults fail exactly the claims it says."""
+    return capped_run(db_path, server, "--param", "attempts=1", *extra)
 
 
 def stored_budget(db_path) -> float | None:
@@ -68,9 +36,6 @@ def stored_budget(db_path) -> float | None:
 def spent(db_path) -> float:
     (run,) = json.loads(cli(db_path, "runs", "--json").output)
     return run["usage"]["cost_usd"]
-
-
-USAGE = {"prompt_tokens": 300, "completion_tokens": 50}  # $0.035 an answer at $100 per million
 
 
 def test_a_resumed_run_keeps_its_budget_and_stops_at_it(priced_db):

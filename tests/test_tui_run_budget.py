@@ -10,20 +10,16 @@ import pytest
 from click.testing import CliRunner
 
 from tests.loopback_servers import Fault, LoopbackServer
-from tests.run_fixtures import many_claims, write_mini
+from tests.support.prices import USAGE, dear_prices, priced_claims
 from tests.support.tui import make_app, open_dialog_on_server, rendered, settle, until
 from workbench.cli import main
-from workbench.importers import import_file
 from workbench.tui.screens.run_dialog import RunDialog
-
-USAGE = {"prompt_tokens": 300, "completion_tokens": 50}  # $0.035 an answer at $100 per million
 
 
 @pytest.fixture
-def priced_db(store, db_path, tmp_path):
-    import_file(store, write_mini(tmp_path, many_claims(12), name="many"), "jsonl")
-    # dear, so a few answers reach a budget (the autouse fixture points WORKBENCH_CONFIG here)
-    (tmp_path / "no-config.toml").write_text('[prices."openai-compatible:loop"]\ninput = 100\noutput = 100\n')
+def priced_db(store, db_path, tmp_path, monkeypatch):
+    priced_claims(store, tmp_path, monkeypatch)
+    dear_prices(tmp_path, "openai-compatible:loop")
     return db_path
 
 

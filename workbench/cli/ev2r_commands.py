@@ -9,44 +9,28 @@ import click
 
 from workbench.cli import UserError, shared_options
 from workbench.cli.hints import this_command
+from workbench.cli.judge_options import judge_options
 
 
 @click.command("ev2r")
 @click.argument("run_ref", metavar="RUN")
-@click.option(
-    "--judge",
-    "judge_model",
-    default="gguf:default",
-    show_default=True,
-    help="The judge: gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME",
-)
-@click.option("--base-url", help="Server URL for an openai-compatible judge (e.g. vLLM serving the official judge).")
-@click.option(
-    "--prompt-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Your judge prompt (UTF-8 text with {claim}, {reference_evidence}, {predicted_evidence}, or the"
-    " organisers' three positional {}), instead of ours (prompts/ev2r.toml).",
-)
-@click.option(
-    "--questions-prompt-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Your prompt for the questions-only part (default: --prompt-file).",
-)
-@click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
-@click.option("--no-cache", is_flag=True, help="Ask the judge even when an answer is cached.")
-@click.option(
-    "--param",
-    "params",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="temperature (default 0), max_tokens (default 600), seed, timeout, attempts, ... (repeatable).",
-)
-@click.option(
-    "--repeats",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Ask the judge this many times per claim and part (each repeat cached apart and kept).",
+@judge_options(
+    base_url_help="Server URL for an openai-compatible judge (e.g. vLLM serving the official judge).",
+    max_tokens=600,
+    repeats_help="Ask the judge this many times per claim and part (each repeat cached apart and kept).",
+    own_options=(
+        click.option(
+            "--prompt-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Your judge prompt (UTF-8 text with {claim}, {reference_evidence}, {predicted_evidence}, or the"
+            " organisers' three positional {}), instead of ours (prompts/ev2r.toml).",
+        ),
+        click.option(
+            "--questions-prompt-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Your prompt for the questions-only part (default: --prompt-file).",
+        ),
+    ),
 )
 @click.option(
     "--threshold",

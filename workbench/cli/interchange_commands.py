@@ -130,9 +130,20 @@ def import_run_command(file: Path, dataset: str, format_: str, run_name: str | N
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="A new folder to write.")
 @click.option("--license", "license_", required=True, help="The claims' licence: a URL or SPDX name (CC-BY-4.0).")
 @click.option("--url", help="Where the benchmark is published.")
+@click.option(
+    "--version",
+    "version",
+    default="1.0.0",
+    show_default=True,
+    metavar="MAJOR.MINOR.PATCH",
+    help="The benchmark's release (Croissant's version): a new MAJOR when claims go or labels change,"
+    " MINOR when claims are added, PATCH for corrections.",
+)
 @click.option("--with-articles", is_flag=True, help="Write each claim's article text (only where its licence allows).")
 @shared_options
-def export_croissant_command(dataset: str, output: Path, license_: str, url: str | None, with_articles: bool) -> None:
+def export_croissant_command(
+    dataset: str, output: Path, license_: str, url: str | None, version: str, with_articles: bool
+) -> None:
     """Write a curated benchmark (the claims its curation kept) as JSON Lines with Croissant
     metadata: fields, label space, curation funnel, sources, date window; checked by mlcroissant."""
     from workbench.errors import WorkbenchError
@@ -142,7 +153,7 @@ def export_croissant_command(dataset: str, output: Path, license_: str, url: str
 
     store = open_store()
     try:
-        written = write_croissant(store, dataset, output, CroissantOptions(license_, with_articles, url))
+        written = write_croissant(store, dataset, output, CroissantOptions(license_, with_articles, url, version))
     except WorkbenchError as error:
         raise UserError(str(error)) from None
     except OSError as error:

@@ -9,6 +9,7 @@ import click
 
 from workbench.cli import UserError, shared_options
 from workbench.cli.hints import this_command
+from workbench.cli.judge_options import judge_options
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 
@@ -17,37 +18,20 @@ console = output_console()
 
 @click.command("judge")
 @click.argument("run_ref", metavar="RUN")
-@click.option(
-    "--judge",
-    "judge_model",
-    default="gguf:default",
-    show_default=True,
-    help="The judge: gguf:PATH | gguf:default | openai:MODEL | anthropic:MODEL | openai-compatible:NAME",
-)
-@click.option("--base-url", help="Server URL for an openai-compatible judge (or a proxy).")
-@click.option(
-    "--template",
-    default="judge_explanation",
-    show_default=True,
-    help='A judge template in prompts/ (kind = "judge") or your prompts_dir.',
-)
-@click.option("--concurrency", type=click.IntRange(1), help="Requests at once (default: the backend's).")
-@click.option("--name", help="Judge run name (default: JUDGE-judges-RUN).")
-@click.option("--no-cache", is_flag=True, help="Ask the judge even when an answer is cached.")
-@click.option(
-    "--param",
-    "params",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="temperature (default 0), max_tokens (default 300), seed, timeout, attempts, ... (repeatable).",
-)
-@click.option(
-    "--repeats",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Ask the judge this many times per explanation (each repeat cached apart): how consistent it"
+@judge_options(
+    base_url_help="Server URL for an openai-compatible judge (or a proxy).",
+    max_tokens=300,
+    repeats_help="Ask the judge this many times per explanation (each repeat cached apart): how consistent it"
     " is, per claim and overall (`workbench judge-consistency`).",
+    own_options=(
+        click.option(
+            "--template",
+            default="judge_explanation",
+            show_default=True,
+            help='A judge template in prompts/ (kind = "judge") or your prompts_dir.',
+        ),
+        click.option("--name", help="Judge run name (default: JUDGE-judges-RUN)."),
+    ),
 )
 @click.option(
     "--batch",

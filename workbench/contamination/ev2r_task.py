@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from store import Claim, JudgeRepeat, Store
+from store import Claim, Store
 from workbench.contamination.ev2r_evidence import PART_WORDS, organisers, ours, predicted_pairs, reference_pairs
 from workbench.parsing import json_objects
 from workbench.prompting import PromptError, RenderedPrompt, TemplatedTask, TemplateError, claim_values, task_messages
 from workbench.prompting.tasks import TaskTemplate
+from workbench.runs.judge_repeats import judge_repeat
 from workbench.runs.types import TaskAnswer
 
 EV2R_TEMPLATE = "ev2r"
@@ -141,21 +142,8 @@ class Ev2rTask(TemplatedTask):
 
     def keep_repeat(self, store: Store, run_id, claim_id, repeat, parsed, completion, error, cached) -> None:
         """One repeat's counts (its recall kept as the repeat's score), a parse failure or an error."""
-        ok = error is None and parsed is not None and parsed.status == "ok"
-        status = "error" if error is not None or parsed is None else parsed.status
-        store.judging.record_repeat(
-            JudgeRepeat(
-                run_id,
-                claim_id,
-                repeat,
-                status,
-                parsed.parsed["recall"] if ok else None,
-                None if ok or parsed is None else parsed.explanation,
-                None if completion is None else completion.text,
-                error,
-                cached,
-            )
-        )
+        repeat_kept = judge_repeat((run_id, claim_id, repeat), parsed, completion, error, cached, "recall")
+        store.judging.record_repeat(repeat_kept)
 
 
 def _fill(text: str, values: dict[str, str]) -> str:

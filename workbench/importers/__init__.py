@@ -21,14 +21,14 @@ if TYPE_CHECKING:
     from store import Claim, Dataset, ImportCounts, LabelSpace, Store
     from workbench.importers.common import LabelReader
     from workbench.importers.meter import ReadMeter
-    from workbench.importers.pipeline import ImportPlan, ImportRequest
+    from workbench.importers.plans import ImportPlan, ImportRequest
     from workbench.importers.warnings import ImportWarnings
 
 FORMATS = IMPORT_FORMATS
 
 _ELSEWHERE = {
     "BadInput": "workbench.importers.reading",
-    "ImportRequest": "workbench.importers.pipeline",
+    "ImportRequest": "workbench.importers.plans",
     "MappingError": "workbench.importers.mapping",
 }
 """Names this package offers from its modules, imported when first asked for (PEP 562): a

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from store import Claim, JudgeRepeat, Store
+from store import Claim, Store
 from workbench.parsing import json_objects
 from workbench.prompting import (
     PromptError,
@@ -22,6 +22,7 @@ from workbench.prompting import (
     gold_evidence_text,
     task_messages,
 )
+from workbench.runs.judge_repeats import judge_repeat
 from workbench.runs.types import TaskAnswer
 
 JUDGE_TEMPLATE = "judge_explanation"
@@ -69,25 +70,10 @@ class JudgeTask(TemplatedTask):
     ) -> None:
         """Commit one repeat's outcome: a readable score, a parse failure or an error (a
         failure is never a score)."""
-        if error is not None or parsed is None:
-            status, score, reason = "error", None, None
-        else:
-            status = parsed.status
-            score = parsed.parsed.get("score") if parsed.status == "ok" else None
-            reason = parsed.parsed.get("justification") if parsed.status == "ok" else parsed.explanation
-        store.judging.record_repeat(
-            JudgeRepeat(
-                run_id,
-                claim_id,
-                repeat,
-                status,
-                score,
-                reason,
-                None if completion is None else completion.text,
-                error,
-                cached,
-            )
+        repeat_kept = judge_repeat(
+            (run_id, claim_id, repeat), parsed, completion, error, cached, "score", "justification"
         )
+        store.judging.record_repeat(repeat_kept)
 
     def schema(self) -> dict[str, Any]:
         """Constrains a GGUF answer (and guides API ones) to {"score": n, "justification": s}."""
