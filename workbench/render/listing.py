@@ -113,12 +113,20 @@ class Listing:
         )
         for column, w in zip(shown, widths):
             keep = column.kind in ("id", "whole", "path")  # a figure breaks only where _figure says
-            table.add_column(
-                column.header, justify=column.justify, width=w, no_wrap=keep, overflow="fold" if not keep else "crop"
+            table.add_column(  # a header may be typed by a user (a field, a flag kind): literal
+                literal(column.header),
+                justify=column.justify,
+                width=w,
+                no_wrap=keep,
+                overflow="fold" if not keep else "crop",
             )
         for row in zip(*(column.cells for column in shown)):
             table.add_row(*(_drawn(cell, column, w) for cell, column, w in zip(row, shown, widths)))
         return table
+
+    def fits(self, width: int) -> bool:
+        """Whether every column fits `width` at its narrowest (none given way)."""
+        return _needed(self.columns) <= width
 
     def print(self, console: Console) -> None:
         console.print(self.table(console.width))
@@ -289,3 +297,25 @@ def id_end(value: str, width: int) -> str:
     while cell_len(end) > max(width - 1, 0):
         end = end[1:]
     return "…" + end
+
+
+def pieces(*parts: Text, longest: int = 30) -> Fitted:
+    """Parts each kept whole ("0.455 / 0.208" and "(Supported)"), side by side where the
+    column allows, else each under the one before; a part wider than `longest` cells (an
+    untrusted class name) may fold."""
+    widths = [cell_len(part.plain) for part in parts]
+
+    def draw(width: int) -> Text:
+        lines: list[list[Text]] = []
+        used = 0
+        for part, w in zip(parts, widths):
+            if lines and used + 1 + w <= width:
+                lines[-1].append(part)
+                used += 1 + w
+            else:
+                lines.append([part])
+                used = w
+        return Text("\n").join(Text(" ").join(line) for line in lines)
+
+    natural = sum(widths) + len(parts) - 1
+    return Fitted(min(max(widths, default=0), longest), natural, draw)
