@@ -63,3 +63,76 @@ def test_the_metrics_headline_stacks_its_sets_only_when_narrow():
     narrow = drawn(scores_table(report), 40)
     assert sum(line.startswith("accuracy") for line in narrow) == 2  # one table per set
     assert any(line.rstrip().endswith("without contaminated") for line in narrow)
+
+
+MODEL = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.:支", min_size=1, max_size=26)
+METRIC = st.sampled_from(["meteor", "embedding", "meteor+image", "embedding+image"])
+
+
+def summaries(groups):
+    from workbench.contamination.flagging import GroupSummary
+
+    return [
+        GroupSummary(model, extractor, metric, 901, 880 - n, 0.2345 + n / 100, 0.25, 120 + n, 121 + n)
+        for n, (model, extractor, metric) in enumerate(groups)
+    ]
+
+
+def whole_name(lines: list[str], name: str, joiners: str = "") -> bool:
+    """`name` on one line, bounded by spaces, the edge or one of `joiners`."""
+    import re
+
+    edge = "|".join([r"\s", *map(re.escape, joiners)])
+    return any(re.search(rf"(^|{edge}){re.escape(name)}({edge}|$)", line) for line in lines)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(MODEL, MODEL, METRIC), min_size=1, max_size=3, unique_by=lambda g: g[0]), WORDS)
+def test_contamination_summary_keeps_models_and_numbers_whole(groups, slice_value):
+    from workbench.render.contamination import slices_table, summary_table
+
+    found = summaries(groups)
+    for width in WIDTHS:
+        for table in (summary_table(found), slices_table("label", {slice_value: found})):
+            # at 40 columns a slice value beside a 26-cell model name leaves no room for S
+            scores = [f"{s.mean_score:.3f}" for s in found] if width >= 50 else []
+            lines = assert_fits_and_keeps(table, width, scores)
+            for model, _, _ in groups:
+                assert whole_name(lines, model), f"{model!r} cut at {width}:\n" + "\n".join(lines)
+        if width >= 60:  # by label: the flagged counts kept too
+            assert all(has_whole(lines, f"{s.would_flag:,}") for s in found), "\n".join(lines)
+        shown = " ".join(" ".join(lines).split())
+        assert all(word in shown for word in slice_value.split())  # wrapped, never cut
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(MODEL, min_size=2, max_size=3, unique=True), st.lists(METRIC, min_size=1, max_size=2, unique=True))
+def test_combined_flags_break_between_names_never_inside_one(models, metrics):
+    from workbench.render.contamination import combined_table
+
+    for width in WIDTHS:
+        lines = assert_fits_and_keeps(
+            combined_table([("&".join(models), "&".join(metrics), 12_345)]), width, ["12,345"]
+        )
+        for name in [*models, *metrics]:
+            assert whole_name(lines, name, "&·"), f"{name!r} cut at {width}:\n" + "\n".join(lines)
+
+
+def test_probe_comparison_and_sweep_keep_their_numbers_whole():
+    from workbench.contamination.comparison import ProbeComparison
+    from workbench.contamination.sweep import SweepResult
+    from workbench.metrics.resampling import McNemarResult, PairedComparison
+    from workbench.render.contamination import probe_table, sweep_table
+
+    compared = ProbeComparison(
+        "gguf:smollm2-135m-instruct", "gguf:qwen", "meteor", 1_234, 0.21, 0.26,
+        PairedComparison(0.05, -0.012, 0.113, 0.042), 0.25, 0.25, 40, 52, McNemarResult(3, 15, 0.0075),
+    )  # fmt: skip
+    taus = [n / 100 for n in range(101)]
+    sweep = SweepResult(taus, [0.5 + t / 3 for t in taus], 40, 12, 0.5, 0.667, (0.5, 0.5), 0, {})
+    for width in WIDTHS:
+        # the difference from 50 columns, the claims from 80 (a 26-cell model name takes the rest)
+        difference = ["+0.050"] * (width >= 50) + ["1,234"] * (width >= 80)
+        assert_fits_and_keeps(probe_table([compared]), width, ["gguf:smollm2-135m-instruct", *difference])
+        lines = assert_fits_and_keeps(sweep_table(sweep), width, ["0.50", "0.667", "0.95"])
+        assert any(line.rstrip().endswith("◀ best") for line in lines) or width < 40

@@ -124,6 +124,11 @@ class Listing:
             table.add_row(*(_drawn(cell, column, w) for cell, column, w in zip(row, shown, widths)))
         return table
 
+    def keeps(self, width: int, priority: int) -> bool:
+        """Whether every column of at least `priority` is shown at `width`."""
+        shown = self._columns_that_fit(width)
+        return all(column in shown for column in self.columns if column.priority >= priority)
+
     def fits(self, width: int) -> bool:
         """Whether every column fits `width` at its narrowest (none given way)."""
         return _needed(self.columns) <= width
@@ -142,6 +147,21 @@ class Listing:
                 break
             shown.remove(min(optional, key=lambda c: c.priority))
         return shown
+
+
+class FirstThatKeeps:
+    """One of several layouts of the same rows: the first that shows every column of at least
+    `priority` at the terminal's width (else the last), so a narrow screen gets a layout made
+    for it (a model with its metric under it) rather than the wide one with numbers dropped."""
+
+    def __init__(self, *layouts: Listing, priority: int = 7):
+        self.layouts = layouts
+        self.priority = priority
+
+    def __rich_console__(self, console: Console, options):
+        width = options.max_width
+        chosen = next((lay for lay in self.layouts if lay.keeps(width, self.priority)), self.layouts[-1])
+        yield chosen.table(width)
 
 
 def _needed(columns: list[Column]) -> int:
@@ -299,23 +319,26 @@ def id_end(value: str, width: int) -> str:
     return "…" + end
 
 
-def pieces(*parts: Text, longest: int = 30) -> Fitted:
-    """Parts each kept whole ("0.455 / 0.208" and "(Supported)"), side by side where the
-    column allows, else each under the one before; a part wider than `longest` cells (an
+def pieces(*parts: Text, longest: int = 30, joiner: str = " ") -> Fitted:
+    """Parts each kept whole ("0.455 / 0.208" and "(Supported)"), joined by `joiner` on one
+    line where the column allows, else each under the one before (a joiner other than a
+    space stays at the end of the line it leaves); a part wider than `longest` cells (an
     untrusted class name) may fold."""
     widths = [cell_len(part.plain) for part in parts]
+    gap = cell_len(joiner)
 
     def draw(width: int) -> Text:
         lines: list[list[Text]] = []
         used = 0
         for part, w in zip(parts, widths):
-            if lines and used + 1 + w <= width:
+            if lines and used + gap + w <= width:
                 lines[-1].append(part)
-                used += 1 + w
+                used += gap + w
             else:
                 lines.append([part])
                 used = w
-        return Text("\n").join(Text(" ").join(line) for line in lines)
+        ends = Text(joiner.strip() + "\n" if joiner.strip() else "\n")
+        return ends.join(Text(joiner).join(line) for line in lines)
 
-    natural = sum(widths) + len(parts) - 1
-    return Fitted(min(max(widths, default=0), longest), natural, draw)
+    natural = sum(widths) + gap * (len(parts) - 1)
+    return Fitted(min(max(widths, default=0) + cell_len(joiner.strip()), longest), natural, draw)
