@@ -136,3 +136,39 @@ def test_probe_comparison_and_sweep_keep_their_numbers_whole():
         assert_fits_and_keeps(probe_table([compared]), width, ["gguf:smollm2-135m-instruct", *difference])
         lines = assert_fits_and_keeps(sweep_table(sweep), width, ["0.50", "0.667", "0.95"])
         assert any(line.rstrip().endswith("◀ best") for line in lines) or width < 40
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.dictionaries(WORDS, st.integers(1, 10**5), min_size=1, max_size=4), LABEL)
+def test_explanation_quality_keeps_slices_and_intervals_whole(slices, field):
+    from workbench.judging.scores import ExplanationScores
+    from workbench.metrics import MeanInterval
+    from workbench.render.explanations import explanations_view
+
+    judge = Run(name="judge-[bold]-2", model="gguf:judge")
+    eq = ExplanationScores(
+        Run(name="checker", model="gguf:default"), judge, MeanInterval(6.25, 5.5, 7.0, 30), [1] * 11, 30, 0, 0, 0, 0,
+        {field: {value: MeanInterval(6.25, 5.75, 6.75, n) for value, n in slices.items()}},
+    )  # fmt: skip
+    for width in WIDTHS:
+        lines = assert_fits_and_keeps(
+            explanations_view(eq), width, ["6.25", "[5.75, 6.75]", *map("{:,}".format, slices.values())]
+        )
+        shown = " ".join(" ".join(lines).split())
+        assert all(word in shown for value in slices for word in value.split()) and "judge-[bold]-2" in shown
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(MODEL, MODEL), min_size=1, max_size=3))
+def test_judge_agreement_keeps_scoring_names_and_kappas_whole(pairs):
+    from workbench.metrics import Agreement
+    from workbench.metrics.agreement import Estimate
+    from workbench.render.explanations import agreement_table
+
+    kappa = Estimate(0.712, 0.55, 0.83)
+    rows = [(first, second, Agreement(1_234, 0.8, 0.9, 0.75, kappa)) for first, second in pairs]
+    for width in WIDTHS:
+        kappas = ["0.712", "[0.55, 0.83]"] if width >= 50 else []  # 40: two 26-cell names leave no room
+        lines = assert_fits_and_keeps(agreement_table(rows), width, kappas)
+        for first, second in pairs:
+            assert whole_name(lines, first) and whole_name(lines, second), "\n".join(lines)
