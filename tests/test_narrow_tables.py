@@ -14,6 +14,7 @@ from tests.support.narrow import assert_fits_and_keeps, drawn, has_whole
 
 WIDTHS = (40, 50, 60, 80, 100, 140)
 LABEL = st.text("abcdefghijklmnopqrstuvwxyz支持[]/-", min_size=1, max_size=16).filter(lambda s: s.strip() == s)
+NAME_TEXT = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.支持[]", min_size=1, max_size=20)
 WORDS = st.lists(st.text("abcdefghijklmnopqrstuvwxyz[]/", min_size=1, max_size=10), min_size=1, max_size=4).map(
     " ".join
 )
@@ -172,3 +173,24 @@ def test_judge_agreement_keeps_scoring_names_and_kappas_whole(pairs):
         lines = assert_fits_and_keeps(agreement_table(rows), width, kappas)
         for first, second in pairs:
             assert whole_name(lines, first) and whole_name(lines, second), "\n".join(lines)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(WORDS, st.integers(0, 10**6)), min_size=1, max_size=5), NAME_TEXT)
+def test_the_curation_funnel_keeps_steps_and_counts_whole(steps, dataset):
+    from workbench.curation.funnel import Funnel, FunnelRow
+    from workbench.render.curation import funnel_table
+
+    total = sum(removed for _, removed in steps) + 1_234
+    rows, left = [], total
+    for n, (asked, removed) in enumerate(steps):
+        rows.append(FunnelRow(f"step{n}", True, asked, left, removed, left - removed, "a note"))
+        left -= removed
+    funnel = Funnel(dataset, total, left, [*rows, FunnelRow("screen", False, "not run", 0, 0, 0)])
+    for width in WIDTHS:
+        # the claims left always; the claims removed from 50 columns (beside 7-cell counts)
+        counts = [f"{row.left:,}" for row in rows] + [f"{row.removed:,}" for row in rows if width >= 50]
+        lines = assert_fits_and_keeps(funnel_table(funnel), width, [*(r.step for r in funnel.rows), *counts])
+        shown = " ".join(" ".join(lines).split())
+        assert all(word in shown for asked, _ in steps for word in asked.split()), "\n".join(lines)
+        assert "not run" in shown and dataset in shown
