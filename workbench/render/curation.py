@@ -7,7 +7,7 @@ from rich.console import Group
 from rich.text import Text
 
 from workbench.render.display import literal
-from workbench.render.listing import Column, Listing
+from workbench.render.listing import Column, FirstThatKeeps, Listing
 
 CURATED_FILTER = "-flagged:curated-out"
 
@@ -26,10 +26,18 @@ def curated_filter(dataset: str) -> str:
 
 def funnel_table(funnel, width: int = 80) -> Group:
     """One row per step: what it was asked, the claims going in, removed, left, a note (laid
-    out by the listing at the width it is drawn in; `width` is kept for older callers)."""
+    out by the listing at the width it is drawn in; `width` is kept for older callers): what
+    a step was asked gets the room first where the screen allows."""
+    layouts = (_funnel_listing(funnel, readable) for readable in (30, 14))
+    kept = literal(f"kept {funnel.kept:,} of {funnel.total:,} claims: ", "bold")
+    kept.append_text(literal(curated_filter(funnel.dataset)))
+    return Group(literal(f"curation of {funnel.dataset}", "bold"), FirstThatKeeps(*layouts, priority=5), kept)
+
+
+def _funnel_listing(funnel, readable: int) -> Listing:
     table = Listing(
         Column("step", "name"),
-        Column("asked", "label", priority=10, readable=14),  # "not run" says more than a count
+        Column("asked", "label", priority=10, readable=readable),  # "not run" says more than a count
         Column("in", "number", priority=8, justify="right"),
         Column("out", "number", priority=9, justify="right"),
         Column("left", "number", priority=9, justify="right"),
@@ -46,9 +54,7 @@ def funnel_table(funnel, width: int = 80) -> Group:
             f"{row.left:,}" if row.ran else "",
             literal(row.note, style),
         )
-    kept = literal(f"kept {funnel.kept:,} of {funnel.total:,} claims: ", "bold")
-    kept.append_text(literal(curated_filter(funnel.dataset)))
-    return Group(literal(f"curation of {funnel.dataset}", "bold"), table, kept)
+    return table
 
 
 def funnel_dict(funnel) -> dict:
