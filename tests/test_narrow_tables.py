@@ -194,3 +194,19 @@ def test_the_curation_funnel_keeps_steps_and_counts_whole(steps, dataset):
         shown = " ".join(" ".join(lines).split())
         assert all(word in shown for asked, _ in steps for word in asked.split()), "\n".join(lines)
         assert "not run" in shown and dataset in shown
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(NAME_TEXT, st.booleans()), min_size=1, max_size=5), NAME_TEXT)
+def test_the_triage_queue_keeps_claim_references_whole(queued, dataset):
+    from store.assignments import QueueItem
+    from workbench.render.triage_queue import queue_listing
+
+    items = [QueueItem(n + 1, 90_000 + n, n, done, True) for n, (_, done) in enumerate(queued)]
+    references = {90_000 + n: (external, None, dataset) for n, (external, _) in enumerate(queued)}
+    for width in WIDTHS:
+        room = width - len("99  90000    done ✓")  # a reference longer than the room left folds, as a name does
+        refs = [f"{dataset}:{external}" for external, _ in queued]
+        whole = [ref for ref in refs if cell_len(ref) <= room] + [str(i.claim_id) for i in items]
+        lines = assert_fits_and_keeps(queue_listing(items, references), width, whole)
+        assert sum("done ✓" in line for line in lines) == sum(done for _, done in queued)
