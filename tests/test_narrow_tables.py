@@ -210,3 +210,19 @@ def test_the_triage_queue_keeps_claim_references_whole(queued, dataset):
         whole = [ref for ref in refs if cell_len(ref) <= room] + [str(i.claim_id) for i in items]
         lines = assert_fits_and_keeps(queue_listing(items, references), width, whole)
         assert sum("done ✓" in line for line in lines) == sum(done for _, done in queued)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.dictionaries(NAME_TEXT, WORDS, min_size=1, max_size=6))
+def test_show_run_keeps_each_part_whole_and_its_value_readable(manifest):
+    from workbench.render.manifest import manifest_view
+
+    for width in WIDTHS:
+        lines = assert_fits_and_keeps(manifest_view("tour-2", manifest), width, ["tour-2"])
+        for key in manifest:
+            if cell_len(key) <= 20:
+                assert whole_name(lines, key), f"{key!r} cut at {width}:\n" + "\n".join(lines)
+        shown = " ".join(" ".join(lines).split())
+        assert all(word in shown for value in manifest.values() for word in value.split() if len(word) <= 10)
+    wide = drawn(manifest_view("tour-2", {"versions.factcheck-workbench": "0.1.0"}), 80)
+    assert any(line.split() == ["versions.factcheck-workbench", "0.1.0"] for line in wide)  # side by side at 80

@@ -91,9 +91,10 @@ class Column:
 class Listing:
     """Rows under columns, laid out for a width when printed (see `table`)."""
 
-    def __init__(self, *columns: Column, title: str | None = None):
+    def __init__(self, *columns: Column, title: str | None = None, headers: bool = True):
         self.columns = list(columns)
         self.title = title
+        self.headers = headers  # False: a grid of parts and values, read without headings
 
     def add_row(self, *cells) -> None:
         for column, cell in zip(self.columns, cells, strict=True):
@@ -104,12 +105,13 @@ class Listing:
         shown = self._columns_that_fit(width)
         widths = _widths(shown, width)
         table = Table(
-            box=box.SIMPLE_HEAD,
             pad_edge=False,
             show_edge=False,
             collapse_padding=True,
             title=literal(self.title) if self.title else None,
             title_justify="left",
+            show_header=self.headers,
+            box=box.SIMPLE_HEAD,
         )
         for column, w in zip(shown, widths):
             keep = column.kind in ("id", "whole", "path")  # a figure breaks only where _figure says
