@@ -226,3 +226,15 @@ def test_show_run_keeps_each_part_whole_and_its_value_readable(manifest):
         assert all(word in shown for value in manifest.values() for word in value.split() if len(word) <= 10)
     wide = drawn(manifest_view("tour-2", {"versions.factcheck-workbench": "0.1.0"}), 80)
     assert any(line.split() == ["versions.factcheck-workbench", "0.1.0"] for line in wide)  # side by side at 80
+
+
+def test_averitec_scores_keep_metric_names_and_scores_whole():
+    from workbench.contamination.averitec_scorer import EvidenceScores
+    from workbench.render.averitec_scores import averitec_scores_view
+
+    thresholds = {0.1: 0.667, 0.2: 0.556, 0.25: 0.5, 0.3: 0.444, 0.4: 0.278, 0.5: 0.167}
+    result = EvidenceScores(18, 0.405, 0.345, 0.667, 0.591, thresholds, [], "3.9.2")
+    for width in WIDTHS:
+        lines = assert_fits_and_keeps(averitec_scores_view(result), width, ["0.405", "0.345", "0.591", "0.167"])
+        assert any(line.split() == ["Question", "+", "answer", "(HU-METEOR)", "0.345"] for line in lines)
+        assert not any(set(line) & set("┏┃│└") for line in lines)  # drawn like the other listings
