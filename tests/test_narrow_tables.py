@@ -238,3 +238,25 @@ def test_averitec_scores_keep_metric_names_and_scores_whole():
         lines = assert_fits_and_keeps(averitec_scores_view(result), width, ["0.405", "0.345", "0.591", "0.167"])
         assert any(line.split() == ["Question", "+", "answer", "(HU-METEOR)", "0.345"] for line in lines)
         assert not any(set(line) & set("┏┃│└") for line in lines)  # drawn like the other listings
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(WORDS, min_size=2, max_size=2, unique=True))
+def test_the_reformulation_grid_keeps_labels_and_tests_whole(subsets):
+    from workbench.judging.reformulation import ReformulationTable
+    from workbench.metrics.resampling import PairedComparison
+    from workbench.render.searches import reformulation_grid
+
+    labels = ["specification", "generalisation", "word substitution", "repeated"]
+    means = {label: 1.25 + n for n, label in enumerate(labels)}
+    table = ReformulationTable(
+        Run(name="searcher", model="gguf:default"), None, 120, 0, means,
+        {value: means for value in subsets}, dict.fromkeys(subsets, 60),
+        {labels[0]: PairedComparison(0.125, -0.0625, 0.3125, 0.0421)},
+    )  # fmt: skip
+    for width in WIDTHS:
+        lines = assert_fits_and_keeps(reformulation_grid(table), width, [*labels, "1.25", "4.25", "[-0.06, +0.31],"])
+        shown = " ".join(" ".join(lines).split())
+        assert "p = 0.0421" in shown and "+0.12" in shown  # the test's parts each whole
+        if width >= 80:
+            assert all(word in shown for value in subsets for word in value.split())  # subsets' headers
