@@ -11,10 +11,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
-from rich.console import Console
 
 from store import Dataset, HistoryEntry, LabelSpace, Prediction, Run
 from store.claims import ClaimRow
+from tests.support.narrow import assert_fits_and_keeps, drawn
 from workbench.cli import main
 from workbench.cli.data_commands import _claims_table, datasets_listing
 from workbench.cli.import_commands import profiles_listing
@@ -31,23 +31,6 @@ NAME = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.:支持", min_size=1, max
 WORDS = st.lists(st.text("abcdefghijklmnopqrstuvwxyz/", min_size=1, max_size=14), min_size=1, max_size=14).map(" ".join)
 FOLDERS = st.lists(st.text("abcdefghijklmnopqrstuvwxyz_-", min_size=1, max_size=16), min_size=0, max_size=8)
 FILE_NAME = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=1, max_size=30).map(lambda s: s + ".gguf")
-
-
-def drawn(renderable, width: int) -> list[str]:
-    console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
-    console.print(renderable)
-    return console.export_text().splitlines()
-
-
-def assert_fits_and_keeps(renderable, width: int, whole: list[str]) -> list[str]:
-    """No line wider than `width`; each of `whole` on one line, bounded by spaces or the edge."""
-    lines = drawn(renderable, width)
-    too_wide = [line for line in lines if cell_len(line) > width]
-    assert not too_wide, f"wider than {width}: {too_wide[0]!r}"
-    for value in whole:
-        pattern = re.compile(rf"(^|\s){re.escape(value)}(\s|$)")
-        assert any(pattern.search(line) for line in lines), f"{value!r} cut at {width}:\n" + "\n".join(lines)
-    return lines
 
 
 def run_row(n: int, name: str, model: str) -> dict:

@@ -12,8 +12,6 @@ from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
 from workbench.render.console import output_console
 
-console = output_console()
-
 _BY_HELP = f"Break scores down by a field (repeatable): {', '.join(BREAKDOWN_FIELDS)}."
 _CUTOFF_HELP = (
     "A model's training cutoff: DATE for every run, or RUN=DATE per run (repeatable); a model's"
@@ -95,6 +93,7 @@ def metrics_command(runs, by, exclude_flag, cutoffs, resamples, seed, judge, clu
     if as_json:
         click.echo(json.dumps({"runs": [report_dict(r) for r in reports]}, indent=2, ensure_ascii=False))
         return
+    console = output_console()  # made per command: it reads the terminal's width (COLUMNS) now
     for report in reports:
         console.print(run_report(report))
         console.print()
@@ -169,7 +168,7 @@ def compare_command(run_a, run_b, by, exclude_flag, cutoffs, resamples, seed, ju
     if as_json:
         click.echo(json.dumps(comparison_report_dict(report), indent=2, ensure_ascii=False))
         return
-    console.print(comparison_view(report))
+    output_console().print(comparison_view(report))
 
 
 @click.command("report")
@@ -194,4 +193,4 @@ def report_command(runs, format_, output, by, exclude_flag, cutoffs, resamples, 
         output.write_text(text, encoding="utf-8")
     except OSError as error:
         raise UserError(f"cannot write {output}: {error.strerror}") from None
-    console.print(f"wrote {format_} report of {len(reports)} run(s) to {output}", markup=False)
+    output_console().print(f"wrote {format_} report of {len(reports)} run(s) to {output}", markup=False)

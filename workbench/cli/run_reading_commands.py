@@ -202,10 +202,8 @@ def predictions_listing(shown: list, claims: dict):
 def show_run_command(run_ref: str, as_json: bool) -> None:
     """A run's manifest: the data (its content hash), subset, template, setting, parameters,
     engine, model file or API model, package versions; what `compare` checks is like for like."""
-    from rich.table import Table
-
     from workbench.render.console import output_console
-    from workbench.render.display import literal
+    from workbench.render.manifest import manifest_view
     from workbench.runs.manifest import run_manifest
 
     store = open_store()
@@ -216,9 +214,4 @@ def show_run_command(run_ref: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"run": run.name, "id": run.id, "manifest": manifest}, indent=2, ensure_ascii=False))
         return
-    table = Table(box=None, show_header=False, pad_edge=False, title=literal(f"run {run.name}"), title_justify="left")
-    table.add_column("part", style="bold", no_wrap=True)
-    table.add_column("value", overflow="fold")
-    for key, value in manifest.items():
-        table.add_row(key, literal("—" if value is None else str(value)))
-    output_console().print(table)
+    output_console().print(manifest_view(run.name, manifest))

@@ -9,7 +9,6 @@ import click
 
 from store.names import no_run
 from workbench.cli import UserError, shared_options
-from workbench.words import counted
 
 
 @click.command("score-evidence")
@@ -85,21 +84,7 @@ def _run_scores(run_ref: str, report):
 
 
 def _print_table(result) -> None:
-    from rich.table import Table
-
+    from workbench.render.averitec_scores import averitec_scores_view
     from workbench.render.console import output_console
 
-    caption = f"{counted(result.n_claims, 'claim')}, METEOR from nltk {result.nltk_version}"
-    table = Table(title="AVeriTeC scores", caption=caption)
-    table.add_column("Metric")
-    table.add_column("Score", justify="right")
-    rows = [
-        ("Question-only (HU-METEOR)", result.question_only),
-        ("Question + answer (HU-METEOR)", result.qa),
-        ("Label accuracy", result.label_accuracy),
-        ("Label macro-F1", result.macro_f1),
-    ]
-    rows += [(f"AVeriTeC score @ {t}", v) for t, v in result.averitec.items()]
-    for name, value in rows:
-        table.add_row(name, f"{value:.3f}")
-    output_console().print(table)
+    output_console().print(averitec_scores_view(result))

@@ -151,12 +151,10 @@ def queue_command(run_ref, show_all, limit, as_json) -> None:
             " the run's wrong answers",
             markup=False,
         )
-    for item in items:
-        external, _, dataset = references[item.claim_id]
-        line = literal(f"{item.position + 1:>5}  claim {item.claim_id}  {dataset}:{external}")
-        if item.done:
-            line.append("  done ✓", style="green")
-        console.print(line)
+    if items:
+        from workbench.render.triage_queue import queue_listing
+
+        console.print(queue_listing(items, references))
 
 
 @triage.command("label")

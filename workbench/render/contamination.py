@@ -15,6 +15,7 @@ from rich.text import Text
 from store import Claim, ScoreRow
 from workbench.contamination.pipeline_evidence import EvidenceSide, aligned_rows
 from workbench.render.display import literal, one_line, printable
+from workbench.render.listing import Column, FirstThatKeeps, Fitted, Listing, pieces
 
 if TYPE_CHECKING:
     from workbench.contamination.comparison import ProbeComparison
@@ -84,48 +85,80 @@ def score_line(row: ScoreRow, tau: float, flagged: bool) -> Text:
     return text
 
 
-def summary_table(summaries: list[GroupSummary], title: str = "contamination by model and metric") -> Table:
+def summary_table(summaries: list[GroupSummary], title: str = "contamination by model and metric") -> FirstThatKeeps:
+    """S, tau and the share flagged per model, metric and extractor (model names never cut;
+    the extractor, then tau give way first; when narrow, each metric under its model)."""
+    return FirstThatKeeps(_summary_listing(summaries, title, False), _summary_listing(summaries, title, True))
+
+
+def _summary_listing(summaries: list[GroupSummary], title: str, narrow: bool) -> Listing:
     from workbench.contamination.probes import probe_label, split_probe
 
-    table = Table(box=box.SIMPLE_HEAD, title=title, pad_edge=False, collapse_padding=True)
-    for header in ("model", "metric", "shown", "extractor"):
-        table.add_column(header, overflow="fold", min_width=8 if header != "shown" else 4)
-    for header in ("scorable", "S", "tau", "flagged", "share"):
-        table.add_column(header, justify="right", no_wrap=True)
+    table = Listing(
+        *_model_columns(narrow),
+        Column("shown", "label", priority=6),
+        Column("extractor", "whole", priority=2),
+        Column("scorable", "number", priority=8, justify="right"),
+        Column("S", "number", priority=9, justify="right"),
+        Column("tau", "number", priority=4, justify="right"),
+        Column("flagged", "number", priority=9, justify="right"),
+        Column("share", "number", priority=7, justify="right"),
+        title=title,
+    )
     for s in summaries:
-        share = "" if s.share_flagged is None else f"{s.share_flagged:.1%}"
         table.add_row(
-            literal(s.target_model),
-            literal(split_probe(s.metric)[0]),
+            *_model_cells(s.target_model, split_probe(s.metric)[0], narrow),
             probe_label(s.metric),
             literal(s.extractor_model),
             f"{s.scorable:,}/{s.claims:,}",
             number(s.mean_score),
             f"{s.tau:.2f}",
             f"{s.would_flag:,}",
-            share,
+            _share(s),
         )
     return table
 
 
-def probe_table(comparisons: list[ProbeComparison]) -> Table:
+def _model_columns(narrow: bool) -> list[Column]:
+    if narrow:
+        return [Column("model · metric", "name")]
+    return [Column("model", "name"), Column("metric", "name")]
+
+
+def _model_cells(model: str, metric: str, narrow: bool) -> list:
+    if narrow:  # the metric beside its model, or under it
+        return [pieces(literal(model), Text.assemble("· ", literal(metric)))]
+    return [literal(model), literal(metric)]
+
+
+def _share(s: GroupSummary) -> str:
+    return "" if s.share_flagged is None else f"{s.share_flagged:.1%}"
+
+
+def probe_table(comparisons: list[ProbeComparison]) -> Group:
     """Text only against with image: S both ways, the paired difference, the flags."""
-    table = Table(
-        box=box.SIMPLE_HEAD,
+    layouts = (_probe_listing(comparisons, narrow) for narrow in (False, True))
+    caption = "image − text: S with image minus S text only [95% paired bootstrap CI]; flagged: text → image"
+    return Group(FirstThatKeeps(*layouts, priority=8), Text(caption, style="dim"))
+
+
+def _probe_listing(comparisons: list[ProbeComparison], narrow: bool) -> Listing:
+    table = Listing(
+        *_model_columns(narrow),
+        Column("claims", "number", priority=8, justify="right"),
+        Column("S text", "number", priority=7, justify="right"),
+        Column("S image", "number", priority=7, justify="right"),
+        Column("image − text", "figure", priority=9, justify="right"),
+        Column("p", "number", priority=6, justify="right"),
+        Column("flagged", "whole", priority=8, justify="right"),
+        Column("McNemar p", "number", priority=5, justify="right"),
         title="text only vs with image (image claims scored both ways)",
-        pad_edge=False,
-        collapse_padding=True,
     )
-    table.add_column("model", overflow="fold", min_width=8)
-    table.add_column("metric", overflow="fold", min_width=6)
-    for header in ("claims", "S text", "S image", "image − text", "p", "flagged", "McNemar p"):
-        table.add_column(header, justify="right", no_wrap=header != "image − text")
     for c in comparisons:
         d = c.difference
         test = ["—", ""] if d is None else [f"{d.delta:+.3f} [{d.low:+.3f}, {d.high:+.3f}]", f"{d.p_value:.3g}"]
         table.add_row(
-            literal(c.target_model),
-            literal(c.metric),
+            *_model_cells(c.target_model, c.metric, narrow),
             f"{c.claims:,}",
             number(c.text_mean),
             number(c.image_mean),
@@ -133,61 +166,88 @@ def probe_table(comparisons: list[ProbeComparison]) -> Table:
             f"{c.flagged_text:,} → {c.flagged_image:,}",
             f"{c.flags.p_value:.3g}",
         )
-    table.caption = "image − text: S with image minus S text only [95% paired bootstrap CI]; flagged: text → image"
     return table
 
 
-def slices_table(field: str, sliced: dict[str, list[GroupSummary]]) -> Table:
+def slices_table(field: str, sliced: dict[str, list[GroupSummary]]) -> FirstThatKeeps:
     """S and the share flagged of each model and metric within each subset of claims."""
+    return FirstThatKeeps(_slices_listing(field, sliced, False), _slices_listing(field, sliced, True))
+
+
+def _slices_listing(field: str, sliced: dict[str, list[GroupSummary]], narrow: bool) -> Listing:
     from workbench.contamination.probes import probe_label, split_probe
 
-    table = Table(box=box.SIMPLE_HEAD, title=f"by {field}", pad_edge=False, collapse_padding=True)
-    table.add_column(field, overflow="fold")  # slice values are data: literal
-    for header in ("model", "metric", "shown"):
-        table.add_column(header, overflow="fold", min_width=6)
-    for header in ("scorable", "S", "flagged", "share"):
-        table.add_column(header, justify="right", no_wrap=True)
+    table = Listing(
+        Column(field, "label", priority=10, readable=10),  # slice values are data: literal
+        *_model_columns(narrow),
+        Column("shown", "label", priority=6),
+        Column("scorable", "number", priority=7, justify="right"),
+        Column("S", "number", priority=9, justify="right"),
+        Column("flagged", "number", priority=8, justify="right"),
+        Column("share", "number", priority=5, justify="right"),
+        title=f"by {field}",
+    )
     for value, rows in sliced.items():
         for s in rows:
-            share = "" if s.share_flagged is None else f"{s.share_flagged:.1%}"
             table.add_row(
                 literal(value),
-                literal(s.target_model),
-                literal(split_probe(s.metric)[0]),
+                *_model_cells(s.target_model, split_probe(s.metric)[0], narrow),
                 probe_label(s.metric),
                 f"{s.scorable:,}/{s.claims:,}",
                 number(s.mean_score),
                 f"{s.would_flag:,}",
-                share,
+                _share(s),
             )
     return table
 
 
-def combined_table(rows: list[tuple[str, str, int]]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title="combined flags (intersection)")
-    table.add_column("models", overflow="fold")
-    table.add_column("metrics", overflow="fold")
-    table.add_column("claims", justify="right")
+def combined_table(rows: list[tuple[str, str, int]]) -> FirstThatKeeps:
+    """Each combined (intersection) flag set: its models, its metrics, its claims (when
+    narrow, the metrics under the models; a list breaks after a "&", never inside a name)."""
+    return FirstThatKeeps(_combined_listing(rows, False), _combined_listing(rows, True), priority=9)
+
+
+def _combined_listing(rows: list[tuple[str, str, int]], narrow: bool) -> Listing:
+    from workbench.contamination.flagging import JOIN
+
+    def joined(names: str) -> Fitted:
+        return pieces(*(literal(name) for name in names.split(JOIN)), joiner=JOIN)
+
+    columns = [Column("models · metrics", "name")] if narrow else [Column("models", "name"), Column("metrics", "name")]
+    table = Listing(
+        *columns, Column("claims", "number", priority=9, justify="right"), title="combined flags (intersection)"
+    )
     for model, metric, count in rows:
-        table.add_row(literal(model), literal(metric), f"{count:,}")
+        cells = [_under(joined(model), joined(metric))] if narrow else [joined(model), joined(metric)]
+        table.add_row(*cells, f"{count:,}")
     return table
 
 
-def sweep_table(result: SweepResult) -> Table:
+def _under(models: Fitted, metrics: Fitted) -> Fitted:
+    """The models, and their metrics under them after a "· "."""
+
+    def draw(width: int) -> Text:
+        return Text.assemble(models.draw(width), "\n· ", metrics.draw(max(width - 2, 1)))
+
+    return Fitted(max(models.minimum, metrics.minimum + 2), max(models.natural, metrics.natural + 2), draw)
+
+
+def sweep_table(result: SweepResult) -> Listing:
     """Agreement every 0.05, plus the best tau (marked)."""
-    table = Table(
-        box=box.SIMPLE_HEAD, title=f"agreement with {result.labelled} labelled claims ({result.positives} contaminated)"
+    table = Listing(
+        Column("tau", "id", justify="right"),
+        Column("agreement", "number", priority=9, justify="right"),
+        Column("", "whole", priority=1),
+        title=f"agreement with {result.labelled} labelled claims ({result.positives} contaminated)",
     )
-    table.add_column("tau", justify="right")
-    table.add_column("agreement", justify="right")
-    table.add_column("", no_wrap=True)
     best_index = result.taus.index(result.best_tau)
     for i, (tau, agreement) in enumerate(zip(result.taus, result.agreement)):
         if i % SWEEP_SHOWN_EVERY and i != best_index:
             continue
         bar = "█" * round(agreement * 20)
         mark = " ◀ best" if i == best_index else ""
-        table.add_row(f"{tau:.2f}", f"{agreement:.3f}", bar + mark, style="bold" if mark else None)
+        style = "bold" if mark else ""
+        table.add_row(Text(f"{tau:.2f}", style), Text(f"{agreement:.3f}", style), Text(bar + mark, style))
     return table
 
 

@@ -3,12 +3,11 @@ setting and cause shown literally)."""
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from workbench.render.display import literal
+from workbench.render.listing import Column, FirstThatKeeps, Listing
 
 CURATED_FILTER = "-flagged:curated-out"
 
@@ -26,13 +25,24 @@ def curated_filter(dataset: str) -> str:
 
 
 def funnel_table(funnel, width: int = 80) -> Group:
-    """One row per step: what it was asked, the claims going in, removed, left, a note."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, expand=True)
-    table.add_column("step", no_wrap=True, min_width=9)
-    table.add_column("asked", ratio=3, overflow="fold")
-    for name in ("in", "out", "left"):
-        table.add_column(name, justify="right", no_wrap=True, min_width=len(f"{funnel.total:,}"))
-    table.add_column("note", ratio=2, overflow="fold")
+    """One row per step: what it was asked, the claims going in, removed, left, a note (laid
+    out by the listing at the width it is drawn in; `width` is kept for older callers): what
+    a step was asked gets the room first where the screen allows."""
+    layouts = (_funnel_listing(funnel, readable) for readable in (30, 14))
+    kept = literal(f"kept {funnel.kept:,} of {funnel.total:,} claims: ", "bold")
+    kept.append_text(literal(curated_filter(funnel.dataset)))
+    return Group(literal(f"curation of {funnel.dataset}", "bold"), FirstThatKeeps(*layouts, priority=5), kept)
+
+
+def _funnel_listing(funnel, readable: int) -> Listing:
+    table = Listing(
+        Column("step", "name"),
+        Column("asked", "label", priority=10, readable=readable),  # "not run" says more than a count
+        Column("in", "number", priority=8, justify="right"),
+        Column("out", "number", priority=9, justify="right"),
+        Column("left", "number", priority=9, justify="right"),
+        Column("note", "label", priority=5, readable=12),
+    )
     table.add_row("imported", Text(""), "", "", f"{funnel.total:,}", Text(""))
     for row in funnel.rows:
         style = "" if row.ran else "dim"
@@ -44,9 +54,7 @@ def funnel_table(funnel, width: int = 80) -> Group:
             f"{row.left:,}" if row.ran else "",
             literal(row.note, style),
         )
-    kept = literal(f"kept {funnel.kept:,} of {funnel.total:,} claims: ", "bold")
-    kept.append_text(literal(curated_filter(funnel.dataset)))
-    return Group(literal(f"curation of {funnel.dataset}", "bold"), table, kept)
+    return table
 
 
 def funnel_dict(funnel) -> dict:
@@ -79,17 +87,16 @@ def articles_table(counts, failures: list) -> Group:
     )
     parts: list = [line]
     if counts.causes:
-        causes = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        causes.add_column("cause", no_wrap=True)
-        causes.add_column("claims", justify="right")
+        causes = Listing(Column("cause", "name"), Column("claims", "number", priority=9, justify="right"))
         for cause, count in sorted(counts.causes.items(), key=lambda item: -item[1]):
             causes.add_row(literal(cause), f"{count:,}")
         parts.append(causes)
     if failures:
-        failed = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        failed.add_column("claim", justify="right", no_wrap=True)
-        failed.add_column("cause", no_wrap=True)
-        failed.add_column("address and detail", ratio=1, overflow="fold")
+        failed = Listing(
+            Column("claim", "id", justify="right"),
+            Column("cause", "name"),
+            Column("address and detail", "text", priority=9, readable=20),  # an address folds
+        )
         for claim_id, record in failures:
             detail = literal(record.url)
             if record.detail:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from workbench.judging.scores import ExplanationComparison, ExplanationScores
 from workbench.metrics import Agreement, MeanInterval
 from workbench.render.display import literal
+from workbench.render.listing import Column, FirstThatKeeps, Listing, pieces
 
 BARS = " ▁▂▃▄▅▆▇█"
 
@@ -50,7 +49,12 @@ def explanations_view(eq: ExplanationScores) -> RenderableType:
     ]
     parts: list[RenderableType] = [Group(*lines)]
     for field, slices in eq.slices.items():
-        table = Table("slice", "n", "EQ [95% CI]", title=f"EQ by {field}", box=box.SIMPLE_HEAD, title_justify="left")
+        table = Listing(
+            Column("slice", "label", priority=10, readable=10),  # a slice value wraps at words
+            Column("n", "number", priority=8, justify="right"),
+            Column("EQ [95% CI]", "figure", priority=9, justify="right"),
+            title=f"EQ by {field}",
+        )
         for value, found in slices.items():
             table.add_row(literal(value), f"{found.n:,}", mean_text(found))
         parts.append(table)
@@ -71,21 +75,31 @@ def comparison_line(found: ExplanationComparison) -> Text:
     return line
 
 
-def agreement_table(rows: Sequence[tuple[str, str, Agreement]]) -> Table:
-    table = Table(
-        "scoring",
-        "against",
-        "shared",
-        "Spearman",
-        "weighted κ [95% CI]",
-        "mean |diff|",
-        "within 1",
-        box=box.SIMPLE_HEAD,
+def agreement_table(rows: Sequence[tuple[str, str, Agreement]]) -> FirstThatKeeps:
+    """Each pair of scorings: how far their scores of the same explanations agree (the
+    scorings' names never cut; within 1, then mean |diff| give way first; when narrow, the
+    second scoring goes under the first)."""
+    return FirstThatKeeps(_agreement_listing(rows, False), _agreement_listing(rows, True), priority=9)
+
+
+def _agreement_listing(rows: Sequence[tuple[str, str, Agreement]], narrow: bool) -> Listing:
+    names = [Column("scoring vs against", "name")] if narrow else [Column("scoring", "name"), Column("against", "name")]
+    table = Listing(
+        *names,
+        Column("shared", "number", priority=8, justify="right"),
+        Column("Spearman", "number", priority=6, justify="right"),
+        Column("weighted κ [95% CI]", "figure", priority=9, justify="right"),
+        Column("mean |diff|", "number", priority=5, justify="right"),
+        Column("within 1", "number", priority=4, justify="right"),
     )
     for first, second, found in rows:
+        pair = (
+            [pieces(literal(first), Text.assemble("vs ", literal(second)))]
+            if narrow
+            else [literal(first), literal(second)]
+        )
         table.add_row(
-            literal(first),
-            literal(second),
+            *pair,
             f"{found.n:,}",
             _maybe(found.spearman),
             _kappa_text(found.weighted_kappa),
@@ -103,9 +117,14 @@ def _kappa_text(found) -> str:
     return f"{found.value:.3f} [{found.low:.2f}, {found.high:.2f}]"
 
 
-def scorings_table(found) -> Table:
+def scorings_table(found) -> Listing:
     """Each scoring's scores and, apart, its failures (unreadable judgments, judge errors)."""
-    table = Table("scoring", "scores", "unreadable", "judge errors", box=box.SIMPLE_HEAD)
+    table = Listing(
+        Column("scoring", "name"),
+        Column("scores", "number", priority=9, justify="right"),
+        Column("unreadable", "number", priority=8, justify="right"),
+        Column("judge errors", "number", priority=8, justify="right"),
+    )
     for scoring in found:
         table.add_row(
             literal(scoring.name), f"{len(scoring.scores):,}", f"{scoring.unreadable:,}", f"{scoring.errors:,}"
@@ -131,13 +150,11 @@ def consistency_view(report) -> RenderableType:
         Text(f"  spread (highest − lowest score): mean {_estimate(c.spread)}"),
         Text(f"  Krippendorff's alpha (interval, repeats as coders): {_estimate(c.alpha)}"),
     ]
-    table = Table(
-        "claim",
-        "scores by repeat",
-        "spread",
-        box=box.SIMPLE_HEAD,
+    table = Listing(
+        Column("claim", "id", justify="right"),
+        Column("scores by repeat", "label", priority=9),  # a long list wraps between scores
+        Column("spread", "number", priority=8, justify="right"),
         title="flickering explanations",
-        title_justify="left",
     )
     for claim in c.flickering[:20]:
         table.add_row(

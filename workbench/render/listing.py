@@ -91,9 +91,10 @@ class Column:
 class Listing:
     """Rows under columns, laid out for a width when printed (see `table`)."""
 
-    def __init__(self, *columns: Column, title: str | None = None):
+    def __init__(self, *columns: Column, title: str | None = None, headers: bool = True):
         self.columns = list(columns)
         self.title = title
+        self.headers = headers  # False: a grid of parts and values, read without headings
 
     def add_row(self, *cells) -> None:
         for column, cell in zip(self.columns, cells, strict=True):
@@ -104,21 +105,35 @@ class Listing:
         shown = self._columns_that_fit(width)
         widths = _widths(shown, width)
         table = Table(
-            box=box.SIMPLE_HEAD,
             pad_edge=False,
             show_edge=False,
             collapse_padding=True,
             title=literal(self.title) if self.title else None,
             title_justify="left",
+            show_header=self.headers,
+            box=box.SIMPLE_HEAD,
         )
         for column, w in zip(shown, widths):
             keep = column.kind in ("id", "whole", "path")  # a figure breaks only where _figure says
-            table.add_column(
-                column.header, justify=column.justify, width=w, no_wrap=keep, overflow="fold" if not keep else "crop"
+            table.add_column(  # a header may be typed by a user (a field, a flag kind): literal
+                literal(column.header),
+                justify=column.justify,
+                width=w,
+                no_wrap=keep,
+                overflow="fold" if not keep else "crop",
             )
         for row in zip(*(column.cells for column in shown)):
             table.add_row(*(_drawn(cell, column, w) for cell, column, w in zip(row, shown, widths)))
         return table
+
+    def keeps(self, width: int, priority: int) -> bool:
+        """Whether every column of at least `priority` is shown at `width`."""
+        shown = self._columns_that_fit(width)
+        return all(column in shown for column in self.columns if column.priority >= priority)
+
+    def fits(self, width: int) -> bool:
+        """Whether every column fits `width` at its narrowest (none given way)."""
+        return _needed(self.columns) <= width
 
     def print(self, console: Console) -> None:
         console.print(self.table(console.width))
@@ -134,6 +149,21 @@ class Listing:
                 break
             shown.remove(min(optional, key=lambda c: c.priority))
         return shown
+
+
+class FirstThatKeeps:
+    """One of several layouts of the same rows: the first that shows every column of at least
+    `priority` at the terminal's width (else the last), so a narrow screen gets a layout made
+    for it (a model with its metric under it) rather than the wide one with numbers dropped."""
+
+    def __init__(self, *layouts: Listing, priority: int = 7):
+        self.layouts = layouts
+        self.priority = priority
+
+    def __rich_console__(self, console: Console, options):
+        width = options.max_width
+        chosen = next((lay for lay in self.layouts if lay.keeps(width, self.priority)), self.layouts[-1])
+        yield chosen.table(width)
 
 
 def _needed(columns: list[Column]) -> int:
@@ -289,3 +319,28 @@ def id_end(value: str, width: int) -> str:
     while cell_len(end) > max(width - 1, 0):
         end = end[1:]
     return "…" + end
+
+
+def pieces(*parts: Text, longest: int = 30, joiner: str = " ") -> Fitted:
+    """Parts each kept whole ("0.455 / 0.208" and "(Supported)"), joined by `joiner` on one
+    line where the column allows, else each under the one before (a joiner other than a
+    space stays at the end of the line it leaves); a part wider than `longest` cells (an
+    untrusted class name) may fold."""
+    widths = [cell_len(part.plain) for part in parts]
+    gap = cell_len(joiner)
+
+    def draw(width: int) -> Text:
+        lines: list[list[Text]] = []
+        used = 0
+        for part, w in zip(parts, widths):
+            if lines and used + gap + w <= width:
+                lines[-1].append(part)
+                used += gap + w
+            else:
+                lines.append([part])
+                used = w
+        ends = Text(joiner.strip() + "\n" if joiner.strip() else "\n")
+        return ends.join(Text(joiner).join(line) for line in lines)
+
+    natural = sum(widths) + gap * (len(parts) - 1)
+    return Fitted(min(max(widths, default=0) + cell_len(joiner.strip()), longest), natural, draw)

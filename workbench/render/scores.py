@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from workbench.metrics import MetricSummary
 from workbench.render.display import literal
 from workbench.render.explanations import comparison_line, explanations_view
+from workbench.render.headline import scores_table
 from workbench.render.score_text import excluded_text, interval_text, number, subsets
 from workbench.reports import ComparisonReport, RunReport
 from workbench.scoring.compare import Comparison
@@ -58,71 +57,6 @@ def run_heading(report: RunReport) -> Text:
                 literal(f" (profile {report.cluster_declared_by}'s natural cluster; --cluster none: claim by claim)")
             )
     return line
-
-
-def _table(*columns: str, title: str | None = None, first_width: int | None = None) -> Table:
-    """A table whose title and headers are plain text (field names and flag kinds are typed
-    by users, so nothing here is read as markup)."""
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        title=literal(title) if title else None,
-        title_justify="left",
-        pad_edge=False,
-        show_edge=False,
-    )
-    for n, name in enumerate(columns):
-        width = _CI_WIDTH if name in _WITH_CI else min(len(name), 12)
-        table.add_column(
-            literal(name),
-            justify="left" if n == 0 else "right",
-            min_width=width if n else None,
-            max_width=None if n else first_width,
-        )
-    return table
-
-
-_WITH_CI = ("accuracy", "macro-F1", "all")
-_CI_WIDTH = len("[0.000, 1.000]")
-
-
-def scores_table(report: RunReport) -> Table:
-    """The headline numbers, all claims beside the unflagged ones."""
-    sets = subsets(report)
-    table = _table("metric", *(label for label, _ in sets))
-    rows = [
-        ("accuracy", lambda r: with_ci(r.overall, "accuracy")),
-        ("macro-F1", lambda r: with_ci(r.overall, "macro_f1")),
-        ("MCC", lambda r: Text(number(r.overall.summary.mcc))),
-        ("Unknown Rate", lambda r: Text(number(r.overall.summary.unknown_rate))),
-        ("parse-failure rate", lambda r: Text(number(r.overall.summary.parse_failure_rate))),
-        ("error rate", lambda r: Text(number(r.overall.summary.error_rate))),
-        ("coverage", lambda r: Text(_coverage(r.overall.summary))),
-        ("support (scored)", lambda r: Text(f"{r.overall.summary.scored:,}")),
-        ("uniform acc / F1", lambda r: Text(_baseline(r.overall.summary, "uniform"))),
-        ("majority acc / F1", lambda r: _majority(r.overall.summary)),
-    ]
-    for name, cell in rows:
-        table.add_row(name, *(cell(scores) for _, scores in sets))
-    return table
-
-
-def _coverage(s: MetricSummary) -> str:
-    attempted = s.scored + s.errors + s.missing
-    return f"{number(s.coverage)} ({s.scored:,} of {attempted:,})"
-
-
-def _baseline(s: MetricSummary, kind: str) -> str:
-    b = s.baselines
-    return f"{number(getattr(b, kind + '_accuracy'))} / {number(getattr(b, kind + '_macro_f1'))}"
-
-
-def _majority(s: MetricSummary) -> Text:
-    text = Text(_baseline(s, "majority"))
-    if s.baselines.majority_class is not None:
-        text.append(" (")
-        text.append_text(literal(s.baselines.majority_class))
-        text.append(")")
-    return text
 
 
 def class_table(report: RunReport) -> RenderableType:

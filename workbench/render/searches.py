@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     from workbench.judging.reformulation import ReformulationTable
@@ -86,30 +85,33 @@ def subset_grid(stats: SearchStats):
     return grid
 
 
-def reformulation_grid(table: ReformulationTable) -> Table:
-    """Each label's mean count per claim: all claims, each subset, the second minus the first."""
-    from rich import box
-    from rich.table import Table
+def reformulation_grid(table: ReformulationTable):
+    """Each label's mean count per claim: all claims, each subset, the second minus the first
+    (the listing layout: labels whole, a subset's header wraps at words, the test's parts
+    each kept whole)."""
+    from rich.text import Text
 
     from workbench.render.display import literal
+    from workbench.render.listing import Column, Listing, pieces
 
-    grid = Table("label", "all", box=box.SIMPLE_HEAD)
-    for value in table.subsets:  # subset names are data (flag kinds, field values): literal
-        grid.add_column(literal(f"{value} ({table.sizes[value]:,})"), justify="right")
-    if table.tests:
-        grid.add_column("second − first [95% CI], p")
+    grid = Listing(
+        Column("label", "name"),
+        Column("all", "number", priority=9, justify="right"),
+        *(  # subset names are data (flag kinds, field values): the listing's headers are literal
+            Column(f"{value} ({table.sizes[value]:,})", "number", priority=8, justify="right")
+            for value in table.subsets
+        ),
+        *([Column("second − first [95% CI], p", "label", priority=9)] if table.tests else []),
+    )
     for label in table.overall:
         test = table.tests.get(label)
-        grid.add_row(
-            label,
-            f"{table.overall[label]:.2f}",
-            *(f"{m[label]:.2f}" for m in table.subsets.values()),
-            *(
-                [f"{test.delta:+.2f} [{test.low:+.2f}, {test.high:+.2f}], p = {test.p_value:.3g}"]
-                if test
-                else ([""] if table.tests else [])
-            ),
-        )
+        row = [literal(label), f"{table.overall[label]:.2f}", *(f"{m[label]:.2f}" for m in table.subsets.values())]
+        if test:
+            parts = (f"{test.delta:+.2f}", f"[{test.low:+.2f}, {test.high:+.2f}],", f"p = {test.p_value:.3g}")
+            row.append(pieces(*map(Text, parts)))
+        elif table.tests:
+            row.append("")
+        grid.add_row(*row)
     return grid
 
 
