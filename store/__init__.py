@@ -223,7 +223,12 @@ class Store:
 def migrate(conn) -> None:
     """Bring the schema up to date. A database that has every migration is told apart with
     sqlite3 alone (the list of them is the registered functions'); sqlite-utils' Migrations
-    load only when there is something to apply or refuse."""
+    load only when there is something to apply or refuse; the registry and the migrations'
+    modules only when the database is not at this version."""
+    from store.schema_check import has_this_version
+
+    if has_this_version(conn):
+        return
     from store.migrations import apply_migrations, schema_is_current
 
     if not schema_is_current(conn):
