@@ -9,11 +9,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from store.connection import atomic, rows_as_dicts
-from store.records import Claim, ClaimImage, Evidence, Prediction, Run, as_dict, now_iso, to_json
+from store.records import as_dict, now_iso, to_json
 from store.response_cache import CachedResponse, ResponseCacheMixin
+from store.run_records import Prediction, Run
 
 if TYPE_CHECKING:
     from sqlite3 import Connection
+
+    from store.claim_records import Claim, ClaimImage, Evidence
 
 _RUN_JSON = ("model_identity", "params", "versions", "engine")
 BATCH_OWNER = "batch"
@@ -315,6 +318,8 @@ class RunStore(ResponseCacheMixin):
         """Claims whole (as ClaimStore.get makes them) in the given order, read in two
         queries: the run engine fetches its pending claims in batches ahead of its
         workers instead of two queries per item. Unknown ids are left out."""
+        from store.claim_records import Claim, ClaimImage, Evidence  # not made for a listing of runs
+
         if not claim_ids:
             return []
         marks = ", ".join("?" * len(claim_ids))
