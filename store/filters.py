@@ -10,11 +10,11 @@ never pasted into SQL; field names come from a fixed table. See FILTER_HELP.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
-from store.filter_terms import FilterError, Term, parse_terms
+from store.filter_outcome import CompiledFilter, FilterError
+from store.filter_terms import Term, parse_terms
 from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
 from store.text_search import claim_text_clause, evidence_clause, fts_phrase, is_unspaced
 
@@ -99,19 +99,6 @@ KNOWN_FIELDS = sorted(
         *_RUN_FIELDS,
     ]
 )
-
-
-@dataclass
-class CompiledFilter:
-    """SQL to put after WHERE (over `claims c`) and its parameters."""
-
-    where: str = "1"
-    params: list = field(default_factory=list)
-    run_ids: list[int] = field(default_factory=list)
-
-    @property
-    def is_empty(self) -> bool:
-        return self.where == "1"
 
 
 def compile_filter(text: str, db: Connection | None = None) -> CompiledFilter:

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
+from store.importance import Importance  # noqa: F401 (a record field's type, named here with the others)
+
 EvidenceKind = Literal["passage", "page", "qa", "article"]
-Importance = Literal["Main", "Sub", "Irrelevant"]
 PredictionStatus = Literal["ok", "abstain", "parse_failure", "error"]
 PredictionOutcome = Literal["correct", "wrong", "abstain", "parse_failure", "unscored", "error"]
 RunStatus = Literal["pending", "running", "finished", "cancelled", "failed", "interrupted", "batched"]

@@ -4,19 +4,14 @@ store.records and store, checked by pydantic as before when outside data comes i
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from pydantic import ValidationError
 
 import store
 import store.records as records
 from store.records import Claim, Dataset, Evidence, Flag, LabelSpace, Prediction, Run, validated
+from tests.support.reading import modules_at_exit
 
-ROOT = Path(__file__).resolve().parents[1]
 RECORDS = ("Claim", "ClaimImage", "Evidence", "LabelSpace", "Dataset", "Run", "Prediction", "Flag")
 
 
@@ -37,6 +32,8 @@ def test_outside_data_is_checked_as_before():
         validated(Claim, {"external_id": "a1", "text": "Tides", "colour": "red"})
     with pytest.raises(ValidationError, match="evidence.0.kind"):
         validated(Claim, {"external_id": "a1", "text": "Tides", "evidence": [{"kind": "rumour"}]})
+    with pytest.raises(ValidationError, match="importance"):
+        validated(Claim, {"external_id": "a1", "text": "Tides", "importance": "Big"})
     space = validated(Dataset, {"name": "d", "source_format": "csv", "label_space": {"name": "x", "labels": ["A"]}})
     assert isinstance(space.label_space, LabelSpace)
     with pytest.raises(ValidationError, match="status"):
@@ -46,25 +43,10 @@ def test_outside_data_is_checked_as_before():
     assert validated(Flag, {"claim_id": 1, "kind": "contaminated"}).source == "manual"
 
 
-MADE = (
-    "import atexit, json, sys\n"
-    "def made():\n"
-    "    found = set()\n"
-    "    for module in [m for name, m in sys.modules.items() if name.split('.')[0] == 'store']:\n"
-    f"        found |= {{name for name in {RECORDS!r} if name in vars(module)}}\n"
-    "    print(json.dumps(sorted(found)))\n"
-    "atexit.register(made)\n"
-)
-
-
-def made_by(db: Path, *command: str) -> set[str]:
-    """The store's records a command's process has made (as dataclasses) when it exits."""
-    code = MADE + (
-        f"from workbench.cli import main\nsys.argv = ['workbench', '--db', {str(db)!r}, *{list(command)!r}]\nmain()\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return set(json.loads(result.stdout.strip().splitlines()[-1]))
+def made_by(db, *command: str) -> set[str]:
+    """The records a command's process had made when it exited (held by any store module)."""
+    _, store_modules = modules_at_exit(db, list(command))
+    return {name for names in store_modules.values() for name in names if name in RECORDS}
 
 
 def test_the_reading_commands_make_only_the_records_they_print(demo_with_a_search):
@@ -72,3 +54,11 @@ def test_the_reading_commands_make_only_the_records_they_print(demo_with_a_searc
     assert made_by(demo_with_a_search, "runs") == {"Run", "Prediction"}
     assert made_by(demo_with_a_search, "datasets") == {"Dataset", "LabelSpace"}
     assert "Run" not in made_by(demo_with_a_search, "show", "1")
+
+
+def test_a_listing_without_a_filter_loads_no_filter_parser_migration_or_json(demo_with_a_search):
+    modules, _ = modules_at_exit(demo_with_a_search, ["claims", "--limit", "3"])
+    unwanted = {"store.filters", "store.filter_terms", "store.migrations", "store.migration_registry", "json"}
+    assert unwanted & set(modules) == set()
+    modules, _ = modules_at_exit(demo_with_a_search, ["claims", "--where", "label:Refuted"])
+    assert "store.filters" in modules  # a filter is compiled as before
