@@ -1,5 +1,5 @@
 """The records the store reads and writes: plain dataclasses, declared by what reads them
-(store.claim_records, dataset_records, run_records, flag_records) and found here by name, each
+(store.claim_records, dataset_records, run_records, answer_records, flag_records) and found here by name, each
 module imported when one of its records is first asked for (PEP 562): making a dataclass costs
 about a millisecond, and a reading command makes only those it reads.
 
@@ -66,7 +66,7 @@ _HOMES = {
     "LabelSpace": "store.dataset_records",
     "Dataset": "store.dataset_records",
     "Run": "store.run_records",
-    "Prediction": "store.run_records",
+    "Prediction": "store.answer_records",
     "Flag": "store.flag_records",
 }
 """Record name -> the module declaring it."""

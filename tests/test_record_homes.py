@@ -51,7 +51,7 @@ def made_by(db, *command: str) -> set[str]:
 
 def test_the_reading_commands_make_only_the_records_they_print(demo_with_a_search):
     assert made_by(demo_with_a_search, "claims", "--limit", "3") == set()
-    assert made_by(demo_with_a_search, "runs") == {"Run", "Prediction"}
+    assert made_by(demo_with_a_search, "runs") == {"Run"}
     assert made_by(demo_with_a_search, "datasets") == {"Dataset", "LabelSpace"}
     assert "Run" not in made_by(demo_with_a_search, "show", "1")
 
