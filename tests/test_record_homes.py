@@ -62,3 +62,11 @@ def test_a_listing_without_a_filter_loads_no_filter_parser_migration_or_json(dem
     assert unwanted & set(modules) == set()
     modules, _ = modules_at_exit(demo_with_a_search, ["claims", "--where", "label:Refuted"])
     assert "store.filters" in modules  # a filter is compiled as before
+
+
+def test_a_filter_loads_only_the_parts_its_terms_need(demo_with_a_search):
+    modules, _ = modules_at_exit(demo_with_a_search, ["predictions", "demo-checker", "--wrong"])
+    assert "store.filters" in modules  # run:N wrong is compiled
+    assert {"store.flag_specs", "store.text_search"} & set(modules) == set()
+    modules, _ = modules_at_exit(demo_with_a_search, ["claims", "--where", "flagged:any vitamin"])
+    assert {"store.flag_specs", "store.text_search"} <= set(modules)
