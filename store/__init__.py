@@ -42,7 +42,8 @@ _EXPORTS = {
     "store.contamination": "ContaminationStore ScoreGroup ScoreRow",
     "store.curation": "CURATED_OUT CurationRow CurationStore DuplicateLink StepRecord step_kind",
     "store.datasets": "DatasetConflict DatasetStore ImportCounts",
-    "store.filters": "FILTER_HELP CompiledFilter FilterError compile_filter",
+    "store.filter_outcome": "CompiledFilter FilterError",
+    "store.filters": "FILTER_HELP compile_filter",
     "store.flag_specs": "FlagSpec FlagSpecError check_flag_model",
     "store.judging": "PERSON_PREFIX ClaimJudgment Judged JudgeRepeat JudgingStore",
     "store.label_history": "HistoryEntry",
@@ -223,7 +224,12 @@ class Store:
 def migrate(conn) -> None:
     """Bring the schema up to date. A database that has every migration is told apart with
     sqlite3 alone (the list of them is the registered functions'); sqlite-utils' Migrations
-    load only when there is something to apply or refuse."""
+    load only when there is something to apply or refuse; the registry and the migrations'
+    modules only when the database is not at this version."""
+    from store.schema_check import has_this_version
+
+    if has_this_version(conn):
+        return
     from store.migrations import apply_migrations, schema_is_current
 
     if not schema_is_current(conn):

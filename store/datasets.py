@@ -11,10 +11,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from store.connection import atomic, rows_as_dicts
-from store.records import Claim, Dataset, LabelSpace, as_dict, now_iso, to_json, validated
+from store.dataset_records import Dataset, LabelSpace
+from store.records import as_dict, now_iso, to_json, validated
 
 if TYPE_CHECKING:
     from sqlite3 import Connection
+
+    from store.claim_records import Claim
+
+    ClaimData = Claim | Mapping[str, Any]
 
 _CLAIM_COLUMNS = [
     "text",
@@ -65,7 +70,6 @@ _INSERT_CLAIM_IMAGE = "INSERT INTO claim_images (claim_id, {cols}) VALUES (?, {m
 # Bytes are stored once per content: a picture shared by claims (or imported again) is one row.
 _INSERT_IMAGE = "INSERT OR IGNORE INTO images (sha256, mime, bytes, width, height, data) VALUES (?, ?, ?, ?, ?, ?)"
 BATCH = 2000
-ClaimData = Claim | Mapping[str, Any]
 
 
 class DatasetConflict(ValueError):
@@ -164,6 +168,8 @@ class DatasetStore:
     def _import(self, dataset: Dataset, claims: Iterable[ClaimData | tuple[ClaimData, str]]) -> ImportCounts:
         # Read the first claim before comparing label spaces: a file in the wrong format
         # should say so, not report a clash with the dataset it was meant to update.
+        from store.claim_records import Claim  # made for imports, not for `workbench datasets`
+
         claims = iter(claims)
         first = next(claims, None)
         claims = itertools.chain([first] if first is not None else [], claims)

@@ -10,22 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from store.filter_outcome import FilterError
+
 _TERM = re.compile(r'(-?)(?:"((?:[^"\\]|\\.)*)"|([^\s"]+(?:"(?:[^"\\]|\\.)*")?))')
 _FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)(<=|>=|:|<|>|=)(.*)$", re.S)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 """Control characters (tab, newline and carriage return separate terms like spaces)."""
-
-
-class FilterError(ValueError):
-    """A filter the user typed cannot be understood; `start`/`end` locate the culprit."""
-
-    def __init__(self, message: str, start: int = 0, end: int = 0):
-        super().__init__(message)
-        self.start = start
-        self.end = end
-
-    def __str__(self) -> str:
-        return f"{self.args[0]} (at column {self.start + 1})"
 
 
 @dataclass

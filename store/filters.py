@@ -10,13 +10,11 @@ never pasted into SQL; field names come from a fixed table. See FILTER_HELP.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
-from store.filter_terms import FilterError, Term, parse_terms
-from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model
-from store.text_search import claim_text_clause, evidence_clause, fts_phrase, is_unspaced
+from store.filter_outcome import CompiledFilter, FilterError
+from store.filter_terms import Term, parse_terms
 
 if TYPE_CHECKING:
     from sqlite3 import Connection
@@ -101,19 +99,6 @@ KNOWN_FIELDS = sorted(
 )
 
 
-@dataclass
-class CompiledFilter:
-    """SQL to put after WHERE (over `claims c`) and its parameters."""
-
-    where: str = "1"
-    params: list = field(default_factory=list)
-    run_ids: list[int] = field(default_factory=list)
-
-    @property
-    def is_empty(self) -> bool:
-        return self.where == "1"
-
-
 def compile_filter(text: str, db: Connection | None = None) -> CompiledFilter:
     """Compile a filter to SQL; `db` resolves run, dataset and category names."""
     compiler = _Compiler(db)
@@ -166,6 +151,8 @@ class _Compiler:
         return CompiledFilter(where, [value for _, params in clauses for value in params], self.run_ids)
 
     def _text(self, term: Term) -> None:
+        from store.text_search import claim_text_clause, fts_phrase, is_unspaced  # for text terms only
+
         if is_unspaced(term.value):  # no spaces between words: a substring, not a word
             sql, params = claim_text_clause(term, self.db)
             self.clauses.append((f"NOT ({sql})" if term.negated else f"({sql})", params))
@@ -215,10 +202,14 @@ class _Compiler:
 
     def _f_evidence(self, term: Term) -> tuple[str, list]:
         _require_op(term, ":")
+        from store.text_search import evidence_clause
+
         return evidence_clause(term, self.db)
 
     def _f_flagged(self, term: Term) -> tuple[str, list]:
         _require_op(term, ":")
+        from store.flag_specs import FlagSpec, FlagSpecError, check_flag_model  # for flagged: terms only
+
         try:
             spec = FlagSpec.parse(term.value)
             if self.db is not None:

@@ -1,10 +1,11 @@
-"""Importance in its meaning: Main, then Sub, then Irrelevant (store.records.Importance)."""
+"""Importance in its meaning: Main, then Sub, then Irrelevant (a claim's `importance`)."""
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Literal, get_args
 
-from store.records import Importance
+Importance = Literal["Main", "Sub", "Irrelevant"]
+"""Declared here, where sorting reads it without the records (store.records names it too)."""
 
 LEVELS: tuple[str, ...] = get_args(Importance)
 

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sqlite_utils import Migrations
 
-MIGRATION_SET = "workbench"
-"""The migration set's name in sqlite-utils' _sqlite_migrations table."""
+from store.schema_check import MIGRATION_SET
 
 REGISTERED: list[Callable] = []
 KNOWN: list[str] = []

@@ -11,8 +11,9 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from store.connection import database_path, sqlite_utils_database
-from store.migration_registry import KNOWN, MIGRATION_SET, migration, workbench_migrations
+from store.migration_registry import KNOWN, migration, workbench_migrations
 from store.problems import DatabaseProblem
+from store.schema_check import applied_migrations
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -338,18 +339,6 @@ def m008_run_batches(db: Database) -> None:
 
 # m009 onwards live in store/migrations_later.py (registered here, in order).
 from store import migrations_later  # noqa: E402,F401
-
-
-def applied_migrations(conn: sqlite3.Connection) -> list[str]:
-    """The workbench's migrations the database has had, in the order applied (read from
-    sqlite-utils' _sqlite_migrations table with sqlite3; none for a new database)."""
-    try:
-        rows = conn.execute(
-            "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid", [MIGRATION_SET]
-        ).fetchall()
-    except sqlite3.OperationalError:  # no such table: a new database
-        return []
-    return [name for (name,) in rows]
 
 
 def schema_is_current(conn: sqlite3.Connection) -> bool:

@@ -4,16 +4,20 @@ is store/response_cache.py."""
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from store.connection import atomic, rows_as_dicts
-from store.records import Claim, ClaimImage, Evidence, Prediction, Run, as_dict, now_iso, to_json
+from store.records import as_dict, now_iso, to_json
 from store.response_cache import CachedResponse, ResponseCacheMixin
+from store.run_owners import owner_gone, this_process
+from store.run_records import Run
 
 if TYPE_CHECKING:
     from sqlite3 import Connection
+
+    from store.answer_records import Prediction
+    from store.claim_records import Claim, ClaimImage, Evidence
 
 _RUN_JSON = ("model_identity", "params", "versions", "engine")
 BATCH_OWNER = "batch"
@@ -159,7 +163,7 @@ class RunStore(ResponseCacheMixin):
             "cancelled": "finished_at",
             "failed": "finished_at",
         }.get(status)
-        owner = f"{_host()}:{os.getpid()}" if status == "running" else None
+        owner = this_process() if status == "running" else None
         with atomic(self.db):
             self.db.execute("UPDATE runs SET status = ?, owner = ? WHERE id = ?", [status, owner, run_id])
             if stamp:
@@ -286,14 +290,14 @@ class RunStore(ResponseCacheMixin):
                 [run_id] + (params or []),
             )
         )
-        return [_prediction(r) for r in rows]
+        return _predictions(rows)
 
     def prediction(self, run_id: int, claim_id: int) -> Prediction | None:
         """One run's answer for one claim."""
         rows = rows_as_dicts(
             self.db.execute("SELECT * FROM predictions WHERE run_id = ? AND claim_id = ?", [run_id, claim_id])
         )
-        return _prediction(rows[0]) if rows else None
+        return _predictions(rows)[0] if rows else None
 
     def predictions_for_claim(self, claim_id: int) -> list[tuple[Run, Prediction]]:
         """Every run's answer for a claim, oldest run first (the side-by-side view)."""
@@ -304,7 +308,7 @@ class RunStore(ResponseCacheMixin):
                 [claim_id],
             )
         )
-        return [(self.get(r["run_id"]), _prediction(r)) for r in rows]
+        return [(self.get(r["run_id"]), p) for r, p in zip(rows, _predictions(rows))]
 
     def delete(self, run_id: int) -> None:
         """Remove a run and everything it produced."""
@@ -315,6 +319,8 @@ class RunStore(ResponseCacheMixin):
         """Claims whole (as ClaimStore.get makes them) in the given order, read in two
         queries: the run engine fetches its pending claims in batches ahead of its
         workers instead of two queries per item. Unknown ids are left out."""
+        from store.claim_records import Claim, ClaimImage, Evidence  # not made for a listing of runs
+
         if not claim_ids:
             return []
         marks = ", ".join("?" * len(claim_ids))
@@ -357,37 +363,16 @@ def _run(row: dict) -> Run:
         row[key] = json.loads(row[key] or "{}")
     if row["status"] == "running" and row.get("owner") == BATCH_OWNER:
         row["status"] = "batched"
-    elif row["status"] == "running" and _owner_gone(row.get("owner")):
+    elif row["status"] == "running" and owner_gone(row.get("owner")):
         row["status"] = "interrupted"
     return Run(**row)
 
 
-def _host() -> str:
-    import socket  # only for runs marked running: listing finished runs needs no socket module
+def _predictions(rows: list[dict]) -> list[Prediction]:
+    """Rows of `predictions` as records (their dataclass made when answers are first read)."""
+    from store.answer_records import Prediction
 
-    return socket.gethostname()
-
-
-def _owner_gone(owner: str | None) -> bool:
-    """True when the process that marked a run running, on this machine, no longer exists.
-
-    A run owned by another machine (a shared file) is taken at its word.
-    """
-    if not owner:
-        return False
-    host, _, pid = owner.rpartition(":")
-    if host != _host() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, someone else's
-        return False
-    return False
-
-
-def _prediction(row: dict) -> Prediction:
-    row["parsed"] = None if row["parsed"] is None else json.loads(row["parsed"])
-    row["cached"], row["batched"] = bool(row["cached"]), bool(row["batched"])
-    return Prediction(**row)
+    for row in rows:
+        row["parsed"] = None if row["parsed"] is None else json.loads(row["parsed"])
+        row["cached"], row["batched"] = bool(row["cached"]), bool(row["batched"])
+    return [Prediction(**row) for row in rows]

@@ -135,3 +135,23 @@ def test_a_reading_command_checks_only_the_settings_it_reads(tmp_path, monkeypat
     config.write_text('thme = "x"\nprompts_dir = "/nowhere"\n', encoding="utf-8")
     said = CliRunner().invoke(main, ["prompts"])
     assert said.exit_code == 1 and "thme: not a setting here" in said.output
+
+
+def test_a_setting_left_to_its_default_is_read_without_the_others(tmp_path, monkeypatch):
+    """A setting the file does not give is its default, made alone: reading prompts_dir does
+    not look up the login name (the annotator's default), nor any other default."""
+    import workbench.config as config_module
+
+    config = tmp_path / "config.toml"
+    config.write_text('theme = "nord"\n', encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(config))
+
+    def no_login_name():
+        raise AssertionError("the login name was looked up")
+
+    monkeypatch.setattr(config_module, "_login_name", no_login_name)
+    assert config_module.setting("prompts_dir") is None
+    assert config_module.setting("models_dirs") == []
+    assert config_module.setting("theme") == "nord"
+    with pytest.raises(AttributeError, match="no setting 'thme'"):
+        config_module.setting("thme")

@@ -27,9 +27,9 @@ reading command about as much as its own work).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime
 import functools
-import json
 import os
 import typing
 from dataclasses import dataclass, field
@@ -205,8 +205,16 @@ def setting(name: str) -> Any:
     from the whole file checked by pydantic, as load_settings does (a typo anywhere is said)."""
     values = _merged(_file_values(config_path()), _environment_values())
     if name not in values:
-        return getattr(Settings(), name)
+        return _default(name)
     return getattr(load_settings(), name)
+
+
+def _default(name: str) -> Any:
+    """A setting's default, made alone (Settings() would look up the login name, and more)."""
+    found = next((f for f in dataclasses.fields(Settings) if f.name == name), None)
+    if found is None:
+        raise AttributeError(f"no setting {name!r}")
+    return found.default_factory() if found.default is dataclasses.MISSING else found.default
 
 
 @functools.cache
@@ -253,6 +261,8 @@ def _environment_values() -> dict[str, Any]:
             continue
         value = given[variable]
         if _takes_json(name):
+            import json  # only for a WORKBENCH_* variable holding JSON
+
             try:
                 value = json.loads(value)
             except ValueError as error:  # the message never repeats the value: it may be a key

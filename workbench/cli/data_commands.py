@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from store.names import no_run
 from workbench.choices import EXPORT_FORMATS
 from workbench.cli import UserError, current_db_path, shared_options
-from workbench.cli.hints import suggested
 from workbench.cli.opening import open_store
 from workbench.render.console import reading_console
 from workbench.render.display import literal, one_line
@@ -24,6 +21,8 @@ def datasets_command(as_json: bool) -> None:
     store = open_store()
     datasets = store.datasets.list()
     if as_json:
+        import json  # here, as what follows: the table needs neither
+
         from store import as_dict
 
         click.echo(json.dumps([as_dict(d) for d in datasets], indent=2, ensure_ascii=False))
@@ -32,6 +31,8 @@ def datasets_command(as_json: bool) -> None:
     datasets_listing(datasets).print(console)
     for d in datasets:  # what curation kept, for the datasets `workbench curate` has been run on
         if store.curation.steps(d.id):
+            from workbench.cli.hints import suggested
+
             line = literal(
                 f"{d.name}: curation keeps {store.curation.kept_count(d.id):,} of {d.claim_count:,}"
                 f" claims (`{suggested('curate', d.name)}` shows the funnel)"
@@ -79,6 +80,8 @@ def claims_command(filter_text: str, limit: int, sort: str, as_json: bool) -> No
     except FilterError as error:
         raise UserError(f"bad filter: {error}") from None
     if as_json:
+        import json
+
         for row in rows:
             record = {k: v for k, v in row.__dict__.items() if k not in ("verdicts", "sort_value")}
             click.echo(json.dumps(record, ensure_ascii=False))
@@ -169,6 +172,8 @@ def show_command(claim_ref: str, as_json: bool, find: str) -> None:
         raise UserError(f"no claim {claim_ref!r} (use the id, or DATASET:EXTERNAL_ID)")
     claim = store.claims.get(claim_id)
     if as_json:
+        import json
+
         from store import as_dict
 
         click.echo(json.dumps(as_dict(claim), indent=2, ensure_ascii=False))
@@ -227,6 +232,8 @@ def filter_help_command() -> None:
 def _run(store, reference: str):
     run = store.runs.get(reference)
     if run is None:
+        from store.names import no_run
+
         raise UserError(no_run(store.runs, reference, listing=False))
     return run
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from workbench.cli import UserError, shared_options
@@ -50,6 +48,8 @@ def prompts_listing(rows: list[dict]):
 @shared_options
 def prompt_command(claim_ref: str, setting: str, prompt: str, answer: str, as_json: bool) -> None:
     """Print exactly the messages a run would send for one claim."""
+    import json
+
     from rich.rule import Rule
 
     from workbench.config import setting as config_setting
@@ -131,6 +131,8 @@ def prompts_command(as_json: bool) -> None:
             }
         )
     if as_json:
+        import json  # here: the listing needs none
+
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     console = reading_console()

@@ -102,8 +102,10 @@ class Listing:
 
     def table(self, width: int) -> Table:
         """A Rich table at most `width` cells wide (unless its ids and names alone are wider)."""
-        shown = self._columns_that_fit(width)
-        widths = _widths(shown, width)
+        # Measured once: each measure walks every cell, and fitting asks for it again and again.
+        sizes = self._sizes()
+        shown = self._columns_that_fit(width, sizes)
+        widths = _widths(shown, width, sizes)
         table = Table(
             pad_edge=False,
             show_edge=False,
@@ -128,12 +130,16 @@ class Listing:
 
     def keeps(self, width: int, priority: int) -> bool:
         """Whether every column of at least `priority` is shown at `width`."""
-        shown = self._columns_that_fit(width)
+        shown = self._columns_that_fit(width, self._sizes())
         return all(column in shown for column in self.columns if column.priority >= priority)
 
     def fits(self, width: int) -> bool:
         """Whether every column fits `width` at its narrowest (none given way)."""
-        return _needed(self.columns) <= width
+        return _needed(self.columns, self._sizes()) <= width
+
+    def _sizes(self) -> dict[int, tuple[int, int]]:
+        """Each column's (minimum, natural) width, by id: each measure walks every cell."""
+        return {id(column): (column.minimum(), column.natural()) for column in self.columns}
 
     def print(self, console: Console) -> None:
         console.print(self.table(console.width))
@@ -141,9 +147,9 @@ class Listing:
     def __rich_console__(self, console: Console, options):
         yield self.table(options.max_width)  # printed as it is, or inside a Group or a panel
 
-    def _columns_that_fit(self, width: int) -> list[Column]:
+    def _columns_that_fit(self, width: int, sizes: dict[int, tuple[int, int]]) -> list[Column]:
         shown = list(self.columns)
-        while len(shown) > 1 and _needed(shown) > width:
+        while len(shown) > 1 and _needed(shown, sizes) > width:
             optional = [c for c in shown if not c.required]
             if not optional:
                 break
@@ -166,23 +172,26 @@ class FirstThatKeeps:
         yield chosen.table(width)
 
 
-def _needed(columns: list[Column]) -> int:
-    return sum(c.minimum() for c in columns) + GAP * (len(columns) - 1)
+def _needed(columns: list[Column], sizes: dict[int, tuple[int, int]]) -> int:
+    """Cells the columns take at their minimum widths, with the gaps between them."""
+    return sum(sizes[id(c)][0] for c in columns) + GAP * (len(columns) - 1)
 
 
-def _widths(columns: list[Column], width: int) -> list[int]:
+def _widths(columns: list[Column], width: int, sizes: dict[int, tuple[int, int]]) -> list[int]:
     """Each column at its minimum, then the spare cells to the columns that it makes whole
     (the smallest shortfall first, the more important of two alike), each up to its natural
-    width: a short column shown on one line reads better than a long one a little wider."""
-    widths = [c.minimum() for c in columns]
-    spare = width - _needed(columns)
+    width: a short column shown on one line reads better than a long one a little wider.
+    `sizes`: each column's (minimum, natural) width, by id."""
+    widths = [sizes[id(c)][0] for c in columns]
+    natural = [sizes[id(c)][1] for c in columns]
+    spare = width - _needed(columns, sizes)
     for i, column in enumerate(columns):  # names longer than the screen fold rather than overflow it
         if spare < 0 and column.kind == "name":
             give = min(-spare, widths[i] - 8)
             widths[i] -= max(give, 0)
             spare += max(give, 0)
-    for i in sorted(range(len(columns)), key=lambda i: (columns[i].natural() - widths[i], -columns[i].priority)):
-        grow = min(max(spare, 0), columns[i].natural() - widths[i])
+    for i in sorted(range(len(columns)), key=lambda i: (natural[i] - widths[i], -columns[i].priority)):
+        grow = min(max(spare, 0), natural[i] - widths[i])
         widths[i] += grow
         spare -= grow
     return widths
