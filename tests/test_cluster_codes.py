@@ -96,3 +96,33 @@ def test_a_cluster_attribute_holding_lists_is_refused_by_name(demo_store):
     demo_store.db.execute("""UPDATE claims SET attributes = '{"topic": ["x", "y"]}' WHERE id = 3""")
     with pytest.raises(ScoringError, match="attr.topic holds lists for some claims"):
         read_clustered(demo_store, "A", [], None, [], "attr.topic")
+
+
+def _types_by_unique(clusters, columns, widths):
+    """The cluster types as np.unique over their key pairs lists them (the draws' order)."""
+    from workbench.metrics.clustered import _HASH_SALTS, _counted, _mix, _renumbered, _sum_uint64
+
+    total, offsets = sum(widths), np.cumsum([0, *widths[:-1]])
+    numbers, count = _renumbered(clusters)
+    pairs = np.concatenate([numbers * total + offset + column for column, offset in zip(columns, offsets)])
+    entries, counts = _counted(pairs, count * total)
+    owner, cell = entries // total, entries % total
+    entry = cell.astype(np.uint64) * np.uint64(1 << 40) + counts.astype(np.uint64)
+    keys = np.stack([_sum_uint64(owner, _mix(entry + np.uint64(salt)), count) for salt in _HASH_SALTS], axis=1)
+    _, first, multiplicity = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    vectors = np.zeros((count, total), dtype=np.int64)
+    vectors[owner, cell] = counts
+    return vectors[first], multiplicity
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5), st.integers(0, 5)), max_size=80))
+def test_cluster_types_come_in_the_order_the_draws_have_always_used(rows):
+    from workbench.metrics.clustered import _cluster_vectors
+
+    clusters = np.array([r[0] for r in rows], dtype=np.int64)
+    a, b = np.array([r[1] for r in rows], dtype=np.int64), np.array([r[2] for r in rows], dtype=np.int64)
+    types, multiplicity = _cluster_vectors(clusters, [a, b], [6, 6])
+    expected_types, expected_multiplicity = _types_by_unique(clusters, [a, b], [6, 6])
+    assert types.tolist() == expected_types.tolist()
+    assert multiplicity.tolist() == expected_multiplicity.tolist()
