@@ -9,6 +9,7 @@ a bare baseline measured in the same run.
     a run's spending (time and tokens summed)                         vs the two queries before m019
     metrics and compare with --cluster question           [<= 1.5x]   vs the same commands unclustered
                                                                       (about 45,000 questions of 22 claims)
+    a run's cluster numbers, texts coded once per value               vs SQL grouping the items by question
     workbench claims --where 'run:big-a wrong label:Refuted' --limit 100
                                                           [< 200 ms]  vs bare SQL for the page and count
   TUI in a real terminal (tmux, 100x30), keystroke to frame:
@@ -176,6 +177,33 @@ def clustered_figures(db: Path, conn: sqlite3.Connection, repeat: int) -> None:
         )
 
 
+def cluster_coding_figure(conn: sqlite3.Connection, run_id: int, repeat: int) -> None:
+    """Big-a's items numbered by question as --cluster does it (the texts sent with the
+    claims, coded once per distinct value) against the statement alone that would have SQL
+    group the items by question and send each question once with its claim ids."""
+    from workbench.scoring.cluster_codes import cluster_numbers_of
+    from workbench.scoring.fields import parse_cluster
+
+    field, join = (
+        parse_cluster("question"),
+        "FROM run_claims rc JOIN claims c ON c.id = rc.claim_id WHERE rc.run_id = ?",
+    )
+
+    def by_texts():
+        text = conn.execute(f"SELECT group_concat(ifnull(c.question, ''), '\x1f') {join}", [run_id]).fetchone()[0]
+        return cluster_numbers_of(field, text.split("\x1f"))
+
+    def grouped():
+        sql = f"SELECT c.question, count(*), group_concat(rc.claim_id) {join} GROUP BY c.question"
+        return conn.execute(sql, [run_id]).fetchall()
+
+    texts, groups = best(by_texts, repeat), best(grouped, repeat)
+    print(
+        f"big-a's cluster numbers from the texts {texts * 1000:5.0f} ms   the GROUP BY statement alone"
+        f" {groups * 1000:5.0f} ms   ratio {texts / groups:4.2f}x"
+    )
+
+
 def bare_claims_page(conn: sqlite3.Connection, run_id: int) -> None:
     where = (
         f"c.id IN (SELECT p.claim_id FROM predictions p WHERE p.run_id = ? AND p.outcome IN {WRONG})"
@@ -333,6 +361,7 @@ def main() -> None:
 
     if args.clustered_only:
         spending_figure(db, repeat)
+        cluster_coding_figure(conn, run_ids[0], repeat)
         clustered_figures(db, conn, repeat)
         return
     single, paired = item_level_bootstraps(db, repeat)
@@ -347,6 +376,7 @@ def main() -> None:
         f"   item-level paired bootstrap alone {paired * 1000:6.0f} ms   ratio {paired / inside:6.1f}x   [< 500 ms]"
     )
     spending_figure(db, repeat)
+    cluster_coding_figure(conn, run_ids[0], repeat)
     clustered_figures(db, conn, repeat)
     bare = best(lambda: bare_claims_page(conn, run_ids[0]), repeat)
     inside, whole = command_seconds(

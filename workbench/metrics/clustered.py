@@ -70,13 +70,16 @@ def _cluster_vectors(clusters: np.ndarray, columns: Sequence[np.ndarray], widths
     for salt in _HASH_SALTS:  # a hash of each cluster's sparse vector: its entries' hashes summed
         term = _mix(entry + np.uint64(salt))
         keys.append(_sum_uint64(owner, term, count))
-    _, representative, type_of, multiplicity = np.unique(
-        np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True, return_counts=True
-    )
-    types = np.zeros((len(representative), total), dtype=np.int64)
-    chosen = representative[type_of.ravel()[owner]] == owner  # entries of each type's first cluster
-    types[type_of.ravel()[owner[chosen]], cell[chosen]] = counts[chosen]
-    return types, multiplicity
+    # Types in the order of their keys (as np.unique over the key pairs lists them, which the
+    # draws depend on), each one's vector taken from one of its clusters.
+    if count == 0:
+        return np.zeros((0, total), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    order = np.lexsort(keys[::-1])
+    ordered = [key[order] for key in keys]
+    starts = np.flatnonzero(np.r_[True, (ordered[0][1:] != ordered[0][:-1]) | (ordered[1][1:] != ordered[1][:-1])])
+    vectors = np.zeros((count, total), dtype=np.int64)
+    vectors[owner, cell] = counts
+    return vectors[order[starts]], np.diff(np.r_[starts, count])
 
 
 def _renumbered(clusters: np.ndarray) -> tuple[np.ndarray, int]:

@@ -17,8 +17,10 @@ import numpy as np
 from store import LabelSpace, Run, Store
 from store.scoring import SEPARATOR, CodedColumn
 from workbench.metrics import NO_VALUE
+from workbench.scoring.cluster_codes import cluster_numbers_of
 from workbench.scoring.fields import FLAG_NO, FLAG_YES, SliceField
 from workbench.scoring.items import FieldColumn, RunItems, outcome_codes
+from workbench.scoring.slice_order import slice_field_sort_key, slice_sort_key, sorted_slices
 
 _MAX_PACKED = 1 << 24
 """Claim id times every code base stays far below 2**63 (SQLite would turn it into a REAL)."""
@@ -71,16 +73,19 @@ def load_run_items(
     cutoff: str | None = None,
     flag_kinds: Sequence[str] = (),
     with_last_seen: bool = False,
+    cluster: SliceField | None = None,
 ) -> RunItems:
     """Read every item of `run` with the given slice fields and flag kinds, in one statement.
 
     with_last_seen: also read the newest prediction's created_at (live views poll from it).
+    cluster: a field (not among `fields`) whose value puts each item in a cluster
+    (cluster_codes.ClusterListError if it holds lists).
     """
-    plan = ClaimPlan.of(store, space, fields)
+    plan = ClaimPlan.of(store, space, fields, cluster)
     kinds = flag_kinds_of(fields, flag_kinds)
     codes = outcome_codes(space)
     read = store.scoring.read_run(run.id, space, codes, plan.columns, plan.sources, kinds, with_last_seen)
-    claim_ids, gold, columns = plan.decode(store, run, read, cutoff)
+    claim_ids, gold, columns, clusters = plan.decode(store, run, read, cutoff)
     outcome = outcomes_of(claim_ids, read.outcome_ids, read.outcome_codes, codes.missing)
     flagged = {kind: members_of(claim_ids, parse_ints(text)) for kind, text in zip(kinds, read.flagged_ids)}
     return RunItems(
@@ -94,6 +99,8 @@ def load_run_items(
         flagged,
         cutoff,
         read.last_seen or None,
+        cluster=None if cluster is None else cluster.name,
+        clusters=clusters,
     )
 
 
@@ -118,13 +125,17 @@ class ClaimPlan:
     fields: Sequence[SliceField]
     coded: list[CodedField]
     strings: list[SliceField]
+    cluster: SliceField | None = None
+    """Read as text after `strings`, and coded straight into cluster numbers."""
 
     @classmethod
-    def of(cls, store: Store, space: LabelSpace, fields: Sequence[SliceField]) -> ClaimPlan:
+    def of(
+        cls, store: Store, space: LabelSpace, fields: Sequence[SliceField], cluster: SliceField | None = None
+    ) -> ClaimPlan:
         claim_fields = [f for f in fields if f.kind != "flag" and f.name != "label"]
         coded = coded_fields(store, claim_fields, cls.gold_base_of(space))
         done = {found.field.name for found in coded}
-        return cls(space, fields, coded, [f for f in claim_fields if f.name not in done])
+        return cls(space, fields, coded, [f for f in claim_fields if f.name not in done], cluster)
 
     @staticmethod
     def gold_base_of(space: LabelSpace) -> int:
@@ -136,28 +147,39 @@ class ClaimPlan:
 
     @property
     def sources(self) -> list:
-        return [f.source for f in self.strings]
+        texts = [*self.strings, *([self.cluster] if self.cluster else [])]
+        return [f.source for f in texts]
 
     def decode(
         self, store: Store, run: Run, read, cutoff: str | None
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, FieldColumn]]:
-        """Claim ids, gold codes and the claim fields' columns (flag fields not included)."""
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, FieldColumn], np.ndarray | None]:
+        """Claim ids, gold codes, the claim fields' columns (flag fields not included) and
+        each item's cluster number (None without a cluster field)."""
         claim_ids, gold, field_codes, order = _unpack(read.packed, self.gold_base_of(self.space), self.coded)
         columns = {}
         for found, codes_of_field in zip(self.coded, field_codes):
             column = _named_column(found, codes_of_field)
             columns[found.field.name] = column or _read_slowly(store, run.id, found.field, cutoff)
         for text, slice_field in zip(read.strings, self.strings):
-            raws = _strings(text, len(claim_ids))
-            if raws is None:  # a value held the separator: read this field row by row
-                raws = store.scoring.raw_values(run.id, slice_field.source)
-            elif order is not None:
-                raws = [raws[i] for i in order]
-            columns[slice_field.name] = encode_field(slice_field, raws, cutoff)
+            columns[slice_field.name] = encode_field(
+                slice_field, _raws(store, run, text, slice_field, order, len(claim_ids)), cutoff
+            )
         for slice_field in self.fields:
             if slice_field.name == "label":
                 columns["label"] = _label_column(slice_field, gold, self.space)
-        return claim_ids, gold, columns
+        clusters = None
+        if self.cluster is not None:
+            raws = _raws(store, run, read.strings[len(self.strings)], self.cluster, order, len(claim_ids))
+            clusters = cluster_numbers_of(self.cluster, raws)
+        return claim_ids, gold, columns, clusters
+
+
+def _raws(store: Store, run: Run, text: str | None, slice_field: SliceField, order, count: int) -> list:
+    """One string field's raw values in claim id order ('' for NULL)."""
+    raws = _strings(text, count)
+    if raws is None:  # a value held the separator: read this field row by row
+        return store.scoring.raw_values(run.id, slice_field.source)
+    return raws if order is None else [raws[i] for i in order]
 
 
 def _unpack(text: str | None, gold_base: int, coded: list[CodedField]):
@@ -281,53 +303,6 @@ def _flag_column(slice_field: SliceField, flagged: np.ndarray) -> FieldColumn:
     return FieldColumn(slice_field, values, np.arange(len(flagged)), codes)
 
 
-_FIXED_ORDER = {
-    "importance": ["Main", "Sub", "Irrelevant"],
-    "cutoff": ["before", "after", "unknown"],
-    "flag": [FLAG_YES, FLAG_NO],
-}
-
-
-def slice_field_sort_key(slice_field: SliceField, value: str) -> tuple:
-    """Slices in a reader's order: Main before Sub, before before after, (none) last."""
-    return slice_sort_key(slice_field)(value)
-
-
-def slice_sort_key(slice_field: SliceField):
-    """slice_field_sort_key for one field, its fixed order looked up once (a field read from
-    a million claims can have tens of thousands of values to sort)."""
-    rank = _fixed_rank(slice_field)
-
-    def key(value: str) -> tuple:
-        if value == NO_VALUE:
-            return (2, 0, "")
-        at = rank.get(value)
-        if at is not None:
-            return (0, at, "")
-        return (1, 0, value.casefold() + "\0" + value)
-
-    return key
-
-
-def _fixed_rank(slice_field: SliceField) -> dict[str, int]:
-    """The field's fixed order (Main, Sub, ...): each value's first place."""
-    fixed = _FIXED_ORDER.get(slice_field.name) or _FIXED_ORDER.get(slice_field.kind) or []
-    return {value: i for i, value in reversed(list(enumerate(fixed)))}
-
-
-def sorted_slices(slice_field: SliceField, values) -> list[str]:
-    """The distinct `values` in slice_sort_key's order, without a Python call per value
-    (a question field has tens of thousands): fixed ones by rank, the rest by their folded
-    spelling, (none) last."""
-    rank = _fixed_rank(slice_field)
-    values = set(values)
-    fixed = sorted((v for v in values if v != NO_VALUE and v in rank), key=rank.__getitem__)
-    rest = [v for v in values if v != NO_VALUE and v not in rank]
-    folded = [v.casefold() + "\0" + v for v in rest]
-    ordered = [rest[i] for i in sorted(range(len(rest)), key=folded.__getitem__)]
-    return [*fixed, *ordered, *([NO_VALUE] if NO_VALUE in values else [])]
-
-
 __all__ = [
     "CodedField",
     "FieldColumn",
@@ -336,5 +311,6 @@ __all__ = [
     "load_run_items",
     "outcome_codes",
     "slice_field_sort_key",
+    "slice_sort_key",
     "sorted_slices",
 ]

@@ -22,6 +22,7 @@ from store.names import no_run
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench.metrics import Interval, MetricSummary, bootstrap_cis_from_counts, summarise_slot_tallies
 from workbench.metrics.clustered import clustered_bootstrap_cis
+from workbench.scoring.cluster_codes import ClusterListError
 from workbench.scoring.cutoff_choice import AUTO_CUTOFF, ScoringError, chosen_cutoffs, no_own_cutoff, parse_cutoffs
 from workbench.scoring.fields import KNOWN_FIELDS, FieldError, SliceField, parse_cluster, parse_field
 from workbench.scoring.items import RunItems
@@ -141,11 +142,16 @@ def read_clustered(
         cluster_field = parse_cluster(cluster)
     except FieldError as error:
         raise ScoringError(str(error)) from None
-    wanted = any(f.name == cluster_field.name for f in fields)
-    extra = [] if wanted else [cluster_field]
-    items = read_items(store, reference, [*fields, *extra], cutoff, flag_kinds)
+    if not any(f.name == cluster_field.name for f in fields):
+        # Only the cluster numbers: each distinct value coded once, no column made.
+        run, dataset, space = resolve_for_reading(store, reference, fields, cutoff, flag_kinds)
+        try:
+            return load_run_items(store, run, dataset, space, fields, cutoff, flag_kinds, cluster=cluster_field)
+        except ClusterListError as error:
+            raise ScoringError(str(error)) from None
+    items = read_items(store, reference, fields, cutoff, flag_kinds)  # a breakdown by it too
     try:
-        return items.clustered_by(cluster_field.name, keep_field=wanted)
+        return items.clustered_by(cluster_field.name, keep_field=True)
     except ValueError as error:
         raise ScoringError(str(error)) from None
 

@@ -70,7 +70,7 @@ def read_claim_side(
 ) -> ClaimSide:
     plan = ClaimPlan.of(store, space, fields)
     read = store.scoring.read_claim_side(run.id, space, plan.columns, plan.sources)
-    claim_ids, gold, columns = plan.decode(store, run, read, cutoff)
+    claim_ids, gold, columns, _ = plan.decode(store, run, read, cutoff)
     return ClaimSide(run.dataset_id, space, claim_ids, gold, columns, cutoff)
 
 
