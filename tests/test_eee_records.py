@@ -12,14 +12,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from tests.loopback_search import SearchServer
 from tests.loopback_servers import Fault, LoopbackServer, ToolUse
-from tests.run_fixtures import load_mini
+from tests.run_fixtures import load_mini, write_mini
 from tests.support.interchange import needs_interchange_venv, python_there, workbench_there
 from tests.support.processes import opened_store
 from workbench.cli import main
 from workbench.cli.demo import load_demo_team
+from workbench.importers import import_file
+from workbench.importers.predictions import PredictionRequest, import_predictions
 
 VERDICTS = ["Supported", "Refuted", "NotEnoughInfo", "maybe?"]
 KEY = "sk-eee-test-secret-0123456789"
@@ -235,3 +239,45 @@ def test_without_every_eval_ever_the_export_says_make_interchange(demo_store, db
     )
     assert result.exit_code == 1 and "make interchange" in result.output
     assert not (tmp_path / "eee").exists()
+
+
+claim_texts = st.lists(
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60).filter(str.strip)
+    | st.sampled_from(["[bold]x[/]", '"quoted" \\ back', "\x1b[31mred", "富士山の標高は3776 m", "\u202eevil"]),
+    min_size=1,
+    max_size=4,
+    unique_by=str.strip,
+)
+model_names = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20).filter(str.strip)
+verdicts = st.sampled_from(["Supported", "Refuted", "NotEnoughInfo", "支持", "", "[b]?"])
+
+
+@needs_interchange_venv
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=claim_texts, model=model_names, answered=st.lists(verdicts, min_size=4, max_size=4))
+@example(texts=["富士山の標高は3776 m"], model="what?", answered=["支持"] * 4)  # no datastore folder
+@example(texts=["[bold]x[/]", "\u202eevil"], model="x y", answered=["Refuted", "", "?", "?"])
+def test_any_claims_and_model_export_valid_or_say_why_and_write_nothing(tmp_path_factory, texts, model, answered):
+    folder = tmp_path_factory.mktemp("eee")
+    claims = [{"id": f"h{n}", "claim": text, "label": "Refuted"} for n, text in enumerate(texts)]
+    answers = folder / "answers.jsonl"
+    lines = [json.dumps({"id": f"h{n}", "verdict": answered[n], "model": model}) for n in range(len(texts))]
+    answers.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with opened_store(folder / "w.db") as store:
+        import_file(store, write_mini(folder, claims), "jsonl")
+        import_predictions(store, PredictionRequest(answers, "mini", run_name="answers"))
+        stored = {store.claims.get(i).external_id: store.claims.get(i).text for i in store.claims.ids("dataset:mini")}
+    out = folder / "out"
+    done = workbench_there(
+        folder / "w.db", "export-run", "answers", "--format", "eee", "-o", out, "--organization", "L"
+    )
+    if done.returncode != 0:  # a model name that makes no datastore folder: said, nothing written
+        assert done.returncode == 1 and "--model-id" in done.stderr, done.stderr[-2000:]
+        assert not out.exists()
+        given_id = ("--model-id", "someone/their-model")
+        done = workbench_there(
+            folder / "w.db", "export-run", "answers", "--format", "eee", "-o", out, "--organization", "L", *given_id
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    _, records = validated(out)
+    assert {r["sample_id"]: r["input"]["raw"] for r in records} == stored
