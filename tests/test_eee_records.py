@@ -102,8 +102,10 @@ def loop_run(demo_store, db_path):
 def test_a_run_exported_as_eee_records_passes_the_packages_validator_with_every_claim_once(loop_run, tmp_path):
     out = tmp_path / "eee"
     done = export(loop_run, "loop", out)
-    assert "wrote 24 records" in done.stdout and str(out) in done.stdout
     aggregate, records = validated(out)
+    listed = done.stdout.splitlines()  # the summary, then each file whole on a line of its own
+    assert listed[0] == f"wrote 24 records of run loop to {out}"
+    assert listed[2].strip() == aggregate["detailed_evaluation_results"]["file_path"]
     with opened_store(loop_run) as store:
         run = store.runs.get("loop")
         answers = [(store.claims.get(p.claim_id), p) for p in store.runs.predictions(run.id)]
@@ -218,9 +220,12 @@ def test_a_search_runs_records_are_agentic_with_its_tool_calls(store, db_path, t
 def test_a_second_export_goes_beside_the_first_and_a_refused_one_writes_nothing(loop_run, tmp_path):
     out = tmp_path / "datastore"
     export(loop_run, "loop", out)
-    export(loop_run, "loop", out)
-    assert len(list(out.glob("data/demo/openai-compatible/loop/*.json"))) == 2
-    python_there(VALIDATE, out)  # both pass: checked by validated() on one in the tests above
+    export(loop_run, "loop", out, "--relationship", "first_party")
+    written = [json.loads(p.read_text()) for p in out.glob("data/demo/openai-compatible/loop/*.json")]
+    relationships = sorted(a["source_metadata"]["evaluator_relationship"] for a in written)
+    assert relationships == ["first_party", "third_party"]
+    reports = python_there(VALIDATE, out)
+    assert len(reports) == 4 and all(r["valid"] and not r["warnings"] for r in reports), reports
     before = sorted(out.rglob("*"))
     bad = workbench_there(loop_run, "export-run", "loop", "--format", "eee", "-o", out, "--organization", "Lab",
                           "--model-id", "unknown/x")  # fmt: skip

@@ -34,7 +34,8 @@ def _require(module: str, extra: str) -> None:
 
 EEE_HINT = (
     "--format eee needs the every-eval-ever package: `make interchange` installs it in .venv-interchange"
-    " (elsewhere: pip install --no-deps --ignore-requires-python 'every-eval-ever>=0.3,<0.4')"
+    " (then run .venv-interchange/bin/workbench); elsewhere:"
+    " pip install --no-deps --ignore-requires-python 'every-eval-ever>=0.3,<0.4'"
 )
 """every-eval-ever declares Python >= 3.12 and its adapters' dependencies (pandas among
 them), so it is no extra: the parts the export uses need pydantic alone and run on 3.11."""
@@ -98,7 +99,9 @@ def export_run_command(
         raise UserError(str(error)) from None
     except OSError as error:  # a missing folder, no permission: nothing is written
         raise UserError(f"cannot write {output}: {error.strerror or error}") from None
-    reading_console().print(literal(f"wrote {written} of run {run.name} to {output}"))
+    summary, _, files = written.partition("\n")
+    line = f"wrote {summary} of run {run.name} to {output}" + (f"\n{files}" if files else "")
+    reading_console().print(literal(line), soft_wrap=True)
 
 
 def _export_inspect(store, run, output: Path, prompts_dir) -> str:
@@ -124,7 +127,8 @@ def _export_eee(store, run, output: Path, organization, relationship, model_id, 
     written = write_eee_records(store, run, output, EeeOptions(organization, relationship, model_id), prompts_dir)
     for warning in written.warnings:
         click.echo(f"note: the every-eval-ever validator advises: {warning}", err=True)
-    return f"{written.records:,} records ({written.aggregate} and its samples)"
+    # the files' paths, on lines of their own below the summary: a path is never cut
+    return f"{written.records:,} records" + "".join(f"\n  {path}" for path in (written.aggregate, written.samples))
 
 
 def _export_hub_result(store, run, output: Path, hf_dataset, task_id, metric, source_url) -> str:
