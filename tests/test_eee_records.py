@@ -231,6 +231,12 @@ def test_a_second_export_goes_beside_the_first_and_a_refused_one_writes_nothing(
                           "--model-id", "unknown/x")  # fmt: skip
     assert bad.returncode == 1 and "--model-id" in bad.stderr
     assert sorted(out.rglob("*")) == before
+    blocked = tmp_path / "blocked"
+    (blocked / "data" / "demo").mkdir(parents=True)
+    (blocked / "data" / "demo" / "openai-compatible").write_text("a file where the folder goes")
+    stuck = workbench_there(loop_run, "export-run", "loop", "--format", "eee", "-o", blocked, "--organization", "L")
+    assert stuck.returncode == 1 and f"cannot write {blocked}" in stuck.stderr
+    assert sorted(p.name for p in blocked.rglob("*")) == ["data", "demo", "openai-compatible"]  # no staging left
     none = workbench_there(loop_run, "export-run", "loop", "--format", "eee", "-o", tmp_path / "new")
     assert none.returncode == 1 and "--organization" in none.stderr and not (tmp_path / "new").exists()
 

@@ -261,13 +261,18 @@ def _move_in(staging: Path, folder: Path, where: str, paths: tuple[str, ...]) ->
         staging.chmod(0o777 & ~mask)  # mkdtemp made it for its owner alone
         staging.rename(folder)
         return
-    (folder / where).mkdir(parents=True, exist_ok=True)
+    target = folder / where
+    made = [d for d in (target, *target.parents) if d.is_relative_to(folder) and not d.exists()]
     moved = []
     try:
+        target.mkdir(parents=True, exist_ok=True)
         for path in paths:
             os.replace(staging / path, folder / path)
             moved.append(folder / path)
     except BaseException:
         for path in moved:
             path.unlink(missing_ok=True)
+        for directory in made:  # deepest first: the folders this export made, now empty again
+            if directory.is_dir():
+                directory.rmdir()
         raise
