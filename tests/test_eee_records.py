@@ -205,6 +205,7 @@ def test_a_search_runs_records_are_agentic_with_its_tool_calls(store, db_path, t
     _, records = validated(tmp_path / "eee")
     record = records[0]
     assert record["interaction_type"] == "agentic" and "output" not in record
+    assert record["evaluation"]["tool_calls_count"] == 1
     roles = [m["role"] for m in record["messages"]]
     assert roles[:3] == ["user", "assistant", "tool"] and roles[-1] == "assistant"
     assert record["messages"][1]["tool_calls"][0] == {

@@ -57,7 +57,7 @@ def _record(context: InstanceContext, prediction: Prediction, claim: Claim):
     if steps:
         kind = "agentic"
         conversation = {"messages": _messages(prompt, steps, answer)}
-    right = prediction.outcome == "correct"
+    right, calls = prediction.outcome == "correct", sum(1 for step in steps if step.kind != "answer")
     return InstanceLevelEvaluationLog.model_validate(
         {
             "schema_version": context.schema_version,
@@ -72,7 +72,7 @@ def _record(context: InstanceContext, prediction: Prediction, claim: Claim):
             "input": {"raw": claim.text, "formatted": prompt, "reference": reference, "choices": context.choices},
             **conversation,
             "answer_attribution": _attribution(prediction, len(conversation.get("messages", [None])) - 1),
-            "evaluation": {"score": 1.0 if right else 0.0, "is_correct": right, "tool_calls_count": len(steps) or None},
+            "evaluation": {"score": 1.0 if right else 0.0, "is_correct": right, "tool_calls_count": calls or None},
             "token_usage": _usage(prediction),
             "performance": {"latency_ms": prediction.latency_s * 1000} if prediction.latency_s is not None else None,
             "error": prediction.error,
