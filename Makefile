@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
-# The interchange formats' libraries (Inspect eval logs, Croissant), apart from .venv: see
+# The interchange formats' libraries (Inspect eval logs, Croissant, Every Eval Ever), apart from .venv: see
 # docs/exporting.md for why. Only their tests use it; `make test` makes it.
 INTERCHANGE := .venv-interchange
 BIN := $(VENV)/bin
@@ -60,11 +60,15 @@ install:
 
 # inspect-ai caps fsspec and python-dateutil below .venv's versions, and mlcroissant brings pandas
 # (which sqlite-utils imports on every command when it is there): both extras live here instead.
+# every-eval-ever (`export-run --format eee`) declares Python >= 3.12, but the parts we use (its
+# pydantic models, schemas and validator) are tested on 3.11; its adapters' dependencies (duckdb,
+# matplotlib, ...) are left out: hence --no-deps --ignore-requires-python, and no extra.
 interchange:
-	@if [ -x $(INTERCHANGE)/bin/python ] && $(INTERCHANGE)/bin/python -c "import inspect_ai, mlcroissant, workbench" 2>/dev/null; then :; \
-	else echo "== $(INTERCHANGE): the inspect and croissant extras, apart from .venv (about a minute)..."; \
+	@if [ -x $(INTERCHANGE)/bin/python ] && $(INTERCHANGE)/bin/python -c "import inspect_ai, mlcroissant, every_eval_ever.validator.validation_core, workbench" 2>/dev/null; then :; \
+	else echo "== $(INTERCHANGE): the inspect and croissant extras and every-eval-ever, apart from .venv (about a minute)..."; \
 	  test -x $(INTERCHANGE)/bin/python || $(PYTHON) -m venv $(INTERCHANGE); \
-	  $(INTERCHANGE)/bin/python -m pip install --quiet --progress-bar off -e ".[inspect,croissant]"; fi
+	  $(INTERCHANGE)/bin/python -m pip install --quiet --progress-bar off -e ".[inspect,croissant]"; \
+	  $(INTERCHANGE)/bin/python -m pip install --quiet --progress-bar off --no-deps --ignore-requires-python "every-eval-ever>=0.3,<0.4"; fi
 
 # The documentation site, offline, into site/ (open site/index.html). The generated pages
 # (command and keys references, the home and benchmarks pages) are written first.

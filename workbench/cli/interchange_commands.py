@@ -12,12 +12,13 @@ import click
 from store.names import no_run
 from workbench.cli import UserError, shared_options
 from workbench.cli.opening import open_store
+from workbench.interchange import EEE_RELATIONSHIPS as RELATIONSHIPS
 from workbench.render.console import reading_console
 from workbench.render.display import literal
 
 RUN_FORMATS = ("inspect",)
 """What import-run reads (docs/exporting.md)."""
-EXPORT_RUN_FORMATS = ("inspect", "hf-eval-results")
+EXPORT_RUN_FORMATS = ("inspect", "hf-eval-results", "eee")
 """What export-run writes."""
 
 
@@ -31,12 +32,22 @@ def _require(module: str, extra: str) -> None:
         raise UserError(f"this format needs the {extra!r} extra: {EXTRA_HINT.format(extra=extra)}")
 
 
+EEE_HINT = (
+    "--format eee needs the every-eval-ever package: `make interchange` installs it in .venv-interchange"
+    " (then run .venv-interchange/bin/workbench); elsewhere:"
+    " pip install --no-deps --ignore-requires-python 'every-eval-ever>=0.3,<0.4'"
+)
+"""every-eval-ever declares Python >= 3.12 and its adapters' dependencies (pandas among
+them), so it is no extra: the parts the export uses need pydantic alone and run on 3.11."""
+
+
 @click.command("export-run")
 @click.argument("run_ref", metavar="RUN")
 @click.option("--format", "format_", type=click.Choice(EXPORT_RUN_FORMATS), default="inspect", show_default=True)
 @click.option(
-    "-o", "--output", type=click.Path(path_type=Path), required=True, help="File to write (.eval/.json; .yaml)."
-)
+    "-o", "--output", type=click.Path(path_type=Path), required=True,
+    help="File to write (.eval/.json; .yaml), or for eee a folder (a new one, or an EEE datastore checkout).",
+)  # fmt: skip
 @click.option("--hf-dataset", metavar="OWNER/NAME", help="hf-eval-results: the benchmark's dataset on the Hub.")
 @click.option("--task-id", help="hf-eval-results: the benchmark's task, as its eval.yaml names it.")
 @click.option(
@@ -44,6 +55,14 @@ def _require(module: str, extra: str) -> None:
     help="hf-eval-results: the score to publish.",
 )  # fmt: skip
 @click.option("--source-url", help="hf-eval-results: where the evaluation can be seen (traces, a paper).")
+@click.option("--organization", metavar="NAME", help="eee: who ran the evaluation (a lab, a company, a person).")
+@click.option(
+    "--relationship", type=click.Choice(RELATIONSHIPS), default="third_party", show_default=True,
+    help="eee: the evaluator's relation to the model's developer.",
+)  # fmt: skip
+@click.option(
+    "--model-id", metavar="OWNER/NAME", help="eee: the model's Hugging Face id (default: from the run's model)."
+)
 @shared_options
 def export_run_command(
     run_ref: str,
@@ -53,10 +72,15 @@ def export_run_command(
     task_id: str | None,
     metric: str,
     source_url: str | None,
+    organization: str | None,
+    relationship: str,
+    model_id: str | None,
 ) -> None:
     """Write one run as an Inspect AI eval log (one sample per claim: prompt, trajectory,
-    answer, gold label, scores, metadata; `inspect view` opens it), or its score as a Hugging
-    Face `.eval_results` YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME)."""
+    answer, gold label, scores, metadata; `inspect view` opens it), its score as a Hugging
+    Face `.eval_results` YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME), or
+    Every Eval Ever records: the metrics with intervals and one record per claim (--format eee
+    --organization NAME, -o a folder)."""
     from workbench.config import setting
     from workbench.errors import WorkbenchError
 
@@ -67,13 +91,17 @@ def export_run_command(
     try:
         if format_ == "inspect":
             written = _export_inspect(store, run, output, setting("prompts_dir"))
+        elif format_ == "eee":
+            written = _export_eee(store, run, output, organization, relationship, model_id, setting("prompts_dir"))
         else:
             written = _export_hub_result(store, run, output, hf_dataset, task_id, metric, source_url)
     except WorkbenchError as error:
         raise UserError(str(error)) from None
     except OSError as error:  # a missing folder, no permission: nothing is written
         raise UserError(f"cannot write {output}: {error.strerror or error}") from None
-    reading_console().print(literal(f"wrote {written} of run {run.name} to {output}"))
+    summary, _, files = written.partition("\n")
+    line = f"wrote {summary} of run {run.name} to {output}" + (f"\n{files}" if files else "")
+    reading_console().print(literal(line), soft_wrap=True)
 
 
 def _export_inspect(store, run, output: Path, prompts_dir) -> str:
@@ -83,6 +111,24 @@ def _export_inspect(store, run, output: Path, prompts_dir) -> str:
     from workbench.interchange.inspect_export import write_inspect_log
 
     return f"{write_inspect_log(store, run, output, prompts_dir):,} samples"
+
+
+def _export_eee(store, run, output: Path, organization, relationship, model_id, prompts_dir) -> str:
+    import importlib.util
+
+    if not organization:
+        raise UserError("--format eee needs --organization NAME (who ran the evaluation: EEE's source organization)")
+    if output.exists() and not output.is_dir():
+        raise UserError(f"{output}: EEE records go in a folder (a new one, or an EEE datastore checkout)")
+    if importlib.util.find_spec("every_eval_ever") is None:
+        raise UserError(EEE_HINT)
+    from workbench.interchange.eee_export import EeeOptions, write_eee_records
+
+    written = write_eee_records(store, run, output, EeeOptions(organization, relationship, model_id), prompts_dir)
+    for warning in written.warnings:
+        click.echo(f"note: the every-eval-ever validator advises: {warning}", err=True)
+    # the files' paths, on lines of their own below the summary: a path is never cut
+    return f"{written.records:,} records" + "".join(f"\n  {path}" for path in (written.aggregate, written.samples))
 
 
 def _export_hub_result(store, run, output: Path, hf_dataset, task_id, metric, source_url) -> str:

@@ -39,8 +39,10 @@ SUMMARIES = {
     ),
     'export-run': (
         'Write one run as an Inspect AI eval log (one sample per claim: prompt, trajectory, answer, gold '
-        'label, scores, metadata; `inspect view` opens it), or its score as a Hugging Face '
-        '`.eval_results` YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME).'
+        'label, scores, metadata; `inspect view` opens it), its score as a Hugging Face `.eval_results` '
+        'YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME), or Every Eval Ever records: the '
+        'metrics with intervals and one record per claim (--format eee --organization NAME, -o a '
+        'folder).'
     ),
     'export-submission': (
         "Write a run's verdicts and evidence exactly in the AVeriTeC shared task's submission layout."
