@@ -84,7 +84,7 @@ def joined(parts: list[dict]) -> list[dict]:
     for part in parts:
         if part["type"] == "text" and found and found[-1]["type"] == "text":
             before = found[-1]["text"]
-            found[-1] = {"type": "text", "text": before + ("" if before.endswith("\n") else "\n") + part["text"]}
+            found[-1] = {"type": "text", "text": before + ("" if before[-1:].isspace() else "\n") + part["text"]}
         else:
             found.append(dict(part))
     return found
