@@ -23,7 +23,7 @@ def averimatec_table(found: dict[str, Any]) -> Table:
         ("Question recall", "question_recall"),
         ("Evidence recall (image-text)", "evidence_recall"),
         (f"Justification recall ({gate})", "justification_recall"),
-        (f"AVerImaTeC score: verdict ({gate})", "verdict_accuracy"),
+        (f"AVerImaTeC score ({gate})", "verdict_accuracy"),
     ]
     for name, key in rows:
         figure = found[key]
