@@ -297,3 +297,16 @@ def test_gold_claims_keep_their_images_and_the_evidence_its_image_references(tmp
     assert [image["source"] for image in second.attributes["images"]] == ["a1.png"]
     assert stored == (tmp_path / "p1.png").read_bytes()
     assert answer.verdict == predicted_verdict(1) and answer.explanation.startswith("Found online in 2011")
+
+
+def test_a_verdict_counts_as_the_organisers_compare_it_the_label_as_written(tmp_path, db_path):
+    gold, predicted = write_files(tmp_path)
+    predictions = json.loads(predicted.read_text())
+    predictions[1]["verdict"] = "  REFUTED "  # the label, in other case and spaces: right
+    predictions[2]["verdict"] = "NEI"  # a synonym our parser maps to Not Enough Evidence: not the label
+    predicted.write_text(json.dumps(predictions))
+    assert cli(db_path, "import-averimatec", str(gold), "--dataset", "avm").exit_code == 0
+    assert cli(db_path, "import-averimatec", str(predicted), "--dataset", "avm", "--run", "sys").exit_code == 0
+    with LoopbackServer("openai", answer=recorded_judge([])) as server:
+        found = scored(db_path, server, "--vision", "no")
+    assert abs(found["score"]["official"] - (hand_computed()["v"][0] - 1 / CLAIMS)) < TOLERANCE

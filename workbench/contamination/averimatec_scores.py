@@ -55,7 +55,7 @@ def averimatec_of(
     for claim_id in store.runs.claim_ids(run.id):
         claim = store.claims.get(claim_id)
         prediction = store.runs.prediction(run.id, claim_id)
-        correct = prediction is not None and prediction.status == "ok" and prediction.verdict == claim.label
+        correct = _right(prediction, claim)
         outcomes = {}
         for part in PARTS:
             reference, predicted = reference_items(claim, part), predicted_items(prediction, part)
@@ -68,6 +68,14 @@ def averimatec_of(
         ids.append(claim_id)
         claims.append(ClaimAverimatec(correct, outcomes["questions"], outcomes["evidence"], outcomes["justification"]))
     return AverimatecResult(run, judges, summarise(claims, threshold), not_judged, dict(zip(ids, claims)))
+
+
+def _right(prediction, claim) -> bool:
+    """The organisers' verdict check: the label as written, compared without case or outer
+    spaces (a synonym our parser would map, such as "False", is not the label)."""
+    said = prediction.raw_verdict if prediction is not None else None
+    gold = claim.raw_label or claim.label
+    return isinstance(said, str) and gold is not None and said.strip().lower() == gold.strip().lower()
 
 
 def _outcome(judgment, part: str, reference_count: int) -> Judged | str:
