@@ -12,6 +12,7 @@ neither is a parse failure: asked again, then kept apart, never a made-up recall
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,9 @@ from workbench.runs.types import TaskAnswer
 
 TEMPLATES = {"questions": "averimatec-questions", "evidence": "averimatec", "justification": "averimatec-justification"}
 TRIES = 3
-_MARK = "\x00{}\x00"
+_MARK = "\x00{token}{side}\x00"
+"""Where a side's items go in the filled text; the token is new for each prompt, so a claim's
+own text cannot name a place for items (the marks never reach the judge)."""
 SHOWN = " (images shown)"
 """Ends a judge run's setting when the judge saw the images as images."""
 
@@ -83,17 +86,22 @@ class AverimatecTask(TemplatedTask):
                 "no reference" if not reference else f"no predicted {PART_WORDS[self.part]} in {self.target_run_name}"
             )
             raise PromptError(f"claim {claim.id} ({claim.external_id}) has {side}")
-        sides = {"reference": ("R", reference), "predicted": ("P", predicted)}
+        token = secrets.token_hex(8)
+        marks = {side: _MARK.format(token=token, side=side) for side in ("reference", "predicted")}
+        sides = {marks["reference"]: ("R", reference), marks["predicted"]: ("P", predicted)}
         if is_users(self.template.name):
-            names = {"claim": claim.text, "reference_evidence": "reference", "predicted_evidence": "predicted"}
+            names = {
+                "claim": claim.text,
+                "reference_evidence": marks["reference"],
+                "predicted_evidence": marks["predicted"],
+            }
             text = _users_text(self.template.user, names)
             return RenderedPrompt([{"role": "user", "content": self._parts(text, sides)}], None)
         values = {
             **claim_values(claim),
             "reference_count": str(len(reference)),
             "predicted_count": str(len(predicted)),
-            "reference": _MARK.format("reference"),
-            "predicted": _MARK.format("predicted"),
+            **marks,
         }
         values["details"] = detail_lines(self.template, values)
         values["answer"] = self.template.answer.format_map(values)
@@ -107,7 +115,7 @@ class AverimatecTask(TemplatedTask):
     def _parts(self, text: str, sides: dict[str, tuple[str, list[Item]]]) -> str | list[dict]:
         """The filled text with each side's marker replaced by its items' text and image parts."""
         parts: list[dict] = []
-        for n, piece in enumerate(re.split("\x00(reference|predicted)\x00", text)):
+        for n, piece in enumerate(re.split("(" + "|".join(map(re.escape, sides)) + ")", text)):
             if n % 2:
                 mark, items = sides[piece]
                 parts.extend(item_parts(items, mark, self.vision))
@@ -135,15 +143,14 @@ class AverimatecTask(TemplatedTask):
 
 
 def _users_text(text: str, names: dict[str, str]) -> str:
-    """A user's prompt filled: the claim's text, and a marker where each side's items go
-    (by name, or the organisers' three positional {} in the order claim, reference, predicted)."""
+    """A user's prompt filled with `names`: the claim's text, and the marks where each side's
+    items go (by name, or the organisers' three positional {} in the order claim, reference, predicted)."""
     import string
 
     fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
-    values = {key: (value if key == "claim" else _MARK.format(value)) for key, value in names.items()}
     if any(name in ("", "0") for name in fields):
-        return text.format(*values.values())
-    return text.format_map(values)
+        return text.format(*names.values())
+    return text.format_map(names)
 
 
 _TAG = {"reference_supported": r"\[REF in PRED\]:\s*(\d+)", "predicted_supported": r"\[PRED in REF\]:\s*(\d+)"}
