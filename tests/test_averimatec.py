@@ -313,3 +313,23 @@ def test_a_verdict_counts_as_the_organisers_compare_it_the_label_as_written(tmp_
     with LoopbackServer("openai", answer=recorded_judge([])) as server:
         found = scored(db_path, server, "--vision", "no")
     assert abs(found["score"]["official"] - (hand_computed()["v"][0] - 1 / CLAIMS)) < TOLERANCE
+
+
+def test_images_named_with_the_organisers_folders_are_found_by_file_name_in_the_images_folder(tmp_path, db_path):
+    images = tmp_path / "images"
+    images.mkdir()
+    gold_path, _ = write_files(images)
+    gold = json.loads(gold_path.read_text())
+    gold[0]["claim_images"] = ["/mnt/data/averimatec/data_clean/images/c0.png"]
+    split = tmp_path / "split_data"
+    split.mkdir()
+    (split / "val.json").write_text(json.dumps(gold))
+    done = cli(db_path, "import-averimatec", str(split / "val.json"), "--dataset", "avm", "--images", str(images))
+    assert done.exit_code == 0, done.output
+    with opened_store(db_path) as store:
+        claim = store.claims.get(store.claims.ids("dataset:avm")[0])
+        data = store.claims.image_data(claim.images[0].sha256)
+    assert data == (images / "c0.png").read_bytes()
+    assert claim.images[0].source == "/mnt/data/averimatec/data_clean/images/c0.png"
+    refused = cli(db_path, "import-averimatec", str(split / "val.json"), "--dataset", "again")
+    assert refused.exit_code == 1 and "(record 0), field 'claim_images'" in refused.output.replace("\n", " ")

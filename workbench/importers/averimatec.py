@@ -110,10 +110,19 @@ class _Images:
         """The image as read (bytes included), or a URL kept as it is."""
         if not isinstance(reference, str) or not reference.strip():
             raise where.error(field, f"an image is a path or a URL, not {json.dumps(reference)[:40]}")
-        image = read_image(reference.strip(), self.folder, where, field)
+        image = read_image(self._in_folder(reference.strip()), self.folder, where, field)
+        image["source"] = reference.strip()  # as the file wrote it
         if image.get("sha256"):
             self.read[image["sha256"]] = image
         return image
+
+    def _in_folder(self, reference: str) -> str:
+        """The reference, or its file name when only that is in the images folder (the task's
+        files name some images with the folder they were made in, which a user's copy lacks)."""
+        if reference.lower().startswith(("http://", "https://")) or (self.folder / reference).is_file():
+            return reference
+        name = reference.replace("\\", "/").rsplit("/", 1)[-1]
+        return name if name and (self.folder / name).is_file() else reference
 
     def refer(self, reference: Any, where: convert.Where, field: str) -> dict:
         """What evidence keeps of an image: its source and its sha256 (or URL)."""
