@@ -111,6 +111,8 @@ def test_another_threshold_asks_the_judge_nothing_and_moves_the_gate(tmp_path, d
     resumed = cli(db_path, "run", "--resume", "gemma-averimatec-evidence-sys")
     assert resumed.exit_code == 1 and "is an AVerImaTeC judge run" in resumed.output
     assert " averimatec RUN` again" in resumed.output
+    scores = cli(db_path, "metrics", "gemma-averimatec-evidence-sys")
+    assert scores.exit_code == 1 and "is a judge run (kind 'averimatec') of run 'sys'" in scores.output
     expected = hand_computed(0.6)
     assert abs(higher["score"]["official"] - expected["v"][0]) < TOLERANCE
     assert abs(higher["score"]["official"] - hand_computed()["v"][0]) > 0.1  # two claims at 0.5 drop out
