@@ -6,136 +6,140 @@ workbench.cli.reference); tests/test_cli_summaries.py keeps it equal to the docs
 from __future__ import annotations
 
 SUMMARIES = {
-    "articles": (
+    'articles': (
         "Each claim's oracle article: the fact-check page its article_url names, fetched (or read from "
-        "saved pages and WARC files) and its main text stored, for the contamination pipeline and the "
-        "search leak check."
+        'saved pages and WARC files) and its main text stored, for the contamination pipeline and the '
+        'search leak check.'
     ),
-    "averimatec": (
-        "Score a run as the AVerImaTeC task does: question, evidence and justification recall and the "
-        "gated verdict score."
+    'averimatec': (
+        'Score a run as the AVerImaTeC task does: question, evidence and justification recall and the '
+        'gated verdict score.'
     ),
-    "batch": (
+    'batch': (
         "Runs handed to a provider's batch API (OpenAI, Anthropic, OpenAI-compatible servers with "
-        "/v1/batches): submit with `workbench run ..."
+        '/v1/batches): submit with `workbench run ...'
     ),
-    "claims": "List claims matching a filter.",
-    "compare": (
-        "Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap p-values, "
-        "McNemar, the correction rate CoR, and the claims that flipped."
+    'claims': 'List claims matching a filter.',
+    'compare': (
+        'Compare RUN_B against RUN_A on the claims both answered: deltas, paired bootstrap p-values, '
+        'McNemar, the correction rate CoR, and the claims that flipped.'
     ),
-    "contamination": "Find claims a model already knows (contamination), flag them, check the flags.",
-    "curate": (
+    'contamination': 'Find claims a model already knows (contamination), flag them, check the flags.',
+    'curate': (
         "Curate DATASET into a benchmark: a date window (e.g. after a model's cutoff), languages, an "
-        "allow-list of publishers, duplicates across agencies, and an LLM screening of the claim texts."
+        'allow-list of publishers, duplicates across agencies, and an LLM screening of the claim texts.'
     ),
-    "cutoffs": (
-        "List the models' knowledge cutoffs the workbench knows: the built-in table and your config's [model_cutoffs]."
+    'cutoffs': (
+        "List the models' knowledge cutoffs the workbench knows: the built-in table and your config's "
+        '[model_cutoffs].'
     ),
-    "datasets": "List the datasets in the database.",
-    "demo": "Load the bundled demo datasets (idempotent) and open the workbench on them.",
-    "ev2r": "Score a run's evidence and verdicts as the AVeriTeC 2025 task does (Ev2R recall).",
-    "export": "Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout.",
-    "export-croissant": (
-        "Write a curated benchmark (the claims its curation kept) as JSON Lines with Croissant metadata: "
-        "fields, label space, curation funnel, sources, date window; checked by mlcroissant."
+    'datasets': 'List the datasets in the database.',
+    'demo': 'Load the bundled demo datasets (idempotent) and open the workbench on them.',
+    'ev2r': "Score a run's evidence and verdicts as the AVeriTeC 2025 task does (Ev2R recall).",
+    'export': 'Write claims (generic JSONL/CSV, re-importable) or predictions to a file or stdout.',
+    'export-croissant': (
+        'Write a curated benchmark (the claims its curation kept) as JSON Lines with Croissant metadata: '
+        'fields, label space, curation funnel, sources, date window; checked by mlcroissant.'
     ),
-    "export-run": (
-        "Write one run as an Inspect AI eval log (one sample per claim: prompt, trajectory, answer, gold "
-        "label, scores, metadata; `inspect view` opens it), or its score as a Hugging Face "
-        "`.eval_results` YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME)."
+    'export-run': (
+        'Write one run as an Inspect AI eval log (one sample per claim: prompt, trajectory, answer, gold '
+        'label, scores, metadata; `inspect view` opens it), or its score as a Hugging Face '
+        '`.eval_results` YAML entry (--format hf-eval-results --hf-dataset OWNER/NAME).'
     ),
-    "export-submission": (
+    'export-submission': (
         "Write a run's verdicts and evidence exactly in the AVeriTeC shared task's submission layout."
     ),
-    "filter-help": "Explain the filter language used by --where and the TUI's filter bar.",
-    "import": ("Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it, or nothing)."),
-    "import-averimatec": (
-        "Load an AVerImaTeC file: the gold claims (with their images and image-text evidence) into "
-        "DATASET, or a system's predictions (questions, evidence, verdict, justification) as a finished "
-        "run on it, matched by position; `workbench averimatec RUN` then scores it."
+    'filter-help': "Explain the filter language used by --where and the TUI's filter bar.",
+    'import': (
+        'Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it, or '
+        'nothing).'
     ),
-    "import-knowledge": (
+    'import-averimatec': (
+        'Load an AVerImaTeC file: the gold claims (with their images and image-text evidence) into '
+        "DATASET, or a system's predictions (questions, evidence, verdict, justification) as a finished "
+        'run on it, matched by position; `workbench averimatec RUN` then scores it.'
+    ),
+    'import-knowledge': (
         "Documents a search run's offline backend (fts) can find: a JSONL file (or a folder of them) "
         "with url and text (or AVeriTeC's url2text sentences), e.g."
     ),
-    "import-predictions": (
-        "Load predictions made elsewhere as a finished run against DATASET: matched to its claims by id "
-        "(or exact claim text), verdicts put in its label space (others kept as parse failures), "
-        "explanations and predicted evidence kept."
+    'import-predictions': (
+        'Load predictions made elsewhere as a finished run against DATASET: matched to its claims by id '
+        '(or exact claim text), verdicts put in its label space (others kept as parse failures), '
+        'explanations and predicted evidence kept.'
     ),
-    "import-run": (
-        "Load an Inspect AI eval log as a finished run against DATASET: samples matched to its claims by "
+    'import-run': (
+        'Load an Inspect AI eval log as a finished run against DATASET: samples matched to its claims by '
         "id (or by input text), verdicts from each score's answer (or the output, parsed); what does not "
-        "match is listed."
+        'match is listed.'
     ),
-    "import-submission": (
-        "Load an AVeriTeC submission (the leaderboard CSV or the system output JSON) as a finished run, "
+    'import-submission': (
+        'Load an AVeriTeC submission (the leaderboard CSV or the system output JSON) as a finished run, '
         "matched to DATASET's claims by id; `workbench ev2r RUN` then scores it."
     ),
-    "judge": "Score a run's explanations from 0 to 10 with a judge model (RealFactBench's EQ).",
-    "judge-agreement": (
+    'judge': "Score a run's explanations from 0 to 10 with a judge model (RealFactBench's EQ).",
+    'judge-agreement': (
         "How the judge runs of RUN and the people who scored its explanations agree: Spearman's rank "
-        "correlation, mean absolute difference and the share within 1 point, for every pair, on the "
-        "claims both scored."
+        'correlation, mean absolute difference and the share within 1 point, for every pair, on the '
+        'claims both scored.'
     ),
-    "judge-consistency": (
-        "How consistent a judge run asked K times (`judge --repeats K`) is with itself: per claim "
+    'judge-consistency': (
+        'How consistent a judge run asked K times (`judge --repeats K`) is with itself: per claim '
         "(identical? spread) and overall (share identical, mean spread, Krippendorff's alpha); "
-        "unreadable repeats and errors counted apart."
+        'unreadable repeats and errors counted apart.'
     ),
-    "metrics": (
-        "Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate, parse-failure "
-        "and error rates, coverage, confusion matrix, baselines, breakdowns."
+    'metrics': (
+        'Score runs: accuracy, macro-F1 with 95% CIs, per-class P/R/F1, MCC, Unknown Rate, parse-failure '
+        'and error rates, coverage, confusion matrix, baselines, breakdowns.'
     ),
-    "models": (
+    'models': (
         "List the GGUF models found on this machine: the Hugging Face hub cache, LM Studio's folders, "
         "Ollama's store and the config's models_dirs."
     ),
-    "nlp-data": "Install WordNet 3.0 and punkt_tab for METEOR evidence scoring.",
-    "predictions": "A run's answers beside the gold labels.",
-    "profiles": "List the import profiles (built-in and your own); with NAME, print that profile.",
-    "prompt": "Print exactly the messages a run would send for one claim.",
-    "prompts": "List the prompt templates, their label spaces and settings.",
-    "ratings": (
-        "Show the rating map: each meaning, the label it folds into, and the ratings that mean it "
+    'nlp-data': 'Install WordNet 3.0 and punkt_tab for METEOR evidence scoring.',
+    'predictions': "A run's answers beside the gold labels.",
+    'profiles': 'List the import profiles (built-in and your own); with NAME, print that profile.',
+    'prompt': 'Print exactly the messages a run would send for one claim.',
+    'prompts': 'List the prompt templates, their label spaces and settings.',
+    'ratings': (
+        'Show the rating map: each meaning, the label it folds into, and the ratings that mean it '
         "(built-in, your config's [ratings], and a --rating-map file)."
     ),
-    "reformulations": (
-        "How a search run changed its queries: each consecutive pair labelled specialization, "
-        "generalization, exploration or repetition by a judge model; the average count of each per "
-        "claim, overall and per subset of --by."
+    'reformulations': (
+        'How a search run changed its queries: each consecutive pair labelled specialization, '
+        'generalization, exploration or repetition by a judge model; the average count of each per '
+        'claim, overall and per subset of --by.'
     ),
-    "report": (
-        "Write a report to paste into a paper: Markdown tables with the definitions under them, JSON "
-        "with everything, or CSV with one row per run x slice."
+    'report': (
+        'Write a report to paste into a paper: Markdown tables with the definitions under them, JSON '
+        'with everything, or CSV with one row per run x slice.'
     ),
-    "run": "Run a model over claims; every answer is saved the moment it arrives.",
-    "runs": (
+    'run': 'Run a model over claims; every answer is saved the moment it arrives.',
+    'runs': (
         "List every run (answers, imported answers, judges, labellers, the contamination pipeline's "
-        "steps) with its kind, status, counts, tokens, speed, time per claim and cost."
+        'steps) with its kind, status, counts, tokens, speed, time per claim and cost.'
     ),
-    "score-evidence": (
-        "Score predicted evidence and labels with the official AVeriTeC conventions, for two files "
-        "(--gold, --predictions) or for a run (--run)."
+    'score-evidence': (
+        'Score predicted evidence and labels with the official AVeriTeC conventions, for two files '
+        '(--gold, --predictions) or for a run (--run).'
     ),
-    "search-stats": (
-        "How a search run searched: searches per claim, domains shown, results dropped by the leakage "
-        "guards (and why), claims flagged search-leak; image searches per claim, images looked at and "
-        "image-evidence claims (claims whose model looked at a retrieved image)."
+    'search-stats': (
+        'How a search run searched: searches per claim, domains shown, results dropped by the leakage '
+        'guards (and why), claims flagged search-leak; image searches per claim, images looked at and '
+        'image-evidence claims (claims whose model looked at a retrieved image).'
     ),
-    "serve": "Serve the workbench TUI in a browser on http://127.0.0.1:PORT.",
-    "show": "Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID.",
-    "show-run": (
+    'serve': 'Serve the workbench TUI in a browser on http://127.0.0.1:PORT.',
+    'show': 'Show one claim whole: CLAIM_REF is an id or DATASET:EXTERNAL_ID.',
+    'show-run': (
         "A run's manifest: the data (its content hash), subset, template, setting, parameters, engine, "
-        "model file or API model, package versions; what `compare` checks is like for like."
+        'model file or API model, package versions; what `compare` checks is like for like.'
     ),
-    "trajectory": (
-        "What a search run did for one claim: each search, read and answer, with the results (those the "
+    'trajectory': (
+        'What a search run did for one claim: each search, read and answer, with the results (those the '
         "leakage guards dropped marked, with the reason), image results with their picture's address, "
-        "and the images the model looked at (type, size, sha256)."
+        'and the images the model looked at (type, size, sha256).'
     ),
-    "triage": "Triage as a team: assign answers, label, measure agreement, adjudicate.",
-    "tui": "Open the workbench TUI: browse claims and evidence, run models, flag, triage.",
+    'triage': 'Triage as a team: assign answers, label, measure agreement, adjudicate.',
+    'tui': 'Open the workbench TUI: browse claims and evidence, run models, flag, triage.',
 }
 """Command name -> what `workbench --help` says of it (before click shortens it to fit)."""
