@@ -335,3 +335,32 @@ def test_images_named_with_the_organisers_folders_are_found_by_file_name_in_the_
     assert claim.images[0].source == "/mnt/data/averimatec/data_clean/images/c0.png"
     refused = cli(db_path, "import-averimatec", str(split / "val.json"), "--dataset", "again")
     assert refused.exit_code == 1 and "(record 0), field 'claim_images'" in refused.output.replace("\n", " ")
+
+
+def test_an_anthropic_judge_gets_the_images_as_image_blocks(tmp_path, db_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
+    imported(tmp_path, db_path)
+    seen: list[dict] = []
+    with LoopbackServer("anthropic", answer=recorded_judge(seen)) as server:
+        found = cli(
+            db_path,
+            "averimatec",
+            "sys",
+            "--judge",
+            "anthropic:claude-test",
+            "--base-url",
+            server.url,
+            "--vision",
+            "yes",
+            "--json",
+        )
+    assert found.exit_code == 0, found.output
+    figures = json.loads(found.output[found.output.index("{\n") :])
+    assert abs(figures["score"]["official"] - hand_computed()["v"][0]) < TOLERANCE
+    body = next(b for b in seen if "Reference evidence, gathered" in prompt_text(b) and "Photo 1 " in prompt_text(b))
+    blocks = [part for part in body["messages"][-1]["content"] if part["type"] == "image"]
+    sent = {base64.b64decode(block["source"]["data"]) for block in blocks}
+    assert sent == {(tmp_path / name).read_bytes() for name in ("q1.png", "a1.png", "p1.png")}
+    assert "sk-ant-test-key" not in found.output
+    files = [db_path, *db_path.parent.glob(db_path.name + "-*")]
+    assert not any(b"sk-ant-test-key" in path.read_bytes() for path in files)  # the key never reaches the database
