@@ -258,6 +258,7 @@ def dataset_state(db_path) -> tuple:
         ),
         (lambda gold: gold[1].update(questions={"q": 1}), "(record 1), field 'questions': expected a list"),
         (lambda gold: gold[3].update(claim_text=""), "(record 3), field 'claim_text': expected text"),
+        (lambda gold: gold[5]["questions"][0].update(answers="On a forum"), "field 'questions[0].answers': expected"),
     ],
 )
 def test_a_faulty_gold_file_is_refused_naming_item_and_field_and_nothing_is_written(tmp_path, db_path, fault, said):
@@ -285,6 +286,17 @@ def test_faulty_predictions_are_refused_and_no_run_is_made(tmp_path, db_path):
     refused = cli(db_path, "import-averimatec", str(predicted_path), "--dataset", "avm")
     assert refused.exit_code == 1 and "no claim '99' in dataset avm" in refused.output
     assert dataset_state(db_path) == before
+
+
+def test_a_gold_file_without_labels_imports_as_the_test_split_does(tmp_path, db_path):
+    gold_path, _ = write_files(tmp_path)
+    gold = [
+        {key: value for key, value in record.items() if key != "label"} for record in json.loads(gold_path.read_text())
+    ]
+    gold_path.write_text(json.dumps(gold))
+    assert cli(db_path, "import-averimatec", str(gold_path), "--dataset", "test").exit_code == 0
+    with opened_store(db_path) as store:
+        assert [store.claims.get(i).label for i in store.claims.ids("dataset:test")] == [None] * CLAIMS
 
 
 def test_gold_claims_keep_their_images_and_the_evidence_its_image_references(tmp_path, db_path):

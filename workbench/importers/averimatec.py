@@ -91,12 +91,13 @@ def _text(record: dict, field: str, where: convert.Where, required: bool = True,
     return value
 
 
-def _list(record: dict, field: str, where: convert.Where) -> list:
+def _list(record: dict, field: str, where: convert.Where, shown: str = "") -> list:
+    """The list in `field` (none: empty; `shown`: the field's name in errors)."""
     value = record.get(field)
     if value is None:
         return []
     if not isinstance(value, list):
-        raise where.error(field, f"expected a list, found {type(value).__name__}")
+        raise where.error(shown or field, f"expected a list, found {type(value).__name__}")
     return value
 
 
@@ -154,9 +155,9 @@ def _digest(claim: dict) -> str:
 
 
 def _gold_claim(record: dict, item: int, where: convert.Where, images: _Images) -> dict:
-    raw = _text(record, "label", where)
-    label = labels.normalise_gold(raw, labels.AVERITEC)
-    if label is None:
+    raw = _text(record, "label", where, required=False)  # the test split has no labels
+    label = labels.normalise_gold(raw, labels.AVERITEC) if raw.strip() else None
+    if raw.strip() and label is None:
         raise where.error("label", f"{raw!r} is not an AVerImaTeC label ({', '.join(labels.AVERITEC.labels)})")
     claim_images = [images.full(r, where, "claim_images") for r in _list(record, "claim_images", where)]
     evidence = [
@@ -167,7 +168,7 @@ def _gold_claim(record: dict, item: int, where: convert.Where, images: _Images) 
         "external_id": str(record.get("id", record.get("claim_id", item))),
         "text": _text(record, "claim_text", where),
         "label": label,
-        "raw_label": raw,
+        "raw_label": raw or None,
         "justification": _text(record, "justification", where, required=False) or None,
         "claim_date": _text(record, "date", where, required=False) or None,
         "attributes": {"location": location} if isinstance(location, str) and location else {},
@@ -181,16 +182,20 @@ def _gold_evidence(question: Any, n: int, where: convert.Where, images: _Images)
     field = f"questions[{n}]"
     if not isinstance(question, dict):
         raise where.error(field, "expected an object with question and answers")
-    found = [images.refer(r, where, f"{field}.input_images") for r in _list(question, "input_images", where)]
+    found = [
+        images.refer(r, where, f"{field}.input_images")
+        for r in _list(question, "input_images", where, f"{field}.input_images")
+    ]
     text = _text(question, "question", where, required=False, shown=f"{field}.question")
     answers, types = [], []
-    for k, answer in enumerate(_list(question, "answers", where)):
+    for k, answer in enumerate(_list(question, "answers", where, f"{field}.answers")):
         if not isinstance(answer, dict):
             raise where.error(f"{field}.answers[{k}]", "expected an object")
         kind = str(answer.get("answer_type") or "")
         types.append(kind)
-        for reference in _list(answer, "image_answers", where) if kind == "Image" else []:
-            found.append(images.refer(reference, where, f"{field}.answers[{k}].image_answers"))
+        shown = f"{field}.answers[{k}].image_answers"
+        for reference in _list(answer, "image_answers", where, shown) if kind == "Image" else []:
+            found.append(images.refer(reference, where, shown))
             answers.append(f"[IMG_{len(found)}]")
         if kind != "Image":
             answers.append(str(answer.get("answer_text") or ""))
@@ -253,7 +258,8 @@ def _prediction(record: dict, claim_id: int, where: convert.Where, images: _Imag
     for k, item in enumerate(_list(record, "evidence", where)):
         if not isinstance(item, dict):
             raise where.error(f"evidence[{k}]", "expected an object with text and images")
-        shown = [images.refer(r, where, f"evidence[{k}].images") for r in _list(item, "images", where)]
+        place = f"evidence[{k}].images"
+        shown = [images.refer(r, where, place) for r in _list(item, "images", where, place)]
         evidence.append({"text": _text(item, "text", where, required=False), "images": shown})
     raw = _text(record, "verdict", where, required=False)
     verdict = labels.normalise(raw, dataset.label_space)
