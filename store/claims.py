@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from store.connection import rows_as_dicts
+from store.connection import atomic, rows_as_dicts
 from store.importance import importance_rank
 
 if TYPE_CHECKING:
@@ -200,6 +200,14 @@ class ClaimStore:
         """An image's bytes, by content hash."""
         row = self.db.execute("SELECT data FROM images WHERE sha256 = ?", [sha256]).fetchone()
         return None if row is None else bytes(row[0])
+
+    def keep_images(self, images: list[dict]) -> None:
+        """Store image bytes that evidence refers to by sha256 (once per content), inside the
+        caller's transaction when there is one."""
+        from store.datasets import INSERT_IMAGE, image_row
+
+        with atomic(self.db):
+            self.db.executemany(INSERT_IMAGE, [image_row(image) for image in images])
 
     def any_with_images(self, claim_ids: list[int]) -> bool:
         """Whether any of these claims has an image."""

@@ -68,7 +68,7 @@ _INSERT_CLAIM_IMAGE = "INSERT INTO claim_images (claim_id, {cols}) VALUES (?, {m
     cols=", ".join(_IMAGE_COLUMNS), marks=", ".join("?" * len(_IMAGE_COLUMNS))
 )
 # Bytes are stored once per content: a picture shared by claims (or imported again) is one row.
-_INSERT_IMAGE = "INSERT OR IGNORE INTO images (sha256, mime, bytes, width, height, data) VALUES (?, ?, ?, ?, ?, ?)"
+INSERT_IMAGE = "INSERT OR IGNORE INTO images (sha256, mime, bytes, width, height, data) VALUES (?, ?, ?, ?, ?, ?)"
 BATCH = 2000
 
 
@@ -144,7 +144,9 @@ class DatasetStore:
         )
         return {label: n for label, n in rows}
 
-    def import_claims(self, dataset: Dataset, claims: Iterable[ClaimData | tuple[ClaimData, str]]) -> ImportCounts:
+    def import_claims(
+        self, dataset: Dataset, claims: Iterable[ClaimData | tuple[ClaimData, str]], images: Iterable[dict] = ()
+    ) -> ImportCounts:
         """Add or update claims in one transaction; nothing is written if anything fails.
 
         Claims are matched by external id: a claim whose content is unchanged is left
@@ -153,12 +155,15 @@ class DatasetStore:
         items may be (claim, content digest) pairs when the caller has the digest already.
         The iterable may still be reading its file: an error it raises rolls everything back.
         External ids must be unique within one call (the importer checks them first).
+        `images`: bytes the claims' evidence refers to by sha256 (sha256, mime, bytes, width,
+        height, data), stored in the same transaction without being shown as a claim's image.
         """
         conn = self.db
         conn.execute("BEGIN IMMEDIATE")
         try:
             with _full_text_indexed_in_bulk(conn):
                 counts = self._import(dataset, claims)
+            conn.executemany(INSERT_IMAGE, [image_row(image) for image in images])
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -218,7 +223,7 @@ class DatasetStore:
         conn.executemany("DELETE FROM evidence WHERE claim_id = ?", stale_evidence)
         conn.executemany("DELETE FROM claim_images WHERE claim_id = ?", stale_evidence)
         conn.executemany(_INSERT_EVIDENCE, evidence)
-        conn.executemany(_INSERT_IMAGE, images.contents)
+        conn.executemany(INSERT_IMAGE, images.contents)
         conn.executemany(_INSERT_CLAIM_IMAGE, images.placed)
         for batch in (inserts, updates, stale_evidence, evidence, images.contents, images.placed):
             batch.clear()
@@ -322,6 +327,11 @@ def _evidence_rows(claim_id: int, items: list) -> list[list]:
         values[_IS_CITED] = bool(values[_IS_CITED])
         rows.append([claim_id] + values + [_json_or_empty(fields.get("attributes"))])
     return rows
+
+
+def image_row(image: dict) -> list:
+    """An image's row of the images table (bytes stored once per content)."""
+    return [image["sha256"], image["mime"], image["bytes"], image["width"], image["height"], image["data"]]
 
 
 class _Images:

@@ -54,11 +54,13 @@ PRINTING = {
 }
 # Commands that print nothing worth piping before they need a model, a server or a terminal.
 NOT_PIPED = {
+    "averimatec",
     "batch",
     "demo",
     "ev2r",
     "export-submission",
     "import",
+    "import-averimatec",
     "import-knowledge",
     "import-predictions",
     "import-submission",

@@ -31,7 +31,7 @@ CONTAMINATION_METRICS = "meteor | embedding | embedding:MODEL_DIR"
 """How the contamination pipeline's --metric is spelt."""
 CONTAMINATION_COMMAND = "workbench contamination run --model TARGET --extractor EXTRACTOR --dataset DATASET"
 """What to run when there are no contamination scores yet (the extractor defaults to gguf:default)."""
-RUN_KINDS = ("answer", "imported", "judge", "ev2r", "reformulate", "article", "extract")
+RUN_KINDS = ("answer", "imported", "judge", "ev2r", "averimatec", "reformulate", "article", "extract")
 """What `workbench runs` calls each kind of run: answer (a model's verdicts), imported (answers
 made elsewhere), judge (EQ scores of a run's explanations), ev2r (the AVeriTeC 2025 evidence
 judge), reformulate (a search run's query pairs labelled), article and extract (the

@@ -24,6 +24,7 @@ from workbench.errors import WorkbenchError
 DEFAULT_DB = "workbench.db"
 COMMANDS = {
     "articles": "article_commands:articles",
+    "averimatec": "averimatec_commands:averimatec_command",
     "batch": "batch_commands:batch",
     "claims": "data_commands:claims_command",
     "compare": "metrics_commands:compare_command",
@@ -39,6 +40,7 @@ COMMANDS = {
     "export-submission": "submission_commands:export_submission_command",
     "filter-help": "data_commands:filter_help_command",
     "import": "import_commands:import_command",
+    "import-averimatec": "averimatec_commands:import_averimatec_command",
     "import-knowledge": "search_commands:import_knowledge_command",
     "import-predictions": "import_commands:import_predictions_command",
     "import-run": "interchange_commands:import_run_command",

@@ -11,6 +11,10 @@ SUMMARIES = {
         'saved pages and WARC files) and its main text stored, for the contamination pipeline and the '
         'search leak check.'
     ),
+    'averimatec': (
+        'Score a run as the AVerImaTeC task does: question, evidence and justification recall and the '
+        'gated verdict score.'
+    ),
     'batch': (
         "Runs handed to a provider's batch API (OpenAI, Anthropic, OpenAI-compatible servers with "
         '/v1/batches): submit with `workbench run ...'
@@ -51,6 +55,11 @@ SUMMARIES = {
     'import': (
         'Load a benchmark file, or a Hugging Face dataset folder, into the database (all of it, or '
         'nothing).'
+    ),
+    'import-averimatec': (
+        'Load an AVerImaTeC file: the gold claims (with their images and image-text evidence) into '
+        "DATASET, or a system's predictions (questions, evidence, verdict, justification) as a finished "
+        'run on it, matched by position; `workbench averimatec RUN` then scores it.'
     ),
     'import-knowledge': (
         "Documents a search run's offline backend (fts) can find: a JSONL file (or a folder of them) "

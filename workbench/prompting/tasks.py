@@ -18,6 +18,7 @@ from workbench.prompting.templates import CLAIM_FIELDS, DEFAULT_IMAGE_WORDS, pla
 
 KIND_PLACEHOLDERS = {
     "article": {"details", "max_evidence"},
+    "averimatec": {"details", "answer", "reference", "predicted", "reference_count", "predicted_count"},
     "ev2r": {"details", "answer", "evidence_kind", "reference_evidence", "predicted_evidence"},
     "extract": {"details", "max_evidence", "article", "answer"},
     "judge": {"details", "answer", "gold_label", "gold_evidence", "verdict", "explanation"},
@@ -105,7 +106,7 @@ def claim_values(claim: Claim) -> dict[str, str]:
     return {key: value or "" for key, value in values.items()}
 
 
-def _details(template: TaskTemplate, values: dict[str, str]) -> str:
+def detail_lines(template: TaskTemplate, values: dict[str, str]) -> str:
     """Detail lines for the fields this claim has, each on its own line."""
     lines = [
         text.format_map(values)
@@ -116,7 +117,7 @@ def _details(template: TaskTemplate, values: dict[str, str]) -> str:
 
 
 def task_messages(template: TaskTemplate, values: dict[str, str]) -> list[dict[str, str]]:
-    values = {**values, "details": _details(template, values)}
+    values = {**values, "details": detail_lines(template, values)}
     messages = []
     if template.system.strip():
         messages.append({"role": "system", "content": template.system.format_map(values).strip()})

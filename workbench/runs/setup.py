@@ -240,11 +240,15 @@ def _prepare_resume(store: Store, request: RunRequest) -> PreparedRun:
             f"--resume continues run {run.name} under its own name, and --name {request.name} would name a new"
             " run: give one of them"
         )
+    if run.kind in ("ev2r", "averimatec"):
+        judge = "Ev2R" if run.kind == "ev2r" else "AVerImaTeC"
+        raise RunSetupError(
+            f"run {run.name} is an {judge} judge run; run `workbench {run.kind} RUN` again (RUN: the run it"
+            " judges) to continue it"
+        )
     if run.kind != "verdict":
         raise RunSetupError(
-            f"run {run.name} is an Ev2R judge run; run `workbench ev2r RUN` again (RUN: the run it judges) to continue it"
-            if run.kind == "ev2r"
-            else f"run {run.name} is a step of the contamination pipeline (kind {run.kind}); run the"
+            f"run {run.name} is a step of the contamination pipeline (kind {run.kind}); run the"
             " same `workbench contamination run` command again to continue it"
         )
     again = RunRequest(

@@ -83,10 +83,13 @@ def resolve_run(store: Store, reference: str | int) -> tuple[Run, str, LabelSpac
     if run is None:
         raise ScoringError(no_run(store.runs, reference))
     if run.kind != "verdict":
-        raise ScoringError(
-            f"run {run.name!r} is a contamination-pipeline step (kind {run.kind!r}), not a"
-            " fact-checking run; only fact-checking runs have scores"
+        judged = store.runs.get(run.target_run_id) if run.target_run_id else None
+        what = (
+            f"a judge run (kind {run.kind!r}) of run {judged.name!r}"
+            if judged is not None
+            else f"a contamination-pipeline step (kind {run.kind!r})"
         )
+        raise ScoringError(f"run {run.name!r} is {what}, not a fact-checking run; only fact-checking runs have scores")
     # A run made over several datasets that share a label space has no dataset_id.
     rows = store.scoring.label_spaces_of_run(run.id, run.dataset_id)
     if not rows:
