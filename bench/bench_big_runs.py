@@ -52,6 +52,13 @@ with contextlib.redirect_stdout(io.StringIO()):
     main(sys.argv[1:], standalone_mode=False)
 print(time.{clock}() - started, file=sys.stderr)
 """
+
+
+# A user's processes write and read bytecode caches, whatever this shell says.
+def user_env() -> dict[str, str]:
+    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
 CLOCK = {"name": "perf_counter"}
 """--cpu: the commands' and the in-process figures' processor time (time.process_time, with
 one BLAS thread), not the wall clock, which on a shared machine counts waiting for a core."""
@@ -81,10 +88,11 @@ def command_seconds(db: Path, args: list[str], repeat: int) -> tuple[float, floa
             text=True,
             check=True,
             cwd=ROOT,
+            env=user_env(),
         )
         inside.append(float(result.stderr.strip().splitlines()[-1]))
         started = time.perf_counter()
-        subprocess.run([WORKBENCH, "--db", str(db), *args], stdout=subprocess.DEVNULL, check=True)
+        subprocess.run([WORKBENCH, "--db", str(db), *args], stdout=subprocess.DEVNULL, check=True, env=user_env())
         whole.append(time.perf_counter() - started)
     return statistics.median(inside), statistics.median(whole)
 
