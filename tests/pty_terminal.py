@@ -49,6 +49,9 @@ def run_in_terminal(
     `interrupt_at`, a Ctrl-C (SIGINT) is sent once the terminal has shown those bytes."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the pty is its terminal
+        # Ctrl-C acts as in a user's shell even when the tests run in the background (where
+        # a shell without job control starts them with SIGINT ignored, which exec keeps).
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         env = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
         os.execve(sys.executable, [sys.executable, "-c", _CHILD, ",".join(watch), *args], env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))

@@ -69,7 +69,9 @@ def test_runs_kind_picks_the_runs_of_those_kinds(every_kind, db_path):
     assert sorted(row["name"] for row in steps) == ["articles", "evidence-lists"]
     wrong = cli(db_path, "runs", "--kind", "jugde")
     assert wrong.exit_code == 1
-    assert wrong.output.startswith("Error: no kind of run 'jugde'; kinds: answer, article, ev2r, extract, imported")
+    assert wrong.output.startswith(
+        "Error: no kind of run 'jugde'; kinds: answer, article, averimatec, ev2r, extract, imported"
+    )
 
 
 def test_compare_of_runs_that_share_no_items_says_so_and_prints_no_scores(demo_store, db_path):

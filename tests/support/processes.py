@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -18,7 +19,14 @@ def workbench_process(db_path, *args) -> subprocess.Popen:
         text=True,
         env=dict(os.environ),
         cwd=os.getcwd(),
+        preexec_fn=_ctrl_c_as_in_a_shell,
     )
+
+
+def _ctrl_c_as_in_a_shell() -> None:
+    """SIGINT at its default in the child, as a user's shell leaves it: a test session run in
+    the background (a shell without job control) starts with it ignored, which exec keeps."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class opened_store:
