@@ -260,3 +260,85 @@ def test_the_reformulation_grid_keeps_labels_and_tests_whole(subsets):
         assert "p = 0.0421" in shown and "+0.12" in shown  # the test's parts each whole
         if width >= 80:
             assert all(word in shown for value in subsets for word in value.split())  # subsets' headers
+
+
+def averimatec_found(run_name: str) -> dict:
+    """The figures `workbench averimatec --json` prints, as its table reads them."""
+
+    def counted(official, readable, failures):
+        return {"official": official, "failures_excluded": readable, "failures": failures, "failure_rate": failures / 8}
+
+    return {
+        "run": run_name, "claims": 8, "threshold": 0.4,
+        "question_recall": counted(0.4537, 0.5185, 1), "evidence_recall": counted(0.3125, 0.3571, 1),
+        "justification_recall": counted(0.125, 0.1429, 1), "verdict_accuracy": counted(0.25, 0.2857, 1),
+        "ungated_verdict_accuracy": 0.625, "not_judged": 0,
+        "prompt": {"evidence": {"name": "averimatec", "source": "ours", "hash": "ab" * 32}},
+        "images_shown": {"evidence": True},
+    }  # fmt: skip
+
+
+@settings(max_examples=15, deadline=None)
+@given(NAME_TEXT)
+def test_judge_figures_keep_names_and_figures_whole(run_name):
+    """The AVerImaTeC (and Ev2R: the same listing) figures: names whole, the organisers' figure
+    never dropped; the failures give way first."""
+    from workbench.render.averimatec import averimatec_table
+
+    for width in WIDTHS:
+        lines = assert_fits_and_keeps(averimatec_table(averimatec_found(run_name)), width, ["0.4537", "0.3125"])
+        shown = " ".join(" ".join(lines).split())
+        assert all(word in shown.split() for word in "Evidence recall (image-text)".split())  # wrapped at words
+        assert run_name in shown  # the name as typed
+        if width >= 80:
+            assert any(line.split() == ["Question", "recall", "0.4537", "0.5185", "1", "(12.5%)"] for line in lines)
+
+
+def leaderboard_row(old_score):
+    from types import SimpleNamespace as Row
+
+    def part(official, readable=None, failures=1):
+        return Row(official=official, readable=readable, failures=failures)
+
+    summary = Row(
+        question_recall=part(0.4537), pair_recall=part(0.3912), score=part(0.2, 0.2222),
+        threshold=0.5, claims=10,
+    )  # fmt: skip
+    judges = {"pairs": Row(model="openai-compatible:llama", prompt_name="ev2r")}
+    ev2r = Row(summary=summary, judges=judges, run=Row(name="demo-sub"))
+    meteor = Row(question_only=0.2404, qa=0.1855)
+    return Row(ev2r=ev2r, meteor=meteor, old_score=old_score, seconds_per_claim=12.5, meteor_problem=None)
+
+
+def test_the_leaderboard_row_keeps_every_figure_side_by_side_or_under_each_other():
+    from workbench.render.leaderboard import leaderboard_view
+
+    figures = ["0.4537", "0.3912", "0.2000", "0.2404", "0.1855", "0.1000", "12.5"]
+    for width in WIDTHS:
+        lines = assert_fits_and_keeps(leaderboard_view(leaderboard_row(0.1)), width, figures)
+        side_by_side = any(line.split() == figures for line in lines)
+        assert side_by_side or width < 80, "\n".join(lines)  # under each other only when narrow
+        assert not side_by_side or width > 40, "\n".join(lines)
+        if not side_by_side:
+            assert any(line.split() == ["Q+A", "(METEOR)", "0.1855"] for line in lines)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(WORDS, min_size=2, max_size=6, unique=True), NAME_TEXT)
+def test_the_triage_confusion_keeps_category_names_and_counts(categories, annotator):
+    """Two annotators' categories against each other: names wrap at words, never cut with
+    an ellipsis; every count shown."""
+    from types import SimpleNamespace as Found
+
+    import numpy as np
+
+    from workbench.render.triage import confusion_table
+
+    counts = np.arange(len(categories) ** 2).reshape(len(categories), -1) * 7
+    found = Found(confusion=Found(first=annotator, second="ben", labels=categories, counts=counts))
+    for width in WIDTHS[2:]:  # from 60 columns, as the other listings
+        lines = drawn(confusion_table(found), width)
+        assert all(cell_len(line) <= width for line in lines) and "…" not in "".join(lines[1:])
+        shown = " ".join(" ".join(lines).split())
+        assert all(word in shown for category in categories for word in category.split())
+        assert all(has_whole(lines, str(n)) for n in counts.flatten().tolist())

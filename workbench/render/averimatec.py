@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
+
+from workbench.render.listing import figures_listing
 
 
 def _figure(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-def averimatec_table(found: dict[str, Any]) -> Table:
+def averimatec_table(found: dict[str, Any]) -> Group:
     """Question, evidence and justification recall and the gated verdict score: the
-    organisers' counting, ours with failures left out, and the failures."""
-    table = Table(title=Text(f"AVerImaTeC of run {found['run']}"), caption=_caption(found))
-    for name in ("Figure", "Official", "Failures out", "Failures"):
-        table.add_column(name, justify="left" if name == "Figure" else "right")
+    organisers' counting, ours with failures left out, and the failures (laid out by the
+    listing: figure names whole, the failures giving way first when narrow)."""
+    table = figures_listing(f"AVerImaTeC of run {found['run']}")
     gate = f"evidence > {found['threshold']:g}"
     rows = [
         ("Question recall", "question_recall"),
@@ -31,7 +32,7 @@ def averimatec_table(found: dict[str, Any]) -> Table:
         failures = f"{figure['failures']} ({rate:.1%})" if rate is not None else "—"
         table.add_row(name, _figure(figure["official"]), _figure(figure["failures_excluded"]), failures)
     table.add_row("Verdict accuracy (no gate)", _figure(found["ungated_verdict_accuracy"]), "", "")
-    return table
+    return Group(table, _caption(found))
 
 
 def _caption(found: dict[str, Any]) -> Text:
@@ -48,4 +49,4 @@ def _caption(found: dict[str, Any]) -> Text:
     ]
     if found["not_judged"]:
         notes.append(f"{found['not_judged']} judgments missing (counted as failures)")
-    return Text(", ".join(notes))
+    return Text(", ".join(notes), style="dim")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 
 
@@ -44,12 +44,13 @@ def ev2r_dict(result) -> dict[str, Any]:
     }
 
 
-def ev2r_table(result) -> Table:
-    """Q-only and Q+A recall, precision and the 2025 score: the organisers' way, ours, failures."""
+def ev2r_table(result) -> Group:
+    """Q-only and Q+A recall, precision and the 2025 score: the organisers' way, ours, failures
+    (laid out by the listing: figure names whole, the failures giving way first when narrow)."""
+    from workbench.render.listing import figures_listing
+
     summary = result.summary
-    table = Table(title=Text(f"AVeriTeC 2025 (Ev2R) of run {result.run.name}"), caption=_caption(result))
-    for name in ("Figure", "Official", "Failures out", "Failures"):
-        table.add_column(name, justify="left" if name == "Figure" else "right")
+    table = figures_listing(f"AVeriTeC 2025 (Ev2R) of run {result.run.name}")
     rows = [
         ("Q-only recall (Ev2R)", summary.question_recall),
         ("Q+A recall (Ev2R)", summary.pair_recall),
@@ -62,7 +63,7 @@ def ev2r_table(result) -> Table:
     table.add_row("Q-only precision", "", _figure(summary.question_precision), "")
     table.add_row("Q+A precision", "", _figure(summary.pair_precision), "")
     table.add_row("Verdict accuracy", _figure(summary.verdict_accuracy), "", "")
-    return table
+    return Group(table, _caption(result))
 
 
 def _caption(result) -> Text:
@@ -83,4 +84,4 @@ def _caption(result) -> Text:
         notes.append(f"{result.not_judged} not judged yet (counted as failures)")
     if result.capped:
         notes.append(f"{result.capped} with more than 10 pairs (the first 10 judged)")
-    return Text(", ".join(notes))
+    return Text(", ".join(notes), style="dim")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 
 HEADER = ["Q-only (Ev2R)", "Q+A (Ev2R)", "New score", "Q-only (METEOR)", "Q+A (METEOR)", "Old score", "s/claim"]
@@ -48,13 +48,20 @@ def leaderboard_dict(row) -> dict[str, Any] | None:
     }
 
 
-def leaderboard_view(row) -> Table:
-    """One run's row as a table, its judge failures and prompt in the caption."""
-    table = Table(title=Text(f"AVeriTeC leaderboard: {row.ev2r.run.name}"), caption=_caption(row))
-    for name in HEADER:
-        table.add_column(name, justify="right")
-    table.add_row(*row_cells(row))
-    return table
+def leaderboard_view(row) -> Group:
+    """One run's row as the leaderboard shows it where the terminal is wide enough for every
+    figure side by side, else as figures under each other (none is dropped); its judge
+    failures and prompt under it."""
+    from workbench.render.listing import Column, FirstThatKeeps, Listing
+
+    title = f"AVeriTeC leaderboard: {row.ev2r.run.name}"
+    cells = row_cells(row)
+    wide = Listing(*(Column(name, "number", 1, "right") for name in HEADER), title=title)
+    wide.add_row(*cells)
+    tall = Listing(Column("figure", "name"), Column("value", "number", 1, "right"), title=title, headers=False)
+    for name, cell in zip(HEADER, cells):
+        tall.add_row(name, cell)
+    return Group(FirstThatKeeps(wide, tall, priority=1), _caption(row))
 
 
 def _caption(row) -> Text:
@@ -71,7 +78,7 @@ def _caption(row) -> Text:
         notes.append(f"METEOR not computed: {row.meteor_problem}")
     if row.seconds_per_claim is None:
         notes.append("time per claim not known (imported or cached answers)")
-    return Text("; ".join(notes))
+    return Text("; ".join(notes), style="dim")
 
 
 def leaderboard_markdown(reports: Sequence, md_text: Callable, md_table: Callable) -> list[str]:

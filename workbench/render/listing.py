@@ -330,6 +330,19 @@ def id_end(value: str, width: int) -> str:
     return "…" + end
 
 
+def figures_listing(title: str) -> Listing:
+    """A judge's figures as the shared tasks report them: each figure's name, the organisers'
+    counting, ours with failures left out, and the failures (which give way first; a
+    figure's name wraps at words before the organisers' figure would go)."""
+    return Listing(
+        Column("Figure", "label", 10, readable=16),
+        Column("Official", "number", 9, "right"),
+        Column("Failures out", "number", 8, "right"),
+        Column("Failures", "number", 7, "right"),
+        title=title,
+    )
+
+
 def pieces(*parts: Text, longest: int = 30, joiner: str = " ") -> Fitted:
     """Parts each kept whole ("0.455 / 0.208" and "(Supported)"), joined by `joiner` on one
     line where the column allows, else each under the one before (a joiner other than a

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from workbench.metrics.agreement import Estimate
@@ -120,18 +118,17 @@ def pairs_table(a: TriageAgreement):
     return table
 
 
-def confusion_table(a: TriageAgreement) -> Table:
-    """Rows: the first annotator's categories, numbered; columns: the second's, by number."""
+def confusion_table(a: TriageAgreement):
+    """Rows: the first annotator's categories, numbered, their names wrapped at words (never
+    cut); columns: the second's, by number."""
+    from workbench.render.listing import Column, Listing
+
     c = a.confusion
     title = f"{printable(c.first)} (rows) against {printable(c.second)} (columns)"
-    table = Table(box=box.SIMPLE_HEAD, title=Text(title), title_justify="left", pad_edge=False, show_edge=False)
-    table.add_column("", no_wrap=True, overflow="ellipsis", max_width=28)
-    for number in range(1, len(c.labels) + 1):
-        table.add_column(str(number), justify="right")
+    numbers = [Column(str(n), "number", 5, "right") for n in range(1, len(c.labels) + 1)]
+    table = Listing(Column("", "label", readable=16), *numbers, title=title)
     for number, (label, row) in enumerate(zip(c.labels, c.counts.tolist()), start=1):
-        name = Text(f"{number} ")
-        name.append_text(literal(one_line(label, 26)))
-        table.add_row(name, *(str(n) for n in row))
+        table.add_row(f"{number} {one_line(label)}", *(str(n) for n in row))
     return table
 
 
