@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Group
@@ -50,3 +51,34 @@ def _caption(found: dict[str, Any]) -> Text:
     if found["not_judged"]:
         notes.append(f"{found['not_judged']} judgments missing (counted as failures)")
     return Text(", ".join(notes), style="dim")
+
+
+MARKDOWN_FIGURES = {
+    "Question recall": "question_recall",
+    "Evidence recall": "evidence_recall",
+    "Justification recall": "justification_recall",
+    "AVerImaTeC score": "verdict_accuracy",
+}
+
+
+def averimatec_markdown(reports: Sequence, md_text: Callable, md_table: Callable) -> list[str]:
+    """The runs' AVerImaTeC figures (official counting) as one Markdown table, with each run's
+    judge failures; none when no run has an AVerImaTeC judgment."""
+    from workbench.contamination.averimatec_scores import averimatec_dict
+
+    found = [(r.run.name, averimatec_dict(r.averimatec)) for r in reports if r.averimatec is not None]
+    if not found:
+        return []
+    header = ["Run", *MARKDOWN_FIGURES, "Verdict accuracy (no gate)", "Judge failures (evidence)"]
+    body = [
+        [
+            md_text(name),
+            *(_figure(figures[key]["official"]) for key in MARKDOWN_FIGURES.values()),
+            _figure(figures["ungated_verdict_accuracy"]),
+            str(figures["evidence_recall"]["failures"]),
+        ]
+        for name, figures in found
+    ]
+    gate = f"evidence recall > {found[0][1]['threshold']:g}"
+    note = f"Official counting (a failed judgment counts 0); the score and justification recall count only with {gate}."
+    return ["## AVerImaTeC", "", note, ""] + md_table(header, body)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from workbench.render.averimatec import averimatec_markdown
 from workbench.render.display import printable
 from workbench.render.explanations import mean_text
 from workbench.render.leaderboard import leaderboard_markdown
@@ -119,6 +120,7 @@ def markdown_report(reports: Sequence[RunReport], title: str = "Fact-checking re
         )
     lines += _explanations_table(reports)
     lines += leaderboard_markdown(reports, md_text, _md_table)
+    lines += averimatec_markdown(reports, md_text, _md_table)
     lines += markdown_search(reports, md_text, _md_table)
     lines += _usage_table(reports)
     lines += breakdown_markdown(

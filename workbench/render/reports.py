@@ -120,10 +120,19 @@ def report_dict(report: RunReport) -> dict:
         "filtered": run_scores_dict(report.scores.filtered) if report.scores.filtered is not None else None,
         "explanation_quality": explanations_dict(report.explanations),
         "averitec": leaderboard_dict(report.averitec),
+        "averimatec": _averimatec_dict(report.averimatec),
         "search": search_dict(report.search),
         "usage": usage_dict(report.usage) if report.usage is not None else None,
         "failure_categories": breakdown_dict(report.failures),
     }
+
+
+def _averimatec_dict(found) -> dict | None:
+    if found is None:
+        return None
+    from workbench.contamination.averimatec_scores import averimatec_dict
+
+    return averimatec_dict(found)
 
 
 def comparison_dict(comparison: Comparison) -> dict:

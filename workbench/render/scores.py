@@ -159,6 +159,11 @@ def report_parts(report: RunReport, search: bool = True) -> list[RenderableType]
         from workbench.render.leaderboard import leaderboard_view
 
         parts.append(leaderboard_view(report.averitec))
+    if report.averimatec is not None:
+        from workbench.contamination.averimatec_scores import averimatec_dict
+        from workbench.render.averimatec import averimatec_table
+
+        parts.append(averimatec_table(averimatec_dict(report.averimatec)))
     if search and report.search is not None:
         from workbench.render.searches import search_view
 

@@ -7,7 +7,8 @@ reports (workbench/render/reports.py) and the TUI's metrics view.
     reports = build_reports(store, ["gpt4-js", "smollm2-js"], options, cutoffs=["2024-06-01"])
 
 A report has parts: the scores (workbench.scoring), the explanation quality of the run's
-judge run (workbench.judging), a search run's searches and query reformulations (search.py),
+judge run (workbench.judging), the AVeriTeC leaderboard row and the AVerImaTeC figures of
+its Ev2R and AVerImaTeC judge runs (workbench.contamination), a search run's searches and query reformulations (search.py),
 the time and money it took (workbench.usage), and the failure categories of its wrong
 answers by people's final labels (workbench.triage). Each part is None where the run has
 none (no judge run, no search, nobody labelled). The TUI keeps live scores of its own and
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from store import Run, Store
 from workbench.choices import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -30,7 +32,10 @@ from workbench.triage.final import FailureBreakdown, failure_breakdown
 from workbench.usage.prices import PriceTable
 from workbench.usage.summary import RunUsage, run_usage
 
-PARTS = ("scores", "explanations", "averitec", "search", "usage", "failures")
+if TYPE_CHECKING:
+    from workbench.contamination.averimatec_scores import AverimatecResult
+
+PARTS = ("scores", "explanations", "averitec", "averimatec", "search", "usage", "failures")
 """Every part of a report, in the order the CLI prints them."""
 
 
@@ -62,6 +67,9 @@ class RunReport:
     """Explanation quality, when a judge run has scored the run."""
     averitec: LeaderboardRow | None = None
     """The AVeriTeC 2025 and 2024 figures, when an Ev2R judge run has judged the run."""
+    averimatec: AverimatecResult | None = None
+    """The AVerImaTeC figures, when an AVerImaTeC judge run has judged the run (its newest of
+    each part, at the task's threshold: `workbench averimatec RUN --threshold` for another)."""
     search: SearchSummary | None = None
     """Searches, domains, leaks and query reformulations of a search run."""
     usage: RunUsage | None = None
@@ -98,6 +106,10 @@ def build_report(
         found["explanations"] = score_explanations(store, run.id, options.judge, by, resamples, seed)
     if "averitec" in parts:
         found["averitec"] = leaderboard_row(store, run)
+    if "averimatec" in parts:
+        from workbench.contamination.averimatec_scores import averimatec_of
+
+        found["averimatec"] = averimatec_of(store, run)
     if "search" in parts:
         found["search"] = search_summary(store, run, by[0] if by else None, resamples, seed, options.cutoff)
     if "usage" in parts:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from store import Run
 from workbench.reports import ReportOptions, RunReport, build_report
 
-SLOW_PARTS = ("search", "usage", "failures", "averitec")
+SLOW_PARTS = ("search", "usage", "failures", "averitec", "averimatec")
 """Parts that read the whole run: while it runs, read again at most every SLOW_REREAD_SECONDS."""
 SLOW_REREAD_SECONDS = 5.0
 AT_OPENING = ("explanations", "search")
@@ -81,6 +81,12 @@ class ReportParts:
                 (judge.id, store.runs.progress(judge.id).done)
                 for run in runs
                 for judge in store.judging.task_runs(run.id, "ev2r")
+            ),
+            # The AVerImaTeC figures: read again when one of its judge runs answers more.
+            "averimatec": tuple(
+                (judge.id, store.runs.progress(judge.id).done)
+                for run in runs
+                for judge in store.judging.task_runs(run.id, "averimatec")
             ),
         }
 
