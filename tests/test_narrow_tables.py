@@ -324,21 +324,29 @@ def test_the_leaderboard_row_keeps_every_figure_side_by_side_or_under_each_other
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.lists(WORDS, min_size=2, max_size=6, unique=True), NAME_TEXT)
+@given(st.lists(WORDS, min_size=2, max_size=14, unique=True), NAME_TEXT)
 def test_the_triage_confusion_keeps_category_names_and_counts(categories, annotator):
-    """Two annotators' categories against each other: names wrap at words, never cut with
-    an ellipsis; every count shown."""
+    """Two annotators' categories against each other: names wrap at words, never cut with an
+    ellipsis; every count shown, in a grid where it fits, else as column:count beside each name."""
     from types import SimpleNamespace as Found
 
     import numpy as np
 
     from workbench.render.triage import confusion_table
 
-    counts = np.arange(len(categories) ** 2).reshape(len(categories), -1) * 7
+    n = len(categories)
+    counts = np.arange(n * n).reshape(n, n) * 7
     found = Found(confusion=Found(first=annotator, second="ben", labels=categories, counts=counts))
     for width in WIDTHS[2:]:  # from 60 columns, as the other listings
         lines = drawn(confusion_table(found), width)
         assert all(cell_len(line) <= width for line in lines) and "…" not in "".join(lines[1:])
-        shown = " ".join(" ".join(lines).split())
-        assert all(word in shown for category in categories for word in category.split())
-        assert all(has_whole(lines, str(n)) for n in counts.flatten().tolist())
+        words = " ".join(lines).split()
+        assert all(word in words for category in categories for word in category.split())
+        grid = any(line.split() == [str(k) for k in range(1, n + 1)] for line in lines)
+        for row, category in enumerate(categories):  # each row's counts, in order, after its number
+            first = category.split()[0]
+            at = next(i for i in range(len(words) - 1) if words[i : i + 2] == [str(row + 1), first])
+            for column, count in enumerate(counts[row].tolist(), start=1):
+                at = words.index(str(count) if grid else f"{column}:{count}", at + 1)
+        if n <= 6:
+            assert grid or width < 80, "\n".join(lines)  # the grid at 80 columns for a usual scheme

@@ -63,19 +63,21 @@ MARKDOWN_FIGURES = {
 
 def averimatec_markdown(reports: Sequence, md_text: Callable, md_table: Callable) -> list[str]:
     """The runs' AVerImaTeC figures (official counting) as one Markdown table, with each run's
-    judge failures; none when no run has an AVerImaTeC judgment."""
+    judge failures and the judgments still missing (an interrupted judge run: counted as
+    failures); none when no run has an AVerImaTeC judgment."""
     from workbench.contamination.averimatec_scores import averimatec_dict
 
     found = [(r.run.name, averimatec_dict(r.averimatec)) for r in reports if r.averimatec is not None]
     if not found:
         return []
-    header = ["Run", *MARKDOWN_FIGURES, "Verdict accuracy (no gate)", "Judge failures (evidence)"]
+    header = ["Run", *MARKDOWN_FIGURES, "Verdict accuracy (no gate)", "Judge failures (evidence)", "Not judged yet"]
     body = [
         [
             md_text(name),
             *(_figure(figures[key]["official"]) for key in MARKDOWN_FIGURES.values()),
             _figure(figures["ungated_verdict_accuracy"]),
             str(figures["evidence_recall"]["failures"]),
+            str(figures["not_judged"]),
         ]
         for name, figures in found
     ]

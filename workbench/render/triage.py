@@ -120,16 +120,20 @@ def pairs_table(a: TriageAgreement):
 
 def confusion_table(a: TriageAgreement):
     """Rows: the first annotator's categories, numbered, their names wrapped at words (never
-    cut); columns: the second's, by number."""
-    from workbench.render.listing import Column, Listing
+    cut); columns: the second's, by number. Where not every column fits, each row's counts go
+    beside its name as "column:count" pairs instead: no count is dropped."""
+    from workbench.render.listing import Column, FirstThatKeeps, Listing
 
     c = a.confusion
     title = f"{printable(c.first)} (rows) against {printable(c.second)} (columns)"
+    names = [f"{number} {one_line(label)}" for number, label in enumerate(c.labels, start=1)]
     numbers = [Column(str(n), "number", 5, "right") for n in range(1, len(c.labels) + 1)]
-    table = Listing(Column("", "label", readable=16), *numbers, title=title)
-    for number, (label, row) in enumerate(zip(c.labels, c.counts.tolist()), start=1):
-        table.add_row(f"{number} {one_line(label)}", *(str(n) for n in row))
-    return table
+    grid = Listing(Column("", "label", 10, readable=16), *numbers, title=title)
+    pairs = Listing(Column("", "label", 10, readable=16), Column("column:count", "text", 9), title=title)
+    for name, counts in zip(names, c.counts.tolist()):
+        grid.add_row(name, *(str(n) for n in counts))
+        pairs.add_row(name, " ".join(f"{column}:{n}" for column, n in enumerate(counts, start=1)))
+    return FirstThatKeeps(grid, pairs, priority=5)
 
 
 def annotators_table(found: RunAgreement):

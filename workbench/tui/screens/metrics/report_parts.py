@@ -82,11 +82,14 @@ class ReportParts:
                 for run in runs
                 for judge in store.judging.task_runs(run.id, "ev2r")
             ),
-            # The AVerImaTeC figures: read again when one of its judge runs answers more.
-            "averimatec": tuple(
-                (judge.id, store.runs.progress(judge.id).done)
-                for run in runs
-                for judge in store.judging.task_runs(run.id, "averimatec")
+            # The AVerImaTeC figures: read again when one of its judge runs or the run answers more.
+            "averimatec": (
+                answers,
+                *(
+                    (judge.id, store.runs.progress(judge.id).done)
+                    for run in runs
+                    for judge in store.judging.task_runs(run.id, "averimatec")
+                ),
             ),
         }
 
