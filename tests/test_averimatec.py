@@ -15,10 +15,12 @@ from tests.support.averimatec import (
     MALFORMED_CLAIM,
     NO_EVIDENCE_CLAIM,
     gold_label,
+    imported,
     predicted_verdict,
     prompt_text,
     recorded_counts,
     recorded_judge,
+    scored,
     write_files,
 )
 from tests.support.judging import cli
@@ -26,22 +28,6 @@ from tests.support.processes import opened_store
 from workbench.contamination.averimatec_task import parse_reply
 
 TOLERANCE = 1e-12
-
-
-def imported(tmp_path, db_path) -> None:
-    gold, predicted = write_files(tmp_path)
-    done = cli(db_path, "import-averimatec", str(gold), "--dataset", "avm")
-    assert done.exit_code == 0, done.output
-    done = cli(db_path, "import-averimatec", str(predicted), "--dataset", "avm", "--run", "sys")
-    assert done.exit_code == 0, done.output
-
-
-def scored(db_path, server, *extra) -> dict:
-    found = cli(
-        db_path, "averimatec", "sys", "--judge", "openai-compatible:gemma", "--base-url", server.url, "--json", *extra
-    )
-    assert found.exit_code == 0, found.output
-    return json.loads(found.output[found.output.index("{\n") :])
 
 
 def hand_computed(threshold: float = 0.4) -> dict:

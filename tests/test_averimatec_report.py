@@ -4,17 +4,14 @@ judged the run, and nothing of it before."""
 
 from __future__ import annotations
 
-import io
 import json
 
-from rich.console import Console
-
 from tests.loopback_servers import LoopbackServer
-from tests.support.averimatec import recorded_judge, write_files
+from tests.support.averimatec import imported, recorded_judge, scored
 from tests.support.judging import cli
 from tests.support.processes import opened_store
 from tests.support.tui import until
-from tests.support.tui_metrics import Host, settled
+from tests.support.tui_metrics import Host, report_words, settled
 
 FIGURES = ("question_recall", "evidence_recall", "justification_recall", "verdict_accuracy")
 
@@ -22,35 +19,18 @@ FIGURES = ("question_recall", "evidence_recall", "justification_recall", "verdic
 def judged(tmp_path, db_path) -> dict:
     """The demo-shaped AVerImaTeC files imported, run `sys` judged by a loopback judge that
     returns recorded counts (one reply malformed); what `averimatec --json` printed."""
-    gold, predicted = write_files(tmp_path)
-    for args in ([str(gold)], [str(predicted), "--run", "sys"]):
-        done = cli(db_path, "import-averimatec", *args, "--dataset", "avm")
-        assert done.exit_code == 0, done.output
+    imported(tmp_path, db_path)
     with LoopbackServer("openai", answer=recorded_judge([])) as server:
-        found = cli(
-            db_path,
-            "averimatec",
-            "sys",
-            "--judge",
-            "openai-compatible:gemma",
-            "--base-url",
-            server.url,
-            "--vision",
-            "yes",
-            "--json",
-        )
-    assert found.exit_code == 0, found.output
-    return json.loads(found.output[found.output.index("{\n") :])
+        return scored(db_path, server, "--vision", "yes")
 
 
 def test_metrics_and_report_show_the_figures_averimatec_computed(tmp_path, db_path):
-    gold, predicted = write_files(tmp_path)
-    for args in ([str(gold)], [str(predicted), "--run", "sys"]):
-        assert cli(db_path, "import-averimatec", *args, "--dataset", "avm").exit_code == 0
+    imported(tmp_path, db_path)
     before = json.loads(cli(db_path, "report", "sys", "--format", "json", "--resamples", "0").output)
     assert before["runs"][0]["averimatec"] is None
     assert "AVerImaTeC" not in cli(db_path, "metrics", "sys", "--resamples", "0").output
-    found = judged(tmp_path, db_path)
+    with LoopbackServer("openai", answer=recorded_judge([])) as server:
+        found = scored(db_path, server, "--vision", "yes")
 
     shown = cli(db_path, "metrics", "sys", "--resamples", "0").output
     assert "AVerImaTeC of run sys" in shown
@@ -68,15 +48,6 @@ def test_metrics_and_report_show_the_figures_averimatec_computed(tmp_path, db_pa
     cells = [cell.strip() for cell in table[2].strip("|").split("|")]
     assert cells[0] == "sys" and cells[-2:] == [str(found["evidence_recall"]["failures"]), "0"]
     assert cells[1:5] == [f"{found[key]['official']:.4f}" for key in FIGURES]
-
-
-def report_words(screen) -> str:
-    panel = screen.query_one("#report-panel")
-    if panel._shown is None or not panel.display:
-        return ""
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(panel._shown)
-    return " ".join(console.export_text().split())
 
 
 async def test_the_metrics_view_shows_the_averimatec_figures(tmp_path, db_path):

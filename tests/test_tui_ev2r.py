@@ -3,26 +3,12 @@ metrics` prints it, once an Ev2R judge run has judged the run; at 80x24."""
 
 from __future__ import annotations
 
-import io
-
-from rich.console import Console
-
 from store import Store
 from tests.loopback_servers import LoopbackServer
 from tests.support.ev2r import SUBMISSION, claim_positions, demo_submission_db, recorded_judge
 from tests.support.judging import cli
 from tests.support.tui import until
-from tests.support.tui_metrics import Host, settled
-
-
-def report_words(screen) -> str:
-    """The report panel's text as drawn (its words, rules and wrapping left out)."""
-    panel = screen.query_one("#report-panel")
-    if panel._shown is None or not panel.display:
-        return ""
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(panel._shown)
-    return " ".join(console.export_text().replace("│", " ").replace("─", " ").split())
+from tests.support.tui_metrics import Host, report_words, settled
 
 
 async def test_the_metrics_view_shows_the_leaderboard_row(db_path):

@@ -135,3 +135,25 @@ def recorded_judge(seen: list):
         return "Counts:\n```json\n" + json.dumps(recorded_counts(n, part)) + "\n```"
 
     return answer
+
+
+def imported(tmp_path, db_path) -> None:
+    """The gold and prediction files written and imported: dataset `avm`, run `sys`."""
+    from tests.support.judging import cli
+
+    gold, predicted = write_files(tmp_path)
+    done = cli(db_path, "import-averimatec", str(gold), "--dataset", "avm")
+    assert done.exit_code == 0, done.output
+    done = cli(db_path, "import-averimatec", str(predicted), "--dataset", "avm", "--run", "sys")
+    assert done.exit_code == 0, done.output
+
+
+def scored(db_path, server, *extra) -> dict:
+    """What `averimatec sys --json` prints with the loopback judge at `server`."""
+    from tests.support.judging import cli
+
+    found = cli(
+        db_path, "averimatec", "sys", "--judge", "openai-compatible:gemma", "--base-url", server.url, "--json", *extra
+    )
+    assert found.exit_code == 0, found.output
+    return json.loads(found.output[found.output.index("{\n") :])

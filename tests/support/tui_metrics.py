@@ -63,3 +63,17 @@ def settle_view(*keys: str):
         await pilot.pause()
 
     return run_before
+
+
+def report_words(screen) -> str:
+    """The report panel's text as drawn (its words, rules and wrapping left out)."""
+    import io
+
+    from rich.console import Console
+
+    panel = screen.query_one("#report-panel")
+    if panel._shown is None or not panel.display:
+        return ""
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(panel._shown)
+    return " ".join(console.export_text().replace("│", " ").replace("─", " ").split())

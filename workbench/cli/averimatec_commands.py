@@ -114,7 +114,7 @@ def averimatec_command(
     Every judgment is saved as it arrives; the same command again continues.
     """
     from workbench.cli.opening import open_store
-    from workbench.cli.run_progress import announce, execute_sweep_with_progress, report_finished
+    from workbench.cli.run_progress import answer_what_is_left
     from workbench.contamination.averimatec_runs import AverimatecRequest, prepare_averimatec_runs
     from workbench.runs.params import parse_param_pairs
 
@@ -134,13 +134,7 @@ def averimatec_command(
         prepared = prepare_averimatec_runs(store, request)
     finally:
         store.close()
-    pending = [p for p in prepared if p.pending_claim_ids]
-    if pending:
-        for one in pending:
-            announce(one, engine=one is pending[0])
-        finished = execute_sweep_with_progress(pending)
-        for one in pending:
-            report_finished(one, finished.get(one.run.id), this_command())
+    answer_what_is_left(prepared, this_command())
     _print(run_ref, [one.run.id for one in prepared], threshold, as_json)
 
 

@@ -227,3 +227,17 @@ def print_error_causes(run_id: int) -> None:
         store.close()
     for message, count in causes:
         console.print(f"  {count:,} × {one_line(message, 200)}", markup=False)
+
+
+def answer_what_is_left(prepared_runs: list[PreparedRun], again: str) -> None:
+    """The judge runs a scoring command prepared (Ev2R's parts, AVerImaTeC's): each that still
+    lacks answers announced, all answered under one progress display, and how each ended,
+    with `again` (the command as typed) to continue an interrupted one."""
+    pending = [p for p in prepared_runs if p.pending_claim_ids]
+    if not pending:
+        return
+    for one in pending:
+        announce(one, engine=one is pending[0])
+    finished = execute_sweep_with_progress(pending)
+    for one in pending:
+        report_finished(one, finished.get(one.run.id), again)
