@@ -19,11 +19,10 @@ from workbench.backends import parse_model_spec
 from workbench.config import load_settings
 from workbench.contamination.averimatec_evidence import PART_WORDS, PARTS, image_count, predicted_items, reference_items
 from workbench.contamination.averimatec_task import TEMPLATES, AverimatecTask
-from workbench.contamination.ev2r_runs import target_run
+from workbench.contamination.ev2r_runs import prepare_judge_part, target_run
 from workbench.contamination.ev2r_task import user_template
 from workbench.prompting import TemplateError, load_task_template
-from workbench.runs.setup import prepare_task_run
-from workbench.runs.types import PreparedRun, RunSetupError, TaskRunRequest
+from workbench.runs.types import PreparedRun, RunSetupError
 
 VISION = ("auto", "yes", "no")
 
@@ -58,23 +57,8 @@ def prepare_averimatec_runs(store: Store, request: AverimatecRequest) -> list[Pr
             continue
         # Only the evidence part has images: the questions and the justification are text.
         task = AverimatecTask(_template(request, part), target.id, target.name, part, vision and part == "evidence")
-        prepared.append(
-            prepare_task_run(
-                store,
-                TaskRunRequest(
-                    task=task,
-                    model=request.judge,
-                    claim_ids=claims[part],
-                    name=f"{short}-averimatec-{part}-{target.name}",
-                    base_url=request.base_url,
-                    params=params,
-                    concurrency=request.concurrency,
-                    use_cache=request.use_cache,
-                    dataset_id=target.dataset_id,
-                    target_run_id=target.id,
-                ),
-            )
-        )
+        name = f"{short}-averimatec-{part}-{target.name}"
+        prepared.append(prepare_judge_part(store, request, target, task, claims[part], name, params))
     if not prepared:
         raise RunSetupError(f"no answer of run {target.name} holds questions, evidence or a justification to judge")
     return prepared

@@ -56,23 +56,8 @@ def prepare_ev2r_runs(store: Store, request: Ev2rRequest) -> list[PreparedRun]:
     prepared = []
     for part in PARTS:
         task = Ev2rTask(_template(request, part), target.id, target.name, part, repeats=request.repeats)
-        prepared.append(
-            prepare_task_run(
-                store,
-                TaskRunRequest(
-                    task=task,
-                    model=request.judge,
-                    claim_ids=claim_ids,
-                    name=f"{short}-ev2r-{SHORT_PART[part]}-{target.name}",
-                    base_url=request.base_url,
-                    params=params,
-                    concurrency=request.concurrency,
-                    use_cache=request.use_cache,
-                    dataset_id=target.dataset_id,
-                    target_run_id=target.id,
-                ),
-            )
-        )
+        name = f"{short}-ev2r-{SHORT_PART[part]}-{target.name}"
+        prepared.append(prepare_judge_part(store, request, target, task, claim_ids, name, params))
     return prepared
 
 
@@ -85,6 +70,26 @@ def _template(request: Ev2rRequest, part: str):
         return load_task_template(EV2R_TEMPLATE, "ev2r", load_settings().prompts_dir)
     except TemplateError as error:
         raise RunSetupError(str(error)) from None
+
+
+def prepare_judge_part(store: Store, request, target: Run, task, claim_ids: list[int], name: str, params: dict):
+    """One part of a shared task's score (Ev2R's, AVerImaTeC's) as a judge run of `target`,
+    with the judge, server, concurrency and cache the request (Ev2rRequest, AverimatecRequest) asks."""
+    return prepare_task_run(
+        store,
+        TaskRunRequest(
+            task=task,
+            model=request.judge,
+            claim_ids=claim_ids,
+            name=name,
+            base_url=request.base_url,
+            params=params,
+            concurrency=request.concurrency,
+            use_cache=request.use_cache,
+            dataset_id=target.dataset_id,
+            target_run_id=target.id,
+        ),
+    )
 
 
 def target_run(store: Store, reference: str | int) -> Run:
