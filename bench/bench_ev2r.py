@@ -10,36 +10,20 @@ same process is the baseline that tells the engine's cost from a busy machine's.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import multiprocessing
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_runner import bare_sdk  # noqa: E402
+from bench.judge_throughput import report_rate, run_rounds  # noqa: E402
 from store import Prediction, Run, Store  # noqa: E402
-from tests.loopback_servers import LoopbackServer  # noqa: E402
 from workbench.contamination.ev2r_runs import Ev2rRequest, prepare_ev2r_runs  # noqa: E402
 from workbench.importers import import_file  # noqa: E402
-from workbench.runs.engine import execute_runs  # noqa: E402
 
-LATENCY = 0.2
-
-
-def counts_answer(body: dict) -> str:
-    return '{"reference_facts": 4, "reference_supported": 3, "predicted_facts": 3, "predicted_supported": 2}'
-
-
-def serve(latency: float, connection) -> None:
-    """The judge in its own process, as a real server would be (no shared GIL)."""
-    with LoopbackServer("openai", latency=latency, answer=counts_answer) as server:
-        connection.send(server.url)
-        connection.recv()
+REPLY = '{"reference_facts": 4, "reference_supported": 3, "predicted_facts": 3, "predicted_supported": 2}'
+"""Every judgment's counts."""
 
 
 def averitec_store(folder: Path, claims: int) -> tuple[Store, Path]:
@@ -81,37 +65,12 @@ def bench(folder: Path, claims: int, concurrency: int | None, url: str) -> None:
     prepared = prepare_ev2r_runs(
         store, Ev2rRequest("system", "openai-compatible:judge", url, concurrency=concurrency, use_cache=False)
     )
-    width = max(p.concurrency for p in prepared)
-    bare = asyncio.run(bare_sdk(url, 2 * claims, width))  # the same calls without the workbench
-    started = time.perf_counter()
-    progress = asyncio.run(execute_runs(db_path, prepared))
-    seconds = time.perf_counter() - started
-    judged = sum(p.done for p in progress)
-    ideal = width / LATENCY
-    rate = judged / seconds
-    said = "default" if concurrency is None else "asked"
-    print(
-        f"ev2r: {claims} claims x 2 parts = {judged} judgments, {LATENCY * 1000:.0f} ms latency, concurrency"
-        f" {width} ({said}): {rate:.1f}/s; ideal {ideal:.0f}/s -> ratio {rate / ideal:.3f} (target >= 0.95);"
-        f" bare AsyncOpenAI loop {bare:.1f}/s -> ratio {rate / bare:.3f}"
-    )
+    report_rate("ev2r", 2, db_path, prepared, claims, concurrency, url)
     store.close()
 
 
 def main() -> None:
-    os.environ.setdefault("WORKBENCH_CONFIG", "/nonexistent/workbench-bench.toml")
-    claims = int(sys.argv[sys.argv.index("--claims") + 1]) if "--claims" in sys.argv else 200
-    ours, theirs = multiprocessing.Pipe()
-    server = multiprocessing.Process(target=serve, args=(LATENCY, theirs), daemon=True)
-    server.start()
-    url = ours.recv()
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            bench(Path(folder), claims, None, url)
-            bench(Path(folder), claims * 4, 32, url)
-    finally:
-        ours.send("stop")
-        server.join(10)
+    run_rounds(bench, REPLY)
 
 
 if __name__ == "__main__":
