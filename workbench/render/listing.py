@@ -95,6 +95,7 @@ class Listing:
         self.columns = list(columns)
         self.title = title
         self.headers = headers  # False: a grid of parts and values, read without headings
+        self._measured: tuple[tuple[int, ...], dict[int, tuple[int, int]]] | None = None
 
     def add_row(self, *cells) -> None:
         for column, cell in zip(self.columns, cells, strict=True):
@@ -138,8 +139,12 @@ class Listing:
         return _needed(self.columns, self._sizes()) <= width
 
     def _sizes(self) -> dict[int, tuple[int, int]]:
-        """Each column's (minimum, natural) width, by id: each measure walks every cell."""
-        return {id(column): (column.minimum(), column.natural()) for column in self.columns}
+        """Each column's (minimum, natural) width, by id, measured again only once rows were
+        added: each measure walks every cell, and FirstThatKeeps asks before drawing."""
+        rows = tuple(len(column.cells) for column in self.columns)
+        if self._measured is None or self._measured[0] != rows:
+            self._measured = (rows, {id(column): (column.minimum(), column.natural()) for column in self.columns})
+        return self._measured[1]
 
     def print(self, console: Console) -> None:
         console.print(self.table(console.width))
