@@ -10,6 +10,7 @@ connection, and the migrations through its `Migrations`.
 from __future__ import annotations
 
 import sqlite3
+import weakref
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -19,6 +20,20 @@ from store.problems import BUSY_TIMEOUT_MS, DatabaseProblem, as_problem, check_p
 
 if TYPE_CHECKING:
     import sqlite_utils
+
+
+class TrackedConnection(sqlite3.Connection):
+    """sqlite3's connection, which a process can find again to close as it ends (the built-in
+    type takes no weak reference). `shared`: opened with closed_elsewhere."""
+
+    shared = False
+
+    def close(self) -> None:
+        super().close()
+        _OPEN.discard(self)
+
+
+_OPEN: weakref.WeakSet[TrackedConnection] = weakref.WeakSet()
 
 MMAP_BYTES = 1 << 30
 """How much of the file SQLite may map into memory (a big database is read through the map)."""
@@ -38,7 +53,11 @@ def open_database(path: str | Path, closed_elsewhere: bool = False) -> sqlite3.C
     conn = None
     try:
         # isolation_level=None: SQLite's autocommit (a lone write commits; BEGIN opens a transaction).
-        conn = sqlite3.connect(path, check_same_thread=not closed_elsewhere, isolation_level=None)
+        conn = sqlite3.connect(
+            path, check_same_thread=not closed_elsewhere, isolation_level=None, factory=TrackedConnection
+        )
+        conn.shared = closed_elsewhere
+        _OPEN.add(conn)
         conn.execute("PRAGMA recursive_triggers = ON")  # as sqlite-utils sets it (the schema was made so)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # WAL lets the TUI read while a run in another process writes.
@@ -59,6 +78,23 @@ def open_database(path: str | Path, closed_elsewhere: bool = False) -> sqlite3.C
             raise
         raise problem from None
     return conn
+
+
+def close_open_databases() -> bool:
+    """Close every connection this process opened and still holds, so SQLite moves the WAL
+    into the file and removes it (a file copied after the process ends is then whole).
+    False when one cannot be closed here: another thread still owns it, or may still be
+    using it (a TUI worker's: closing it under a query would fail the query)."""
+    closed_all = True
+    for conn in list(_OPEN):
+        if conn.shared:
+            closed_all = False
+            continue
+        try:
+            conn.close()
+        except sqlite3.ProgrammingError:  # made in a thread that is still running
+            closed_all = False
+    return closed_all
 
 
 def sqlite_utils_database(conn: sqlite3.Connection) -> sqlite_utils.Database:
@@ -99,6 +135,7 @@ __all__ = [
     "BUSY_TIMEOUT_MS",
     "DatabaseProblem",
     "atomic",
+    "close_open_databases",
     "data_version",
     "database_path",
     "open_database",

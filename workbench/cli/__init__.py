@@ -130,6 +130,12 @@ class LazyGroup(click.Group):
         super().__init__(*args, **kwargs)
         self.lazy_commands = lazy_commands or {}
 
+    def __call__(self, *args, **kwargs):
+        """The console script's entry (tests call `main.main` through CliRunner instead)."""
+        from workbench.cli.process import whole_process
+
+        return whole_process(lambda: super(LazyGroup, self).__call__(*args, **kwargs))
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy_commands})
 
