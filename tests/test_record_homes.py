@@ -70,3 +70,18 @@ def test_a_filter_loads_only_the_parts_its_terms_need(demo_with_a_search):
     assert {"store.flag_specs", "store.text_search"} & set(modules) == set()
     modules, _ = modules_at_exit(demo_with_a_search, ["claims", "--where", "flagged:any vitamin"])
     assert {"store.flag_specs", "store.text_search"} <= set(modules)
+
+
+def test_runs_of_answers_made_elsewhere_read_no_price_table(demo_with_a_search):
+    """The demo's runs are imported answers: they have no price here, so `runs` reads neither
+    our price table nor the config (tomllib) for them; a model that needs a price reads both."""
+    from workbench.usage.prices import PriceTable
+
+    modules, _ = modules_at_exit(demo_with_a_search, ["runs"])
+    assert {"tomllib", "workbench.config"} & set(modules) == set()
+
+    read = []
+    table = PriceTable(lambda: read.append("read") or {})
+    assert table.for_model("imported:demo-checker") is None and table.for_model("gguf:x.gguf").local
+    assert read == []
+    assert table.for_model("openai:gpt-4o") is None and read == ["read"]

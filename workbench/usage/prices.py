@@ -7,14 +7,16 @@ and everything computed from it says so instead of showing 0.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import re
-import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from workbench.config import ConfigError, ModelPrice, Settings, config_path, setting
+if TYPE_CHECKING:
+    from workbench.config import ModelPrice, Settings
 
 PER = 1_000_000
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$")
@@ -52,15 +54,24 @@ LOCAL = Price("gguf", 0.0, 0.0, source="a local model: no charge per token", loc
 
 
 class PriceTable:
-    """Prices by model spec; `for_model` finds a dated snapshot's model too."""
+    """Prices by model spec; `for_model` finds a dated snapshot's model too. Given a function,
+    the table is read when a model first needs a price: listing local and imported runs reads
+    neither our table nor the config's [prices]."""
 
-    def __init__(self, prices: dict[str, Price]):
-        self.prices = prices
+    def __init__(self, prices: dict[str, Price] | Callable[[], dict[str, Price]]):
+        self._given = prices
+
+    @cached_property
+    def prices(self) -> dict[str, Price]:
+        return self._given() if callable(self._given) else self._given
 
     def for_model(self, model: str) -> Price | None:
-        """The price of `model` (a spec as runs store it), LOCAL for gguf:, None when unknown."""
+        """The price of `model` (a spec as runs store it): LOCAL for gguf:, None for answers
+        imported from a file (made elsewhere, at a cost not known here) and when unknown."""
         if model.startswith("gguf:"):
             return LOCAL
+        if model.startswith("imported:"):
+            return None
         if model in self.prices:
             return self.prices[model]
         scheme, _, name = model.partition(":")
@@ -69,16 +80,26 @@ class PriceTable:
 
 
 def price_table(settings: Settings | None = None) -> PriceTable:
-    """Our table with the config's [prices] over it."""
+    """Our table with the config's [prices] over it (both read when a price is first needed)."""
+    return PriceTable(lambda: _our_prices_and_the_configs(settings))
+
+
+def _our_prices_and_the_configs(settings: Settings | None) -> dict[str, Price]:
+    from workbench.config import config_path, setting
+
     configured = settings.prices if settings is not None else setting("prices")
     prices = built_in_prices()
     for model, entry in configured.items():
         prices[model] = _price(model, entry, f"config {config_path()}")
-    return PriceTable(prices)
+    return prices
 
 
 def built_in_prices(text: str | None = None, name: str = "workbench/usage/prices.toml") -> dict[str, Price]:
     """The table shipped with the workbench (ConfigError naming the file and key if broken)."""
+    import tomllib
+
+    from workbench.config import ConfigError
+
     if text is None:
         text = Path(__file__).with_name("prices.toml").read_text(encoding="utf-8")
     try:
@@ -95,6 +116,10 @@ def built_in_prices(text: str | None = None, name: str = "workbench/usage/prices
 def _built_in_entry(entry: dict, as_of, where: str) -> ModelPrice:
     """One entry of our table, checked as ModelPrice would check it but without pydantic
     (whose import would double the time of `workbench runs`)."""
+    import dataclasses
+
+    from workbench.config import ConfigError, ModelPrice
+
     known = {f.name for f in dataclasses.fields(ModelPrice)}
     for key, value in entry.items():
         if key not in known:
