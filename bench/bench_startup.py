@@ -21,9 +21,12 @@ draws with styles as on a user's screen):
 
 Every command runs as a user runs it: with a config file (annotator, theme, a key, a keymap)
 and with Python writing its bytecode caches (a warm-up run first), so what is timed is the
-interpreter start, the imports and the work. Each figure is the median of --repeat rounds;
-within a round every command runs once to the pipe and once to the terminal, in turn, so
-that a command and its baseline share the machine's load alike.
+interpreter start, the imports and the work. Within a round every command runs once to the
+pipe and once to the terminal, in turn, so that a command and its baseline share the
+machine's load alike. Each time printed is the median of --repeat rounds; each ratio of the
+start-up table is the median of the rounds' own ratios (a command's time over its baseline's
+in the same round: paired, so a busy moment that slows both leaves their ratio; the ratio of
+the two medians moved by 0.5 between runs of 9 rounds on a shared machine).
 
     python bench/bench_startup.py [--claims 1000000] [--repeat 7] [--no-big]
 
@@ -148,14 +151,14 @@ def wall_in_terminal(command: list[str], env: dict[str, str], columns: int = 100
     return elapsed
 
 
-def medians(
+def rounds(
     commands: dict[str, list[str]],
     repeat: int,
     env: dict[str, str],
     where: tuple[str, ...] = ("pipe",),
     envs: dict[str, dict[str, str]] | None = None,
-) -> dict[tuple[str, str], float]:
-    """Median wall time of each command to each of `where` (pipe, terminal); one warm-up
+) -> dict[tuple[str, str], list[float]]:
+    """Each round's wall time of each command to each of `where` (pipe, terminal); one warm-up
     run each, then in each round every command to each place in turn. `envs` gives some
     commands an environment of their own."""
     envs = envs or {}
@@ -166,7 +169,20 @@ def medians(
         for name, command in commands.items():
             for place in where:
                 times[name, place].append(wall(command, envs.get(name, env), terminal=place == "terminal"))
-    return {key: statistics.median(values) for key, values in times.items()}
+    return times
+
+
+def medians(
+    commands: dict[str, list[str]], repeat: int, env: dict[str, str], **options
+) -> dict[tuple[str, str], float]:
+    """The median of each command's rounds (see `rounds`)."""
+    return {key: statistics.median(values) for key, values in rounds(commands, repeat, env, **options).items()}
+
+
+def paired_ratio(times: list[float], baseline: list[float]) -> float:
+    """The median over rounds of a command's time over its baseline's in the same round: a
+    moment when the machine is busy slows both, and leaves their ratio."""
+    return statistics.median(mine / theirs for mine, theirs in zip(times, baseline))
 
 
 def ms(seconds: float) -> str:
@@ -179,17 +195,22 @@ PLACES = ("pipe", "terminal")
 BEFORE = " (before)"
 
 
-def print_reads(reads: dict[tuple[str, str], float], suffix: str = "") -> None:
+def print_reads(times: dict[tuple[str, str], list[float]], suffix: str = "") -> None:
     """`--help` against the floor, and each reading command against `--help`, to a pipe and
-    to a terminal (each beside its own baseline taken the same way); `suffix` picks the
-    checkout (this one, or --before's)."""
+    to a terminal (each beside its own baseline taken the same way): the median time, and the
+    median of the rounds' ratios (paired_ratio); `suffix` picks the checkout (this one, or
+    --before's)."""
     print(f"{'':42}{'to a pipe':>26}   {'to a terminal (pty)':>26}")
 
     def row(label: str, name: str, baseline: str, target: str) -> None:
-        cells = [f"{ms(reads[name, place])} {reads[name, place] / reads[baseline, place]:5.2f}x" for place in PLACES]
+        cells = [
+            f"{ms(statistics.median(times[name, place]))} {paired_ratio(times[name, place], times[baseline, place]):5.2f}x"
+            for place in PLACES
+        ]
         print(f"{label:<42}{cells[0]:>26}   {cells[1]:>26}   {target}")
 
-    print(f"{'python -c pass (the floor)':<42}" + "".join(f"{ms(reads['bare', p]):>26}   " for p in PLACES))
+    floors = [ms(statistics.median(times["bare", place])) for place in PLACES]
+    print(f"{'python -c pass (the floor)':<42}" + "".join(f"{floor:>26}   " for floor in floors))
     row(f"workbench --help{suffix}, x the floor", "help" + suffix, "bare", "[<= 4x]")
     print("reading commands on the demo database, x `workbench --help` in the same rounds:")
     if not suffix:
@@ -380,17 +401,17 @@ def main() -> None:
         env = user_environment(Path(folder))
         demo = demo_database(Path(folder), env)
         commands, envs = reading_commands(demo, args.before, env)
-        reads = medians(commands, repeat, env, where=PLACES, envs=envs)
-        print_reads(reads)
+        times = rounds(commands, repeat, env, where=PLACES, envs=envs)
+        print_reads(times)
         if args.before is not None:
             print(f"the same rounds, the checkout in {args.before}:")
-            print_reads(reads, BEFORE)
+            print_reads(times, BEFORE)
         per_command = medians(
             {name: [WORKBENCH, *name.split(), "--help"] for name in command_names()}, max(3, repeat // 2), env
         )
         per_command = {name: seconds for (name, _), seconds in per_command.items()}
         slowest = max(per_command, key=per_command.get)
-        bare = reads["bare", "pipe"]
+        bare = statistics.median(times["bare", "pipe"])
         print(
             f"workbench COMMAND --help, the slowest   {ms(per_command[slowest])}   {per_command[slowest] / bare:5.1f}x"
             f" the floor   ({slowest}; median over commands {statistics.median(per_command.values()) * 1000:.0f} ms)"
