@@ -32,3 +32,21 @@ async def test_the_metrics_view_shows_the_leaderboard_row(db_path):
     for figure in row:  # each after the one before
         at = words.index(figure, at + 1)
     assert len(row) == 7
+
+
+def test_the_leaderboard_row_is_read_again_when_the_run_answers_more(db_path, monkeypatch):
+    """Its Q-only and Q+A scores are the run's own questions and answers: more answers, a new
+    row (at the slow parts' turn), as the AVerImaTeC figures."""
+    from workbench.tui.screens.metrics.report_parts import ReportParts
+
+    demo_submission_db(db_path)
+    store = Store.open(db_path)
+    runs = [store.runs.get(SUBMISSION)]
+    parts = ReportParts()
+    parts.load(store, runs, "", items=10)
+    read = []
+    monkeypatch.setattr(parts, "_read", lambda store, runs, flag_kind, due: read.append(set(due)))
+    assert parts.refresh(store, runs, "", answers=0, now=True) is False  # nothing changed
+    assert parts.refresh(store, runs, "", answers=3, now=True) is True
+    assert {"averitec", "averimatec"} <= read[-1]
+    store.close()

@@ -76,21 +76,10 @@ class ReportParts:
             "search": tuple(store.search.progress(searching)) if searching else (),
             "usage": (answers, judged),
             "failures": (answers, store.triage.label_version()),
-            # The AVeriTeC leaderboard row: read again when an Ev2R judge run answers more.
-            "averitec": tuple(
-                (judge.id, store.runs.progress(judge.id).done)
-                for run in runs
-                for judge in store.judging.task_runs(run.id, "ev2r")
-            ),
-            # The AVerImaTeC figures: read again when one of its judge runs or the run answers more.
-            "averimatec": (
-                answers,
-                *(
-                    (judge.id, store.runs.progress(judge.id).done)
-                    for run in runs
-                    for judge in store.judging.task_runs(run.id, "averimatec")
-                ),
-            ),
+            # The AVeriTeC leaderboard row and the AVerImaTeC figures: read again when the run
+            # or one of its judge runs answers more (its questions and evidence are scored too).
+            "averitec": (answers, *_judges_done(store, runs, "ev2r")),
+            "averimatec": (answers, *_judges_done(store, runs, "averimatec")),
         }
 
     def _read(self, store, runs: list[Run], flag_kind: str, due: list[str]) -> None:
@@ -108,6 +97,15 @@ class ReportParts:
             if slow:
                 found.update(_parts(build_report(store, run, by_flag, slow, prices), slow))
             self.reports[run.id] = replace(self.reports.get(run.id) or RunReport(run), **found)
+
+
+def _judges_done(store, runs: list[Run], task: str) -> list[tuple[int, int]]:
+    """Each of the runs' `task` judge runs, with how many items it has answered."""
+    return [
+        (judge.id, store.runs.progress(judge.id).done)
+        for run in runs
+        for judge in store.judging.task_runs(run.id, task)
+    ]
 
 
 def _parts(report: RunReport, names: list[str]) -> dict:
