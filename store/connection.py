@@ -10,6 +10,7 @@ connection, and the migrations through its `Migrations`.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -30,10 +31,13 @@ class TrackedConnection(sqlite3.Connection):
 
     def close(self) -> None:
         super().close()
-        _OPEN.discard(self)
+        with _OPEN_LOCK:
+            _OPEN.discard(self)
 
 
 _OPEN: weakref.WeakSet[TrackedConnection] = weakref.WeakSet()
+_OPEN_LOCK = threading.Lock()
+"""Worker threads open and close theirs while the main thread may be reading the set."""
 
 MMAP_BYTES = 1 << 30
 """How much of the file SQLite may map into memory (a big database is read through the map)."""
@@ -57,7 +61,8 @@ def open_database(path: str | Path, closed_elsewhere: bool = False) -> sqlite3.C
             path, check_same_thread=not closed_elsewhere, isolation_level=None, factory=TrackedConnection
         )
         conn.shared = closed_elsewhere
-        _OPEN.add(conn)
+        with _OPEN_LOCK:
+            _OPEN.add(conn)
         conn.execute("PRAGMA recursive_triggers = ON")  # as sqlite-utils sets it (the schema was made so)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # WAL lets the TUI read while a run in another process writes.
@@ -86,13 +91,15 @@ def close_open_databases() -> bool:
     False when one cannot be closed here: another thread still owns it, or may still be
     using it (a TUI worker's: closing it under a query would fail the query)."""
     closed_all = True
-    for conn in list(_OPEN):
+    with _OPEN_LOCK:
+        still_open = list(_OPEN)
+    for conn in still_open:
         if conn.shared:
             closed_all = False
             continue
         try:
             conn.close()
-        except sqlite3.ProgrammingError:  # made in a thread that is still running
+        except sqlite3.Error:  # ProgrammingError: made in a thread that is still running
             closed_all = False
     return closed_all
 
