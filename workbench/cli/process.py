@@ -1,13 +1,13 @@
 """What a `workbench` process does around its command, for the time a user waits.
 
 Starting, a command builds tens of thousands of objects that live until the process ends
-(modules, classes, click's and Rich's tables); with CPython's default thresholds the garbage
-collector walks them about thirty times before `workbench show` has printed, and once more,
-all of them, as the interpreter exits: a sixth of the command's time, finding nothing. So the
-first collection waits for 50,000 new objects (long commands, the TUI and runs, still
-collect), and at the end every object is frozen (gc.freeze) once the databases are closed:
-the interpreter's last collection then skips them, and their memory is returned with the
-process.
+(modules, classes, click's and Rich's tables). With CPython's default thresholds the garbage
+collector runs about thirty times before `workbench show` has printed, finding nothing (they
+are all alive), and walks every one of them once more as the interpreter exits: 10-20 ms of
+a command of 100-150 ms. So the first collection waits for 50,000 new objects (long commands,
+the TUI and runs, still collect: BENCHMARKS.md measured no cost in the TUI), and at the end
+every object is frozen (gc.freeze) once the databases are closed: the interpreter's last
+collection then skips them, and their memory is returned with the process.
 """
 
 from __future__ import annotations
