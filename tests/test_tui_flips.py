@@ -130,6 +130,9 @@ def test_snapshot_flips_80x24(snap_compare, flips_db, monkeypatch):
     monkeypatch.chdir(flips_db.parent)  # the command line shown names the database as opened: here, the same each run
 
     async def run_before(pilot) -> None:
+        # The flips are read after the browser's first page: on a busy machine, later than
+        # one settle waits for.
+        await until(pilot, lambda: isinstance(pilot.app.screen, FlipsScreen) and pilot.app.screen.flips is not None)
         await settle(pilot, pilot.app)
 
     app = make_app(Path(flips_db.name), compare=("base", "other", ""))

@@ -19,6 +19,8 @@ from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
 from workbench.tui.widgets.footer import KeyFooter
 
+COLUMNS = ("claim", "gold", "base", "other", "text")
+
 
 class FlipsScreen(ReportsWorkerErrors, Screen):
     """The claims a run gets right and the base run wrong, and the reverse."""
@@ -72,7 +74,7 @@ language (e.g. importance:Main, label:Refuted). The line at the bottom reopens t
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for name in ("claim", "gold", "base", "other", "text"):
+        for name in COLUMNS:
             table.add_column(name, key=name)
         self._read()
 
@@ -118,27 +120,15 @@ language (e.g. importance:Main, label:Refuted). The line at the bottom reopens t
         return text
 
     def _fill(self, flips) -> None:
+        rows, self._row_claims = self._rows(flips)
         table = self.query_one(DataTable)
-        table.clear()
-        self._row_claims = []
-        direction = None
-        room = max(16, self.app.size.width - 60)  # the text column gets what the others leave
-        for row in flips.rows:
-            if row.direction != direction:  # a group's heading row, not a claim
-                direction = row.direction
-                heading = f"{direction}: {flips.counts[direction]:,} claim" + (
-                    "" if flips.counts[direction] == 1 else "s"
-                )
-                table.add_row("", "", "", "", Text(heading, style="bold"))
-                self._row_claims.append(None)
-            table.add_row(
-                literal(row.external_id),
-                literal(row.gold or "—"),
-                literal(row.verdict_a or "—"),
-                literal(row.verdict_b or "—"),
-                literal(one_line(row.text, room)),
-            )
-            self._row_claims.append(row.claim_id)
+        # Each column as wide as its widest cell, set with the rows: a width left to the table
+        # is measured when it is next idle, and a frame drawn before that kept the headers' widths.
+        table.clear(columns=True)
+        for index, name in enumerate(COLUMNS):
+            table.add_column(name, key=name, width=max([len(name), *(row[index].cell_len for row in rows)]))
+        for row in rows:
+            table.add_row(*row)
         if not flips.rows:
             self.query_one("#flips-claim", Static).update(
                 Text(
@@ -148,6 +138,31 @@ language (e.g. importance:Main, label:Refuted). The line at the bottom reopens t
             )
             return
         table.move_cursor(row=1)
+
+    def _rows(self, flips) -> tuple[list[tuple[Text, ...]], list[int | None]]:
+        """The table's rows, each group under a heading row, and the claim of each (None for
+        a heading)."""
+        rows, claims = [], []
+        direction = None
+        room = max(16, self.app.size.width - 60)  # the text column gets what the others leave
+        for row in flips.rows:
+            if row.direction != direction:  # a group's heading row, not a claim
+                direction = row.direction
+                count = flips.counts[direction]
+                heading = f"{direction}: {count:,} claim" + ("" if count == 1 else "s")
+                rows.append((Text(""), Text(""), Text(""), Text(""), Text(heading, style="bold")))
+                claims.append(None)
+            rows.append(
+                (
+                    literal(row.external_id),
+                    literal(row.gold or "—"),
+                    literal(row.verdict_a or "—"),
+                    literal(row.verdict_b or "—"),
+                    literal(one_line(row.text, room)),
+                )
+            )
+            claims.append(row.claim_id)
+        return rows, claims
 
     @on(DataTable.RowHighlighted, "#flips-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
