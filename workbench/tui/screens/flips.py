@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from workbench.render.display import literal, one_line
 from workbench.tui.errors import ReportsWorkerErrors
 from workbench.tui.messages import DataChanged
+from workbench.tui.widgets.filled_table import fill_table
 from workbench.tui.widgets.footer import KeyFooter
 
 COLUMNS = ("claim", "gold", "base", "other", "text")
@@ -122,13 +123,7 @@ language (e.g. importance:Main, label:Refuted). The line at the bottom reopens t
     def _fill(self, flips) -> None:
         rows, self._row_claims = self._rows(flips)
         table = self.query_one(DataTable)
-        # Each column as wide as its widest cell, set with the rows: a width left to the table
-        # is measured when it is next idle, and a frame drawn before that kept the headers' widths.
-        table.clear(columns=True)
-        for index, name in enumerate(COLUMNS):
-            table.add_column(name, key=name, width=max([len(name), *(row[index].cell_len for row in rows)]))
-        for row in rows:
-            table.add_row(*row)
+        fill_table(table, [(name, Text(name)) for name in COLUMNS], rows)
         if not flips.rows:
             self.query_one("#flips-claim", Static).update(
                 Text(

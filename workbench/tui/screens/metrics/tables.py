@@ -13,6 +13,7 @@ from workbench.scoring.compare import filter_value
 from workbench.scoring.fields import FLAG_NO, FLAG_YES
 from workbench.tui.screens.metrics.panels import ci_text, run_intervals
 from workbench.tui.screens.metrics.watch import IntervalSet, PanelUpdate, RunIntervals
+from workbench.tui.widgets.filled_table import fill_table
 
 
 class ConfusionTable(DataTable):
@@ -40,10 +41,9 @@ def keeping_cursor(table: DataTable, fill):
 def fill_confusion(table: DataTable, numbers, filtered: MetricSummary | None) -> None:
     """Gold down, predicted across; 'n (m)' where m is without the flagged claims."""
     confusion = numbers.overall.confusion
-    table.clear(columns=True)
-    table.add_column(Text("gold \\ predicted"), key="gold")
-    for n, column in enumerate(confusion.columns):
-        table.add_column(literal(one_line(column, 18)), key=str(n))
+    columns = [("gold", Text("gold \\ predicted"))]
+    columns += [(str(n), literal(one_line(column, 18))) for n, column in enumerate(confusion.columns)]
+    rows = []
     for row, gold in enumerate(confusion.classes):
         cells = [literal(one_line(gold, 24), "bold")]
         for col in range(len(confusion.columns)):
@@ -51,7 +51,8 @@ def fill_confusion(table: DataTable, numbers, filtered: MetricSummary | None) ->
             if filtered is not None:
                 text.append(f" ({filtered.confusion.counts[row, col]:,})", style="dim")
             cells.append(text)
-        table.add_row(*cells, key=str(row))
+        rows.append(cells)
+    fill_table(table, columns, rows, keys=[str(row) for row in range(len(rows))])
 
 
 def confusion_filter(run_name: str, summary: MetricSummary, row: int, col: int) -> str | None:
@@ -78,11 +79,11 @@ def fill_breakdown(table: DataTable, update: PanelUpdate, intervals: IntervalSet
     """A row per slice value and run; returns (run index, value) per row for Enter."""
     fresh = intervals is not None and intervals.generation == update.generation
     exclude = update.config.exclude_flag
-    table.clear(columns=True)
-    table.add_column(literal(update.field_name or ""), key="value")
-    for name in BREAKDOWN_COLUMNS + (("n w/o", "macro-F1 w/o", "CI w/o") if exclude else ()):
-        table.add_column(Text(name), key=name)
-    keys = []
+    columns = [("value", literal(update.field_name or ""))]
+    columns += [
+        (name, Text(name)) for name in BREAKDOWN_COLUMNS + (("n w/o", "macro-F1 w/o", "CI w/o") if exclude else ())
+    ]
+    keys, rows = [], []
     values = list(dict.fromkeys(v for n in update.runs for v in n.slices))
     names = run_names([numbers.run for numbers in update.runs], 20)
     for value in values:
@@ -106,8 +107,9 @@ def fill_breakdown(table: DataTable, update: PanelUpdate, intervals: IntervalSet
             ]
             if exclude:
                 cells += _filtered_cells(numbers, value, run_intervals(intervals, index, True), fresh)
-            table.add_row(*cells)
+            rows.append(cells)
             keys.append((index, value))
+    fill_table(table, columns, rows)
     return keys
 
 
@@ -140,20 +142,18 @@ def slice_filter(run_name: str, field: str, value: str, cutoff: str | None) -> s
 
 def fill_flips(table: DataTable, update: PanelUpdate) -> list[str]:
     """Two rows, right → wrong and wrong → right; returns their browser filters."""
-    table.clear(columns=True)
-    for name in ("flip", "claims", "w/o flagged", "browser filter (Enter)"):
-        table.add_column(Text(name), key=name)
+    columns = [(name, Text(name)) for name in ("flip", "claims", "w/o flagged", "browser filter (Enter)")]
     c, f = update.comparison, update.filtered_comparison
     if c is None or not c.shared:  # no shared items: no flips to count
+        fill_table(table, columns, [])
         return []
-    rows = [
+    flips = [
         ("right in A → wrong in B", c.right_to_wrong, f.right_to_wrong if f else None, c.right_to_wrong_filter),
         ("wrong in A → right in B", c.wrong_to_right, f.wrong_to_right if f else None, c.wrong_to_right_filter),
     ]
-    filters = []
-    for label, ids, filtered_ids, text in rows:
-        table.add_row(
-            Text(label), f"{len(ids):,}", f"{len(filtered_ids):,}" if filtered_ids is not None else "", literal(text)
-        )
-        filters.append(text)
-    return filters
+    rows = [
+        [Text(label), f"{len(ids):,}", f"{len(filtered_ids):,}" if filtered_ids is not None else "", literal(text)]
+        for label, ids, filtered_ids, text in flips
+    ]
+    fill_table(table, columns, rows)
+    return [text for *_, text in flips]
