@@ -19,9 +19,10 @@ from workbench.backends import parse_model_spec
 from workbench.config import load_settings
 from workbench.contamination.averimatec_evidence import PART_WORDS, PARTS, image_count, predicted_items, reference_items
 from workbench.contamination.averimatec_task import TEMPLATES, AverimatecTask
-from workbench.contamination.ev2r_runs import prepare_judge_part, target_run
+from workbench.contamination.ev2r_runs import target_run
 from workbench.contamination.ev2r_task import user_template
 from workbench.prompting import TemplateError, load_task_template
+from workbench.runs.setup import prepare_judge_part
 from workbench.runs.types import PreparedRun, RunSetupError
 
 VISION = ("auto", "yes", "no")

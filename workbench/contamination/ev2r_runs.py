@@ -20,8 +20,8 @@ from workbench.config import load_settings
 from workbench.contamination.ev2r_evidence import PARTS, predicted_pairs, reference_pairs
 from workbench.contamination.ev2r_task import EV2R_TEMPLATE, Ev2rTask, user_template
 from workbench.prompting import TemplateError, load_task_template
-from workbench.runs.setup import prepare_task_run
-from workbench.runs.types import PreparedRun, RunSetupError, TaskRunRequest
+from workbench.runs.setup import prepare_judge_part
+from workbench.runs.types import PreparedRun, RunSetupError
 
 MAX_REPEATS = 20
 SHORT_PART = {"questions": "q", "pairs": "qa"}
@@ -70,26 +70,6 @@ def _template(request: Ev2rRequest, part: str):
         return load_task_template(EV2R_TEMPLATE, "ev2r", load_settings().prompts_dir)
     except TemplateError as error:
         raise RunSetupError(str(error)) from None
-
-
-def prepare_judge_part(store: Store, request, target: Run, task, claim_ids: list[int], name: str, params: dict):
-    """One part of a shared task's score (Ev2R's, AVerImaTeC's) as a judge run of `target`,
-    with the judge, server, concurrency and cache the request (Ev2rRequest, AverimatecRequest) asks."""
-    return prepare_task_run(
-        store,
-        TaskRunRequest(
-            task=task,
-            model=request.judge,
-            claim_ids=claim_ids,
-            name=name,
-            base_url=request.base_url,
-            params=params,
-            concurrency=request.concurrency,
-            use_cache=request.use_cache,
-            dataset_id=target.dataset_id,
-            target_run_id=target.id,
-        ),
-    )
 
 
 def target_run(store: Store, reference: str | int) -> Run:

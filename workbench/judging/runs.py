@@ -17,8 +17,8 @@ from workbench.backends import parse_model_spec
 from workbench.config import load_settings
 from workbench.judging.task import JUDGE_TEMPLATE, JudgeTask
 from workbench.prompting import TemplateError, load_task_template
-from workbench.runs.setup import prepare_task_run
-from workbench.runs.types import PreparedRun, RunSetupError, TaskRunRequest
+from workbench.runs.setup import prepare_judge_part
+from workbench.runs.types import PreparedRun, RunSetupError
 
 
 @dataclass
@@ -59,21 +59,7 @@ def prepare_judge_run(store: Store, request: JudgeRequest) -> PreparedRun:
     params = {"temperature": 0.0, "max_tokens": 300, **request.params}
     times = f"-x{request.repeats}" if request.repeats > 1 else ""
     name = request.name or f"{parse_model_spec(request.judge, request.base_url).short_name}-judges-{target.name}{times}"
-    return prepare_task_run(
-        store,
-        TaskRunRequest(
-            task=task,
-            model=request.judge,
-            claim_ids=claim_ids,
-            name=name,
-            base_url=request.base_url,
-            params=params,
-            concurrency=request.concurrency,
-            use_cache=request.use_cache,
-            dataset_id=target.dataset_id,
-            target_run_id=target.id,
-        ),
-    )
+    return prepare_judge_part(store, request, target, task, claim_ids, name, params)
 
 
 def reopen_judge_run(store: Store, run: Run) -> PreparedRun:

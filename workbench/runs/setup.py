@@ -209,6 +209,27 @@ def prepare_task_run(store: Store, request: TaskRunRequest) -> PreparedRun:
     )
 
 
+def prepare_judge_part(store: Store, request, target: Run, task, claim_ids: list[int], name: str, params: dict):
+    """A judge run of `target` (an explanation judge, a part of Ev2R's or AVerImaTeC's score),
+    with the judge, server, concurrency and cache the request (JudgeRequest, Ev2rRequest,
+    AverimatecRequest) asks."""
+    return prepare_task_run(
+        store,
+        TaskRunRequest(
+            task=task,
+            model=request.judge,
+            claim_ids=claim_ids,
+            name=name,
+            base_url=request.base_url,
+            params=params,
+            concurrency=request.concurrency,
+            use_cache=request.use_cache,
+            dataset_id=target.dataset_id,
+            target_run_id=target.id,
+        ),
+    )
+
+
 def _task_run(
     store: Store, request: TaskRunRequest, spec: ModelSpec, params: dict, identity: dict, key: str, engine: dict
 ) -> Run:
